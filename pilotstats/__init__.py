@@ -1,0 +1,2 @@
+"""pilotstats: statistically honest performance measurements."""
+__version__ = "0.1.0"

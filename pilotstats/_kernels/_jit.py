@@ -1,0 +1,136 @@
+"""Lazy JIT dispatcher for the private kernels.
+
+Each kernel is written once as a plain Python function and decorated with :func:`kernel`.
+Nothing is imported from numba and nothing is compiled until the kernel is first called;
+then it is compiled with ``numba.njit(cache=True)`` (never fastmath) and memoised.
+
+Kernels may call other kernels: at compile time every global of the kernel that is itself a
+:class:`LazyKernel` is replaced by its compiled dispatcher, so nested calls stay in machine
+code.
+
+The pure-Python path is selected by numba's own ``NUMBA_DISABLE_JIT=1`` or by
+``PILOTSTATS_DISABLE_JIT=1`` (which does not even import numba). If numba is missing or fails
+to import, the dispatcher falls back to the pure-Python path and emits
+:class:`~pilotstats.exceptions.PerformanceWarning` once.
+"""
+
+from __future__ import annotations
+
+import types
+import warnings
+from collections.abc import Callable
+from typing import Any, Generic, ParamSpec, TypeVar
+
+from pilotstats import _config
+from pilotstats.exceptions import PerformanceWarning
+
+__all__ = ["LazyKernel", "kernel", "numba_available"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_numba_module: Any = None
+_numba_failed = False
+_warned = False
+
+
+def _import_numba() -> Any:
+    """Import numba once; return None (after one warning) when it cannot be used."""
+    global _numba_module, _numba_failed, _warned
+    if _numba_module is not None or _numba_failed:
+        return _numba_module
+    try:
+        import numba
+    except Exception as exc:  # ImportError, or a broken binary install
+        _numba_failed = True
+        if not _warned:
+            _warned = True
+            warnings.warn(
+                f"numba could not be imported ({exc}); pilotstats kernels run as plain "
+                "Python and will be much slower",
+                PerformanceWarning,
+                stacklevel=3,
+            )
+        return None
+    _numba_module = numba
+    return numba
+
+
+def numba_available() -> bool:
+    """Return True when kernels will be compiled (numba importable and JIT not disabled)."""
+    return not _config.jit_disabled() and _import_numba() is not None
+
+
+class LazyKernel(Generic[P, R]):
+    """A kernel compiled on first call.
+
+    Attributes
+    ----------
+    py_func : callable
+        The plain Python function (the pure-Python twin used by tests).
+    """
+
+    def __init__(self, func: Callable[P, R], *, parallel: bool = False) -> None:
+        self.py_func = func
+        self.parallel = parallel
+        self._compiled: Callable[P, R] | None = None
+        self.__name__ = func.__name__
+        self.__qualname__ = func.__qualname__
+        self.__doc__ = func.__doc__
+        self.__module__ = func.__module__
+        self.__wrapped__ = func
+
+    def compiled(self) -> Callable[P, R]:
+        """Return the callable used at run time (compiled, or the plain function)."""
+        if self._compiled is None:
+            self._compiled = self._build()
+        return self._compiled
+
+    def _build(self) -> Callable[P, R]:
+        if _config.jit_disabled():
+            return self.py_func
+        numba = _import_numba()
+        if numba is None:
+            return self.py_func
+        func = self.py_func
+        replacements: dict[str, Any] = {}
+        for name in func.__code__.co_names:
+            value = func.__globals__.get(name)
+            if isinstance(value, LazyKernel):
+                replacements[name] = value.compiled()
+            elif value is prange:
+                replacements[name] = numba.prange
+        if replacements:
+            namespace = dict(func.__globals__)
+            namespace.update(replacements)
+            func = types.FunctionType(
+                func.__code__, namespace, func.__name__, func.__defaults__, func.__closure__
+            )
+            func.__qualname__ = self.py_func.__qualname__
+            func.__module__ = self.py_func.__module__
+        parallel = bool(self.parallel and _config.PARALLEL)
+        compiled: Callable[P, R] = numba.njit(cache=True, parallel=parallel)(func)
+        return compiled
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self.compiled()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        state = "compiled" if self._compiled is not None else "not compiled"
+        return f"<LazyKernel {self.__qualname__} ({state})>"
+
+
+def kernel(func: Callable[P, R] | None = None, *, parallel: bool = False) -> Any:
+    """Decorate a plain Python function as a lazily compiled numba kernel.
+
+    Use as ``@kernel`` or ``@kernel(parallel=True)``; ``prange`` kernels must import
+    ``prange`` through :func:`prange` below so the pure-Python path works without numba.
+    """
+    if func is None:
+        return lambda inner: LazyKernel(inner, parallel=parallel)
+    return LazyKernel(func, parallel=parallel)
+
+
+def prange(*args: int) -> range:
+    """``range`` in Python; numba replaces it with its parallel ``prange`` when compiling."""
+    return range(*args)

@@ -1,0 +1,237 @@
+"""Input coercion and checks shared by every public function.
+
+Public functions never trust their arguments: data go through :func:`as_float_array`
+(a fresh, C-contiguous float64 copy, so caller data are never modified) and parameters
+through the ``check_*`` helpers, which raise :class:`~pilotstats.exceptions.InvalidInputError`
+or :class:`~pilotstats.exceptions.NotEnoughDataError` with a message that names the argument,
+says what was wrong and what is needed.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+import numpy as np
+
+from pilotstats._typing import Float64Array1D
+from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
+
+__all__ = [
+    "as_float_array",
+    "check_choice",
+    "check_confidence_level",
+    "check_finite_scalar",
+    "check_int",
+    "check_probability",
+    "check_real",
+    "coerce_rng",
+]
+
+T = TypeVar("T")
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def as_float_array(
+    values: Any,
+    name: str = "x",
+    *,
+    min_length: int = 1,
+    ndim: int = 1,
+    allow_nonfinite: bool = False,
+    positive: bool = False,
+    nonnegative: bool = False,
+) -> Float64Array1D:
+    """Coerce data to a fresh C-contiguous float64 array and check it.
+
+    Parameters
+    ----------
+    values : array_like
+        Numbers: list, tuple, numpy array, pandas Series/Index, or anything
+        :func:`numpy.asarray` understands. Booleans count as 0/1.
+    name : str
+        Argument name used in error messages.
+    min_length : int, default 1
+        Minimum number of elements (along the first axis).
+    ndim : int, default 1
+        Required number of dimensions (1 or 2).
+    allow_nonfinite : bool, default False
+        Accept NaN and infinities.
+    positive, nonnegative : bool, default False
+        Require every value to be > 0 (or >= 0).
+
+    Returns
+    -------
+    numpy.ndarray
+        A new float64 array that does not share memory with ``values``.
+
+    Raises
+    ------
+    InvalidInputError
+        Non-numeric data, wrong number of dimensions, NaN/inf, or values out of range.
+    NotEnoughDataError
+        Fewer than ``min_length`` values.
+    """
+    if isinstance(values, (str, bytes)):
+        raise InvalidInputError(
+            f"{name} must be an array of numbers, got a {type(values).__name__}"
+        )
+    if isinstance(values, numbers.Number) and not isinstance(values, bool):
+        raise InvalidInputError(
+            f"{name} must be a {ndim}-D array of numbers, got the scalar {_describe(values)}"
+        )
+    try:
+        raw = np.asarray(values)
+    except (ValueError, TypeError) as exc:  # ragged nested sequences
+        raise InvalidInputError(
+            f"{name} must be a {ndim}-D array of numbers; it could not be converted ({exc})"
+        ) from exc
+    if raw.dtype.kind not in "biuf":
+        if raw.dtype.kind == "O":
+            try:
+                raw = raw.astype(np.float64)
+            except (ValueError, TypeError) as exc:
+                raise InvalidInputError(
+                    f"{name} must contain only real numbers; found non-numeric entries "
+                    f"(object array: {exc})"
+                ) from exc
+        else:
+            raise InvalidInputError(
+                f"{name} must contain real numbers, got dtype {raw.dtype} "
+                f"(strings, dates and complex numbers are not accepted)"
+            )
+    if raw.ndim != ndim:
+        raise InvalidInputError(
+            f"{name} must be {ndim}-dimensional, got an array of shape {raw.shape}"
+        )
+    array = np.array(raw, dtype=np.float64, order="C", copy=True)
+    if array.shape[0] < min_length:
+        if array.shape[0] == 0:
+            raise NotEnoughDataError(f"{name} is empty; need at least {min_length} value(s)")
+        raise NotEnoughDataError(
+            f"{name} has {array.shape[0]} value(s); need at least {min_length}"
+        )
+    if not allow_nonfinite and not np.isfinite(array).all():
+        bad = np.flatnonzero(~np.isfinite(array.ravel()))
+        raise InvalidInputError(
+            f"{name} contains {bad.size} NaN or infinite value(s) (first at flat index "
+            f"{int(bad[0])}); remove or impute them first"
+        )
+    if positive and not (array > 0).all():
+        index = int(np.flatnonzero(~(array.ravel() > 0))[0])
+        raise InvalidInputError(
+            f"{name} must be strictly positive; value {array.ravel()[index]!r} at index {index}"
+        )
+    if nonnegative and not (array >= 0).all():
+        index = int(np.flatnonzero(~(array.ravel() >= 0))[0])
+        raise InvalidInputError(
+            f"{name} must be non-negative; value {array.ravel()[index]!r} at index {index}"
+        )
+    return array
+
+
+def check_real(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+    allow_inf: bool = False,
+) -> float:
+    """Check a real scalar parameter and return it as a Python float.
+
+    Raises
+    ------
+    InvalidInputError
+        Not a real number, NaN (or infinite unless ``allow_inf``), or outside the range.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidInputError(f"{name} must be a real number, got {_describe(value)}")
+    result = float(value)
+    if math.isnan(result) or (math.isinf(result) and not allow_inf):
+        raise InvalidInputError(f"{name} must be a finite number, got {result!r}")
+    lower_ok = low is None or (result >= low if low_inclusive else result > low)
+    upper_ok = high is None or (result <= high if high_inclusive else result < high)
+    if not (lower_ok and upper_ok):
+        left = "-inf" if low is None else f"{low:g}"
+        right = "inf" if high is None else f"{high:g}"
+        bracket_left = "[" if (low is not None and low_inclusive) else "("
+        bracket_right = "]" if (high is not None and high_inclusive) else ")"
+        raise InvalidInputError(
+            f"{name} must lie in {bracket_left}{left}, {right}{bracket_right}, got {result!r}"
+        )
+    return result
+
+
+def check_finite_scalar(value: Any, name: str) -> float:
+    """Check that ``value`` is a finite real number and return it as a float."""
+    return check_real(value, name)
+
+
+def check_probability(value: Any, name: str) -> float:
+    """Check a probability-like parameter in the open interval (0, 1)."""
+    return check_real(value, name, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+
+
+def check_confidence_level(value: Any, name: str = "confidence_level") -> float:
+    """Check a two-sided confidence level; it must lie in the open interval (0, 1).
+
+    Note that 0.95 means 95 %; a percentage such as 95 is rejected with a hint.
+    """
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and 1 < value <= 100:
+        raise InvalidInputError(
+            f"{name} must lie in (0, 1), got {value!r}; did you mean {float(value) / 100:g}?"
+        )
+    return check_probability(value, name)
+
+
+def check_int(
+    value: Any, name: str, *, low: int | None = None, high: int | None = None
+) -> int:
+    """Check an integer parameter (bools rejected, integral floats accepted) within bounds."""
+    if isinstance(value, bool):
+        raise InvalidInputError(f"{name} must be an integer, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        result = int(value)
+    elif isinstance(value, numbers.Real) and float(value).is_integer():
+        result = int(value)
+    else:
+        raise InvalidInputError(f"{name} must be an integer, got {_describe(value)}")
+    if low is not None and result < low:
+        raise InvalidInputError(f"{name} must be at least {low}, got {result}")
+    if high is not None and result > high:
+        raise InvalidInputError(f"{name} must be at most {high}, got {result}")
+    return result
+
+
+def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
+    """Check that ``value`` is one of ``choices``."""
+    options = tuple(choices)
+    if value not in options:
+        listed = ", ".join(repr(option) for option in options)
+        raise InvalidInputError(f"{name} must be one of {listed}; got {_describe(value)}")
+    return value
+
+
+def coerce_rng(rng: Any, name: str = "rng") -> np.random.Generator:
+    """Turn ``None``, an integer seed or a Generator into a :class:`numpy.random.Generator`."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
+        if rng is not None and int(rng) < 0:
+            raise InvalidInputError(f"{name} seed must be non-negative, got {rng}")
+        return np.random.default_rng(None if rng is None else int(rng))
+    if isinstance(rng, np.random.SeedSequence | np.random.BitGenerator):
+        return np.random.default_rng(rng)
+    raise InvalidInputError(
+        f"{name} must be None, a non-negative integer seed or a numpy Generator, "
+        f"got {_describe(rng)}"
+    )

@@ -1,0 +1,4 @@
+"""Change points: E-Divisive with Medians, stable-phase (warm-up/cool-down) detection and
+MDL partitioning of trend data."""
+
+__all__: list[str] = []

@@ -1,0 +1,80 @@
+"""Named errors and warnings of pilotstats.
+
+Every error derives from :class:`PilotStatsError` and also from the matching built-in
+exception, so ``except ValueError`` keeps working in user code. Every warning derives from
+:class:`PilotStatsWarning` (a :class:`UserWarning`).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConvergenceWarning",
+    "DataRangeWarning",
+    "DegenerateDesignError",
+    "IdentifiabilityWarning",
+    "InvalidInputError",
+    "NotEnoughDataError",
+    "NumericalAccuracyWarning",
+    "PerformanceWarning",
+    "PilotStatsError",
+    "PilotStatsWarning",
+    "ShortRoundWarning",
+    "SubsessionSizeNotFoundError",
+    "UnreachableTargetError",
+]
+
+
+class PilotStatsError(Exception):
+    """Base class of every error raised by pilotstats."""
+
+
+class InvalidInputError(PilotStatsError, ValueError):
+    """Input data or a parameter is invalid (NaN/inf, wrong shape or type, out of range)."""
+
+
+class NotEnoughDataError(PilotStatsError, ValueError):
+    """The data are valid but too few for the requested computation."""
+
+
+class SubsessionSizeNotFoundError(NotEnoughDataError):
+    """No subsession size brings the lag-1 autocorrelation within the limit.
+
+    More data allows larger subsessions; alternatively raise ``autocorrelation_limit``
+    or pass an explicit ``subsession_size``.
+    """
+
+
+class DegenerateDesignError(InvalidInputError):
+    """A regression design does not identify its parameters (e.g. all work amounts equal)."""
+
+
+class UnreachableTargetError(PilotStatsError, ValueError):
+    """No sample size can reach the requested target."""
+
+
+class PilotStatsWarning(UserWarning):
+    """Base class of every warning emitted by pilotstats."""
+
+
+class PerformanceWarning(PilotStatsWarning):
+    """A slow code path is in use (e.g. numba is unavailable and kernels run as Python)."""
+
+
+class ConvergenceWarning(PilotStatsWarning):
+    """An iterative procedure stopped before meeting its convergence criterion."""
+
+
+class ShortRoundWarning(PilotStatsWarning):
+    """Benchmark rounds were too short to be timed reliably."""
+
+
+class IdentifiabilityWarning(PilotStatsWarning):
+    """Some model parameters are not determined by the data (rank deficiency, bad conditioning)."""
+
+
+class NumericalAccuracyWarning(PilotStatsWarning):
+    """A result may have lost accuracy to floating-point cancellation or rounding."""
+
+
+class DataRangeWarning(PilotStatsWarning):
+    """Data fall outside the range a method was designed or validated for."""

@@ -1,0 +1,163 @@
+"""Result base classes and formatting helpers shared by every pillar.
+
+Results are ``@dataclass(frozen=True, slots=True)`` classes that inherit :class:`Result`,
+which supplies a JSON-safe :meth:`Result.to_dict` and a small HTML table for Jupyter.
+Each result writes its own one-line ``__str__`` with :func:`format_quantity` and
+:func:`format_interval`, so the confidence level always stands next to an interval.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "ConfidenceInterval",
+    "Result",
+    "format_interval",
+    "format_number",
+    "format_quantity",
+    "json_safe",
+]
+
+
+class ConfidenceInterval(NamedTuple):
+    """A confidence interval ``[low, high]`` (shaped like scipy's ``ConfidenceInterval``)."""
+
+    low: float
+    high: float
+
+
+def json_safe(value: Any) -> Any:
+    """Convert ``value`` to plain JSON-safe Python data.
+
+    numpy scalars become Python scalars, arrays and tuples become lists, non-finite floats
+    become ``None``, results and dataclasses become dicts (through their ``to_dict``).
+    """
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        return number if math.isfinite(number) else None
+    if isinstance(value, Result):
+        return value.to_dict()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: json_safe(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(key): json_safe(item) for key, item in value.items()}
+    if isinstance(value, np.ndarray):
+        return [json_safe(item) for item in value.tolist()]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [json_safe(item) for item in value]
+    if isinstance(value, np.datetime64):
+        return str(value)
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):
+        return json_safe(to_dict())
+    return str(value)
+
+
+_TIME_SCALES = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+
+
+def format_number(value: float | None, digits: int = 4) -> str:
+    """Format a number with ``digits`` significant digits (``nan``/``inf`` spelled out)."""
+    if value is None:
+        return "n/a"
+    number = float(value)
+    if math.isnan(number):
+        return "nan"
+    if math.isinf(number):
+        return "inf" if number > 0 else "-inf"
+    return f"{number:.{digits}g}"
+
+
+def _time_scale(values: list[float]) -> tuple[str, float]:
+    finite = [abs(v) for v in values if v is not None and math.isfinite(v) and v != 0]
+    if not finite:
+        return "s", 1.0
+    reference = max(finite)
+    for label, factor in _TIME_SCALES:
+        if reference >= factor:
+            return label, factor
+    return "ns", 1e-9
+
+
+def format_quantity(value: float | None, unit: str | None = None, digits: int = 4) -> str:
+    """Format a value with its unit; seconds are auto-scaled to s/ms/µs/ns."""
+    if unit == "s" and value is not None:
+        label, factor = _time_scale([float(value)])
+        return f"{format_number(float(value) / factor, digits)} {label}"
+    text = format_number(value, digits)
+    return f"{text} {unit}" if unit else text
+
+
+def format_interval(
+    low: float | None,
+    high: float | None,
+    confidence_level: float,
+    unit: str | None = None,
+    digits: int = 4,
+) -> str:
+    """Format ``95 % CI [low, high] unit`` (seconds auto-scaled consistently)."""
+    level = f"{format_number(confidence_level * 100, 6)} % CI"
+    if unit == "s":
+        label, factor = _time_scale([v for v in (low, high) if v is not None])
+        scaled = [None if v is None else float(v) / factor for v in (low, high)]
+        return (
+            f"{level} [{format_number(scaled[0], digits)}, "
+            f"{format_number(scaled[1], digits)}] {label}"
+        )
+    suffix = f" {unit}" if unit else ""
+    return f"{level} [{format_number(low, digits)}, {format_number(high, digits)}]{suffix}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Result:
+    """Base of all result dataclasses: JSON-safe ``to_dict`` and an HTML table.
+
+    Subclasses are frozen, slotted dataclasses whose scalar fields are Python scalars.
+    """
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the result as JSON-safe plain data (non-finite floats become None)."""
+        data: dict[str, Any] = {
+            field.name: json_safe(getattr(self, field.name))
+            for field in dataclasses.fields(self)
+            if not field.name.startswith("_")
+        }
+        data.update({key: json_safe(value) for key, value in self._extra_dict().items()})
+        return data
+
+    def _extra_dict(self) -> dict[str, Any]:
+        """Derived quantities added to :meth:`to_dict` (override in subclasses)."""
+        return {}
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for key, value in self.to_dict().items():
+            if isinstance(value, (list, dict)) and len(value) > 12:
+                shown = f"{type(value).__name__} of {len(value)} items"
+            elif isinstance(value, float):
+                shown = format_number(value, 6)
+            else:
+                shown = str(value)
+            rows.append(
+                f"<tr><th style='text-align:left'>{html.escape(key)}</th>"
+                f"<td style='text-align:left'>{html.escape(shown)}</td></tr>"
+            )
+        title = html.escape(type(self).__name__)
+        summary = html.escape(str(self))
+        return (
+            f"<div><strong>{title}</strong>: {summary}"
+            f"<table>{''.join(rows)}</table></div>"
+        )

@@ -1,0 +1,3 @@
+"""Smoothing: time-window moving averages, crossovers, divergence regions, contributors."""
+
+__all__: list[str] = []
