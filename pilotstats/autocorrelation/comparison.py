@@ -203,7 +203,7 @@ def welch_test(
     --------
     >>> result = welch_test(98.105, 0.699**2, 65, 98.394, 0.743**2, 65)
     >>> round(result.p_value, 3), round(result.ci_low, 3), round(result.ci_high, 3)
-    (0.024, -0.54, -0.039)
+    (0.024, -0.539, -0.039)
     """
     level = check_confidence_level(confidence_level)
     side = check_choice(alternative, "alternative", ALTERNATIVES)
