@@ -54,11 +54,16 @@ WPS_MIN_SUBSESSIONS: int = 21
 #: Pilot's soft limit: a proposal never exceeds this factor times the mean past work amount.
 WPS_SOFT_LIMIT_FACTOR: float = 5.0
 
+#: Residuals of a WPS line fit count as zero (noise-free data, subsession size 1) when all
+#: are within this fraction of the longest duration.
+WPS_ZERO_RESIDUAL_TOLERANCE: float = 1e-9
+
 _DEFAULTS.update(
     {
         "WPS_MAX_FILTER_FITS": WPS_MAX_FILTER_FITS,
         "WPS_DEGENERATE_RELATIVE_TOLERANCE": WPS_DEGENERATE_RELATIVE_TOLERANCE,
         "WPS_MIN_SUBSESSIONS": WPS_MIN_SUBSESSIONS,
         "WPS_SOFT_LIMIT_FACTOR": WPS_SOFT_LIMIT_FACTOR,
+        "WPS_ZERO_RESIDUAL_TOLERANCE": WPS_ZERO_RESIDUAL_TOLERANCE,
     }
 )

@@ -34,3 +34,5 @@ WpsMethod: TypeAlias = Literal["default", "pilot"]
 PlannerPhase: TypeAlias = Literal["doubling", "ramp", "bisection"]
 #: How a benchmark session removes warm-up and cool-down from each round's unit readings.
 WarmupRemoval: TypeAlias = Literal["stable_phase", "trim", "none"]
+#: Series whose autocorrelation chooses the WPS subsession size (wps spec §3.2).
+SubsessionBasis: TypeAlias = Literal["rates", "residuals"]

@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._typing import ArrayLike1D, PlannerPhase
+from pilotstats._typing import ArrayLike1D, PlannerPhase, SubsessionBasis
 from pilotstats._validation import (
     as_float_array,
+    check_choice,
     check_confidence_level,
     check_int,
     check_real,
@@ -65,6 +66,13 @@ def _ramp_increment(
     if k <= 0:
         return None
     return k, n
+
+
+def _optional_positive(value: float | None, name: str) -> float | None:
+    """None, or ``value`` checked to be a finite number > 0."""
+    if value is None:
+        return None
+    return check_real(value, name, low=0.0, low_inclusive=False)
 
 
 def work_amount_sequence(a: float, b: float, *, integer_work: bool = True) -> Iterator[float]:
@@ -146,6 +154,12 @@ class WorkPlanner:
     unit_readings_min_subsessions : int, default 0
         Floor on subsessions of the unit-reading requirement computed by :meth:`record`
         when ``required_unit_readings`` is not supplied.
+    subsession_basis : {"residuals", "rates"}, default "residuals"
+        Passed to :func:`~pilotstats.regression.wps`. The planner's own design makes the
+        per-round rates autocorrelated whenever ``alpha != 0`` (the work amounts ascend within
+        each bisection level), so Pilot's rate basis merges ever more rounds and the
+        ``h >= min_subsessions`` rule is rarely met; the residual basis measures only the
+        correlation of the errors.
 
     Attributes
     ----------
@@ -204,6 +218,7 @@ class WorkPlanner:
         min_subsessions: int = _config.WPS_MIN_SUBSESSIONS,
         wps_analysis: bool = True,
         unit_readings_min_subsessions: int = 0,
+        subsession_basis: SubsessionBasis = "residuals",
     ) -> None:
         self.min_work = check_real(min_work, "min_work", low=0.0)
         self.max_work = check_real(max_work, "max_work", low=0.0, low_inclusive=False)
@@ -222,20 +237,17 @@ class WorkPlanner:
         self.integer_work = bool(integer_work)
         if ci_percent_of_mean is None and ci_width is None:
             ci_percent_of_mean = 10.0
-        self.ci_percent_of_mean = (
-            None
-            if ci_percent_of_mean is None
-            else check_real(ci_percent_of_mean, "ci_percent_of_mean", low=0.0, low_inclusive=False)
-        )
-        self.ci_width = (
-            None if ci_width is None else check_real(ci_width, "ci_width", low=0.0, low_inclusive=False)
-        )
+        self.ci_percent_of_mean = _optional_positive(ci_percent_of_mean, "ci_percent_of_mean")
+        self.ci_width = _optional_positive(ci_width, "ci_width")
         self.confidence_level = check_confidence_level(confidence_level)
         self.autocorrelation_limit = check_real(
             autocorrelation_limit, "autocorrelation_limit", low=0.0, high=1.0, low_inclusive=False
         )
         self.min_subsessions = check_int(min_subsessions, "min_subsessions", low=3)
         self.wps_analysis = bool(wps_analysis)
+        self.subsession_basis: SubsessionBasis = check_choice(
+            subsession_basis, "subsession_basis", ("rates", "residuals")
+        )
         self.unit_readings_min_subsessions = check_int(
             unit_readings_min_subsessions, "unit_readings_min_subsessions", low=0
         )
@@ -453,6 +465,7 @@ class WorkPlanner:
                 confidence_level=self.confidence_level,
                 autocorrelation_limit=self.autocorrelation_limit,
                 min_duration=self.min_round_duration,
+                subsession_basis=self.subsession_basis,
             )
         except PilotStatsError as exc:
             self.wps_result = None
@@ -505,8 +518,10 @@ class WorkPlanner:
             return None
         if self._unit_total == 0:
             return 2 * self._work[-1]
-        needed = self._unit_total if self._unit_required is None else (
-            self._unit_required - self._unit_total
+        needed = (
+            self._unit_total
+            if self._unit_required is None
+            else (self._unit_required - self._unit_total)
         )
         per_reading = math.fsum(self._work) / self._unit_total
         return math.floor(1.2 * needed * per_reading)
@@ -517,8 +532,7 @@ class WorkPlanner:
             for p in (self._doubling_proposal(), self._wps_proposal(), self._unit_proposal())
             if p is not None
         ]
-        base = self.lower_bound if self.phase != "doubling" else self.initial_work
-        value = max([base, *proposals])
+        value = max([self.lower_bound, *proposals])
         soft_limit = self.soft_limit_factor * (math.fsum(self._work) / len(self._work))
         value = min(value, self.max_work, soft_limit)
         value = self._round(value)

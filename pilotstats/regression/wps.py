@@ -21,11 +21,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from pilotstats import _config
 from pilotstats._kernels.regression import block_line_fit
-from pilotstats._typing import ArrayLike1D, Float64Array1D, Int64Array1D, WpsMethod
+from pilotstats._stats import two_sided_t
+from pilotstats._typing import (
+    ArrayLike1D,
+    Float64Array1D,
+    Int64Array1D,
+    MeanMethod,
+    SubsessionBasis,
+    WpsMethod,
+)
 from pilotstats._validation import (
     as_float_array,
     check_choice,
@@ -53,11 +60,6 @@ __all__ = ["WpsPrediction", "WpsResult", "wps"]
 
 #: Pilot's fixed multiplier of the standard error (wps spec §7 item 3), ``method="pilot"`` only.
 _PILOT_SE_MULTIPLIER = 2.0
-
-
-def _two_sided_t(confidence_level: float, dof: int) -> float:
-    """The ``(1 + c)/2`` quantile of Student's t with ``dof`` degrees of freedom."""
-    return float(stats.t.ppf(0.5 * (1.0 + confidence_level), dof))
 
 
 def _invert_slope_interval(low: float, high: float) -> tuple[float, float, bool]:
@@ -181,6 +183,8 @@ class WpsResult(Result):
         Limit used to choose the subsession size.
     method : str
         ``"default"`` or ``"pilot"``.
+    subsession_basis : str
+        ``"rates"`` or ``"residuals"``: the series that chose ``subsession_size``.
     unit : str
         Label of the work unit (throughput is in ``unit``/s).
     """
@@ -219,6 +223,7 @@ class WpsResult(Result):
     confidence_level: float
     autocorrelation_limit: float
     method: str
+    subsession_basis: str
     unit: str
     _work_mean: float
     _work_sxx: float
@@ -246,7 +251,7 @@ class WpsResult(Result):
         level = self._level(confidence_level)
         if self.method == "pilot" or level == self.confidence_level:
             return ConfidenceInterval(self.slope_ci_low, self.slope_ci_high)
-        half = _two_sided_t(level, self.dof) * self.slope_stderr
+        half = two_sided_t(level, self.dof) * self.slope_stderr
         return ConfidenceInterval(self.slope - half, self.slope + half)
 
     def alpha_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
@@ -254,7 +259,7 @@ class WpsResult(Result):
         level = self._level(confidence_level)
         if self.method == "pilot" or level == self.confidence_level:
             return ConfidenceInterval(self.alpha_ci_low, self.alpha_ci_high)
-        half = _two_sided_t(level, self.dof) * self.alpha_stderr
+        half = two_sided_t(level, self.dof) * self.alpha_stderr
         return ConfidenceInterval(self.alpha - half, self.alpha + half)
 
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
@@ -304,7 +309,7 @@ class WpsResult(Result):
         spread = sigma2 * (
             1.0 + 1.0 / self.n_subsessions + (values - self._work_mean) ** 2 / self._work_sxx
         )
-        half = _two_sided_t(level, self.dof) * np.sqrt(spread)
+        half = two_sided_t(level, self.dof) * np.sqrt(spread)
         low = duration - half
         high = duration + half
         if scalar:
@@ -357,6 +362,30 @@ class _LineFit:
         return self.beta > 0.0
 
 
+def _autocorrelation_series(
+    w: Float64Array1D, d: Float64Array1D, basis: SubsessionBasis
+) -> tuple[Float64Array1D | None, MeanMethod]:
+    """The series whose lag-1 autocorrelation chooses ``q``; None when it is constant.
+
+    ``"rates"``: per-round rates ``w/d`` with harmonic block means (wps spec §3.2, Pilot).
+    ``"residuals"``: residuals of the round-level line fit, arithmetic block means. Rates
+    depend on ``w`` whenever ``alpha != 0`` (``w/d = v / (1 + alpha v / w)``), so a design
+    whose work amounts trend (the bisection order ascends within each level) makes the rates
+    autocorrelated although the errors are not; residuals carry only the errors.
+    Exactly constant rates or (numerically) zero residuals give None: ``q = 1``.
+    """
+    if basis == "rates":
+        rates = w / d
+        return (None if np.all(rates == rates[0]) else rates), "harmonic"
+    alpha, beta, *_ = block_line_fit(w, d, 1, False)
+    if not math.isfinite(beta):
+        return None, "arithmetic"  # degenerate design, reported by the block fit
+    residuals = d - (alpha + beta * w)
+    if np.max(np.abs(residuals)) <= _config.WPS_ZERO_RESIDUAL_TOLERANCE * np.max(d):
+        return None, "arithmetic"
+    return residuals, "arithmetic"
+
+
 def _fit_kept(
     work: Float64Array1D,
     durations: Float64Array1D,
@@ -365,6 +394,7 @@ def _fit_kept(
     autocorrelation_limit: float,
     subsession_size: int | None,
     pilot: bool,
+    basis: SubsessionBasis,
     describe_filter: str,
 ) -> _LineFit:
     """Choose q on the kept rounds' rates and fit the block line (wps spec §3.2–§3.4)."""
@@ -376,13 +406,18 @@ def _fit_kept(
             f"need at least 3 rounds {describe_filter}, got {n_kept} of {work.shape[0]}"
         )
     if subsession_size is None:
-        found = optimal_subsession_size(
-            w / d, autocorrelation_limit=autocorrelation_limit, mean="harmonic"
-        )
+        series, mean_method = _autocorrelation_series(w, d, basis)
+        if series is None:
+            found: int | None = 1
+        else:
+            found = optimal_subsession_size(
+                series, autocorrelation_limit=autocorrelation_limit, mean=mean_method
+            )
         if found is None:
+            what = "per-round rates" if basis == "rates" else "per-round residuals"
             raise SubsessionSizeNotFoundError(
                 f"no subsession size q in 1..{n_kept // 3} brings the lag-1 autocorrelation "
-                f"of the per-round rates of the {n_kept} kept rounds within "
+                f"of the {what} of the {n_kept} kept rounds within "
                 f"autocorrelation_limit={autocorrelation_limit:g}; record more rounds, raise "
                 "autocorrelation_limit or pass subsession_size"
             )
@@ -450,6 +485,7 @@ def wps(
     subsession_size: int | None = None,
     alpha_filter: bool = True,
     method: WpsMethod | None = None,
+    subsession_basis: SubsessionBasis = "rates",
     unit: str = "units",
 ) -> WpsResult:
     """Estimate stable throughput by work-per-second regression ``t = alpha + w / v``.
@@ -475,6 +511,15 @@ def wps(
         ``"pilot"`` reproduces Pilot v0.14 exactly, including its defects (strict duration
         filter, no alpha filter, regression on block sums, Pilot's ``S_xx``, fixed ``2 SE``
         interval and absolute inverted width, wps spec §7.1). Only for comparison with Pilot.
+    subsession_basis : {"rates", "residuals"}, default "rates"
+        Series whose lag-1 autocorrelation chooses the subsession size: the per-round rates
+        ``w/d`` (harmonic block means; Pilot and wps spec §3.2) or the residuals of the
+        round-level line fit (arithmetic block means). Rates vary with ``w`` whenever
+        ``alpha != 0``, so work amounts that trend (as in the bisection order) make them
+        autocorrelated although the errors are not, and the scan then merges far more rounds
+        than needed; ``"residuals"`` measures the correlation of the errors only and is what
+        :class:`~pilotstats.regression.WorkPlanner` and
+        :class:`~pilotstats.session.BenchmarkSession` use by default.
     unit : str, default "units"
         Label of the work unit, used in text output.
 
@@ -555,6 +600,11 @@ def wps(
     )
     chosen = "default" if method is None else check_choice(method, "method", ("default", "pilot"))
     pilot = chosen == "pilot"
+    basis = check_choice(subsession_basis, "subsession_basis", ("rates", "residuals"))
+    if pilot and basis != "rates":
+        raise InvalidInputError(
+            'method="pilot" chooses q from the rates; use subsession_basis="rates"'
+        )
     if not isinstance(alpha_filter, bool):
         raise InvalidInputError(f"alpha_filter must be True or False, got {alpha_filter!r}")
 
@@ -568,6 +618,7 @@ def wps(
         "autocorrelation_limit": limit,
         "subsession_size": q_given,
         "pilot": pilot,
+        "basis": basis,
     }
     fit = _fit_kept(work, duration, base, describe_filter=describe, **fit_args)
     applied: float | None = None
@@ -594,7 +645,9 @@ def wps(
                 f"{format_number(candidate)}"
             )
             fit = _fit_kept(work, duration, kept, describe_filter=describe_alpha, **fit_args)
-    return _build_result(work, duration, fit, level, limit, threshold, min_work, chosen, unit)
+    return _build_result(
+        work, duration, fit, level, limit, threshold, min_work, chosen, basis, unit
+    )
 
 
 def _build_result(
@@ -606,6 +659,7 @@ def _build_result(
     threshold: float,
     min_work: float | None,
     method: str,
+    basis: str,
     unit: str,
 ) -> WpsResult:
     """Intervals and prediction metrics of a finished fit (wps spec §3.5, §3.6, §4)."""
@@ -614,7 +668,7 @@ def _build_result(
     sigma2 = fit.ssr_blocks / dof
     se_beta = math.sqrt(sigma2 / fit.se_scale_sxx)
     se_alpha = math.sqrt(sigma2 * (1.0 / fit.h + fit.x_mean**2 / fit.se_scale_sxx))
-    multiplier = _PILOT_SE_MULTIPLIER if pilot else _two_sided_t(level, dof)
+    multiplier = _PILOT_SE_MULTIPLIER if pilot else two_sided_t(level, dof)
     slope_low = fit.beta - multiplier * se_beta
     slope_high = fit.beta + multiplier * se_beta
     throughput = 1.0 / fit.beta if fit.valid else math.nan
@@ -672,6 +726,7 @@ def _build_result(
         confidence_level=level,
         autocorrelation_limit=limit,
         method=method,
+        subsession_basis=basis,
         unit=unit,
         _work_mean=fit.x_mean,
         _work_sxx=fit.s_xx,
