@@ -405,18 +405,23 @@ class WorkPlanner:
     # -- internals -----------------------------------------------------------------------
 
     def _record_unit_readings(self, readings: ArrayLike1D | int | None, required: Any) -> None:
-        if readings is not None:
-            self._unit_active = True
-            if isinstance(readings, (int, np.integer)) and not isinstance(readings, bool):
-                self._unit_total += check_int(readings, "unit_readings", low=0)
-            else:
-                values = as_float_array(readings, "unit_readings", min_length=0)
-                self._unit_readings.append(values)
-                self._unit_total += int(values.shape[0])
-        if required is not None:
-            self._unit_active = True
-            self._unit_required = check_int(required, "required_unit_readings", low=0)
-        elif readings is not None and self._unit_readings:
+        count: int | None = None
+        values: np.ndarray | None = None
+        if isinstance(readings, (int, np.integer)) and not isinstance(readings, bool):
+            count = check_int(readings, "unit_readings", low=0)
+        elif readings is not None:
+            values = as_float_array(readings, "unit_readings", min_length=0)
+            count = int(values.shape[0])
+        needed = None if required is None else check_int(required, "required_unit_readings", low=0)
+        if count is None and needed is None:
+            return
+        self._unit_active = True
+        if values is not None:
+            self._unit_readings.append(values)
+        self._unit_total += 0 if count is None else count
+        if needed is not None:
+            self._unit_required = needed
+        elif values is not None:
             self._unit_required = self._computed_unit_requirement()
 
     def _computed_unit_requirement(self) -> int | None:
