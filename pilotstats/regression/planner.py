@@ -27,6 +27,7 @@ from pilotstats._validation import (
 )
 from pilotstats.autocorrelation import required_sample_size
 from pilotstats.exceptions import (
+    ConvergenceWarning,
     DataRangeWarning,
     InvalidInputError,
     PilotStatsError,
@@ -117,6 +118,21 @@ def work_amount_sequence(a: float, b: float, *, integer_work: bool = True) -> It
         r += 1
 
 
+def unit_reading_work_amount(
+    required: int | None, total_readings: int, total_work: float, last_work: float
+) -> float:
+    """Work amount expected to deliver the missing unit readings (wps spec §6.7, Pilot).
+
+    ``needed = required - total`` (``total`` when ``required`` is unknown, i.e. double the
+    data); the proposal is ``floor(1.2 * needed * total_work / total)``; without any unit
+    reading yet it is ``2 * last_work``.
+    """
+    if total_readings == 0:
+        return 2.0 * last_work
+    needed = total_readings if required is None else required - total_readings
+    return float(math.floor(1.2 * needed * (total_work / total_readings)))
+
+
 class WorkPlanner:
     """Choose the work amount of each benchmark round (wps spec §6).
 
@@ -160,6 +176,8 @@ class WorkPlanner:
         each bisection level), so Pilot's rate basis merges ever more rounds and the
         ``h >= min_subsessions`` rule is rarely met; the residual basis measures only the
         correlation of the errors.
+    unit : str, default "units"
+        Work unit label passed to the fits.
 
     Attributes
     ----------
@@ -169,6 +187,10 @@ class WorkPlanner:
         Current lower end ``a`` of the work range (``min_work`` until established).
     wps_result : WpsResult or None
         Latest successful fit (from the fourth recorded round on).
+    wps_error : str or None
+        Why the latest fit failed (too few rounds, no subsession size, ...), if it did.
+    wps_warning : str or None
+        Convergence note of the latest fit (its alpha filter did not settle), if any.
 
     Notes
     -----
@@ -219,6 +241,7 @@ class WorkPlanner:
         wps_analysis: bool = True,
         unit_readings_min_subsessions: int = 0,
         subsession_basis: SubsessionBasis = "residuals",
+        unit: str = "units",
     ) -> None:
         self.min_work = check_real(min_work, "min_work", low=0.0)
         self.max_work = check_real(max_work, "max_work", low=0.0, low_inclusive=False)
@@ -245,6 +268,7 @@ class WorkPlanner:
         )
         self.min_subsessions = check_int(min_subsessions, "min_subsessions", low=3)
         self.wps_analysis = bool(wps_analysis)
+        self.unit = str(unit)
         self.subsession_basis: SubsessionBasis = check_choice(
             subsession_basis, "subsession_basis", ("rates", "residuals")
         )
@@ -265,6 +289,7 @@ class WorkPlanner:
         self.lower_bound = self.min_work
         self.wps_result: WpsResult | None = None
         self.wps_error: str | None = None
+        self.wps_warning: str | None = None
         self._work: list[float] = []
         self._durations: list[float] = []
         self._ramp: tuple[float, int, float] | None = None  # k, n_eff, rate
@@ -398,6 +423,14 @@ class WorkPlanner:
         self._work.append(w)
         self._durations.append(d)
         self._advance(w, d)
+        if self.phase == "doubling" and w >= self.max_work:
+            warnings.warn(
+                f"a round at max_work ({self.max_work:g}) took {d:g} s, still shorter than "
+                f"min_round_duration={self.min_round_duration:g} s; increase max_work or "
+                "lower min_round_duration",
+                ShortRoundWarning,
+                stacklevel=2,
+            )
         if self.wps_analysis and self.n_rounds >= 4:
             self._refit()
         self._next = self._propose()
@@ -464,20 +497,28 @@ class WorkPlanner:
 
     def _refit(self) -> None:
         try:
-            result = wps(
-                self._work,
-                self._durations,
-                confidence_level=self.confidence_level,
-                autocorrelation_limit=self.autocorrelation_limit,
-                min_duration=self.min_round_duration,
-                subsession_basis=self.subsession_basis,
-            )
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                result = wps(
+                    self._work,
+                    self._durations,
+                    confidence_level=self.confidence_level,
+                    autocorrelation_limit=self.autocorrelation_limit,
+                    min_duration=self.min_round_duration,
+                    subsession_basis=self.subsession_basis,
+                    unit=self.unit,
+                )
         except PilotStatsError as exc:
             self.wps_result = None
             self.wps_error = str(exc)
             return
         self.wps_result = result
         self.wps_error = None
+        # A fit whose alpha filter oscillates is still usable; keep the note, do not warn on
+        # every round (the planner refits after each one).
+        self.wps_warning = next(
+            (str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)), None
+        )
         if self.phase != "doubling" and result.valid and result.alpha < 0:
             raised = self._round(-result.alpha * result.throughput, up=True)
             if raised >= self.max_work:
@@ -508,37 +549,36 @@ class WorkPlanner:
             return None
         last, b = self._work[-1], self.max_work
         if last >= b:
-            warnings.warn(
-                f"a round at max_work ({b:g}) took {self._durations[-1]:g} s, still shorter "
-                f"than min_round_duration={self.min_round_duration:g} s; increase max_work "
-                "or lower min_round_duration",
-                ShortRoundWarning,
-                stacklevel=4,
-            )
             return b
         return b if last > b / 2 else min(2 * last, b)
 
     def _unit_proposal(self) -> float | None:
         if not self._unit_active or self.unit_readings_finished:
             return None
-        if self._unit_total == 0:
-            return 2 * self._work[-1]
-        needed = (
-            self._unit_total
-            if self._unit_required is None
-            else (self._unit_required - self._unit_total)
+        return unit_reading_work_amount(
+            self._unit_required, self._unit_total, math.fsum(self._work), self._work[-1]
         )
-        per_reading = math.fsum(self._work) / self._unit_total
-        return math.floor(1.2 * needed * per_reading)
 
     def _propose(self) -> float:
+        return self.combine_proposals()
+
+    def combine_proposals(self, *extra: float) -> float:
+        """The next work amount, combining the planner's proposals with ``extra`` ones.
+
+        The largest of the lower bound, the planner's unfinished proposals (doubling, WPS,
+        unit-reading pacing) and ``extra`` (e.g. a session's own per-index unit-reading
+        proposals), capped by ``max_work`` and the soft limit, rounded down to an integer
+        when ``integer_work`` (Pilot's rule, wps spec §6.4, §6.7).
+        """
+        if not self._work:
+            return self.initial_work  # the first round (wps spec §6.1)
         proposals = [
             p
             for p in (self._doubling_proposal(), self._wps_proposal(), self._unit_proposal())
             if p is not None
         ]
-        value = max([self.lower_bound, *proposals])
+        value = max([self.lower_bound, *proposals, *extra])
         soft_limit = self.soft_limit_factor * (math.fsum(self._work) / len(self._work))
-        value = min(value, self.max_work, soft_limit)
+        value = min(value, soft_limit, self.max_work)
         value = self._round(value)
         return max(value, 1.0) if self.integer_work else value
