@@ -51,7 +51,8 @@ def hash_kib(kib):
     ),
     (
         "markdown",
-        "## Run the session\n\nThe harness loop is four lines; `run_session` does the same for a callable.",
+        "## Run the session\n\n"
+        "The harness loop is four lines; `run_session` does the same for a callable.",
     ),
     (
         "code",
