@@ -1,4 +1,6 @@
 """Change points: E-Divisive with Medians, stable-phase (warm-up/cool-down) detection and
 MDL partitioning of trend data."""
 
-__all__: list[str] = []
+from pilotstats.changepoints._results import ChangePoints, Segment, SingleChangePoint
+
+__all__: list[str] = ["ChangePoints", "Segment", "SingleChangePoint"]
