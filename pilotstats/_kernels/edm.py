@@ -518,7 +518,7 @@ def tree_update(tree: np.ndarray, depth: int, value: float, amount: int) -> None
     nodes form a 1-based heap (root 1, leaves ``2**depth .. 2**(depth + 1) - 1``).
     """
     leaves = 1 << depth
-    k = int(math.ceil(value * leaves)) - 1
+    k = math.ceil(value * leaves) - 1
     if k < 0:
         k = 0
     if k > leaves - 1:
@@ -541,7 +541,7 @@ def tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
     total = tree[1]
     if total == 0:
         return 0.0
-    k = int(math.ceil(q * total))
+    k = math.ceil(q * total)
     node = 1
     lo = 0.0
     hi = 1.0
