@@ -28,3 +28,5 @@ SampleKind: TypeAlias = Literal["mean", "proportion"]
 Alternative: TypeAlias = Literal["two-sided", "less", "greater"]
 #: Seed or generator accepted wherever randomness is used.
 RandomState: TypeAlias = int | np.random.Generator | None
+#: Preprocessing of EDM change-point searches (edm spec §2.2).
+EdmScale: TypeAlias = Literal["range", "none"]

@@ -75,8 +75,8 @@ def list_median(zz: np.ndarray, nxt: np.ndarray, m: int, c: int) -> float:
     Odd ``c``: the middle value; even ``c``: ``(lower + upper) / 2`` (spec §3.5).
     """
     if c & 1:
-        return zz[m]
-    return (zz[m] + zz[nxt[m]]) / 2.0
+        return float(zz[m])
+    return float((zz[m] + zz[nxt[m]]) / 2.0)
 
 
 @kernel
@@ -137,11 +137,11 @@ def find_predecessor(
     if key_less(zz, j, x):
         while nxt[j] != TAIL and key_less(zz, nxt[j], x):
             j = nxt[j]
-        return j
+        return int(j)
     j = prv[j]
     while j != HEAD and key_less(zz, x, j):
         j = prv[j]
-    return j
+    return int(j)
 
 
 @kernel
@@ -553,7 +553,7 @@ def tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
             right_count = tree[2 * node + 1]
             left_point = lo + q * (mid - lo)
             right_point = mid + q * (hi - mid)
-            return (left_count * left_point + right_count * right_point) / count
+            return float((left_count * left_point + right_count * right_point) / count)
         if left_count >= k:
             node = 2 * node
             hi = mid

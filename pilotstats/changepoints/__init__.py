@@ -1,6 +1,14 @@
 """Change points: E-Divisive with Medians, stable-phase (warm-up/cool-down) detection and
 MDL partitioning of trend data."""
 
+from pilotstats.changepoints._edm import EdmStream, edm, edm_single
 from pilotstats.changepoints._results import ChangePoints, Segment, SingleChangePoint
 
-__all__: list[str] = ["ChangePoints", "Segment", "SingleChangePoint"]
+__all__: list[str] = [
+    "ChangePoints",
+    "EdmStream",
+    "Segment",
+    "SingleChangePoint",
+    "edm",
+    "edm_single",
+]
