@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import ndimage, special, stats
 
 from pilotstats import _config
 from pilotstats._typing import ArrayLike1D, ChangeTest, Float64Array1D, RandomState
@@ -131,20 +131,23 @@ def _rank_scan(
     return _Scan(start + int(splits[best]), statistic, _scan_p_value(statistic, length, min_size))
 
 
-def _rank_residual_autocorrelation(x: Float64Array1D, locations: Sequence[int]) -> float:
-    """Lag-1 autocorrelation of the ranks of ``x`` minus its segment medians.
+def _rank_residual_autocorrelation(x: Float64Array1D, min_size: int) -> float:
+    """Lag-1 autocorrelation of the ranks of ``x`` minus its running median.
 
-    Removing the segment medians of the current segmentation keeps real level shifts from
-    posing as autocorrelation; ranking makes the estimate spike-robust and scale-free.
+    The running median (centred, odd width ``2·floor(min_size/2) + 1``, edges continued
+    with the nearest value) follows level shifts, which are at least ``min_size`` apart,
+    so they do not pose as autocorrelation, while the short-range dependence of the noise
+    stays in the residuals; ranking makes the estimate spike-robust and scale-free.
+    Quantised data whose residuals are mostly exact zeros give a value near 0.
     """
     n = int(x.shape[0])
-    bounds = [0, *locations, n]
-    residual = np.empty(n)
-    for left, right in zip(bounds[:-1], bounds[1:], strict=True):
-        residual[left:right] = x[left:right] - np.median(x[left:right])
+    if n < 3:
+        return 0.0
+    width = 2 * (min_size // 2) + 1
+    residual = x - ndimage.median_filter(x, size=width, mode="nearest")
     centred = stats.rankdata(residual) - (n + 1) / 2.0
     denominator = float(np.dot(centred, centred))
-    if n < 3 or denominator == 0.0:
+    if denominator == 0.0:
         return 0.0
     return float(np.dot(centred[:-1], centred[1:]) / denominator)
 
@@ -198,8 +201,8 @@ class DetectedChangePoints(ChangePoints):
         Maximal standardized rank statistic of each reported change point (its window
         scan, after the variance inflation).
     rank_autocorrelation : float
-        Lag-1 autocorrelation of the ranks of the residuals (data minus segment medians)
-        of the final segmentation.
+        Lag-1 autocorrelation of the ranks of the residuals (data minus running median);
+        0.0 when there was no candidate.
     variance_inflation : float
         ``(1 + ρ)/(1 − ρ)`` applied to the null variance (1 when ρ <= 0).
     (All other attributes: see :class:`ChangePoints`.)
@@ -237,21 +240,19 @@ def _rank_guard(
 ) -> _Guarded:
     """Backward elimination of ``candidates`` with the rank scan test (spec §8.3).
 
-    Each round re-estimates the variance inflation from the current segmentation, scans
-    the window between the two neighbours of every change point, and drops the change
-    point with the largest p-value if it exceeds ``threshold`` (ties: the smaller
+    The variance inflation is estimated once (:func:`_rank_residual_autocorrelation`).
+    Each round scans the window between the two neighbours of every change point, and
+    drops the change point with the largest p-value if it exceeds ``threshold`` (ties: the smaller
     statistic, then the leftmost). When all survive, locations are refined to the scan
     arg-max and the test is repeated on the refined segmentation; the loop ends when
     every reported change point passes.
     """
     locations = [int(c) for c in candidates]
-    rho = _rank_residual_autocorrelation(x, locations)
+    rho = _rank_residual_autocorrelation(x, min_size) if locations else 0.0
     inflation = _variance_inflation(rho)
     scans: list[_Scan] = []
     refined_once = False
     while locations:
-        rho = _rank_residual_autocorrelation(x, locations)
-        inflation = _variance_inflation(rho)
         scans = _scan_all(x, locations, min_size, inflation)
         worst = max(range(len(scans)), key=lambda j: (scans[j].p_value, -scans[j].statistic, -j))
         if scans[worst].p_value > threshold:
@@ -324,8 +325,9 @@ def detect_changes(
     Returns
     -------
     DetectedChangePoints
-        A :class:`ChangePoints` with ``locations``; ``segments`` (the two segments adjacent to change point j,
-        ``segments[j]`` and ``segments[j + 1]``, are the ones its test compared);
+        A :class:`ChangePoints` with ``locations``; ``segments`` (the two segments
+        adjacent to change point j, ``segments[j]`` and ``segments[j + 1]``, are the
+        ones its test compared);
         ``p_values`` (selection-adjusted, one per change point); ``test``;
         ``method = "detect_changes"``; ``parameters`` with every setting (including
         ``per_test_threshold``); the diagnostics ``candidates`` (EDM candidates before the
@@ -366,13 +368,13 @@ def detect_changes(
     accounted for; with L = 2δ it is the plain Mann–Whitney p-value.
 
     **Autocorrelation**: the null variance of Z is multiplied by ``(1 + ρ)/(1 − ρ)``,
-    ρ = max(0, lag-1 autocorrelation of the ranks of ``x`` minus its segment medians),
-    the long-run variance factor of an AR(1) process. This keeps the test honest on
+    ρ = max(0, lag-1 autocorrelation of the ranks of ``x`` minus its running median of
+    width about δ), the long-run variance factor of an AR(1) process. This keeps the test honest on
     autocorrelated benchmark series, where the plain rank test would report a change on
     most AR(1) series with φ = 0.5.
 
     **Elimination** (Hunter/Otava style, Daly et al., ICPE 2020): drop the change point with
-    the largest p-value while it exceeds the per-test threshold, re-estimate ρ, re-test;
+    the largest p-value while it exceeds the per-test threshold and re-test;
     when all pass, move each change point to its window's arg-max and check again.
     Reported p-values are those of the final segmentation.
 
