@@ -96,9 +96,7 @@ def _scan_p_value(b: float, length: int, min_size: int) -> float:
     return min(1.0, tail + 2.0 * b * density * span)
 
 
-def _rank_scan(
-    x: Float64Array1D, start: int, end: int, min_size: int, inflation: float
-) -> _Scan:
+def _rank_scan(x: Float64Array1D, start: int, end: int, min_size: int, inflation: float) -> _Scan:
     """Scan the window ``x[start:end]`` for one change with the Mann–Whitney statistic.
 
     For every split t ∈ [δ, L − δ] of the pooled window (L = end − start), with the pooled
@@ -168,14 +166,11 @@ def _scan_all(
 ) -> list[_Scan]:
     bounds = [0, *locations, int(x.shape[0])]
     return [
-        _rank_scan(x, bounds[j], bounds[j + 2], min_size, inflation)
-        for j in range(len(locations))
+        _rank_scan(x, bounds[j], bounds[j + 2], min_size, inflation) for j in range(len(locations))
     ]
 
 
-def _refine(
-    x: Float64Array1D, locations: list[int], min_size: int, inflation: float
-) -> list[int]:
+def _refine(x: Float64Array1D, locations: list[int], min_size: int, inflation: float) -> list[int]:
     """Move each change point to the rank-CUSUM arg-max between its neighbours (left to
     right, using the already refined left neighbour), which keeps every gap >= δ."""
     n = int(x.shape[0])

@@ -193,9 +193,7 @@ class StablePhase(Result):
             No interval could be computed (``ci_note`` says why).
         """
         if self.mean_ci is None:
-            raise NotEnoughDataError(
-                f"no confidence interval for the stable phase: {self.ci_note}"
-            )
+            raise NotEnoughDataError(f"no confidence interval for the stable phase: {self.ci_note}")
         return self.mean_ci.confidence_interval(confidence_level)
 
     def __str__(self) -> str:
@@ -416,4 +414,3 @@ def stable_phase(
         significance_level=None if chosen == "pilot" else level,
         unit=unit,
     )
-
