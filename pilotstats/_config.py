@@ -58,7 +58,7 @@ def reset() -> None:
 #: ``significance_level`` of stationary series (measured with 0.2: 0–2.5 % on i.i.d. and
 #: 1.5–4 % on AR(1) φ = 0.5 noise; 0.4 reached 5 % at n = 1000 and 8 % on AR(1) at n = 300).
 #: 0.2 gives a per-test threshold of 0.01 at the default level 0.05.
-DETECT_THRESHOLD_FACTOR: float = 0.2
+DETECT_THRESHOLD_FACTOR: float = 0.1
 
 #: EDM-percent parameters of the candidate search (Pilot's configuration, spec §4.3).
 DETECT_CANDIDATE_PERCENT: float = 0.25
