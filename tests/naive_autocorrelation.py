@@ -60,10 +60,8 @@ def blocks_required_iterated(s2: float, e: float, level: float) -> int:
     """Linear scan for the smallest self-consistent h (spec §6.3)."""
     h = 2
     while True:
-        need = math.ceil(
-            s2 * (stats.t.ppf((1 + level) / 2, h - 1) / e) ** 2
-            - 1e-9 * max(1.0, s2 * (stats.t.ppf((1 + level) / 2, h - 1) / e) ** 2)
-        )
+        need = math.ceil(s2 * (stats.t.ppf((1 + level) / 2, h - 1) / e) ** 2 - 1e-9 * max(
+            1.0, s2 * (stats.t.ppf((1 + level) / 2, h - 1) / e) ** 2))
         if need <= h:
             return h
         h += 1

@@ -170,14 +170,9 @@ def test_result_ci_recomputes_at_other_levels() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.floats(-100, 100),
-    st.floats(0.01, 50),
-    st.integers(2, 200),
-    st.floats(-100, 100),
-    st.floats(0.01, 50),
-    st.integers(2, 200),
-    st.floats(0.5, 0.999),
-    st.sampled_from(["two-sided", "less", "greater"]),
+    st.floats(-100, 100), st.floats(0.01, 50), st.integers(2, 200),
+    st.floats(-100, 100), st.floats(0.01, 50), st.integers(2, 200),
+    st.floats(0.5, 0.999), st.sampled_from(["two-sided", "less", "greater"]),
 )
 def test_welch_duality(m1, v1, n1, m2, v2, n2, level, alternative) -> None:  # type: ignore[no-untyped-def]
     """p <= 1 - c exactly when 0 lies outside the interval at level c (same alternative)."""
@@ -218,9 +213,8 @@ def test_iterated_matches_linear_scan() -> None:
     rng = np.random.default_rng(11)
     for _ in range(20):
         x = rng.normal(10, rng.uniform(0.1, 5), size=int(rng.integers(5, 80)))
-        result = required_sample_size(
-            x, method="iterate", ci_percent_of_mean=5, autocorrelation_limit=1.0
-        )
+        result = required_sample_size(x, method="iterate", ci_percent_of_mean=5,
+                                      autocorrelation_limit=1.0)
         s2 = float(np.var(x, ddof=1))
         e = result.target_ci_width / 2
         assert result.h_required == naive.blocks_required_iterated(s2, e, 0.95)
@@ -240,9 +234,8 @@ def test_wilson_required_size_is_smallest() -> None:
 
 
 def test_comparison_sample_size_rounds_up_and_guards() -> None:
-    result = required_sample_size_for_comparison(
-        10.0, 1.0, 50, 10.5, 1.0, 20, subsession_size=3, min_subsessions=5
-    )
+    result = required_sample_size_for_comparison(10.0, 1.0, 50, 10.5, 1.0, 20,
+                                                 subsession_size=3, min_subsessions=5)
     assert result.n_required >= 2
     assert result.samples == 3 * max(result.n_required, 5)
     with pytest.raises(UnreachableTargetError, match="no sample size"):
@@ -256,14 +249,8 @@ def test_compare_subsession_means_uses_block_statistics() -> None:
     a = subsession_analysis(x[:24], subsession_size=2)
     b = subsession_analysis(x[24:], subsession_size=2)
     result = compare_subsession_means(a, b)
-    direct = welch_test(
-        a.mean,
-        a.subsession_variance,
-        a.n_subsessions,
-        b.mean,
-        b.subsession_variance,
-        b.n_subsessions,
-    )
+    direct = welch_test(a.mean, a.subsession_variance, a.n_subsessions,
+                        b.mean, b.subsession_variance, b.n_subsessions)
     assert result == direct
     statistic, p_value = result
     assert (statistic, p_value) == (result.statistic, result.p_value)
@@ -417,9 +404,8 @@ def coverage(phi: float, replications: int, *, naive_iid: bool = False) -> float
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("phi", "low", "high"), [(0.0, 0.93, 0.97), (0.5, 0.90, 1.0), (0.8, 0.90, 1.0)]
-)
+@pytest.mark.parametrize(("phi", "low", "high"), [(0.0, 0.93, 0.97), (0.5, 0.90, 1.0),
+                                                  (0.8, 0.90, 1.0)])
 def test_coverage_ar1(phi: float, low: float, high: float) -> None:
     rate = coverage(phi, 1000)
     print(f"coverage phi={phi}: {rate:.3f}")

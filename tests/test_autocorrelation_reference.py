@@ -170,7 +170,9 @@ class TestBlockStatistics:
 
     def test_harmonic_mean_first_six(self) -> None:
         """HarmonicMean: {1.21, 1.67, 1.71, 1.53, 2.03, 2.15}."""
-        assert prepare(FERRARI[:6], "harmonic").mean == pytest.approx(1.6568334130160711, rel=1e-12)
+        assert prepare(FERRARI[:6], "harmonic").mean == pytest.approx(
+            1.6568334130160711, rel=1e-12
+        )
 
     def test_corner_one_sample(self) -> None:
         """CornerCases: optimal size of one sample is None (Pilot -1)."""
@@ -183,35 +185,8 @@ class TestBlockStatistics:
 
     def test_tiny_unit_readings(self) -> None:
         """V4 unit readings: r1(1) pinned; no subsession size qualifies (Pilot -1)."""
-        unit = [
-            1,
-            5,
-            10,
-            20,
-            30,
-            40,
-            42,
-            42,
-            42,
-            2,
-            4,
-            9,
-            21,
-            22,
-            41,
-            43,
-            41,
-            40,
-            1,
-            4,
-            12,
-            25,
-            32,
-            42,
-            42,
-            43,
-            41,
-        ]
+        unit = [1, 5, 10, 20, 30, 40, 42, 42, 42, 2, 4, 9, 21, 22, 41, 43, 41, 40, 1, 4,
+                12, 25, 32, 42, 42, 43, 41]
         assert lag1_autocorrelation(unit) == pytest.approx(0.62643602129514497, rel=1e-12)
         assert optimal_subsession_size(unit) is None
         result = required_sample_size(unit, ci_percent_of_mean=10)
@@ -241,11 +216,8 @@ class TestRequiredSampleSize:
             n
             for n in range(3, FERRARI.size + 1)
             if required_sample_size(
-                FERRARI[:n],
-                ci_percent_of_mean=30,
-                min_subsessions=10,
-                autocorrelation_limit=0.1,
-                confidence_level=0.95,
+                FERRARI[:n], ci_percent_of_mean=30, min_subsessions=10,
+                autocorrelation_limit=0.1, confidence_level=0.95,
             ).enough
         )
         assert stop == 44
@@ -257,11 +229,8 @@ class TestRequiredSampleSize:
             n
             for n in range(3, outcomes.size + 1)
             if required_sample_size(
-                outcomes[:n],
-                kind="proportion",
-                proportion_method="pilot",
-                ci_percent_of_mean=90,
-                min_subsessions=10,
+                outcomes[:n], kind="proportion", proportion_method="pilot",
+                ci_percent_of_mean=90, min_subsessions=10,
             ).enough
         )
         assert stop == 20
@@ -306,18 +275,15 @@ class TestWelchSpeedOfLight:
         assert moments(self.vel2, 1)[0] == pytest.approx(107.114618526**2, abs=1e-4)
 
     def test_dof(self) -> None:
-        dof = welch_degrees_of_freedom(self.vel1.var(ddof=1), 100, self.vel2.var(ddof=1), 23)
+        dof = welch_degrees_of_freedom(
+            self.vel1.var(ddof=1), 100, self.vel2.var(ddof=1), 23
+        )
         assert dof == pytest.approx(27.754, abs=1e-3)
 
     def test_welch_99(self) -> None:
         result = welch_test(
-            self.vel1.mean(),
-            self.vel1.var(ddof=1),
-            100,
-            self.vel2.mean(),
-            self.vel2.var(ddof=1),
-            23,
-            confidence_level=0.99,
+            self.vel1.mean(), self.vel1.var(ddof=1), 100,
+            self.vel2.mean(), self.vel2.var(ddof=1), 23, confidence_level=0.99,
         )
         assert result.p_value == pytest.approx(0.0003625357, abs=1e-10)
         assert result.ci_low == pytest.approx(30.67544, abs=1e-5)

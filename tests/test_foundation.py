@@ -47,10 +47,7 @@ def run_python(code: str, env: dict[str, str] | None = None) -> str:
     environment = dict(os.environ)
     environment.update(env or {})
     completed = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
         env=environment,
     )
     return completed.stdout.strip()
@@ -64,12 +61,8 @@ def test_import_does_not_import_numba() -> None:
 def test_public_names_resolve() -> None:
     for name in pilotstats.__all__:
         assert getattr(pilotstats, name) is not None
-    for module in (
-        pilotstats.autocorrelation,
-        pilotstats.changepoints,
-        pilotstats.regression,
-        pilotstats.smoothing,
-    ):
+    for module in (pilotstats.autocorrelation, pilotstats.changepoints,
+                   pilotstats.regression, pilotstats.smoothing):
         for name in module.__all__:
             assert getattr(module, name) is not None, (module.__name__, name)
 
