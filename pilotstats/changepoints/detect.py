@@ -345,7 +345,7 @@ def detect_changes(
         False-alarm level the detector is calibrated to: on a stationary series, the
         probability of reporting any change point is at most about this value. Each change
         point is kept when its selection-adjusted p-value is at most
-        ``_config.DETECT_THRESHOLD_FACTOR * significance_level`` (0.01 at the default).
+        ``_config.DETECT_THRESHOLD_FACTOR * significance_level`` (0.005 at the default).
     rng : None, int or numpy.random.Generator, optional
         Accepted for API symmetry with randomised tests; the ``"rank"`` test uses no
         randomness, so the result never depends on it.
