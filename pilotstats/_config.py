@@ -17,6 +17,9 @@ DEFAULT_CONFIDENCE_LEVEL: float = 0.95
 #: Default limit on |lag-1 autocorrelation| of subsession means (Pilot's default).
 DEFAULT_AUTOCORRELATION_LIMIT: float = 0.1
 
+#: Default additive penalty β of EDM-multi (the R front-end's ``breakout()`` default).
+EDM_DEFAULT_BETA: float = 0.008
+
 #: Allow numba ``parallel=True`` kernels (results are identical to the serial kernels).
 PARALLEL: bool = True
 
@@ -28,6 +31,7 @@ _DEFAULTS = {
     "DEFAULT_CONFIDENCE_LEVEL": DEFAULT_CONFIDENCE_LEVEL,
     "DEFAULT_AUTOCORRELATION_LIMIT": DEFAULT_AUTOCORRELATION_LIMIT,
     "PARALLEL": PARALLEL,
+    "EDM_DEFAULT_BETA": EDM_DEFAULT_BETA,
 }
 
 
@@ -65,5 +69,45 @@ _DEFAULTS.update(
         "WPS_MIN_SUBSESSIONS": WPS_MIN_SUBSESSIONS,
         "WPS_SOFT_LIMIT_FACTOR": WPS_SOFT_LIMIT_FACTOR,
         "WPS_ZERO_RESIDUAL_TOLERANCE": WPS_ZERO_RESIDUAL_TOLERANCE,
+    }
+)
+
+
+# ----------------------------------------------------------------------------------------
+# Guarded change-point detection and stable phase (edm spec §4.5, §8.3)
+# ----------------------------------------------------------------------------------------
+
+#: Per-test threshold of :func:`~pilotstats.changepoints.detect_changes`: a change point is
+#: kept when its selection-adjusted p-value is at most
+#: ``DETECT_THRESHOLD_FACTOR * significance_level``. The factor absorbs the multiplicity of
+#: the several tests of one series (every candidate, and every confirmed segment re-scanned
+#: for a missed change); it was calibrated by simulation (``tests/test_detect_slow.py``,
+#: 200 seeded series per cell). With 0.1 (threshold 0.005 at the default level 0.05) the
+#: default reports a change in 0–0.5 % of i.i.d. N(0, 1) series and 1.5 % of AR(1) φ = 0.5
+#: series (n = 100, 300, 1000); 0.4 reached 5 % (i.i.d., n = 1000) and 8 % (AR(1),
+#: n = 300), and 0.2 let re-scans add spurious change points after a warm-up in about 1 %
+#: of series.
+DETECT_THRESHOLD_FACTOR: float = 0.1
+
+#: EDM-percent parameters of the candidate search (Pilot's configuration, spec §4.3).
+DETECT_CANDIDATE_PERCENT: float = 0.25
+DETECT_CANDIDATE_DEGREE: int = 1
+
+#: Longest series searched point by point for candidates; longer series are searched on
+#: block medians of ``ceil(n / DETECT_EDM_MAX_POINTS)`` samples (EDM is O(n²)), and every
+#: location is then refined on the raw data.
+DETECT_EDM_MAX_POINTS: int = 12000
+
+#: Cap on the lag-1 autocorrelation of the rank residuals used for the variance inflation
+#: ``(1 + rho) / (1 - rho)`` of the rank statistic (keeps the factor finite: at most 39).
+DETECT_MAX_AUTOCORRELATION: float = 0.95
+
+_DEFAULTS.update(
+    {
+        "DETECT_THRESHOLD_FACTOR": DETECT_THRESHOLD_FACTOR,
+        "DETECT_CANDIDATE_PERCENT": DETECT_CANDIDATE_PERCENT,
+        "DETECT_CANDIDATE_DEGREE": DETECT_CANDIDATE_DEGREE,
+        "DETECT_EDM_MAX_POINTS": DETECT_EDM_MAX_POINTS,
+        "DETECT_MAX_AUTOCORRELATION": DETECT_MAX_AUTOCORRELATION,
     }
 )

@@ -55,6 +55,7 @@ from pilotstats.autocorrelation import (
     subsession_analysis,
     welch_test,
 )
+from pilotstats.changepoints import stable_phase
 from pilotstats.exceptions import (
     InvalidInputError,
     NotEnoughDataError,
@@ -168,15 +169,7 @@ def _stable_range(
         return 0, int(values.shape[0])
     if method == "trim":
         return trim_warmup(values, fraction)
-    from pilotstats import changepoints
-
-    finder = getattr(changepoints, "stable_phase", None)
-    if finder is None:  # the changepoints pillar is not installed in this build
-        raise InvalidInputError(
-            'warmup_removal="stable_phase" needs pilotstats.changepoints.stable_phase, which '
-            'is not available; use warmup_removal="trim" or "none"'
-        )
-    phase = finder(values)
+    phase = stable_phase(values)
     if not phase.found:
         return 0, int(values.shape[0])  # no dominant segment: keep the round (documented)
     return int(phase.start), int(phase.end)

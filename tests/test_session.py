@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pilotstats import changepoints
 from pilotstats.autocorrelation import subsession_analysis
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.session import (
@@ -238,15 +237,36 @@ def test_progress_reporting() -> None:
     assert "100%" in stream.getvalue()
 
 
-def test_stable_phase_switch() -> None:
-    values = np.concatenate([np.full(40, 5.0), np.linspace(1.0, 1.1, 200)])
-    session = BenchmarkSession(min_rounds=1, warmup_removal="stable_phase")
-    if getattr(changepoints, "stable_phase", None) is None:
-        with pytest.raises(InvalidInputError, match="stable_phase"):
-            session.record(None, 1.0, unit_readings=values)
-    else:
-        session.record(None, 1.0, unit_readings=values)
-        assert session.result().unit_readings[0].n_removed >= 30
+def test_stable_phase_warmup_removal() -> None:
+    # Each round: 60 slow warm-up readings (5 ms), then 240 stable readings (1 ms) with
+    # noise. stable_phase finds the dominant stable segment; the default removal keeps it.
+    rng = np.random.default_rng(4)
+    session = BenchmarkSession(min_rounds=3, unit_readings_ci_percent_of_mean=2)
+    for _ in range(3):
+        values = np.concatenate([np.full(60, 5e-3), 1e-3 + rng.normal(0, 5e-5, size=240)])
+        values[:60] += rng.normal(0, 5e-5, size=60)
+        session.record(None, float(values.sum()), unit_readings=values)
+    item = session.result().unit_readings[0]
+    assert item.n_removed == 3 * 60 and item.n == 3 * 240
+    assert item.analysis is not None
+    assert item.analysis.ci_low <= 1e-3 <= item.analysis.ci_high
+    # Without removal the warm-up drags the mean up by 80 %.
+    plain = BenchmarkSession(min_rounds=3, warmup_removal="none")
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        values = np.concatenate([np.full(60, 5e-3), 1e-3 + rng.normal(0, 5e-5, size=240)])
+        plain.record(None, 1.0, unit_readings=values)
+    plain_item = plain.result().unit_readings[0]
+    assert plain_item.n_removed == 0 and plain_item.n == 900
+
+
+def test_stable_phase_no_dominant_segment_keeps_round() -> None:
+    # Three equal-length levels: change points but no segment longer than half the round.
+    values = np.concatenate([np.full(100, 1.0), np.full(100, 2.0), np.full(100, 3.0)])
+    values = values + np.random.default_rng(0).normal(0, 0.01, size=300)
+    session = BenchmarkSession(min_rounds=1)
+    session.record(None, 1.0, unit_readings=values)
+    assert session.result().unit_readings[0].n_removed == 0
 
 
 # ------------------------------------------------------------------------------------------
