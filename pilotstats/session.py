@@ -55,6 +55,7 @@ from pilotstats.autocorrelation import (
     subsession_analysis,
     welch_test,
 )
+from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
 from pilotstats.changepoints import stable_phase
 from pilotstats.exceptions import (
     InvalidInputError,
@@ -461,9 +462,7 @@ class BenchmarkSession:
         unit: str = "units",
     ) -> None:
         self.confidence_level = check_confidence_level(confidence_level)
-        self.autocorrelation_limit = check_real(
-            autocorrelation_limit, "autocorrelation_limit", low=0.0, high=1.0, low_inclusive=False
-        )
+        self.autocorrelation_limit = check_autocorrelation_limit(autocorrelation_limit)
         self.min_rounds = check_int(min_rounds, "min_rounds", low=1)
         self.max_rounds = None if max_rounds is None else check_int(max_rounds, "max_rounds", low=1)
         if self.max_rounds is not None and self.max_rounds < self.min_rounds:

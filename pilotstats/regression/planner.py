@@ -26,6 +26,7 @@ from pilotstats._validation import (
     check_real,
 )
 from pilotstats.autocorrelation import required_sample_size
+from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
 from pilotstats.exceptions import (
     ConvergenceWarning,
     DataRangeWarning,
@@ -263,9 +264,7 @@ class WorkPlanner:
         self.ci_percent_of_mean = _optional_positive(ci_percent_of_mean, "ci_percent_of_mean")
         self.ci_width = _optional_positive(ci_width, "ci_width")
         self.confidence_level = check_confidence_level(confidence_level)
-        self.autocorrelation_limit = check_real(
-            autocorrelation_limit, "autocorrelation_limit", low=0.0, high=1.0, low_inclusive=False
-        )
+        self.autocorrelation_limit = check_autocorrelation_limit(autocorrelation_limit)
         self.min_subsessions = check_int(min_subsessions, "min_subsessions", low=3)
         self.wps_analysis = bool(wps_analysis)
         self.unit = str(unit)

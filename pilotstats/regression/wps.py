@@ -41,6 +41,7 @@ from pilotstats._validation import (
     check_real,
 )
 from pilotstats.autocorrelation import optimal_subsession_size
+from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
 from pilotstats.exceptions import (
     ConvergenceWarning,
     DegenerateDesignError,
@@ -567,6 +568,11 @@ def wps(
     ``beta_lo <= 0``. Pilot instead reports ``|1/(beta - 2SE) - 1/(beta + 2SE)|``, which
     explodes and changes sign when ``2 SE >= beta`` (spec §7 items 3–4).
 
+    The interval assumes errors of constant variance. When timing noise grows with the
+    round duration (multiplicative noise) it is too narrow: in simulated sessions with 2 %
+    multiplicative noise the 95 % interval covered the truth in about 88 % of runs (94 % with
+    additive noise).
+
     References
     ----------
     .. [1] Y. Li, Y. Ji, I. Kim, E. Miller, D. Long and C. Maltzahn, "Pilot: A Framework
@@ -591,9 +597,7 @@ def wps(
             f"got {work.shape[0]} and {duration.shape[0]}"
         )
     level = check_confidence_level(confidence_level)
-    limit = check_real(
-        autocorrelation_limit, "autocorrelation_limit", low=0.0, high=1.0, low_inclusive=False
-    )
+    limit = check_autocorrelation_limit(autocorrelation_limit)
     threshold = check_real(min_duration, "min_duration", low=0.0)
     q_given = (
         None if subsession_size is None else check_int(subsession_size, "subsession_size", low=1)
