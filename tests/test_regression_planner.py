@@ -258,3 +258,31 @@ def test_invalid_arguments() -> None:
     with pytest.raises(InvalidInputError, match="required_unit_readings"):
         planner.record(1, 1.0, required_unit_readings=-1)
     assert planner.n_rounds == 0
+
+
+def test_pilot_slice_grid_v61() -> None:
+    # V6.1 unit_test_session_duration.cc TestCalcNextRoundWorkAmountFromWPS (compat only):
+    # b = 1000, T = 60 s, lower bound 10 established by a round (10 units, 1 s); rounds of
+    # 1 s with the listed work amounts; Pilot's plugin answers without the soft limit.
+    planner = WorkPlanner(1, 1000, method="pilot", initial_work=10, soft_limit_factor=math.inf)
+    answers = []
+    for work in (10, 365, 999, 15):
+        planner.record(work, 1.0)
+        answers.append(planner.next_work_amount())
+        assert not planner.finished  # every call reports that more rounds are needed
+    assert answers == [21, 373, 15, 20]
+    assert planner.phase == "slices" and planner.lower_bound == 10
+
+
+def test_pilot_mode_runs_to_completion() -> None:
+    rng = np.random.default_rng(9)
+    planner = WorkPlanner(1, 100_000, method="pilot", min_round_duration=0.5)
+    for _ in range(400):
+        work = planner.next_work_amount()
+        planner.record(work, 0.2 + work / 1000.0 * (1 + rng.normal(0, 0.01)))
+        if planner.finished:
+            break
+    assert planner.finished
+    result = planner.wps_result
+    assert result is not None and result.method == "pilot"
+    assert result.n_subsessions >= 21 and 0 < result.throughput_ci_width

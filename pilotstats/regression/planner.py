@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._typing import ArrayLike1D, PlannerPhase, SubsessionBasis
+from pilotstats._typing import ArrayLike1D, PlannerPhase, SubsessionBasis, WpsMethod
 from pilotstats._validation import (
     as_float_array,
     check_choice,
@@ -179,11 +179,17 @@ class WorkPlanner:
         correlation of the errors.
     unit : str, default "units"
         Work unit label passed to the fits.
+    method : {None, "default", "pilot"}, optional
+        ``"pilot"`` reproduces Pilot v0.14's pacing instead of the documented one: after the
+        doubling phase, an ascending slice grid (``n = 10`` in the k formula, ``k >= 1 s``, at
+        least 5 slices, slice halved at the top), no alpha-based raise of the lower bound,
+        ``wps(method="pilot")`` fits and Pilot's stop rule ``0 < v_ci < W_req`` (wps spec
+        §7.1). For comparison with Pilot only.
 
     Attributes
     ----------
-    phase : {"doubling", "ramp", "bisection"}
-        Current pacing phase.
+    phase : {"doubling", "ramp", "bisection", "slices"}
+        Current pacing phase (``"slices"`` only under ``method="pilot"``).
     lower_bound : float
         Current lower end ``a`` of the work range (``min_work`` until established).
     wps_result : WpsResult or None
@@ -243,6 +249,7 @@ class WorkPlanner:
         unit_readings_min_subsessions: int = 0,
         subsession_basis: SubsessionBasis = "residuals",
         unit: str = "units",
+        method: WpsMethod | None = None,
     ) -> None:
         self.min_work = check_real(min_work, "min_work", low=0.0)
         self.max_work = check_real(max_work, "max_work", low=0.0, low_inclusive=False)
@@ -268,9 +275,14 @@ class WorkPlanner:
         self.min_subsessions = check_int(min_subsessions, "min_subsessions", low=3)
         self.wps_analysis = bool(wps_analysis)
         self.unit = str(unit)
+        self.method: WpsMethod = (
+            "default" if method is None else check_choice(method, "method", ("default", "pilot"))
+        )
         self.subsession_basis: SubsessionBasis = check_choice(
             subsession_basis, "subsession_basis", ("rates", "residuals")
         )
+        if self.method == "pilot":
+            self.subsession_basis = "rates"  # Pilot chooses q from the per-round rates
         self.unit_readings_min_subsessions = check_int(
             unit_readings_min_subsessions, "unit_readings_min_subsessions", low=0
         )
@@ -299,6 +311,8 @@ class WorkPlanner:
         self._unit_required: int | None = None
         self._unit_active = False
         self._range_warned = False
+        self._slices: int | None = None  # method="pilot": Pilot's WPS slice count
+        self._pilot_next: float | None = None
         self._next = self.initial_work
 
     # -- helpers -------------------------------------------------------------------------
@@ -347,6 +361,13 @@ class WorkPlanner:
         if not self.wps_analysis or result is None or self.n_rounds < 4:
             return False
         required = self.required_ci_width
+        if self.method == "pilot":  # rounds > 3, h > 20, v > 0 and 0 < v_ci < W_req
+            return (
+                result.n_subsessions >= self.min_subsessions
+                and result.valid
+                and required is not None
+                and 0 < result.throughput_ci_width < required
+            )
         return (
             result.n_subsessions >= self.min_subsessions
             and result.valid
@@ -475,6 +496,13 @@ class WorkPlanner:
 
     def _advance(self, w: float, d: float) -> None:
         """Move the phase machine after a recorded round."""
+        if self.method == "pilot":
+            if self.phase == "doubling" and d >= self.min_round_duration:
+                self.lower_bound = max(self.min_work, w)
+                self.phase = "slices"
+            if self.phase == "slices" and self.wps_analysis:
+                self._pilot_next = self._pilot_slice_proposal(w, d)
+            return
         if self.phase == "doubling":
             if d >= self.min_round_duration:
                 self.lower_bound = max(self.min_work, w)
@@ -494,6 +522,35 @@ class WorkPlanner:
         else:
             self._bisection_index += 1
 
+    def _pilot_slice_proposal(self, w_last: float, d_last: float) -> float | None:
+        """Pilot's WPS slice grid (``calc_next_round_work_amount_from_wps``, spec §7.1).
+
+        Reproduced for ``method="pilot"`` only: an ascending uniform grid from the lower bound
+        that, at the top, halves the slice and restarts from the bottom (spec §7 items 1–2).
+        """
+        low = max(self.lower_bound, self.min_work)
+        high = self.max_work
+        if low >= high:
+            return None  # Pilot: min_work_amount == max_work_amount, WPS impossible
+        if self._slices is None:
+            if high - low <= 10:
+                self._slices = int(high - low)
+            else:
+                n = 10
+                t = self.target_initial_time
+                k = max(1.0, (2 * t - 2 * d_last * n) / (n * n - n))
+                slice_float = k * w_last / d_last
+                self._slices = max(5, int((high - low) / slice_float))
+        size = int((high - low) // self._slices)
+        if w_last < low:
+            return low + size
+        if w_last > high - size:
+            if size != 1:
+                self._slices *= 2
+                size //= 2
+            return low + size
+        return low + (math.floor((w_last - low) / size) + 1) * size
+
     def _refit(self) -> None:
         try:
             with warnings.catch_warnings(record=True) as caught:
@@ -506,6 +563,7 @@ class WorkPlanner:
                     min_duration=self.min_round_duration,
                     subsession_basis=self.subsession_basis,
                     unit=self.unit,
+                    method=self.method,
                 )
         except PilotStatsError as exc:
             self.wps_result = None
@@ -518,7 +576,12 @@ class WorkPlanner:
         self.wps_warning = next(
             (str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)), None
         )
-        if self.phase != "doubling" and result.valid and result.alpha < 0:
+        if (
+            self.method == "default"
+            and self.phase != "doubling"
+            and result.valid
+            and result.alpha < 0
+        ):
             raised = self._round(-result.alpha * result.throughput, up=True)
             if raised >= self.max_work:
                 if not self._range_warned:
@@ -536,6 +599,8 @@ class WorkPlanner:
     def _wps_proposal(self) -> float | None:
         if not self.wps_analysis or self.wps_finished or self.phase == "doubling":
             return None
+        if self.method == "pilot":
+            return self._pilot_next
         a, b = self.lower_bound, self.max_work
         if self.phase == "ramp":
             assert self._ramp is not None

@@ -398,13 +398,19 @@ def _fit_kept(
     basis: SubsessionBasis,
     describe_filter: str,
 ) -> _LineFit:
-    """Choose q on the kept rounds' rates and fit the block line (wps spec §3.2–§3.4)."""
+    """Choose q on the kept rounds and fit the block line (wps spec §3.2–§3.4)."""
     w = np.ascontiguousarray(work[kept])
     d = np.ascontiguousarray(durations[kept])
     n_kept = w.shape[0]
     if n_kept < 3:
         raise NotEnoughDataError(
             f"need at least 3 rounds {describe_filter}, got {n_kept} of {work.shape[0]}"
+        )
+    if np.all(w == w[0]):
+        raise DegenerateDesignError(
+            f"the slope is not identifiable: all {n_kept} rounds used have the same work "
+            f"amount ({format_number(float(w[0]), 10)}); the work amounts must differ between "
+            "rounds"
         )
     if subsession_size is None:
         series, mean_method = _autocorrelation_series(w, d, basis)
