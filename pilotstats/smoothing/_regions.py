@@ -381,11 +381,12 @@ def _build_regions(
     min_observations: int,
     higher_is_better: bool,
     closed: str = "left",
+    min_width: float | None = None,
 ) -> Regions:
     prefix = _PrefixSums(values)
     short = prefix.window_means(window_seconds, short_width, closed)
     long = prefix.window_means(window_seconds, long_width, closed)
-    cross = _build_crossovers(short, long, seconds, None)
+    cross = _build_crossovers(short, long, seconds, min_width)
     parts = _region_arrays(
         values, prefix, cross.positions, cross.above, min_observations, higher_is_better
     )
