@@ -490,13 +490,16 @@ def analyze_regions(
         significance_level=level,
     )
     records["region_id"] = local_ids
-    if groups and len(records):
+    if group_values is not None and len(records):
         labels_to_key = {
             _group_label(tuple(group_values.iloc[i])): tuple(group_values.iloc[i])
             for i in range(len(starts))
         }
+        position = 0
         for i, g in enumerate(groups):
-            records.insert(i, g, [labels_to_key[x][i] for x in records["group"]])
+            if g not in records.columns:
+                records.insert(position, g, [labels_to_key[x][i] for x in records["group"]])
+                position += 1
     summary = ranking(records, level, binomial_p0)
 
     correlation_table = None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -237,12 +236,10 @@ def _headline(records: pd.DataFrame) -> dict[str, int]:
     keys = ["group", "region_id"]
     significant = records[records["significant"]]
     return {
-        "jobs_with_records": int(len(records.drop_duplicates(keys))),
-        "anomalous_observations": int(len(significant.drop_duplicates(keys))),
-        "flagged_significant": int(
-            len(significant[significant["flagged"]].drop_duplicates(keys))
-        ),
-        "flagged_any": int(len(records[records["flagged"]].drop_duplicates(keys))),
+        "jobs_with_records": len(records.drop_duplicates(keys)),
+        "anomalous_observations": len(significant.drop_duplicates(keys)),
+        "flagged_significant": len(significant[significant["flagged"]].drop_duplicates(keys)),
+        "flagged_any": len(records[records["flagged"]].drop_duplicates(keys)),
         "records": len(records),
         "significant_records": len(significant),
     }
@@ -608,7 +605,3 @@ def region_correlations(
                     {"region": region, "metric": metric, "r": r, "p_value": p, "n_points": n}
                 )
     return pd.DataFrame(rows, columns=["region", "metric", "r", "p_value", "n_points"])
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)

@@ -155,6 +155,7 @@ def read_tokio_summaries(
     date_range: tuple[Any, Any] | None = SC18_DATE_RANGE,
     date_tz: Any = "America/Los_Angeles",
     drop_coverage_above: float | None = 1.2,
+    filter_contention: bool = False,
     counts: dict[str, int] | None = None,
 ) -> pd.DataFrame:
     """Read TOKIO summary CSVs and apply the SC'18 paper's cleaning (spec §12).
@@ -182,6 +183,13 @@ def read_tokio_summaries(
         ``"UTC"`` the filtered data have 11,946 observations instead of 11,986.
     drop_coverage_above : float or None, default 1.2
         Bandwidth coverage factors above this value become NaN (paper cleaning only).
+    filter_contention : bool, default False
+        Also set ``contention_bw`` to NaN where the bandwidth coverage factor exceeds
+        ``drop_coverage_above``. False reproduces the reference code, where the filter runs
+        after ``contention_bw`` was derived so it keeps those values (spec §12 step 5).
+        True is the statistically cleaner choice and matches the bar heights of the
+        published Fig. 10 exactly (bandwidth contention flagged in 148 of 457 significant
+        records instead of 154 of 474); the other counts do not change.
     counts : dict, optional
         If given, filled with the number of rows read and dropped at each step.
 
@@ -226,9 +234,11 @@ def read_tokio_summaries(
     if not paper_cleaning:
         return frame
     if drop_coverage_above is not None:
-        frame.loc[frame["coverage_factor_bw"] > drop_coverage_above, "coverage_factor_bw"] = (
-            np.nan
-        )
+        bogus = frame["coverage_factor_bw"] > drop_coverage_above
+        tally["coverage_factor_bw_set_nan"] = int(bogus.sum())
+        frame.loc[bogus, "coverage_factor_bw"] = np.nan
+        if filter_contention:
+            frame.loc[bogus, "contention_bw"] = np.nan
     keep = np.ones(len(frame), dtype=bool)
     start = frame["_datetime_start"].to_numpy(dtype=float)
     if date_range is not None:
