@@ -12,7 +12,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 CELLS: list[tuple[str, str]] = [
-    ("md", """# A year in the life of a parallel file system — reproduced with `pilotstats.smoothing`
+    ("md", """# A year in the life of a parallel file system, with `pilotstats.smoothing`
 
 This notebook recomputes the headline numbers of G. K. Lockwood et al., *A Year in the Life
 of a Parallel File System* (SC'18) from the public TOKIO summaries
@@ -142,8 +142,8 @@ print(bw)
 reproduced["bandwidth contention bar (k / n), contention filtered"] = (
     "148 / 457", f"{bw['k']} / {bw['n']}")"""),
     ("md", "## 6. UMAMI panel of one anomalous observation"),
-    ("code", """metrics = ["contention_bw", "contention_opens", "contention_stats", "fs_ave_mds_cpu",
-           "fs_ave_oss_cpu", "fshealth_ost_most_full_pct"]
+    ("code", """metrics = ["contention_bw", "contention_opens", "contention_stats",
+           "fs_ave_mds_cpu", "fs_ave_oss_cpu", "fshealth_ost_most_full_pct"]
 hacc_rows = hacc.reset_index(drop=True)
 hacc_regions = divergence_regions(t, y, short="14D", long="49D", wallclock_tz=LA)
 biggest = int(np.argmax(hacc_regions.n_obs))
