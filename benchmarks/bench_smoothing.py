@@ -32,8 +32,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import pilotstats  # noqa: E402
-from pilotstats.smoothing import analyze_regions, read_tokio_summaries, sma  # noqa: E402
+import itertools
+
+import pilotstats
+from pilotstats.smoothing import analyze_regions, read_tokio_summaries, sma
 
 TARGET = "darshan_normalized_perf_by_max"
 METRICS = [
@@ -89,7 +91,7 @@ def pandas_pipeline(frame: pd.DataFrame) -> int:
         long = y.rolling(pd.Timedelta("49D"), center=True, closed="left").mean().to_numpy()
         above = short > long
         cross = np.flatnonzero(above[1:] != above[:-1]) + 1
-        for a, b in zip(cross[:-1], cross[1:], strict=True):
+        for a, b in itertools.pairwise(cross):
             region = rows.iloc[a:b]
             job = region[TARGET].to_numpy().argmin()
             for metric in METRICS:
