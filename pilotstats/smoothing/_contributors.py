@@ -462,8 +462,11 @@ def contributors(
     >>> regions = divergence_regions(t, perf, short="4D", long="16D")
     >>> result = contributors(frame, regions, target="perf",
     ...                       higher_is_better={"load": False})
-    >>> result.records[["metric", "flagged", "p_value"]].iloc[0].tolist()
-    ['load', True, 0.1]
+    >>> row = result.records.iloc[1]  # the region holding the dip at row 20
+    >>> int(row["job_position"]), row["metric"], bool(row["flagged"])
+    (20, 'load', True)
+    >>> round(float(row["p_value"]), 3)  # 1 match among 9 non-NaN values
+    0.111
     """
     if not isinstance(frame, pd.DataFrame):
         raise InvalidInputError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")

@@ -495,7 +495,7 @@ def divergence_regions(
     >>> y = np.where((days > 20 * 86400) & (days < 40 * 86400), 0.5, 1.0)
     >>> r = divergence_regions(days, y, short="6D", long="24D")
     >>> len(r), r.directions, r.job_values.tolist()
-    (1, ('below',), [0.5])
+    (3, ('above', 'below', 'above'), [1.0, 0.5, 1.0])
     """
     short_width, long_width = check_windows(short, long)
     minimum = check_int(min_observations, "min_observations", low=1)

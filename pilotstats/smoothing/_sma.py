@@ -161,8 +161,8 @@ def sma(
     >>> from pilotstats.smoothing import sma
     >>> days = np.array(["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-05"],
     ...                 dtype="datetime64[s]")
-    >>> sma(days, [1.0, 2.0, 3.0, 10.0], "2D")
-    array([1.5, 2. , 2.5, 10. ])
+    >>> sma(days, [1.0, 2.0, 3.0, 10.0], "2D")  # [t - 1 day, t + 1 day)
+    array([ 1. ,  1.5,  2.5, 10. ])
     >>> sma(days, [1.0, 2.0, 3.0, 10.0], None)
     array([4., 4., 4., 4.])
     """
