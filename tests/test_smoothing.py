@@ -475,6 +475,28 @@ class TestContributors:
         json.dumps(result.to_dict(), allow_nan=False)
         assert isinstance(result, Contributors) and "contributor records" in str(result)
 
+    def test_correlations(self) -> None:
+        rng = np.random.default_rng(8)
+        t = np.arange(120) * DAY
+        load = rng.uniform(0, 1, 120)
+        perf = 1 - 0.5 * load + np.where(np.arange(120) // 30 % 2 == 0, 0.0, 0.3)
+        frame = pd.DataFrame({"perf": perf, "load": load, "noise": rng.normal(size=120)})
+        regions = divergence_regions(t, perf, short="6D", long="40D")
+        result = contributors(frame, regions, target="perf", correlations=True,
+                              correlation_p_threshold=1e-3)
+        table = result.correlations
+        assert table is not None and len(table) > 0
+        assert set(table["metric"]) == {"load"} and (table["r"] < -0.9).all()
+        from scipy import stats
+
+        row = table.iloc[0]
+        k = int(row["region_id"])
+        a, b = regions.starts[k], regions.stops[k]
+        expected = stats.pearsonr(load[a:b], perf[a:b])
+        assert row["r"] == pytest.approx(expected[0]) and row["n_points"] == b - a
+        assert row["start_t"] == regions.start_times[k]
+        json.dumps(result.to_dict(), allow_nan=False)
+
     def test_single_row_region_has_p_one(self) -> None:
         t = np.arange(12) * DAY
         y = np.array([1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1], dtype=float)
@@ -744,3 +766,15 @@ def test_demo() -> None:
     text = demo_smoothing()
     assert text.startswith("Smoothing (SC'18 divergence regions)")
     assert "contention_bw" in text.splitlines()[4]  # the planted contributor ranks first
+
+
+def test_docs_fragment_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs_fragments" / "smoothing.md").read_text()
+    code = re.search(r"```python\n(.*?)```", text, re.S)
+    assert code is not None
+    exec(compile(code.group(1), "docs_fragments/smoothing.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "crossovers" in out and "divergence regions" in out

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pilotstats._typing import ContributorClassifier, Int64Array1D
-from pilotstats._validation import check_choice, check_probability
+from pilotstats._validation import check_choice, check_int, check_probability
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError, TargetNotExtremeWarning
 from pilotstats.results import Result, format_number, json_safe
 from pilotstats.smoothing._presets import tokio_directions
@@ -318,6 +318,9 @@ class Contributors(Result):
         Records with ``p_value`` strictly below it are significant.
     metrics : tuple of str
         Metrics considered.
+    correlations : pandas.DataFrame or None
+        Per-region Pearson correlations (spec §9) when requested: ``region_id``,
+        ``metric``, ``r``, ``p_value``, ``n_points``, ``start_t``, ``end_t``.
     """
 
     records: pd.DataFrame
@@ -326,6 +329,7 @@ class Contributors(Result):
     quantile: float
     significance_level: float
     metrics: tuple[str, ...]
+    correlations: pd.DataFrame | None = None
 
     def summary(
         self, *, binomial_p0: Any = "max_flagged", significance_level: float | None = None
@@ -380,6 +384,9 @@ class Contributors(Result):
             "metrics": list(self.metrics),
             "counts": self.counts(),
             "records": json_safe(self.records.to_dict(orient="records")),
+            "correlations": None
+            if self.correlations is None
+            else json_safe(self.correlations.to_dict(orient="records")),
         }
 
 
@@ -396,6 +403,9 @@ def contributors(
     skip_constant: bool = False,
     group: Any = "all",
     platform: Any = None,
+    correlations: bool = False,
+    correlation_p_threshold: float = 1e-5,
+    correlation_min_points: int = 3,
 ) -> Contributors:
     """Classify which metrics were at their worst at each region's job of interest.
 
@@ -425,6 +435,12 @@ def contributors(
         Skip metrics that are constant within a region (the draft did).
     group, platform : optional
         Labels stored in the records (``platform`` defaults to ``group``).
+    correlations : bool, default False
+        Also compute per-region Pearson correlations of every metric with the target
+        (spec §9): regions with fewer than ``correlation_min_points`` non-NaN targets are
+        skipped, pairs are kept when ``p < correlation_p_threshold`` and ``r < 0.9999``.
+    correlation_p_threshold : float, default 1e-5
+    correlation_min_points : int, default 3
 
     Returns
     -------
@@ -523,6 +539,16 @@ def contributors(
         job_t=np.asarray(regions.job_times)[records["region_id"].to_numpy()],
         significance_level=level,
     )
+    table = None
+    if correlations:
+        threshold = check_probability(correlation_p_threshold, "correlation_p_threshold")
+        minimum = check_int(correlation_min_points, "correlation_min_points", low=3)
+        table = region_correlations(
+            frame, target, chosen, regions.labels(), min_points=minimum, p_threshold=threshold
+        ).rename(columns={"region": "region_id"})
+        ids = table["region_id"].to_numpy(dtype=np.int64)
+        table["start_t"] = np.asarray(regions.start_times)[ids]
+        table["end_t"] = np.asarray(regions.end_times)[ids]
     return Contributors(
         records=records,
         target=target,
@@ -530,6 +556,7 @@ def contributors(
         quantile=q,
         significance_level=level,
         metrics=tuple(chosen),
+        correlations=table,
     )
 
 
