@@ -26,6 +26,7 @@ def test_notebook_is_built_from_its_script() -> None:
     assert [c.source for c in saved.cells] == [c.source for c in built.cells]
 
 
+@pytest.mark.slow
 def test_notebook_executes(datasets_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
