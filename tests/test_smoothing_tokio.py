@@ -110,6 +110,15 @@ class TestHeadlineCounts(CheckCounts):
         type(self).res = dict(final_analysis(datasets_dir).counts)
 
 
+def test_mira_time_erratum(datasets_dir: Path) -> None:
+    """ERRATA.md: Mira's _datetime_start assumed Los Angeles instead of Chicago (2 h late)."""
+    frame = load(datasets_dir)
+    mira = frame["_test_platform"] == "mira-fs1@mira"
+    shift = frame["_datetime_start"] - frame["_datetime_start_corrected"]
+    assert (shift[mira] == 7200).all()
+    assert (shift[~mira] == 0).all()
+
+
 def test_cori_hacc_global_means(datasets_dir: Path) -> None:
     """Spec §13: Cori HACC global means 298 GiB/s write, 204 GiB/s read."""
     frame = load(datasets_dir)

@@ -106,6 +106,21 @@ def _synthesize(frame: pd.DataFrame, system: str, paper_cleaning: bool) -> pd.Da
     for metric in ("bw", "opens", "stats", "ops"):
         frame[f"contention_{metric}"] = 1.0 - frame[f"coverage_factor_{metric}"]
 
+    start = frame["_datetime_start"].to_numpy(dtype=float)
+    if system == "mira" and "darshan_start_time" in frame.columns:
+        # ERRATA.md: Mira's _datetime_start was converted from Chicago wall-clock strings as
+        # if they were Los Angeles times; darshan_start_time holds the Chicago wall-clock
+        # time as naive epoch seconds, so reading it in America/Chicago gives the instant.
+        wall = pd.DatetimeIndex(
+            pd.to_datetime(frame["darshan_start_time"].to_numpy(dtype=float), unit="s")
+        )
+        local = wall.tz_localize("America/Chicago", ambiguous="NaT", nonexistent="NaT")
+        corrected = np.full(len(frame), np.nan)
+        valid = ~local.isna()
+        corrected[valid] = local[valid].tz_convert("UTC").as_unit("s").asi8.astype(float)
+        start = np.where(valid, corrected, start)
+    frame["_datetime_start_corrected"] = start
+
     peak = frame.groupby(_NORMALISE_BY, sort=False, dropna=False)[
         "darshan_agg_perf_by_slowest_posix"
     ].transform("max")
@@ -197,10 +212,13 @@ def read_tokio_summaries(
     -------
     pandas.DataFrame
         One row per job, index 0..n-1. ``_datetime_start``/``_datetime_end`` stay epoch
-        seconds as in the files. For Mira these are known to be shifted (``ERRATA.md``: the
-        strings were read as Los Angeles instead of Chicago times); the true start is
-        ``darshan_start_time``. The paper used ``_datetime_start`` everywhere, and so does
-        this loader's output order.
+        seconds as in the files. For Mira these are known to be 2 h late (``ERRATA.md``:
+        the strings were read as Los Angeles instead of Chicago times). The added column
+        ``_datetime_start_corrected`` holds the true UTC start: for Mira,
+        ``darshan_start_time`` (Chicago wall-clock as naive epoch seconds) read in
+        America/Chicago, which is exactly ``_datetime_start - 7200``; for the other systems
+        a copy of ``_datetime_start``. The paper used ``_datetime_start`` everywhere, and so
+        do this loader's filters and output order.
 
     Raises
     ------
