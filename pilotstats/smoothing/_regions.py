@@ -84,9 +84,6 @@ class Crossovers(Result):
             }
         )
 
-    def _extra_dict(self) -> dict[str, Any]:
-        return {"above": None}
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe data: the crossover records (the per-row ``above`` flags omitted)."""
         data = Result.to_dict(self)
