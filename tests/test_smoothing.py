@@ -632,6 +632,16 @@ def grouped_frame(seed: int = 4) -> pd.DataFrame:
 
 
 class TestAnalyzeRegions:
+    def test_no_regions_gives_empty_tables(self) -> None:
+        frame = pd.DataFrame({"t": np.arange(10) * DAY, "y": np.ones(10), "m": np.arange(10.0),
+                              "g": ["a"] * 9 + ["b"]})
+        result = analyze_regions(frame, time="t", target="y", group_by="g", short="2D",
+                                 long="4D", correlations=True)
+        assert result.counts["groups"] == 2 and result.counts["regions"] == 0
+        assert result.counts["anomalous_observations"] == 0
+        assert len(result.contributors) == 0 and len(result.summary) == 0
+        json.dumps(result.to_dict(), allow_nan=False)
+
     def test_matches_building_blocks_per_group(self) -> None:
         frame = grouped_frame()
         result = analyze_regions(frame, time="time", target="perf",
@@ -751,6 +761,11 @@ class TestPlots:
         assert axes.shape == (3, 2)
         bars = plot_contributor_ranking(analysis)
         assert len(bars.patches) >= 2
+        from pilotstats.smoothing import plot_flag_heatmap, plot_sma_difference
+
+        assert plot_sma_difference(regions) is not None
+        assert plot_sma_difference(analysis, group="fs2") is not None
+        assert plot_flag_heatmap(analysis) is not None
         plt.close("all")
         # quartile colours: tie goes to the lower bucket, above max to the top one
         others = [1.0, 2.0, 3.0, 4.0, 5.0]

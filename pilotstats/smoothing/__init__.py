@@ -10,7 +10,13 @@ frame-level pipeline :func:`analyze_regions`. Plot functions import matplotlib l
 from pilotstats.smoothing._analysis import DivergenceAnalysis, analyze_regions
 from pilotstats.smoothing._contributors import Contributors, contributors
 from pilotstats.smoothing._demo import demo_smoothing
-from pilotstats.smoothing._plots import plot_contributor_ranking, plot_timeline, plot_umami
+from pilotstats.smoothing._plots import (
+    plot_contributor_ranking,
+    plot_flag_heatmap,
+    plot_sma_difference,
+    plot_timeline,
+    plot_umami,
+)
 from pilotstats.smoothing._presets import (
     PRESETS,
     TOKIO_HIGHER_IS_WORSE,
@@ -40,6 +46,8 @@ __all__ = [
     "demo_smoothing",
     "divergence_regions",
     "plot_contributor_ranking",
+    "plot_flag_heatmap",
+    "plot_sma_difference",
     "plot_timeline",
     "plot_umami",
     "read_tokio_summaries",

@@ -29,6 +29,7 @@ from pilotstats.smoothing._regions import _build_regions, check_windows
 from pilotstats.smoothing._time import (
     _check_tz,
     as_utc_seconds,
+    parse_window,
     to_wallclock_seconds,
     window_label,
 )
@@ -303,8 +304,6 @@ def analyze_regions(
     chosen = resolve_metrics(frame, settings["metrics"], target, exclude=[time, *groups])
     if not isinstance(target_higher_is_better, (bool, np.bool_)):
         raise InvalidInputError("target_higher_is_better must be True or False")
-    from pilotstats.smoothing._time import parse_window
-
     width_filter = parse_window(min_width, "min_width") if min_width is not None else None
     counts: dict[str, int] = {"rows_in": len(frame)}
 

@@ -19,6 +19,8 @@ from pilotstats.smoothing._time import window_label
 __all__ = [
     "UMAMI_COLOURS",
     "plot_contributor_ranking",
+    "plot_flag_heatmap",
+    "plot_sma_difference",
     "plot_timeline",
     "plot_umami",
     "umami_colour",
@@ -335,4 +337,92 @@ def plot_contributor_ranking(
         ax.legend(fontsize="small")
     ax.grid(True, axis="y", alpha=0.3)
     ax.set_axisbelow(True)
+    return ax
+
+
+def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> Any:
+    """SMA_short - SMA_long over time, with crossovers marked (spec §11, optional plot).
+
+    Parameters
+    ----------
+    result : Regions or DivergenceAnalysis
+        Output of :func:`divergence_regions` or :func:`analyze_regions`.
+    group : str or tuple, optional
+        Group of a multi-group analysis.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    plt = _pyplot()
+    if isinstance(result, Regions):
+        times = np.asarray(result.times)
+        diff = np.asarray(result.sma_short) - np.asarray(result.sma_long)
+        positions = np.asarray(result.crossovers.positions)
+    elif hasattr(result, "sma") and hasattr(result, "regions"):
+        rows, _, _ = _analysis_group(result, group)
+        times = rows["t"].to_numpy(dtype=float)
+        diff = rows["diff"].to_numpy(dtype=float)
+        above = rows["above"].to_numpy(dtype=bool)
+        positions = np.flatnonzero(above[1:] != above[:-1]) + 1
+    else:
+        raise InvalidInputError(
+            "result must be a Regions or DivergenceAnalysis, got " + type(result).__name__
+        )
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 3))
+    when = _to_datetimes(times)
+    ax.plot(when, diff, "-", color="C0", linewidth=1.2)
+    ax.fill_between(when, diff, 0.0, where=diff > 0, color="C2", alpha=0.3, linewidth=0)
+    ax.fill_between(when, diff, 0.0, where=diff <= 0, color="C3", alpha=0.3, linewidth=0)
+    ax.axhline(0.0, color="0.3", linewidth=0.8)
+    if positions.size:
+        ax.plot(when[positions], diff[positions], "|", color="0.2", markersize=10)
+    ax.set_ylabel("SMA short - SMA long")
+    return ax
+
+
+def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = True) -> Any:
+    """Region × metric heatmap of flagged contributor records (spec §11, optional plot).
+
+    Cells are 1 where the metric was flagged at the region's job of interest, 0 where it
+    was not, and blank where there is no (significant) record.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame, Contributors or DivergenceAnalysis
+        Contributor records (``group``, ``region_id``, ``metric``, ``flagged``,
+        ``significant``).
+    ax : matplotlib Axes, optional
+    significant_only : bool, default True
+        Show only records with ``p_value < significance_level``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    plt = _pyplot()
+    if hasattr(records, "records") and isinstance(records.records, pd.DataFrame):
+        table = records.records
+    elif hasattr(records, "contributors") and isinstance(records.contributors, pd.DataFrame):
+        table = records.contributors
+    elif isinstance(records, pd.DataFrame):
+        table = records
+    else:
+        raise InvalidInputError(
+            "records must be a records DataFrame, a Contributors or a DivergenceAnalysis"
+        )
+    if significant_only:
+        table = table[table["significant"]]
+    grid = table.assign(flag=table["flagged"].astype(float)).pivot_table(
+        index=["group", "region_id"], columns="metric", values="flag", aggfunc="max"
+    )
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 6))
+    ax.imshow(grid.to_numpy(dtype=float).T, aspect="auto", interpolation="nearest",
+              cmap="Reds", vmin=0.0, vmax=1.0)
+    ax.set_yticks(np.arange(len(grid.columns)))
+    ax.set_yticklabels(list(grid.columns), fontsize="small")
+    ax.set_xlabel(f"region ({len(grid)} jobs of interest)")
     return ax
