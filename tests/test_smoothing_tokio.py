@@ -268,3 +268,19 @@ def test_mira_correlations(datasets_dir: Path) -> None:
     assert table is not None and len(table) == 9
     assert table["r"].min() == pytest.approx(0.507, abs=5e-4)
     assert table["r"].max() == pytest.approx(0.884, abs=5e-4)
+
+
+def test_sample_summary_file(datasets_dir: Path) -> None:
+    """Spec §12: the pytokio sample (162 daily Cori-KNL HACC write runs, no per-counter
+    Darshan columns) gets the GiB-based bandwidth coverage factor, with inf turned to NaN."""
+    counts: dict[str, int] = {}
+    frame = read_tokio_summaries(datasets_dir / "tokio" / "sample_summary.csv.gz",
+                                 date_range=None, counts=counts)
+    assert len(frame) == 162 and counts["dropped_listwise_nan_cori"] == 0
+    assert set(frame["_benchmark_id"]) == {"hacc_io_write_fpp_write"}
+    assert set(frame["_test_platform"]) == {"cscratch@cori-knl"}
+    cf = frame["coverage_factor_bw"]
+    assert np.isfinite(cf.dropna()).all() and cf.isna().sum() > 0
+    fs_gibs = frame["fs_tot_gibs_read"] + frame["fs_tot_gibs_written"]
+    ok = cf.notna()
+    np.testing.assert_allclose(cf[ok], (frame["darshan_total_gibs_posix"] / fs_gibs)[ok])

@@ -154,6 +154,9 @@ def _resolve_paths(source: Any) -> dict[str, Path]:
     result: dict[str, Path] = {}
     for path in paths:
         path = Path(path)
+        if path.name.startswith("sample_summary"):
+            result["cori"] = path  # NERSC/pytokio examples/: daily Cori-KNL HACC write runs
+            continue
         match = re.match(r"([a-z]+)-summar", path.name)
         if match is None:
             raise InvalidInputError(
