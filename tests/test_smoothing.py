@@ -240,6 +240,24 @@ class TestSmaExactness:
         sma(days, y, "7D")
         np.testing.assert_array_equal(y, copy)
 
+    @settings(max_examples=40, deadline=None)
+    @given(
+        steps=st.lists(st.integers(0, 3), min_size=1, max_size=25),
+        values=st.lists(st.one_of(st.floats(-1e3, 1e3), st.just(math.nan)), min_size=25,
+                        max_size=25),
+        width=st.integers(1, 8),
+        closed=st.sampled_from(["left", "right", "both", "neither"]),
+    )
+    def test_property_against_brute_force(
+        self, steps: list[int], values: list[float], width: int, closed: str
+    ) -> None:
+        # integer-hour times with many duplicates and edges exactly on observations
+        t = np.cumsum(steps).astype(float) * 3600.0
+        y = np.array(values[: t.size])
+        got = sma(t, y, width * 3600.0, closed=closed)  # type: ignore[arg-type]
+        np.testing.assert_allclose(got, naive_sma(t, y, width * 3600.0, closed), rtol=1e-12,
+                                   atol=1e-9)
+
     @settings(max_examples=30, deadline=None)
     @given(
         a=st.floats(-100, 100), b=st.floats(0.1, 10),
