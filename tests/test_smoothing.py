@@ -799,15 +799,3 @@ def test_demo() -> None:
     text = demo_smoothing()
     assert text.startswith("Smoothing (SC'18 divergence regions)")
     assert "contention_bw" in text.splitlines()[4]  # the planted contributor ranks first
-
-
-def test_docs_fragment_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    import re
-    from pathlib import Path
-
-    text = (Path(__file__).resolve().parents[1] / "docs_fragments" / "smoothing.md").read_text()
-    code = re.search(r"```python\n(.*?)```", text, re.S)
-    assert code is not None
-    exec(compile(code.group(1), "docs_fragments/smoothing.md", "exec"), {})
-    out = capsys.readouterr().out
-    assert "crossovers" in out and "divergence regions" in out
