@@ -28,10 +28,12 @@ from pilotstats.exceptions import (
     PilotStatsWarning,
 )
 from pilotstats.results import ConfidenceInterval
+from pilotstats.session import BenchmarkSession, run_session
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BenchmarkSession",
     "ConfidenceInterval",
     "InvalidInputError",
     "NotEnoughDataError",
@@ -45,6 +47,7 @@ __all__ = [
     "optimal_subsession_size",
     "regression",
     "required_sample_size",
+    "run_session",
     "smoothing",
     "subsession_analysis",
     "welch_test",

@@ -39,9 +39,10 @@ def demo_autocorrelation() -> str:
 
 
 def _sections() -> list[Callable[[], str]]:
+    from pilotstats.regression import demo_wps
     from pilotstats.smoothing import demo_smoothing
 
-    return [demo_autocorrelation, demo_smoothing]
+    return [demo_autocorrelation, demo_wps, demo_smoothing]
 
 
 def run_demo() -> str:
