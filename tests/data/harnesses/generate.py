@@ -1,6 +1,7 @@
 """Regenerate the harness fixtures in this folder with the real tools.
 
-Run from anywhere: ``python tests/data/harnesses/generate.py [--tools pyperf,pytest-benchmark,...]``.
+Run from anywhere:
+``python tests/data/harnesses/generate.py [--tools pyperf,pytest-benchmark,...]``.
 Each tool's command and version are written to ``PROVENANCE.md`` (section "generated").
 The fixtures are committed; the tests read the committed files and never run the tools,
 except ``tests/test_io_harness_tools.py`` which regenerates pyperf and pytest-benchmark
@@ -80,12 +81,13 @@ def generate_pyperf(out: Path) -> list[str]:
               "--warmups", "3", "--min-time", "0.002", "-q",
               "-o", str(out / "pyperf_timeit.json"), "-s", "x = list(range(30))", "sorted(x)"]
     _run(timeit)
-    notes.append(" ".join(["python"] + timeit[1:]).replace(str(out) + os.sep, ""))
+    notes.append(" ".join(["python", *timeit[1:]]).replace(str(out) + os.sep, ""))
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "bench_suite.py"
         script.write_text(PYPERF_SUITE_SCRIPT)
         suite = [sys.executable, str(script), "--processes", "3", "--values", "4",
-                 "--warmups", "2", "--min-time", "0.002", "-q", "-o", str(out / "pyperf_suite.json")]
+                 "--warmups", "2", "--min-time", "0.002", "-q",
+                 "-o", str(out / "pyperf_suite.json")]
         _run(suite)
         notes.append("python bench_suite.py " + " ".join(suite[2:]).replace(str(out) + os.sep, "")
                      + "  # script: Runner().timeit x2, see PYPERF_SUITE_SCRIPT in generate.py")
@@ -148,7 +150,8 @@ def generate_gbench(out: Path) -> list[str]:
     return [f"Google Benchmark (Debian libbenchmark-dev {dpkg}), g++ -O2",
             "./tiny " + " ".join(args) + " --benchmark_out=gbench.json",
             "./tiny " + " ".join(args)
-            + " --benchmark_report_aggregates_only=true --benchmark_out=gbench_aggregates_only.json"]
+            + " --benchmark_report_aggregates_only=true"
+            + " --benchmark_out=gbench_aggregates_only.json"]
 
 
 ASV_CONF = {
