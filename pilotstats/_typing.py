@@ -28,3 +28,11 @@ SampleKind: TypeAlias = Literal["mean", "proportion"]
 Alternative: TypeAlias = Literal["two-sided", "less", "greater"]
 #: Seed or generator accepted wherever randomness is used.
 RandomState: TypeAlias = int | np.random.Generator | None
+#: Estimator variant of the work-per-second regression (wps spec §3, §7.1).
+WpsMethod: TypeAlias = Literal["default", "pilot"]
+#: Phase of the work planner (wps spec §6).
+PlannerPhase: TypeAlias = Literal["doubling", "ramp", "bisection"]
+#: How a benchmark session removes warm-up and cool-down from each round's unit readings.
+WarmupRemoval: TypeAlias = Literal["stable_phase", "trim", "none"]
+#: Series whose autocorrelation chooses the WPS subsession size (wps spec §3.2).
+SubsessionBasis: TypeAlias = Literal["rates", "residuals"]
