@@ -28,3 +28,7 @@ SampleKind: TypeAlias = Literal["mean", "proportion"]
 Alternative: TypeAlias = Literal["two-sided", "less", "greater"]
 #: Seed or generator accepted wherever randomness is used.
 RandomState: TypeAlias = int | np.random.Generator | None
+#: Label of an MDL trend group relative to the previous group (mdl spec §7).
+MdlLabel: TypeAlias = Literal["normal", "regression", "progression"]
+#: Handling of NaN samples in trend data (mdl spec §9).
+NanPolicy: TypeAlias = Literal["raise", "omit", "zero"]
