@@ -2,3 +2,7 @@
 MDL partitioning of trend data."""
 
 __all__: list[str] = []
+
+from pilotstats.changepoints.mdl import MdlStream, TrendGroup, TrendGroups, mdl_partition
+
+__all__ += ["MdlStream", "TrendGroup", "TrendGroups", "mdl_partition"]
