@@ -17,6 +17,9 @@ DEFAULT_CONFIDENCE_LEVEL: float = 0.95
 #: Default limit on |lag-1 autocorrelation| of subsession means (Pilot's default).
 DEFAULT_AUTOCORRELATION_LIMIT: float = 0.1
 
+#: Default additive penalty β of EDM-multi (the R front-end's ``breakout()`` default).
+EDM_DEFAULT_BETA: float = 0.008
+
 #: Allow numba ``parallel=True`` kernels (results are identical to the serial kernels).
 PARALLEL: bool = True
 
@@ -33,6 +36,7 @@ _DEFAULTS = {
     "DEFAULT_AUTOCORRELATION_LIMIT": DEFAULT_AUTOCORRELATION_LIMIT,
     "PARALLEL": PARALLEL,
     "MDL_PRUNING_MARGIN": MDL_PRUNING_MARGIN,
+    "EDM_DEFAULT_BETA": EDM_DEFAULT_BETA,
 }
 
 

@@ -40,3 +40,5 @@ SubsessionBasis: TypeAlias = Literal["rates", "residuals"]
 MdlLabel: TypeAlias = Literal["normal", "regression", "progression"]
 #: Handling of NaN samples in trend data (mdl spec §9).
 NanPolicy: TypeAlias = Literal["raise", "omit", "zero"]
+#: Preprocessing of EDM change-point searches (edm spec §2.2).
+EdmScale: TypeAlias = Literal["range", "none"]

@@ -1,8 +1,19 @@
 """Change points: E-Divisive with Medians, stable-phase (warm-up/cool-down) detection and
 MDL partitioning of trend data."""
 
-__all__: list[str] = []
-
+from pilotstats.changepoints._edm import EdmStream, edm, edm_single
+from pilotstats.changepoints._results import ChangePoints, Segment, SingleChangePoint
 from pilotstats.changepoints.mdl import MdlStream, TrendGroup, TrendGroups, mdl_partition
 
-__all__ += ["MdlStream", "TrendGroup", "TrendGroups", "mdl_partition"]
+__all__: list[str] = [
+    "ChangePoints",
+    "EdmStream",
+    "MdlStream",
+    "Segment",
+    "SingleChangePoint",
+    "TrendGroup",
+    "TrendGroups",
+    "edm",
+    "edm_single",
+    "mdl_partition",
+]

@@ -1,0 +1,340 @@
+"""Result classes shared by every change-point function.
+
+:class:`ChangePoints` is returned by :func:`~pilotstats.changepoints.edm`,
+:class:`~pilotstats.changepoints.EdmStream` and
+:func:`~pilotstats.changepoints.detect_changes`; :class:`SingleChangePoint` by
+:func:`~pilotstats.changepoints.edm_single`. Conventions (``style.md`` §3, §4, §10;
+``specs/edm.md`` §1): a change point is the 0-based index of the **first sample of the new
+segment**; segments are half-open ``[start, end)``; locations are strictly increasing and
+never contain 0 or n.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from pilotstats.exceptions import InvalidInputError
+from pilotstats.results import Result, format_number, json_safe
+
+__all__ = ["ChangePoints", "Segment", "SingleChangePoint", "make_segments"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Segment(Result):
+    """Statistics of one segment ``x[start:end]`` between two change points.
+
+    Attributes
+    ----------
+    start : int
+        Index of the first sample (inclusive).
+    end : int
+        Index one past the last sample (exclusive).
+    n : int
+        Number of samples, ``end - start``.
+    median : float
+        Sample median (mean of the two middle order statistics for even n).
+    mean : float
+        Arithmetic mean.
+    std : float
+        Sample standard deviation with ``ddof=1``; NaN when ``n == 1`` (``None`` in
+        :meth:`to_dict`).
+    """
+
+    start: int
+    end: int
+    n: int
+    median: float
+    mean: float
+    std: float
+
+    def __str__(self) -> str:
+        return (
+            f"[{self.start}, {self.end}): n = {self.n}, mean {format_number(self.mean)}, "
+            f"median {format_number(self.median)}, std {format_number(self.std)}"
+        )
+
+    @property
+    def population_std(self) -> float:
+        """Standard deviation with ``ddof=0`` (Otava's ``stddev``; 0.0 when ``n == 1``)."""
+        if self.n < 2:
+            return 0.0
+        return float(self.std * math.sqrt((self.n - 1) / self.n))
+
+
+def make_segments(x: np.ndarray, locations: Sequence[int]) -> tuple[Segment, ...]:
+    """Build the :class:`Segment` statistics of ``x`` cut at ``locations``.
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n,)
+        The (unscaled) data, n >= 1.
+    locations : sequence of int
+        Strictly increasing change points in ``(0, n)``.
+
+    Returns
+    -------
+    tuple of Segment
+        ``len(locations) + 1`` segments covering ``[0, n)`` in order.
+    """
+    n = int(x.shape[0])
+    bounds = [0, *(int(c) for c in locations), n]
+    segments = []
+    for start, end in itertools.pairwise(bounds):
+        part = x[start:end]
+        count = end - start
+        std = float(np.std(part, ddof=1)) if count >= 2 else math.nan
+        segments.append(
+            Segment(
+                start=start,
+                end=end,
+                n=count,
+                median=float(np.median(part)),
+                mean=float(np.mean(part)),
+                std=std,
+            )
+        )
+    return tuple(segments)
+
+
+def _relative_change(before: float, after: float) -> float:
+    """Otava's relative change ``after / before - 1`` (0 when ``before == 0``)."""
+    if before == 0.0:
+        return 0.0
+    return after / before - 1.0
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ChangePoints(Result):
+    """Change points of a series and the statistics of the segments between them.
+
+    Iterating yields the segments; ``len(result)`` is the number of change points (so an
+    empty result is falsy).
+
+    Attributes
+    ----------
+    locations : tuple of int
+        0-based index of the first sample of each new segment, strictly increasing, each in
+        ``[min_size, n - min_size]``; empty when no change was found.
+    segments : tuple of Segment
+        ``len(locations) + 1`` half-open segments covering ``[0, n)``; statistics are
+        computed on the data as given (unscaled).
+    n : int
+        Length of the series.
+    method : str
+        Procedure, e.g. ``"edm-multi"``, ``"edm-percent"`` or ``"detect_changes"``.
+    parameters : mapping
+        Every parameter used (min_size, beta or percent, degree, scale, ...), read-only.
+    p_values : tuple of float or None
+        One p-value per change point for significance-guarded detectors; None for the
+        faithful :func:`~pilotstats.changepoints.edm` (which tests nothing).
+    test : str or None
+        Name of the significance test behind ``p_values``; None when there is none.
+    score : float or None
+        Final objective of the search where one exists (EDM: the dynamic-programme value
+        F[n] in units of the scaled data); None otherwise.
+    too_short : bool
+        True when the series was too short to search (n < 2·min_size); then no change point.
+    unit : str or None
+        Optional label of the measured quantity.
+    """
+
+    locations: tuple[int, ...]
+    segments: tuple[Segment, ...]
+    n: int
+    method: str
+    parameters: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    p_values: tuple[float, ...] | None = None
+    test: str | None = None
+    score: float | None = None
+    too_short: bool = False
+    unit: str | None = None
+
+    def __post_init__(self) -> None:
+        locations = tuple(int(c) for c in self.locations)
+        object.__setattr__(self, "locations", locations)
+        object.__setattr__(self, "segments", tuple(self.segments))
+        object.__setattr__(self, "n", int(self.n))
+        object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
+        if self.p_values is not None:
+            p_values = tuple(float(p) for p in self.p_values)
+            if len(p_values) != len(locations):
+                raise InvalidInputError(
+                    f"p_values must have one entry per change point ({len(locations)}), "
+                    f"got {len(p_values)}"
+                )
+            object.__setattr__(self, "p_values", p_values)
+        if self.score is not None:
+            object.__setattr__(self, "score", float(self.score))
+        if len(self.segments) != len(locations) + 1:
+            raise InvalidInputError(
+                f"segments must number len(locations) + 1 = {len(locations) + 1}, "
+                f"got {len(self.segments)}"
+            )
+
+    def __iter__(self) -> Iterator[Segment]:
+        return iter(self.segments)
+
+    def __len__(self) -> int:
+        return len(self.locations)
+
+    def __str__(self) -> str:
+        shown = ", ".join(
+            f"{key} = {format_number(value) if isinstance(value, float) else value}"
+            for key, value in self.parameters.items()
+        )
+        count = len(self.locations)
+        noun = "change point" if count == 1 else "change points"
+        if count == 0:
+            head = f"{self.method}: no change points"
+            if self.too_short:
+                head += " (series too short to search)"
+        else:
+            head = f"{self.method}: {count} {noun} at {list(self.locations)}"
+            if self.p_values is not None:
+                ps = ", ".join(format_number(p, 3) for p in self.p_values)
+                head += f" (p = [{ps}]"
+                head += f", {self.test})" if self.test else ")"
+        tail = f"n = {self.n}"
+        if shown:
+            tail += f", {shown}"
+        return f"{head} ({tail})"
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {"n_change_points": len(self.locations), "confidence_level": None}
+
+    def to_records(
+        self,
+        metric: str = "value",
+        times: Sequence[Any] | np.ndarray | None = None,
+        *,
+        otava_keys: bool = False,
+    ) -> list[dict[str, Any]]:
+        """One Otava-like record per change point (``style.md`` §10).
+
+        Parameters
+        ----------
+        metric : str, default "value"
+            Metric name written into every record.
+        times : sequence, optional
+            Time stamp of every sample (length n); ``time`` is ``times[index]``. Without it
+            ``time`` is None.
+        otava_keys : bool, default False
+            Write the p-value under Otava's key ``pvalue`` instead of ``p_value``.
+
+        Returns
+        -------
+        list of dict
+            Keys ``metric``, ``index`` (first sample of the new regime), ``time``,
+            ``forward_change_percent`` (``100·(mean_after/mean_before − 1)``, 0 when
+            ``mean_before`` is 0, as Otava), ``magnitude`` (the larger of the absolute
+            forward and backward relative changes, as Otava's ``change_magnitude``),
+            ``mean_before``, ``stddev_before``, ``mean_after``, ``stddev_after`` (adjacent
+            segments; population standard deviations as Otava) and ``p_value`` (None when
+            the detector tests nothing). Values stay numeric and JSON-safe.
+
+        Raises
+        ------
+        InvalidInputError
+            ``times`` does not have one entry per sample.
+        """
+        if times is not None and len(times) != self.n:
+            raise InvalidInputError(
+                f"times must have one entry per sample (n = {self.n}), got {len(times)}"
+            )
+        key = "pvalue" if otava_keys else "p_value"
+        records = []
+        for j, index in enumerate(self.locations):
+            before, after = self.segments[j], self.segments[j + 1]
+            forward = _relative_change(before.mean, after.mean)
+            backward = _relative_change(after.mean, before.mean)
+            record: dict[str, Any] = {
+                "metric": metric,
+                "index": index,
+                "time": None if times is None else json_safe(times[index]),
+                "forward_change_percent": forward * 100.0,
+                "magnitude": max(abs(forward), abs(backward)),
+                "mean_before": before.mean,
+                "stddev_before": before.population_std,
+                "mean_after": after.mean,
+                "stddev_after": after.population_std,
+                key: None if self.p_values is None else self.p_values[j],
+            }
+            records.append({name: json_safe(value) for name, value in record.items()})
+        return records
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SingleChangePoint(Result):
+    """At most one change point (EDM-X or EDM-tail).
+
+    Attributes
+    ----------
+    location : int or None
+        0-based index of the first sample after the change; None when no change was found
+        (series shorter than ``2·min_size``, constant, or best statistic not > 0).
+    statistic : float
+        Maximum of the search statistic (scaled data units; 0.0 when nothing was searched).
+    n : int
+        Length of the series.
+    min_size : int
+        Minimum segment length used.
+    exact : bool
+        True for EDM-X (exact medians), False for EDM-tail (interval-tree quantiles).
+    method : str
+        ``"edm-x"`` or ``"edm-tail"``.
+    too_short : bool
+        True when n < 2·min_size (no search).
+    parameters : mapping
+        Every parameter used, read-only.
+    unit : str or None
+        Optional label of the measured quantity.
+    """
+
+    location: int | None
+    statistic: float
+    n: int
+    min_size: int
+    exact: bool
+    method: str = "edm-x"
+    too_short: bool = False
+    parameters: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    unit: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.location is not None:
+            object.__setattr__(self, "location", int(self.location))
+        object.__setattr__(self, "statistic", float(self.statistic))
+        object.__setattr__(self, "n", int(self.n))
+        object.__setattr__(self, "min_size", int(self.min_size))
+        object.__setattr__(self, "parameters", MappingProxyType(dict(self.parameters)))
+
+    @property
+    def found(self) -> bool:
+        """True when a change point was reported."""
+        return self.location is not None
+
+    @property
+    def locations(self) -> tuple[int, ...]:
+        """The change point as a tuple (empty when none), for symmetry with ChangePoints."""
+        return () if self.location is None else (self.location,)
+
+    def __str__(self) -> str:
+        if self.location is None:
+            reason = " (series too short to search)" if self.too_short else ""
+            head = f"{self.method}: no change point{reason}"
+        else:
+            head = f"{self.method}: change at {self.location}"
+        return (
+            f"{head} (statistic {format_number(self.statistic)}, n = {self.n}, "
+            f"min_size = {self.min_size})"
+        )
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {"confidence_level": None}
