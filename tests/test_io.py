@@ -53,6 +53,9 @@ class TestMeasurements:
         assert m.runs == (0, 1)
         assert [r for r, _ in m.by_run()] == [0, 1]
 
+    def test_scalar_name_not_truncated(self) -> None:
+        assert Measurements([1.0, 2.0], benchmark="a long name").names == ("a long name",)
+
     def test_arrays_are_read_only_copies(self) -> None:
         data = np.array([1.0, 2.0])
         m = Measurements(data)

@@ -34,8 +34,10 @@ def _readonly(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 def _column(values: Any, name: str, n: int, dtype: Any, default: Any) -> npt.NDArray[Any]:
     if values is None:
-        return np.full(n, default, dtype=dtype)
+        values = default
     if np.isscalar(values):
+        if dtype is np.str_:  # np.full would truncate to the dtype's default width
+            return np.array([str(values)] * n, dtype=np.str_)
         return np.full(n, values, dtype=dtype)
     array = np.array(values, dtype=dtype, copy=True).reshape(-1)
     if array.shape[0] != n:
