@@ -13,11 +13,11 @@ from pilotstats.analysis import (
     AnalysisReport,
     ComparisonReport,
     TrendReport,
+    _backends,
     analyze,
     compare,
     trend,
 )
-from pilotstats.analysis import _backends
 from pilotstats.autocorrelation import required_sample_size, subsession_analysis, welch_test
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 from pilotstats.io import Measurements, load

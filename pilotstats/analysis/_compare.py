@@ -191,8 +191,9 @@ def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis, level: float,
         "base_subsessions": base.n_subsessions, "new_subsessions": new.n_subsessions,
         "confidence_level": level,
     }
-    empty: dict[str, Any] = {"difference": None, "ci_low": None, "ci_high": None, "relative_change": None,
-             "relative_ci_low": None, "relative_ci_high": None, "p_value": None, "dof": None}
+    empty: dict[str, Any] = {
+        "difference": None, "ci_low": None, "ci_high": None, "relative_change": None,
+        "relative_ci_low": None, "relative_ci_high": None, "p_value": None, "dof": None}
     if base.unit != new.unit or base.statistic != new.statistic:
         return BenchmarkComparison(**common, **empty, verdict="not analysable",
                                    note=f"units or statistics differ ({base.unit}/"
