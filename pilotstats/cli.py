@@ -218,17 +218,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     Examples
     --------
     >>> import contextlib, io, json, os, tempfile
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
     >>> folder = tempfile.mkdtemp()
     >>> def export(name, times):
     ...     path = os.path.join(folder, name)
     ...     with open(path, "w") as handle:
     ...         json.dump({"results": [{"command": "job", "times": times}]}, handle)
     ...     return path
-    >>> base = export("base.json", [0.100, 0.101, 0.099, 0.100, 0.102, 0.098] * 5)
-    >>> slow = export("new.json", [0.120, 0.121, 0.119, 0.120, 0.122, 0.118] * 5)
+    >>> base = export("base.json", (0.100 + rng.normal(0, 0.001, 60)).tolist())
+    >>> slow = export("new.json", (0.105 + rng.normal(0, 0.001, 60)).tolist())
     >>> with contextlib.redirect_stdout(io.StringIO()) as out:
     ...     status = main(["compare", base, slow])
-    >>> status, "regression" in out.getvalue()
+    >>> status, "1 significant regression(s)" in out.getvalue()
     (1, True)
     """
     from pilotstats.exceptions import PilotStatsError

@@ -735,8 +735,8 @@ def load_jmh(
     >>> doc = [{"benchmark": "p.C.m", "mode": "avgt", "primaryMetric": {
     ...     "score": 2.0, "scoreUnit": "us/op", "rawData": [[2.0, 2.1], [1.9, 2.0]]}}]
     >>> m = load_jmh(doc)
-    >>> m.runs, m.elapsed.tolist()
-    ((0, 1), [2e-06, 2.1e-06, 1.9e-06, 2e-06])
+    >>> m.runs, [round(t * 1e6, 9) for t in m.elapsed.tolist()]
+    ((0, 1), [2.0, 2.1, 1.9, 2.0])
     """
     document, label = read_json(source)
     if not isinstance(document, list):
@@ -863,8 +863,9 @@ def load_criterion(
     Examples
     --------
     >>> doc = {"sampling_mode": "Linear", "iters": [10.0, 20.0], "times": [1000.0, 2100.0]}
-    >>> load_criterion(doc, name="bench").elapsed.tolist()
-    [1e-06, 2.1e-06]
+    >>> m = load_criterion(doc, name="bench")
+    >>> m.work.tolist(), [round(t * 1e9, 9) for t in m.elapsed.tolist()]
+    ([10.0, 20.0], [1000.0, 2100.0])
     """
     if isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):
         root = Path(os.fspath(source))

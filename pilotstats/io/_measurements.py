@@ -83,8 +83,8 @@ class Measurements:
     >>> m = Measurements.from_values([1.0, 1.1, 0.9, 1.0], work=10, benchmark="demo")
     >>> m
     Measurements(1 benchmark, 4 samples, 1 run)
-    >>> m.time_per_work.tolist()
-    [0.1, 0.11000000000000001, 0.09, 0.1]
+    >>> m.elapsed.tolist()
+    [10.0, 11.0, 9.0, 10.0]
     >>> [b.names for b in m]
     [('demo',)]
     """
