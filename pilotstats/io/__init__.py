@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from pilotstats.exceptions import FormatError
+from pilotstats.io._demo import demo_io
 from pilotstats.io._harness import (
     load_asv,
     load_criterion,
@@ -49,6 +50,7 @@ __all__ = [
     "Measurements",
     "PilotBaseline",
     "PilotBaselineRecord",
+    "demo_io",
     "detect_format",
     "load",
     "load_asv",
