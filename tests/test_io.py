@@ -388,6 +388,14 @@ class TestHyperfine:
             assert math.isclose(float(np.mean(part.elapsed)), result["mean"], rel_tol=1e-9)
             assert part.metadata[result["command"]]["exit_codes"] == result["exit_codes"]
 
+    def test_same_command_twice_kept_apart(self) -> None:
+        document = raw("hyperfine.json")
+        document["results"][1]["command"] = document["results"][0]["command"]
+        m = load_hyperfine(document)
+        first = document["results"][0]["command"]
+        assert m.names == (first, f"{first} (#2)")
+        assert m[f"{first} (#2)"].elapsed.tolist() == document["results"][1]["times"]
+
     def test_parameter_scan(self) -> None:
         m = load_hyperfine(DATA / "hyperfine_scan.json")
         assert [m.metadata[n]["parameters"] for n in m.names] == [{"ms": "1"}, {"ms": "2"}]

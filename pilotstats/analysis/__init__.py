@@ -8,6 +8,12 @@ regression and MDL trend partitioning.
 
 from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze
 from pilotstats.analysis._compare import BenchmarkComparison, ComparisonReport, compare
+from pilotstats.analysis._plot import (
+    plot_analysis,
+    plot_comparison,
+    plot_measurements,
+    plot_trend,
+)
 from pilotstats.analysis._trend import BenchmarkTrend, TrendReport, TrendSegment, trend
 
 __all__ = [
@@ -20,5 +26,9 @@ __all__ = [
     "TrendSegment",
     "analyze",
     "compare",
+    "plot_analysis",
+    "plot_comparison",
+    "plot_measurements",
+    "plot_trend",
     "trend",
 ]

@@ -221,6 +221,15 @@ class AnalysisReport(Result):
                     lines.append(f"  {b.name}: {note}")
         return "\n".join(lines)
 
+    def plot(self, *, ax: Any = None) -> Any:
+        """Forest plot of the intervals relative to each estimate (needs matplotlib).
+
+        See :func:`pilotstats.analysis.plot_analysis`.
+        """
+        from pilotstats.analysis._plot import plot_analysis
+
+        return plot_analysis(self, ax=ax)
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AnalysisReport:
         """Rebuild from :meth:`to_dict` output.

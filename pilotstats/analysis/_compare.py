@@ -171,6 +171,15 @@ class ComparisonReport(Result):
                         if self.min_change_percent > 0 else "") + ")")
         return "\n".join(lines)
 
+    def plot(self, *, ax: Any = None) -> Any:
+        """Forest plot of the relative changes with their intervals (needs matplotlib).
+
+        See :func:`pilotstats.analysis.plot_comparison`.
+        """
+        from pilotstats.analysis._plot import plot_comparison
+
+        return plot_comparison(self, ax=ax)
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ComparisonReport:
         """Rebuild from :meth:`to_dict` output (``pilotstats compare --json``)."""

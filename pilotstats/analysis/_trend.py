@@ -92,6 +92,15 @@ class TrendReport(Result):
                              format_quantity(s.mean, b.unit), s.classification])
         return render_table(["benchmark", "results", "mean", "segment"], rows)
 
+    def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
+        """Means of one benchmark with its MDL levels (needs matplotlib).
+
+        See :func:`pilotstats.analysis.plot_trend`.
+        """
+        from pilotstats.analysis._plot import plot_trend
+
+        return plot_trend(self, benchmark=benchmark, ax=ax)
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TrendReport:
         """Rebuild from :meth:`to_dict` output."""

@@ -648,13 +648,15 @@ def load_hyperfine(source: Source, *, command: str | Iterable[str] | None = None
         cmd = field_str(result, "command", label, path)
         parameters = field_mapping(result, "parameters", label, path, default={})
         name = cmd
-        if name in builder.metadata and parameters:
+        if name in available and parameters:
             name = f"{cmd} [{', '.join(f'{k}={v}' for k, v in parameters.items())}]"
+        copy = 2
+        while name in available:  # the same command benchmarked twice: keep both
+            name = f"{cmd} (#{copy})"
+            copy += 1
         available.append(name)
         if not (_select(cmd, command) or _select(name, command)):
             continue
-        if name in builder.metadata:
-            fail(label, f"{path}.command", f"duplicate command {cmd!r}")
         times = number_list(field(result, "times", label, path), label, f"{path}.times",
                             nonnegative=True)
         exit_codes = field(result, "exit_codes", label, path, default=None)

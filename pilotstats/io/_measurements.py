@@ -290,6 +290,15 @@ class Measurements:
             )
         return "\n".join(lines)
 
+    def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
+        """Time per work unit of each sample, one colour per run (needs matplotlib).
+
+        See :func:`pilotstats.analysis.plot_measurements`.
+        """
+        from pilotstats.analysis._plot import plot_measurements
+
+        return plot_measurements(self, benchmark=benchmark, ax=ax)
+
     def to_frame(self) -> Any:
         """Return a pandas DataFrame, one row per sample (pandas is imported here, lazily).
 
