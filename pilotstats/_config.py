@@ -76,3 +76,42 @@ _DEFAULTS.update(
         "WPS_ZERO_RESIDUAL_TOLERANCE": WPS_ZERO_RESIDUAL_TOLERANCE,
     }
 )
+
+
+# ----------------------------------------------------------------------------------------
+# Guarded change-point detection and stable phase (edm spec §4.5, §8.3)
+# ----------------------------------------------------------------------------------------
+
+#: Per-test threshold of :func:`~pilotstats.changepoints.detect_changes`: a change point is
+#: kept when its selection-adjusted p-value is at most
+#: ``DETECT_THRESHOLD_FACTOR * significance_level``. The factor absorbs the multiplicity of
+#: the several candidates of one series (backward elimination tests each of them); it was
+#: calibrated by simulation (i.i.d. and AR(1) noise, n = 100 … 1000, 200 series each,
+#: ``tests/test_detect_slow.py``) so that the whole detector reports a change in at most
+#: ``significance_level`` of stationary series (measured with 0.2: 0–2.5 % on i.i.d. and
+#: 1.5–4 % on AR(1) φ = 0.5 noise; 0.4 reached 5 % at n = 1000 and 8 % on AR(1) at n = 300).
+#: 0.2 gives a per-test threshold of 0.01 at the default level 0.05.
+DETECT_THRESHOLD_FACTOR: float = 0.2
+
+#: EDM-percent parameters of the candidate search (Pilot's configuration, spec §4.3).
+DETECT_CANDIDATE_PERCENT: float = 0.25
+DETECT_CANDIDATE_DEGREE: int = 1
+
+#: Longest series searched point by point for candidates; longer series are searched on
+#: block medians of ``ceil(n / DETECT_EDM_MAX_POINTS)`` samples (EDM is O(n²)), and every
+#: location is then refined on the raw data.
+DETECT_EDM_MAX_POINTS: int = 12000
+
+#: Cap on the lag-1 autocorrelation of the rank residuals used for the variance inflation
+#: ``(1 + rho) / (1 - rho)`` of the rank statistic (keeps the factor finite: at most 39).
+DETECT_MAX_AUTOCORRELATION: float = 0.95
+
+_DEFAULTS.update(
+    {
+        "DETECT_THRESHOLD_FACTOR": DETECT_THRESHOLD_FACTOR,
+        "DETECT_CANDIDATE_PERCENT": DETECT_CANDIDATE_PERCENT,
+        "DETECT_CANDIDATE_DEGREE": DETECT_CANDIDATE_DEGREE,
+        "DETECT_EDM_MAX_POINTS": DETECT_EDM_MAX_POINTS,
+        "DETECT_MAX_AUTOCORRELATION": DETECT_MAX_AUTOCORRELATION,
+    }
+)

@@ -42,3 +42,9 @@ MdlLabel: TypeAlias = Literal["normal", "regression", "progression"]
 NanPolicy: TypeAlias = Literal["raise", "omit", "zero"]
 #: Preprocessing of EDM change-point searches (edm spec §2.2).
 EdmScale: TypeAlias = Literal["range", "none"]
+#: Significance test of the guarded change-point detector (edm spec §8.3).
+ChangeTest: TypeAlias = Literal["rank", "permutation"]
+#: Engine of stable-phase detection (edm spec §4.5).
+StablePhaseMethod: TypeAlias = Literal["robust", "pilot"]
+#: What stable_phase does when no segment dominates (edm spec §4.5).
+NoDominantAction: TypeAlias = Literal["keep", "discard"]

@@ -17,3 +17,19 @@ __all__: list[str] = [
     "edm_single",
     "mdl_partition",
 ]
+
+# Guarded detection and stable phase (branch ``detect``).
+from pilotstats.changepoints.detect import DetectedChangePoints, detect_changes
+from pilotstats.changepoints.stable import (
+    StablePhase,
+    dominant_segment,
+    stable_phase,
+)
+
+__all__ += [
+    "DetectedChangePoints",
+    "StablePhase",
+    "detect_changes",
+    "dominant_segment",
+    "stable_phase",
+]
