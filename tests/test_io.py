@@ -347,6 +347,8 @@ class TestGoogleBenchmark:
             assert math.isclose(sample.elapsed[0], row["real_time"] * 1e-9 * row["iterations"],
                                 rel_tol=1e-12)
             assert sample.work[0] == row["iterations"]
+        with pytest.raises(InvalidInputError, match="clock"):
+            load_google_benchmark(DATA / "gbench.json", clock="wall")  # type: ignore[arg-type]
         cpu = load_google_benchmark(DATA / "gbench.json", clock="cpu")
         assert math.isclose(cpu.time_per_work[0], rows[0]["cpu_time"] * 1e-9, rel_tol=1e-12)
 
@@ -505,8 +507,10 @@ class TestCsv:
         path.write_text("t\n1.5\nabc\n")
         with pytest.raises(FormatError, match="row 3, column t"):
             load_csv(path, elapsed_column="t")
-        with pytest.raises(TypeError):
+        with pytest.raises(InvalidInputError, match="exactly one"):
             load_csv(path)
+        with pytest.raises(InvalidInputError, match="time_unit"):
+            load_csv(path, elapsed_column="t", time_unit="fortnight")
 
 
 class CheckPilotBaseline:

@@ -52,7 +52,20 @@ def plot_measurements(measurements: Measurements, *, benchmark: str | None = Non
                       ax: Any = None) -> Any:
     """Time per unit of work of each sample in time order, one colour per run.
 
-    Harness warm-ups are drawn hollow. Returns the matplotlib axes.
+    Harness warm-ups are drawn hollow.
+
+    Parameters
+    ----------
+    measurements : Measurements
+        Samples to draw.
+    benchmark : str, optional
+        Which benchmark (default: the first).
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
 
     Examples
     --------
@@ -88,6 +101,17 @@ def plot_measurements(measurements: Measurements, *, benchmark: str | None = Non
 
 def plot_analysis(report: AnalysisReport, *, ax: Any = None) -> Any:
     """Forest plot: each benchmark's interval relative to its estimate (percent).
+
+    Parameters
+    ----------
+    report : AnalysisReport
+        Result of :func:`~pilotstats.analysis.analyze`.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
 
     Examples
     --------
@@ -125,6 +149,19 @@ def plot_analysis(report: AnalysisReport, *, ax: Any = None) -> Any:
 def plot_comparison(report: ComparisonReport, *, ax: Any = None) -> Any:
     """Forest plot of relative changes (new vs baseline) with their Welch intervals.
 
+    Points are coloured by verdict (red regression, green improvement, grey no change).
+
+    Parameters
+    ----------
+    report : ComparisonReport
+        Result of :func:`~pilotstats.analysis.compare`.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
+
     Examples
     --------
     >>> import matplotlib
@@ -159,6 +196,19 @@ def plot_comparison(report: ComparisonReport, *, ax: Any = None) -> Any:
 
 def plot_trend(report: TrendReport, *, benchmark: str | None = None, ax: Any = None) -> Any:
     """Per-result means of one benchmark with the MDL levels drawn as steps.
+
+    Parameters
+    ----------
+    report : TrendReport
+        Result of :func:`~pilotstats.analysis.trend`.
+    benchmark : str, optional
+        Which benchmark (default: the first).
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib Axes
 
     Examples
     --------

@@ -81,6 +81,17 @@ _LOADERS: dict[str, Any] = {
 def detect_format(document: Any) -> str | None:
     """Name the harness that wrote a parsed JSON document, or ``None``.
 
+    Parameters
+    ----------
+    document : dict or list
+        A parsed JSON result.
+
+    Returns
+    -------
+    str or None
+        ``"pyperf"``, ``"pytest-benchmark"``, ``"asv"``, ``"google-benchmark"``,
+        ``"hyperfine"``, ``"jmh"``, ``"criterion"`` or None when unrecognised.
+
     Examples
     --------
     >>> detect_format({"results": [{"command": "ls", "times": [0.1]}]})

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pilotstats.exceptions import FormatError, FormatWarning
+from pilotstats.exceptions import FormatError, FormatWarning, InvalidInputError
 from pilotstats.io._measurements import Measurements
 from pilotstats.io._source import (
     Source,
@@ -551,7 +551,7 @@ def load_google_benchmark(
     [0.002]
     """
     if clock not in ("real", "cpu"):
-        raise FormatError(f"clock must be 'real' or 'cpu', got {clock!r}")
+        raise InvalidInputError(f"clock must be 'real' or 'cpu', got {clock!r}")
     document, label = read_json(source)
     context = field_mapping(document, "context", label, "", default={})
     rows = field_list(document, "benchmarks", label, "")

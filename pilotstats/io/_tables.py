@@ -7,6 +7,7 @@ import io
 import math
 from dataclasses import dataclass
 
+from pilotstats.exceptions import InvalidInputError
 from pilotstats.io._harness import TIME_UNITS
 from pilotstats.io._measurements import Measurements
 from pilotstats.io._source import Source, fail, read_text
@@ -98,9 +99,11 @@ def load_csv(
     (('a', 'b'), [0.0015, 0.0017])
     """
     if (value_column is None) == (elapsed_column is None):
-        raise TypeError("give exactly one of value_column= and elapsed_column=")
+        raise InvalidInputError("give exactly one of value_column= (time per unit of work) "
+                                "and elapsed_column= (total time of each sample)")
     if time_unit not in TIME_UNITS:
-        raise ValueError(f"time_unit must be one of {sorted(TIME_UNITS)}, got {time_unit!r}")
+        raise InvalidInputError(
+            f"time_unit must be one of {sorted(TIME_UNITS)}, got {time_unit!r}")
     header, rows, label = _rows(source, delimiter)
     time_name = str(value_column if value_column is not None else elapsed_column)
     i_time = _column_index(header, time_name, label, "time")
