@@ -296,7 +296,7 @@ def _analyze_one(
     kept_work: list[np.ndarray] = []
     detected_warmup = 0
     detected_cooldown = 0
-    for _, run in part.by_run():
+    for run_id, run in part.by_run():
         series = run.time_per_work
         harness = int(np.sum(run.warmup))
         start, end = 0, series.size
@@ -306,6 +306,9 @@ def _analyze_one(
                 notes.extend(caught)
                 if bool(getattr(phase, "found", True)):
                     start, end = int(phase.start), int(phase.end)
+                else:
+                    notes.append(f"run {run_id}: no dominant stable segment "
+                                 f"({getattr(phase, 'outcome', 'not found')}); run kept whole")
             except PilotStatsError as exc:
                 notes.append(f"stable-phase detection skipped for a run: {exc}")
         keep = ~run.warmup.copy()

@@ -117,6 +117,7 @@ def trend(
     *,
     labels: Sequence[str] | None = None,
     confidence_level: float = 0.95,
+    detect_warmup: bool = True,
     progress: bool = False,
 ) -> TrendReport:
     """Partition each benchmark's per-result means into levels by MDL.
@@ -129,6 +130,8 @@ def trend(
         One label per result (file names); default ``"0", "1", ...``.
     confidence_level : float, default 0.95
         Passed to :func:`analyze` for :class:`Measurements` inputs.
+    detect_warmup : bool, default True
+        Stable-phase detection when analysing :class:`Measurements` inputs.
     progress : bool, default False
         Progress bar over the results (needs ``tqdm``).
 
@@ -177,7 +180,8 @@ def trend(
         if isinstance(item, AnalysisReport):
             reports.append(item)
         elif isinstance(item, Measurements):
-            reports.append(analyze(item, confidence_level=level, regression=False))
+            reports.append(analyze(item, confidence_level=level, regression=False,
+                                   detect_warmup=detect_warmup))
         else:
             raise InvalidInputError(f"results[{index}] must be Measurements or AnalysisReport")
     ordered: dict[str, str] = {}
