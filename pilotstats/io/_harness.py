@@ -70,6 +70,16 @@ class _Builder:
         self.warmup.append(warmup)
         self.name.append(name)
 
+    def add_many(self, name: str, elapsed: list[float], work: float | list[float], run: int,
+                 order_start: int, warmup: bool = False) -> None:
+        count = len(elapsed)
+        self.elapsed.extend(elapsed)
+        self.work.extend(work if isinstance(work, list) else [work] * count)
+        self.run.extend([run] * count)
+        self.order.extend(range(order_start, order_start + count))
+        self.warmup.extend([warmup] * count)
+        self.name.extend([name] * count)
+
     def build(self, label: str, what: str) -> Measurements:
         if not self.elapsed:
             raise FormatError(f"{label}: no samples found ({what})", source=label)
@@ -219,9 +229,8 @@ def load_pyperf(
             if loops is None:
                 fail(label, f"{rpath}.metadata.loops", "missing (needed to rebuild raw times)")
             work = float(loops * inner)
-            for value in values:
-                builder.add(name, value * work, work, r_index, order, calibration)
-                order += 1
+            builder.add_many(name, [value * work for value in values], work, r_index, order,
+                             calibration)
             per_run[r_index] = {k: v for k, v in merged.items() if k not in bench_meta
                                 or bench_meta[k] != v}
         builder.metadata[name] = {
@@ -322,8 +331,7 @@ def load_pytest_benchmark(
         iterations = field_int(stats, "iterations", label, f"{path}.stats", minimum=1)
         if full in builder.metadata:
             fail(label, f"{path}.fullname", f"duplicate benchmark {full!r}")
-        for order, value in enumerate(data):
-            builder.add(full, value * iterations, float(iterations), 0, order)
+        builder.add_many(full, [value * iterations for value in data], float(iterations), 0, 0)
         builder.metadata[full] = {
             "name": short,
             "group": bench_group,
@@ -468,8 +476,7 @@ def load_asv(
             number = _asv_cell(numbers, k, len(combos), label, f"{path}.stats_number")
             work = 1.0 if number is None else as_number(
                 number, label, f"{path}.stats_number[{k}]", positive=True)
-            for order, value in enumerate(values):
-                builder.add(full, value * work, work, 0, order)
+            builder.add_many(full, [value * work for value in values], work, 0, 0)
             unit = info.get("unit", "seconds") if isinstance(info, Mapping) else "seconds"
             builder.metadata[full] = {
                 **common,
@@ -666,8 +673,7 @@ def load_hyperfine(source: Source, *, command: str | Iterable[str] | None = None
             if any(code not in (0, None) for code in exit_codes):
                 warnings.warn(f"{label}: command {cmd!r} had non-zero exit codes; see "
                               "metadata['exit_codes'] to filter", FormatWarning, stacklevel=2)
-        for order, value in enumerate(times):
-            builder.add(name, value, 1.0, 0, order)
+        builder.add_many(name, times, 1.0, 0, 0)
         builder.metadata[name] = {
             "command": cmd, "parameters": dict(parameters), "exit_codes": exit_codes,
             "memory_usage_byte": result.get("memory_usage_byte"),
@@ -917,8 +923,7 @@ def _criterion_one(source: Source, bench_name: str, baseline: str) -> Measuremen
     if len(iters) != len(times):
         fail(label, "times", f"has {len(times)} entries but iters has {len(iters)}")
     builder = _Builder()
-    for order, (count, total) in enumerate(zip(iters, times, strict=True)):
-        builder.add(bench_name, total * 1e-9, count, 0, order)
+    builder.add_many(bench_name, [total * 1e-9 for total in times], iters, 0, 0)
     builder.metadata[bench_name] = {"sampling_mode": mode, "baseline": baseline, "unit": "s",
                                     "format": "criterion", "source": label}
     return builder.build(label, "criterion samples")

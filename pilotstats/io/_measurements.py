@@ -47,6 +47,24 @@ def _column(values: Any, name: str, n: int, dtype: Any, default: Any) -> npt.NDA
     return array
 
 
+def _positions_within_groups(names: npt.NDArray[np.str_], runs: Int64Array1D) -> Int64Array1D:
+    """0, 1, 2, ... within each (benchmark, run) group, in the given order."""
+    n = names.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    _, name_codes = np.unique(names, return_inverse=True)
+    _, run_codes = np.unique(runs, return_inverse=True)
+    group = name_codes.astype(np.int64) * (int(run_codes.max()) + 1) + run_codes
+    by_group = np.argsort(group, kind="stable")
+    sorted_groups = group[by_group]
+    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+    lengths = np.diff(np.r_[starts, n])
+    positions = np.arange(n) - np.repeat(starts, lengths)
+    order = np.empty(n, dtype=np.int64)
+    order[by_group] = positions
+    return order
+
+
 @dataclass(frozen=True, eq=False)
 class Measurements:
     """Time-ordered benchmark samples of one or more benchmarks, with replicate structure.
@@ -121,12 +139,7 @@ class Measurements:
         if not np.all(np.isfinite(work_array)) or np.any(work_array <= 0):
             raise InvalidInputError("work must be finite and positive for every sample")
         if order is None:
-            order_array = np.zeros(n, dtype=np.int64)
-            counters: dict[tuple[str, int], int] = {}
-            for i in range(n):
-                key = (str(name_array[i]), int(run_array[i]))
-                order_array[i] = counters.get(key, 0)
-                counters[key] = int(order_array[i]) + 1
+            order_array = _positions_within_groups(name_array, run_array)
         else:
             order_array = _column(order, "order", n, np.int64, 0)
         names = list(dict.fromkeys(name_array.tolist()))

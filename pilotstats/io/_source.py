@@ -13,6 +13,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
+import numpy as np
+
 from pilotstats.exceptions import FormatError
 
 __all__ = [
@@ -211,5 +213,15 @@ def number_list(values: Sequence[Any], label: str, where: str, *, positive: bool
     """Check every element of a JSON array of numbers."""
     if not isinstance(values, list):
         fail(label, where, f"expected a JSON array, got {type(values).__name__}")
+    if all(type(v) is float or type(v) is int for v in values):  # fast path (exact types)
+        array = np.asarray(values, dtype=np.float64)
+        good = np.isfinite(array)
+        if positive:
+            good &= array > 0
+        if nonnegative:
+            good &= array >= 0
+        if bool(good.all()):
+            return array.tolist()  # type: ignore[no-any-return]
+    # slow path: find the first offending element and name it
     return [as_number(v, label, f"{where}[{i}]", positive=positive, nonnegative=nonnegative)
             for i, v in enumerate(values)]

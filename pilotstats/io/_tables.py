@@ -7,6 +7,9 @@ import io
 import math
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.io._harness import TIME_UNITS
 from pilotstats.io._measurements import Measurements
@@ -23,7 +26,8 @@ _FALSE = {"0", "false", "no", "n", "f", ""}
 def _rows(source: Source, delimiter: str) -> tuple[list[str], list[list[str]], str]:
     text, label = read_text(source, kind="CSV")
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
-    lines = [row for row in reader if row and any(cell.strip() for cell in row)]
+    # skip blank lines (and lines of empty cells, e.g. a trailing ",,")
+    lines = [row for row in reader if row and (row[0].strip() or "".join(row).strip())]
     if not lines:
         fail(label, None, "empty CSV: need a header row and at least one data row")
     header = [cell.strip() for cell in lines[0]]
@@ -46,6 +50,19 @@ def _number(text: str, label: str, row: int, column: str) -> float:
     if not math.isfinite(value):
         fail(label, f"row {row}, column {column}", f"not a finite number: {text!r}")
     return value
+
+
+def _numeric_column(rows: list[list[str]], index: int, column: str, label: str
+                    ) -> npt.NDArray[np.float64]:
+    cells = [row[index] for row in rows]
+    try:
+        values = np.asarray(cells, dtype=np.float64)
+    except ValueError:
+        values = np.full(len(cells), np.nan)
+    if not bool(np.all(np.isfinite(values))):
+        for number, text in enumerate(cells, start=2):
+            _number(text, label, number, column)  # raises, naming the first bad cell
+    return values
 
 
 def load_csv(
@@ -114,34 +131,36 @@ def load_csv(
     if not rows:
         fail(label, None, "no data rows below the header")
     scale = TIME_UNITS[time_unit]
-    elapsed, work, runs, warm, names = [], [], [], [], []
-    for number, row in enumerate(rows, start=2):
-        if len(row) < len(header):
-            fail(label, f"row {number}", f"has {len(row)} cells, header has {len(header)}")
-        amount = 1.0
-        if i_work is not None:
-            amount = _number(row[i_work], label, number, header[i_work])
-            if amount <= 0:
-                fail(label, f"row {number}, column {header[i_work]}", "work must be positive")
-        value = _number(row[int(i_time or 0)], label, number, time_name) * scale
-        elapsed.append(value * amount if value_column is not None else value)
-        work.append(amount)
-        names.append(row[i_name].strip() if i_name is not None else benchmark)
-        if i_run is not None:
-            run_value = _number(row[i_run], label, number, header[i_run])
-            if run_value != int(run_value):
-                fail(label, f"row {number}, column {header[i_run]}", "run ids must be integers")
-            runs.append(int(run_value))
-        else:
-            runs.append(0)
-        if i_warm is not None:
+    short = next((i for i, row in enumerate(rows) if len(row) < len(header)), None)
+    if short is not None:
+        fail(label, f"row {short + 2}", f"has {len(rows[short])} cells, header has {len(header)}")
+    time_values = _numeric_column(rows, int(i_time or 0), time_name, label) * scale
+    work = np.ones(len(rows))
+    if i_work is not None:
+        work = _numeric_column(rows, i_work, header[i_work], label)
+        bad = np.flatnonzero(work <= 0)
+        if bad.size:
+            fail(label, f"row {int(bad[0]) + 2}, column {header[i_work]}",
+                 "work must be positive")
+    elapsed = time_values * work if value_column is not None else time_values
+    names = ([row[i_name].strip() for row in rows] if i_name is not None
+             else [benchmark] * len(rows))
+    runs = np.zeros(len(rows), dtype=np.int64)
+    if i_run is not None:
+        run_values = _numeric_column(rows, i_run, header[i_run], label)
+        bad = np.flatnonzero(run_values != np.round(run_values))
+        if bad.size:
+            fail(label, f"row {int(bad[0]) + 2}, column {header[i_run]}",
+                 "run ids must be integers")
+        runs = run_values.astype(np.int64)
+    warm = np.zeros(len(rows), dtype=bool)
+    if i_warm is not None:
+        for number, row in enumerate(rows, start=2):
             flag = row[i_warm].strip().lower()
             if flag not in _TRUE | _FALSE:
                 fail(label, f"row {number}, column {header[i_warm]}",
                      f"warm-up flag must be 1/0, true/false or yes/no, got {row[i_warm]!r}")
-            warm.append(flag in _TRUE)
-        else:
-            warm.append(False)
+            warm[number - 2] = flag in _TRUE
     meta = {"unit": "s", "format": "csv", "source": label, "time_column": time_name,
             "time_unit": time_unit}
     return Measurements(elapsed, work=work, run=runs, warmup=warm, benchmark=names,
