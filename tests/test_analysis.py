@@ -122,6 +122,22 @@ class TestAnalyze:
         assert item.detected_warmup is not None and item.detected_warmup >= 40
         assert item.mean == pytest.approx(1.0, rel=0.01)
 
+    def test_constant_data(self) -> None:
+        item = analyze(Measurements(np.full(40, 2e-3), benchmark="c"))["c"]
+        assert item.status == "ok" and item.mean == 2e-3
+        assert item.ci_low == item.ci_high == 2e-3 and item.autocorrelation is None
+        json.dumps(item.to_dict(), allow_nan=False)
+        same = compare(Measurements(np.full(40, 2e-3), benchmark="c"),
+                       Measurements(np.full(30, 2e-3), benchmark="c"))
+        assert same["c"].verdict == "no significant change"
+
+    def test_non_time_unit_pyperf(self) -> None:
+        doc = {"version": "1.0", "metadata": {"name": "rss", "unit": "byte", "loops": 1},
+               "benchmarks": [{"runs": [{"values": [1000.0 + i % 7 for i in range(60)]}]}]}
+        item = analyze(load(doc))["rss"]
+        assert item.unit == "byte" and "byte" in str(item)
+        assert item.wps_throughput is None
+
     def test_validation(self) -> None:
         m = Measurements([1.0, 2.0, 3.0], benchmark="x")
         with pytest.raises(InvalidInputError, match="confidence_level"):
@@ -227,3 +243,27 @@ def test_backends_report_availability() -> None:
         assert function is None or callable(function)
     result, caught = _backends.call_collecting_warnings(lambda: math.sqrt(4.0))
     assert result == 2.0 and caught == []
+
+
+def test_otava_csv_export(tmp_path: Path) -> None:
+    from pilotstats.analysis import to_otava_csv
+    from pilotstats.io import load_csv
+
+    rng = np.random.default_rng(8)
+    reports = [analyze(Measurements(rng.normal(level, 0.01, 60), benchmark="b"),
+                       detect_warmup=False) for level in (1.0, 1.0, 1.2)]
+    reports[1] = analyze(Measurements.concat([
+        Measurements(rng.normal(1.0, 0.01, 60), benchmark="b"),
+        Measurements(rng.normal(5.0, 0.01, 60), benchmark="c")]), detect_warmup=False)
+    path = tmp_path / "otava.csv"
+    text = to_otava_csv(reports, path, times=["t0", "t1", "t2"],
+                        attributes={"commit": ["a", "b", "c"]})
+    assert path.read_text() == text
+    lines = text.splitlines()
+    assert lines[0] == "time,commit,b,b.ci_low,b.ci_high,b.n,c,c.ci_low,c.ci_high,c.n"
+    assert lines[1].endswith(",,,,")  # no benchmark c in the first report
+    # the CSV reads back with pilotstats' own loader; the means are exact
+    back = load_csv(path, elapsed_column="b")
+    assert back.elapsed.tolist() == [r["b"].mean for r in reports]
+    with pytest.raises(InvalidInputError, match="times"):
+        to_otava_csv(reports, times=["t0"])

@@ -8,6 +8,7 @@ regression and MDL trend partitioning.
 
 from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze
 from pilotstats.analysis._compare import BenchmarkComparison, ComparisonReport, compare
+from pilotstats.analysis._export import to_otava_csv
 from pilotstats.analysis._plot import (
     plot_analysis,
     plot_comparison,
@@ -30,5 +31,6 @@ __all__ = [
     "plot_comparison",
     "plot_measurements",
     "plot_trend",
+    "to_otava_csv",
     "trend",
 ]
