@@ -11,6 +11,7 @@ __all__ = [
     "ConvergenceWarning",
     "DataRangeWarning",
     "DegenerateDesignError",
+    "EmptyGroupError",
     "FormatError",
     "FormatWarning",
     "IdentifiabilityWarning",
@@ -22,6 +23,7 @@ __all__ = [
     "PilotStatsWarning",
     "ShortRoundWarning",
     "SubsessionSizeNotFoundError",
+    "TargetNotExtremeWarning",
     "UnreachableTargetError",
 ]
 
@@ -98,3 +100,13 @@ class FormatError(PilotStatsError, ValueError):
 
 class FormatWarning(PilotStatsWarning):
     """A loader skipped or reinterpreted part of a result file (e.g. errored rows)."""
+class EmptyGroupError(InvalidInputError, NotEnoughDataError):
+    """A group, region or series to analyse has no rows (smoothing spec §1)."""
+
+
+class TargetNotExtremeWarning(PilotStatsWarning):
+    """The job of interest does not pass the classifier's test on the target itself.
+
+    Possible only with the ``"percentile"`` classifier when the target ties at its extreme
+    (smoothing spec §7).
+    """
