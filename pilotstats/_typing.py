@@ -31,7 +31,7 @@ RandomState: TypeAlias = int | np.random.Generator | None
 #: Estimator variant of the work-per-second regression (wps spec §3, §7.1).
 WpsMethod: TypeAlias = Literal["default", "pilot"]
 #: Phase of the work planner (wps spec §6).
-PlannerPhase: TypeAlias = Literal["doubling", "ramp", "bisection"]
+PlannerPhase: TypeAlias = Literal["doubling", "ramp", "bisection", "slices"]
 #: How a benchmark session removes warm-up and cool-down from each round's unit readings.
 WarmupRemoval: TypeAlias = Literal["stable_phase", "trim", "none"]
 #: Series whose autocorrelation chooses the WPS subsession size (wps spec §3.2).

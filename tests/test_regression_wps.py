@@ -428,6 +428,9 @@ def test_fewer_than_three_rounds() -> None:
 def test_all_equal_work_is_not_identifiable() -> None:
     with pytest.raises(DegenerateDesignError, match=r"slope is not identifiable.*must differ"):
         wps([5.0] * 8, [1.0, 1.1, 0.9, 1.0, 1.05, 0.95, 1.0, 1.02], autocorrelation_limit=1.0)
+    for method in (None, "pilot"):  # also with the default limit (before any q scan)
+        with pytest.raises(DegenerateDesignError, match="same work amount"):
+            wps([5.0] * 30, np.linspace(1.0, 2.0, 30), method=method)  # type: ignore[arg-type]
     # Blocks with equal means are just as degenerate.
     with pytest.raises(DegenerateDesignError, match="not identifiable"):
         wps([1.0, 3.0] * 4, [1, 3, 1.1, 3.1, 0.9, 2.9, 1, 3], subsession_size=2)

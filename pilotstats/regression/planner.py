@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._typing import ArrayLike1D, PlannerPhase, SubsessionBasis
+from pilotstats._typing import ArrayLike1D, PlannerPhase, SubsessionBasis, WpsMethod
 from pilotstats._validation import (
     as_float_array,
     check_choice,
@@ -26,7 +26,9 @@ from pilotstats._validation import (
     check_real,
 )
 from pilotstats.autocorrelation import required_sample_size
+from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
 from pilotstats.exceptions import (
+    ConvergenceWarning,
     DataRangeWarning,
     InvalidInputError,
     PilotStatsError,
@@ -117,6 +119,21 @@ def work_amount_sequence(a: float, b: float, *, integer_work: bool = True) -> It
         r += 1
 
 
+def unit_reading_work_amount(
+    required: int | None, total_readings: int, total_work: float, last_work: float
+) -> float:
+    """Work amount expected to deliver the missing unit readings (wps spec §6.7, Pilot).
+
+    ``needed = required - total`` (``total`` when ``required`` is unknown, i.e. double the
+    data); the proposal is ``floor(1.2 * needed * total_work / total)``; without any unit
+    reading yet it is ``2 * last_work``.
+    """
+    if total_readings == 0:
+        return 2.0 * last_work
+    needed = total_readings if required is None else required - total_readings
+    return float(math.floor(1.2 * needed * (total_work / total_readings)))
+
+
 class WorkPlanner:
     """Choose the work amount of each benchmark round (wps spec §6).
 
@@ -160,15 +177,27 @@ class WorkPlanner:
         each bisection level), so Pilot's rate basis merges ever more rounds and the
         ``h >= min_subsessions`` rule is rarely met; the residual basis measures only the
         correlation of the errors.
+    unit : str, default "units"
+        Work unit label passed to the fits.
+    method : {None, "default", "pilot"}, optional
+        ``"pilot"`` reproduces Pilot v0.14's pacing instead of the documented one: after the
+        doubling phase, an ascending slice grid (``n = 10`` in the k formula, ``k >= 1 s``, at
+        least 5 slices, slice halved at the top), no alpha-based raise of the lower bound,
+        ``wps(method="pilot")`` fits and Pilot's stop rule ``0 < v_ci < W_req`` (wps spec
+        §7.1). For comparison with Pilot only.
 
     Attributes
     ----------
-    phase : {"doubling", "ramp", "bisection"}
-        Current pacing phase.
+    phase : {"doubling", "ramp", "bisection", "slices"}
+        Current pacing phase (``"slices"`` only under ``method="pilot"``).
     lower_bound : float
         Current lower end ``a`` of the work range (``min_work`` until established).
     wps_result : WpsResult or None
         Latest successful fit (from the fourth recorded round on).
+    wps_error : str or None
+        Why the latest fit failed (too few rounds, no subsession size, ...), if it did.
+    wps_warning : str or None
+        Convergence note of the latest fit (its alpha filter did not settle), if any.
 
     Notes
     -----
@@ -219,6 +248,8 @@ class WorkPlanner:
         wps_analysis: bool = True,
         unit_readings_min_subsessions: int = 0,
         subsession_basis: SubsessionBasis = "residuals",
+        unit: str = "units",
+        method: WpsMethod | None = None,
     ) -> None:
         self.min_work = check_real(min_work, "min_work", low=0.0)
         self.max_work = check_real(max_work, "max_work", low=0.0, low_inclusive=False)
@@ -240,14 +271,18 @@ class WorkPlanner:
         self.ci_percent_of_mean = _optional_positive(ci_percent_of_mean, "ci_percent_of_mean")
         self.ci_width = _optional_positive(ci_width, "ci_width")
         self.confidence_level = check_confidence_level(confidence_level)
-        self.autocorrelation_limit = check_real(
-            autocorrelation_limit, "autocorrelation_limit", low=0.0, high=1.0, low_inclusive=False
-        )
+        self.autocorrelation_limit = check_autocorrelation_limit(autocorrelation_limit)
         self.min_subsessions = check_int(min_subsessions, "min_subsessions", low=3)
         self.wps_analysis = bool(wps_analysis)
+        self.unit = str(unit)
+        self.method: WpsMethod = (
+            "default" if method is None else check_choice(method, "method", ("default", "pilot"))
+        )
         self.subsession_basis: SubsessionBasis = check_choice(
             subsession_basis, "subsession_basis", ("rates", "residuals")
         )
+        if self.method == "pilot":
+            self.subsession_basis = "rates"  # Pilot chooses q from the per-round rates
         self.unit_readings_min_subsessions = check_int(
             unit_readings_min_subsessions, "unit_readings_min_subsessions", low=0
         )
@@ -265,6 +300,7 @@ class WorkPlanner:
         self.lower_bound = self.min_work
         self.wps_result: WpsResult | None = None
         self.wps_error: str | None = None
+        self.wps_warning: str | None = None
         self._work: list[float] = []
         self._durations: list[float] = []
         self._ramp: tuple[float, int, float] | None = None  # k, n_eff, rate
@@ -275,6 +311,8 @@ class WorkPlanner:
         self._unit_required: int | None = None
         self._unit_active = False
         self._range_warned = False
+        self._slices: int | None = None  # method="pilot": Pilot's WPS slice count
+        self._pilot_next: float | None = None
         self._next = self.initial_work
 
     # -- helpers -------------------------------------------------------------------------
@@ -323,6 +361,13 @@ class WorkPlanner:
         if not self.wps_analysis or result is None or self.n_rounds < 4:
             return False
         required = self.required_ci_width
+        if self.method == "pilot":  # rounds > 3, h > 20, v > 0 and 0 < v_ci < W_req
+            return (
+                result.n_subsessions >= self.min_subsessions
+                and result.valid
+                and required is not None
+                and 0 < result.throughput_ci_width < required
+            )
         return (
             result.n_subsessions >= self.min_subsessions
             and result.valid
@@ -398,6 +443,14 @@ class WorkPlanner:
         self._work.append(w)
         self._durations.append(d)
         self._advance(w, d)
+        if self.phase == "doubling" and w >= self.max_work:
+            warnings.warn(
+                f"a round at max_work ({self.max_work:g}) took {d:g} s, still shorter than "
+                f"min_round_duration={self.min_round_duration:g} s; increase max_work or "
+                "lower min_round_duration",
+                ShortRoundWarning,
+                stacklevel=2,
+            )
         if self.wps_analysis and self.n_rounds >= 4:
             self._refit()
         self._next = self._propose()
@@ -405,18 +458,23 @@ class WorkPlanner:
     # -- internals -----------------------------------------------------------------------
 
     def _record_unit_readings(self, readings: ArrayLike1D | int | None, required: Any) -> None:
-        if readings is not None:
-            self._unit_active = True
-            if isinstance(readings, (int, np.integer)) and not isinstance(readings, bool):
-                self._unit_total += check_int(readings, "unit_readings", low=0)
-            else:
-                values = as_float_array(readings, "unit_readings", min_length=0)
-                self._unit_readings.append(values)
-                self._unit_total += int(values.shape[0])
-        if required is not None:
-            self._unit_active = True
-            self._unit_required = check_int(required, "required_unit_readings", low=0)
-        elif readings is not None and self._unit_readings:
+        count: int | None = None
+        values: np.ndarray | None = None
+        if isinstance(readings, (int, np.integer)) and not isinstance(readings, bool):
+            count = check_int(readings, "unit_readings", low=0)
+        elif readings is not None:
+            values = as_float_array(readings, "unit_readings", min_length=0)
+            count = int(values.shape[0])
+        needed = None if required is None else check_int(required, "required_unit_readings", low=0)
+        if count is None and needed is None:
+            return
+        self._unit_active = True
+        if values is not None:
+            self._unit_readings.append(values)
+        self._unit_total += 0 if count is None else count
+        if needed is not None:
+            self._unit_required = needed
+        elif values is not None:
             self._unit_required = self._computed_unit_requirement()
 
     def _computed_unit_requirement(self) -> int | None:
@@ -438,6 +496,13 @@ class WorkPlanner:
 
     def _advance(self, w: float, d: float) -> None:
         """Move the phase machine after a recorded round."""
+        if self.method == "pilot":
+            if self.phase == "doubling" and d >= self.min_round_duration:
+                self.lower_bound = max(self.min_work, w)
+                self.phase = "slices"
+            if self.phase == "slices" and self.wps_analysis:
+                self._pilot_next = self._pilot_slice_proposal(w, d)
+            return
         if self.phase == "doubling":
             if d >= self.min_round_duration:
                 self.lower_bound = max(self.min_work, w)
@@ -457,23 +522,66 @@ class WorkPlanner:
         else:
             self._bisection_index += 1
 
+    def _pilot_slice_proposal(self, w_last: float, d_last: float) -> float | None:
+        """Pilot's WPS slice grid (``calc_next_round_work_amount_from_wps``, spec §7.1).
+
+        Reproduced for ``method="pilot"`` only: an ascending uniform grid from the lower bound
+        that, at the top, halves the slice and restarts from the bottom (spec §7 items 1–2).
+        """
+        low = max(self.lower_bound, self.min_work)
+        high = self.max_work
+        if low >= high:
+            return None  # Pilot: min_work_amount == max_work_amount, WPS impossible
+        if self._slices is None:
+            if high - low <= 10:
+                self._slices = int(high - low)
+            else:
+                n = 10
+                t = self.target_initial_time
+                k = max(1.0, (2 * t - 2 * d_last * n) / (n * n - n))
+                slice_float = k * w_last / d_last
+                self._slices = max(5, int((high - low) / slice_float))
+        size = int((high - low) // self._slices)
+        if w_last < low:
+            return low + size
+        if w_last > high - size:
+            if size != 1:
+                self._slices *= 2
+                size //= 2
+            return low + size
+        return low + (math.floor((w_last - low) / size) + 1) * size
+
     def _refit(self) -> None:
         try:
-            result = wps(
-                self._work,
-                self._durations,
-                confidence_level=self.confidence_level,
-                autocorrelation_limit=self.autocorrelation_limit,
-                min_duration=self.min_round_duration,
-                subsession_basis=self.subsession_basis,
-            )
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                result = wps(
+                    self._work,
+                    self._durations,
+                    confidence_level=self.confidence_level,
+                    autocorrelation_limit=self.autocorrelation_limit,
+                    min_duration=self.min_round_duration,
+                    subsession_basis=self.subsession_basis,
+                    unit=self.unit,
+                    method=self.method,
+                )
         except PilotStatsError as exc:
             self.wps_result = None
             self.wps_error = str(exc)
             return
         self.wps_result = result
         self.wps_error = None
-        if self.phase != "doubling" and result.valid and result.alpha < 0:
+        # A fit whose alpha filter oscillates is still usable; keep the note, do not warn on
+        # every round (the planner refits after each one).
+        self.wps_warning = next(
+            (str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)), None
+        )
+        if (
+            self.method == "default"
+            and self.phase != "doubling"
+            and result.valid
+            and result.alpha < 0
+        ):
             raised = self._round(-result.alpha * result.throughput, up=True)
             if raised >= self.max_work:
                 if not self._range_warned:
@@ -491,6 +599,8 @@ class WorkPlanner:
     def _wps_proposal(self) -> float | None:
         if not self.wps_analysis or self.wps_finished or self.phase == "doubling":
             return None
+        if self.method == "pilot":
+            return self._pilot_next
         a, b = self.lower_bound, self.max_work
         if self.phase == "ramp":
             assert self._ramp is not None
@@ -503,37 +613,36 @@ class WorkPlanner:
             return None
         last, b = self._work[-1], self.max_work
         if last >= b:
-            warnings.warn(
-                f"a round at max_work ({b:g}) took {self._durations[-1]:g} s, still shorter "
-                f"than min_round_duration={self.min_round_duration:g} s; increase max_work "
-                "or lower min_round_duration",
-                ShortRoundWarning,
-                stacklevel=4,
-            )
             return b
         return b if last > b / 2 else min(2 * last, b)
 
     def _unit_proposal(self) -> float | None:
         if not self._unit_active or self.unit_readings_finished:
             return None
-        if self._unit_total == 0:
-            return 2 * self._work[-1]
-        needed = (
-            self._unit_total
-            if self._unit_required is None
-            else (self._unit_required - self._unit_total)
+        return unit_reading_work_amount(
+            self._unit_required, self._unit_total, math.fsum(self._work), self._work[-1]
         )
-        per_reading = math.fsum(self._work) / self._unit_total
-        return math.floor(1.2 * needed * per_reading)
 
     def _propose(self) -> float:
+        return self.combine_proposals()
+
+    def combine_proposals(self, *extra: float) -> float:
+        """The next work amount, combining the planner's proposals with ``extra`` ones.
+
+        The largest of the lower bound, the planner's unfinished proposals (doubling, WPS,
+        unit-reading pacing) and ``extra`` (e.g. a session's own per-index unit-reading
+        proposals), capped by ``max_work`` and the soft limit, rounded down to an integer
+        when ``integer_work`` (Pilot's rule, wps spec §6.4, §6.7).
+        """
+        if not self._work:
+            return self.initial_work  # the first round (wps spec §6.1)
         proposals = [
             p
             for p in (self._doubling_proposal(), self._wps_proposal(), self._unit_proposal())
             if p is not None
         ]
-        value = max([self.lower_bound, *proposals])
+        value = max([self.lower_bound, *proposals, *extra])
         soft_limit = self.soft_limit_factor * (math.fsum(self._work) / len(self._work))
-        value = min(value, self.max_work, soft_limit)
+        value = min(value, soft_limit, self.max_work)
         value = self._round(value)
         return max(value, 1.0) if self.integer_work else value

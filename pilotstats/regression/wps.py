@@ -41,6 +41,7 @@ from pilotstats._validation import (
     check_real,
 )
 from pilotstats.autocorrelation import optimal_subsession_size
+from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
 from pilotstats.exceptions import (
     ConvergenceWarning,
     DegenerateDesignError,
@@ -397,13 +398,19 @@ def _fit_kept(
     basis: SubsessionBasis,
     describe_filter: str,
 ) -> _LineFit:
-    """Choose q on the kept rounds' rates and fit the block line (wps spec §3.2–§3.4)."""
+    """Choose q on the kept rounds and fit the block line (wps spec §3.2–§3.4)."""
     w = np.ascontiguousarray(work[kept])
     d = np.ascontiguousarray(durations[kept])
     n_kept = w.shape[0]
     if n_kept < 3:
         raise NotEnoughDataError(
             f"need at least 3 rounds {describe_filter}, got {n_kept} of {work.shape[0]}"
+        )
+    if np.all(w == w[0]):
+        raise DegenerateDesignError(
+            f"the slope is not identifiable: all {n_kept} rounds used have the same work "
+            f"amount ({format_number(float(w[0]), 10)}); the work amounts must differ between "
+            "rounds"
         )
     if subsession_size is None:
         series, mean_method = _autocorrelation_series(w, d, basis)
@@ -567,6 +574,11 @@ def wps(
     ``beta_lo <= 0``. Pilot instead reports ``|1/(beta - 2SE) - 1/(beta + 2SE)|``, which
     explodes and changes sign when ``2 SE >= beta`` (spec §7 items 3–4).
 
+    The interval assumes errors of constant variance. When timing noise grows with the
+    round duration (multiplicative noise) it is too narrow: in simulated sessions with 2 %
+    multiplicative noise the 95 % interval covered the truth in about 88 % of runs (94 % with
+    additive noise).
+
     References
     ----------
     .. [1] Y. Li, Y. Ji, I. Kim, E. Miller, D. Long and C. Maltzahn, "Pilot: A Framework
@@ -591,9 +603,7 @@ def wps(
             f"got {work.shape[0]} and {duration.shape[0]}"
         )
     level = check_confidence_level(confidence_level)
-    limit = check_real(
-        autocorrelation_limit, "autocorrelation_limit", low=0.0, high=1.0, low_inclusive=False
-    )
+    limit = check_autocorrelation_limit(autocorrelation_limit)
     threshold = check_real(min_duration, "min_duration", low=0.0)
     q_given = (
         None if subsession_size is None else check_int(subsession_size, "subsession_size", low=1)

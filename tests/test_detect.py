@@ -1,0 +1,283 @@
+"""Fast tests of :func:`pilotstats.changepoints.detect_changes` (spec ``edm.md`` §8.3).
+
+Statistical rates are in ``tests/test_detect_slow.py``.
+"""
+
+from __future__ import annotations
+
+import doctest
+import itertools
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from pilotstats import _config
+from pilotstats.changepoints import (
+    ChangePoints,
+    DetectedChangePoints,
+    detect_changes,
+)
+from pilotstats.changepoints import detect as detect_module
+from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
+
+
+@pytest.fixture(autouse=True)
+def _restore_config() -> None:
+    yield
+    _config.reset()
+
+
+def step(levels: list[float], lengths: list[int], noise: float = 1.0, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    mean = np.repeat(np.asarray(levels, dtype=float), lengths)
+    return mean + noise * rng.standard_normal(mean.size)
+
+
+# ------------------------------------------------------------------------------------------
+# detection behaviour
+# ------------------------------------------------------------------------------------------
+
+
+class TestDetection:
+    def test_single_step_found_with_tiny_p_value(self) -> None:
+        x = step([12.0, 10.0], [60, 140])
+        result = detect_changes(x)
+        assert isinstance(result, ChangePoints)
+        assert isinstance(result, DetectedChangePoints)
+        assert len(result.locations) == 1
+        assert abs(result.locations[0] - 60) <= 3
+        assert result.p_values is not None and result.p_values[0] < 1e-8
+        assert result.test == "rank"
+        assert result.method == "detect_changes"
+        assert len(result.statistics) == 1 and result.statistics[0] > 5
+
+    def test_two_steps_and_segments_compared(self) -> None:
+        x = step([5.0, 8.0, 5.0], [70, 80, 90], noise=0.5, seed=1)
+        result = detect_changes(x)
+        assert len(result.locations) == 2
+        assert all(abs(c - t) <= 3 for c, t in zip(result.locations, (70, 150), strict=True))
+        # the segments adjacent to change point j are the ones its test compared
+        assert len(result.segments) == 3
+        assert result.segments[1].start == result.locations[0]
+        assert result.segments[1].end == result.locations[1]
+
+    def test_clean_plateau_edges_exact(self) -> None:
+        # Pilot's FindDominantSegment (b) data: EDM-percent puts an artefact at 131; the
+        # guarded detector reports the true edges.
+        x = [1.1] * 30 + [5.1] * 130 + [1.1] * 30
+        assert detect_changes(x).locations == (30, 160)
+
+    def test_noise_gives_no_change(self) -> None:
+        x = np.random.default_rng(5).standard_normal(200)
+        result = detect_changes(x)
+        assert result.locations == ()
+        assert result.p_values == ()
+        assert len(result.candidates) >= 1  # EDM alone would have reported these
+
+    def test_isolated_spikes_are_not_changes(self) -> None:
+        x = np.random.default_rng(8).standard_normal(200)
+        x[[40, 41, 120]] += 50.0
+        assert detect_changes(x).locations == ()
+
+    def test_spikes_do_not_move_a_real_change(self) -> None:
+        x = step([0.0, 3.0], [90, 110], seed=2)
+        clean = detect_changes(x).locations
+        spiky = x.copy()
+        spiky[[10, 150, 151]] = [1e6, -1e6, 1e6]
+        assert detect_changes(spiky).locations == clean
+
+    def test_constant_series(self) -> None:
+        result = detect_changes([3.0] * 100)
+        assert result.locations == () and not result.too_short
+
+    def test_too_short(self) -> None:
+        result = detect_changes(np.arange(59.0))
+        assert result.locations == () and result.too_short
+        assert detect_changes([1.0]).too_short
+
+    def test_min_size_respected(self) -> None:
+        x = step([0.0, 4.0, 0.0], [25, 20, 35], noise=0.3, seed=3)
+        result = detect_changes(x, min_size=20)
+        bounds = [0, *result.locations, x.size]
+        assert all(b - a >= 20 for a, b in itertools.pairwise(bounds))
+
+    def test_threshold_factor_is_the_documented_rule(self) -> None:
+        result = detect_changes(np.zeros(70) + np.arange(70) % 3, significance_level=0.1)
+        assert result.parameters["per_test_threshold"] == pytest.approx(
+            _config.DETECT_THRESHOLD_FACTOR * 0.1
+        )
+
+    def test_smaller_level_never_adds_change_points(self) -> None:
+        x = step([0.0, 0.8], [80, 80], seed=4)
+        loose = detect_changes(x, significance_level=0.5).locations
+        strict = detect_changes(x, significance_level=1e-6).locations
+        assert len(strict) <= len(loose)
+
+    def test_input_not_modified(self) -> None:
+        x = step([0.0, 2.0], [60, 60])
+        copy = x.copy()
+        detect_changes(x)
+        np.testing.assert_array_equal(x, copy)
+
+    def test_block_median_candidates_for_long_series(self) -> None:
+        _config.DETECT_EDM_MAX_POINTS = 100
+        x = step([0.0, 2.0, 0.0], [130, 170, 100], seed=6)
+        result = detect_changes(x)
+        assert result.parameters["candidate_block_size"] == 4
+        assert len(result.locations) == 2
+        assert abs(result.locations[0] - 130) <= 5 and abs(result.locations[1] - 300) <= 5
+
+    def test_result_is_json_safe_and_readable(self) -> None:
+        result = detect_changes(step([1.0, 2.0], [60, 60], noise=0.2), unit="s")
+        data = result.to_dict()
+        json.dumps(data, allow_nan=False)
+        assert data["candidates"] and data["p_values"]
+        assert "change point" in str(result) and "p = " in str(result)
+        assert result.unit == "s"
+
+
+# ------------------------------------------------------------------------------------------
+# the test statistic
+# ------------------------------------------------------------------------------------------
+
+
+class TestRankScan:
+    @pytest.mark.parametrize("seed", [0, 1, 2])
+    def test_single_split_is_the_mann_whitney_test(self, seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        y = np.round(rng.standard_normal(40), 1)  # ties included
+        scan = detect_module._rank_scan(y, 0, 40, 20, 1.0)
+        reference = stats.mannwhitneyu(y[:20], y[20:], method="asymptotic")
+        assert scan.location == 20
+        assert scan.p_value == pytest.approx(float(reference.pvalue), rel=1e-10)
+
+    def test_scan_location_matches_brute_force(self) -> None:
+        rng = np.random.default_rng(3)
+        y = np.concatenate([rng.normal(0, 1, 37), rng.normal(1, 1, 50)])
+        scan = detect_module._rank_scan(y, 0, y.size, 10, 1.0)
+        best, best_z = -1, -1.0
+        for t in range(10, y.size - 10 + 1):
+            res = stats.mannwhitneyu(y[:t], y[t:], method="asymptotic")
+            z = -stats.norm.ppf(float(res.pvalue) / 2)
+            if z > best_z + 1e-12:
+                best, best_z = t, z
+        assert scan.location == best
+        assert scan.statistic == pytest.approx(best_z, rel=1e-8)
+
+    def test_selection_adjustment_is_conservative_and_monotone(self) -> None:
+        p = detect_module._scan_p_value
+        assert p(3.0, 60, 30) == pytest.approx(2 * stats.norm.sf(3.0))
+        assert p(3.0, 300, 30) > p(3.0, 100, 30) > p(3.0, 60, 30)
+        assert p(4.0, 300, 30) < p(3.0, 300, 30)
+        assert p(0.0, 300, 30) == 1.0 and p(0.5, 300, 30) == 1.0
+
+    def test_inflation_from_autocorrelation(self) -> None:
+        assert detect_module._variance_inflation(-0.3) == 1.0
+        assert detect_module._variance_inflation(0.5) == pytest.approx(3.0)
+        capped = _config.DETECT_MAX_AUTOCORRELATION
+        assert detect_module._variance_inflation(1.0) == pytest.approx((1 + capped) / (1 - capped))
+
+    def test_autocorrelation_estimate_ignores_level_shifts(self) -> None:
+        x = np.repeat([0.0, 5.0, 0.0], [40, 40, 40])
+        assert abs(detect_module._rank_residual_autocorrelation(x, 30)) < 0.05
+        rng = np.random.default_rng(0)
+        e = rng.standard_normal(3000)
+        ar = np.empty_like(e)
+        ar[0] = e[0]
+        for i in range(1, e.size):
+            ar[i] = 0.6 * ar[i - 1] + e[i]
+        assert 0.4 < detect_module._rank_residual_autocorrelation(ar, 30) < 0.65
+
+
+# ------------------------------------------------------------------------------------------
+# properties
+# ------------------------------------------------------------------------------------------
+
+
+class TestProperties:
+    @settings(max_examples=12, deadline=None)
+    @given(
+        seed=st.integers(0, 2**32 - 1),
+        scale=st.sampled_from([1e-6, 0.37, 3.0, 1234.5]),
+        shift=st.floats(-1e3, 1e3, allow_nan=False),
+        jump=st.sampled_from([0.0, 1.5]),
+    )
+    def test_affine_invariance(self, seed: int, scale: float, shift: float, jump: float) -> None:
+        x = step([0.0, jump], [70, 80], seed=seed)
+        base = detect_changes(x)
+        moved = detect_changes(scale * x + shift)
+        assert moved.locations == base.locations
+        assert moved.p_values == pytest.approx(base.p_values, rel=1e-9)
+
+    @pytest.mark.parametrize("k", [-3, 5])
+    def test_power_of_two_scaling_is_exact(self, k: int) -> None:
+        x = step([0.0, 1.0, 0.0], [60, 50, 60], seed=9)
+        base = detect_changes(x)
+        moved = detect_changes(x * 2.0**k)
+        assert moved.locations == base.locations and moved.p_values == base.p_values
+
+    def test_deterministic_and_rng_independent(self) -> None:
+        x = step([0.0, 1.0], [80, 80], seed=11)
+        first = detect_changes(x, rng=1)
+        assert detect_changes(x, rng=1) == first
+        assert detect_changes(x, rng=np.random.default_rng(99)).locations == first.locations
+
+    def test_reversal_symmetry_of_a_single_step(self) -> None:
+        x = step([0.0, 2.0], [70, 90], seed=12)
+        forward = detect_changes(x).locations
+        backward = detect_changes(x[::-1]).locations
+        assert len(forward) == len(backward) == 1
+        assert abs((x.size - backward[0]) - forward[0]) <= 2
+
+
+# ------------------------------------------------------------------------------------------
+# bad input
+# ------------------------------------------------------------------------------------------
+
+
+class TestBadInput:
+    @pytest.mark.parametrize(
+        ("kwargs", "match"),
+        [
+            ({"min_size": 1}, "min_size"),
+            ({"min_size": 2.5}, "min_size"),
+            ({"min_size": True}, "min_size"),
+            ({"significance_level": 0.0}, "significance_level"),
+            ({"significance_level": 1.0}, "significance_level"),
+            ({"significance_level": float("nan")}, "significance_level"),
+            ({"test": "t-test"}, "test"),
+            ({"rng": "seed"}, "rng"),
+            ({"rng": -1}, "rng"),
+        ],
+    )
+    def test_bad_parameters(self, kwargs: dict[str, object], match: str) -> None:
+        with pytest.raises(InvalidInputError, match=match):
+            detect_changes(np.arange(100.0), **kwargs)  # type: ignore[arg-type]
+
+    @pytest.mark.parametrize(
+        "data",
+        [
+            [1.0, float("nan"), 2.0],
+            [1.0, float("inf")],
+            np.zeros((10, 2)),
+            "12345",
+            ["a", "b"],
+            3.0,
+        ],
+    )
+    def test_bad_data(self, data: object) -> None:
+        with pytest.raises(InvalidInputError, match="x"):
+            detect_changes(data)
+
+    def test_empty(self) -> None:
+        with pytest.raises(NotEnoughDataError, match="empty"):
+            detect_changes([])
+
+
+def test_docstring_examples() -> None:
+    failures, _ = doctest.testmod(detect_module, optionflags=doctest.ELLIPSIS)
+    assert failures == 0
