@@ -6,3 +6,7 @@ __all__: list[str] = []
 from pilotstats.changepoints.mdl import MdlStream, TrendGroup, TrendGroups, mdl_partition
 
 __all__ += ["MdlStream", "TrendGroup", "TrendGroups", "mdl_partition"]
+
+from pilotstats.changepoints.compliance import TrendCompliance, trend_compliance
+
+__all__ += ["TrendCompliance", "trend_compliance"]
