@@ -110,7 +110,7 @@ def naive_partition(
     best_start: list[int] = []
     for i in range(1, n + 1):
         # Candidate j (1-based) groups runs j..i after the best prefix j-1.
-        def candidate(j: int) -> tuple[float, Stats]:
+        def candidate(j: int, i: int = i) -> tuple[float, Stats]:
             stats = group_stats(runs[j - 1 : i])
             return best[j - 1] + bits(stats, last_avg[j - 1], max_value, unit), stats
 

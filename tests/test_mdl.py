@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,7 @@ from hypothesis import strategies as st
 from pilotstats import _config
 from pilotstats._kernels import mdl as kernels
 from pilotstats.changepoints import MdlStream, TrendGroups, mdl_partition
-from pilotstats.changepoints.mdl import _H_MAX, _H_MIN, _C0, _tables
+from pilotstats.changepoints.mdl import _C0, _H_MAX, _H_MIN, _tables
 from pilotstats.exceptions import DataRangeWarning, InvalidInputError, NotEnoughDataError
 from tests import naive_mdl
 
@@ -150,14 +149,17 @@ def test_exhaustive_gap_is_reported_not_asserted(capsys: pytest.CaptureFixture[s
     for _ in range(trials):
         values = [float(v) for v in rng.normal(10.0, 1.0, 10) + np.repeat([0, 2], 5)]
         res = mdl_partition(values)
-        best_starts, best_bits = naive_mdl.exhaustive_minimum(values)
+        _, best_bits = naive_mdl.exhaustive_minimum(values)
         gap = res.total_bits - best_bits
         assert gap >= -1e-9  # the exhaustive minimum is a true minimum
         if gap > 1e-9:
             misses += 1
             worst = max(worst, gap)
     with capsys.disabled():
-        print(f"\nMDL programme vs exhaustive optimum: {misses}/{trials} misses, worst {worst:.3g} bits")
+        print(
+            f"\nMDL programme vs exhaustive optimum: {misses}/{trials} misses, "
+            f"worst {worst:.3g} bits"
+        )
 
 
 # --------------------------------------------------------------------------- pruning
@@ -270,7 +272,7 @@ def test_runs_are_never_split() -> None:
         assert 0 < b < len(values)
     assert sum(g.size for g in res.groups) == 9
     assert sum(g.n_runs for g in res.groups) == 4
-    assert [g.sample_start for g in res.groups][0] == 0
+    assert res.groups[0].sample_start == 0
 
 
 # --------------------------------------------------------------------------- edge cases

@@ -1,12 +1,16 @@
 """Change points: E-Divisive with Medians, stable-phase (warm-up/cool-down) detection and
 MDL partitioning of trend data."""
 
-__all__: list[str] = []
-
+from pilotstats.changepoints.compliance import TrendCompliance, trend_compliance
 from pilotstats.changepoints.mdl import MdlStream, TrendGroup, TrendGroups, mdl_partition
 
-__all__ += ["MdlStream", "TrendGroup", "TrendGroups", "mdl_partition"]
+__all__: list[str] = []
 
-from pilotstats.changepoints.compliance import TrendCompliance, trend_compliance
-
-__all__ += ["TrendCompliance", "trend_compliance"]
+__all__ += [
+    "MdlStream",
+    "TrendCompliance",
+    "TrendGroup",
+    "TrendGroups",
+    "mdl_partition",
+    "trend_compliance",
+]
