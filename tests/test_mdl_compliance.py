@@ -27,6 +27,7 @@ def test_runs_as_time_window_and_change() -> None:
     assert groups.boundaries.tolist() == [200, 230]
     c = trend_compliance(groups)
     n = 250
+    assert len(values) == n
     # window: runs max(0, n - 180) .. n - 1 - 10 = 70 .. 239
     assert (c.window_start, c.window_end) == (70, 239)
     assert c.reference == groups.groups[1].avg  # max trend inside the window
