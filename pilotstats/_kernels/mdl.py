@@ -364,6 +364,9 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
                 if k >= 2:
                     open_sd_y[u] = s_re / unit + 1.0
                     open_sd_ln[u] = ln_s1
+                else:  # s = 0: the exact anchor y0 = 1, ln y0 = 0
+                    open_sd_y[u] = 1.0
+                    open_sd_ln[u] = 0.0
                 bound = cand - tab_l[k] + tab_gb[k] + c_term
                 if has_prev:
                     bound += (ln_mean / LN2 + open_log2norm[u]) - open_far[u]

@@ -440,7 +440,6 @@ class _Engine:
         self._allocate(16)
 
     def _allocate(self, capacity: int) -> None:
-        old = self.capacity
         self.capacity = capacity
 
         def grow(array: np.ndarray | None, size: int, dtype: Any, fill: Any = 0) -> np.ndarray:
@@ -456,24 +455,20 @@ class _Engine:
         self.best_bits = grow(get("best_bits"), capacity + 1, np.float64)
         self.last_avg = grow(get("last_avg"), capacity + 1, np.float64)
         self.best_start = grow(get("best_start"), capacity, np.int64)
-        for field, dtype in (
-            ("open_start", np.int64),
-            ("open_n", np.int64),
-            ("open_avg", np.float64),
-            ("open_sd", np.float64),
-            ("open_base", np.float64),
-            ("open_prev", np.float64),
-            ("open_norm", np.float64),
-            ("open_log2norm", np.float64),
-            ("open_far", np.float64),
-            ("open_mean_y", np.float64),
-            ("open_mean_ln", np.float64),
-            ("open_sd_y", np.float64),
-            ("open_sd_ln", np.float64),
-            ("scratch", np.float64),
-        ):
-            setattr(self, field, grow(get(field), capacity, dtype))
-        del old
+        self.open_start = grow(get("open_start"), capacity, np.int64)
+        self.open_n = grow(get("open_n"), capacity, np.int64)
+        self.open_avg = grow(get("open_avg"), capacity, np.float64)
+        self.open_sd = grow(get("open_sd"), capacity, np.float64)
+        self.open_base = grow(get("open_base"), capacity, np.float64)
+        self.open_prev = grow(get("open_prev"), capacity, np.float64)
+        self.open_norm = grow(get("open_norm"), capacity, np.float64)
+        self.open_log2norm = grow(get("open_log2norm"), capacity, np.float64)
+        self.open_far = grow(get("open_far"), capacity, np.float64)
+        self.open_mean_y = grow(get("open_mean_y"), capacity, np.float64)
+        self.open_mean_ln = grow(get("open_mean_ln"), capacity, np.float64)
+        self.open_sd_y = grow(get("open_sd_y"), capacity, np.float64)
+        self.open_sd_ln = grow(get("open_sd_ln"), capacity, np.float64)
+        self.scratch = grow(get("scratch"), capacity, np.float64)
 
     def add_runs(self, samples: Float64Array1D, offsets: np.ndarray) -> None:
         """Append runs (samples already validated and finite)."""
