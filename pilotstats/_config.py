@@ -23,6 +23,10 @@ EDM_DEFAULT_BETA: float = 0.008
 #: Allow numba ``parallel=True`` kernels (results are identical to the serial kernels).
 PARALLEL: bool = True
 
+#: Safety margin of the MDL pruning test, in bits per bit of the best code length
+#: (absorbs floating-point rounding of the bound; see ``_kernels/mdl.py``).
+MDL_PRUNING_MARGIN: float = 1e-7
+
 #: Environment switch that makes the lazy JIT dispatcher return plain Python functions.
 DISABLE_JIT_ENV: str = "PILOTSTATS_DISABLE_JIT"
 
@@ -43,6 +47,7 @@ _DEFAULTS = {
     "DEFAULT_CONFIDENCE_LEVEL": DEFAULT_CONFIDENCE_LEVEL,
     "DEFAULT_AUTOCORRELATION_LIMIT": DEFAULT_AUTOCORRELATION_LIMIT,
     "PARALLEL": PARALLEL,
+    "MDL_PRUNING_MARGIN": MDL_PRUNING_MARGIN,
     "EDM_DEFAULT_BETA": EDM_DEFAULT_BETA,
     "SMOOTHING_SHORT_WINDOW": SMOOTHING_SHORT_WINDOW,
     "SMOOTHING_LONG_WINDOW": SMOOTHING_LONG_WINDOW,

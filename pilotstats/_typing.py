@@ -36,6 +36,10 @@ PlannerPhase: TypeAlias = Literal["doubling", "ramp", "bisection", "slices"]
 WarmupRemoval: TypeAlias = Literal["stable_phase", "trim", "none"]
 #: Series whose autocorrelation chooses the WPS subsession size (wps spec §3.2).
 SubsessionBasis: TypeAlias = Literal["rates", "residuals"]
+#: Label of an MDL trend group relative to the previous group (mdl spec §7).
+MdlLabel: TypeAlias = Literal["normal", "regression", "progression"]
+#: Handling of NaN samples in trend data (mdl spec §9).
+NanPolicy: TypeAlias = Literal["raise", "omit", "zero"]
 #: Preprocessing of EDM change-point searches (edm spec §2.2).
 EdmScale: TypeAlias = Literal["range", "none"]
 #: Significance test of the guarded change-point detector (edm spec §8.3).

@@ -281,3 +281,111 @@ class TestBadInput:
 def test_docstring_examples() -> None:
     failures, _ = doctest.testmod(detect_module, optionflags=doctest.ELLIPSIS)
     assert failures == 0
+
+
+# ------------------------------------------------------------------------------------------
+# permutation test and its kernels
+# ------------------------------------------------------------------------------------------
+
+
+def _keys_and_values(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(v, kind="stable")
+    keys = np.empty(v.size, dtype=np.int64)
+    keys[order] = np.arange(v.size, dtype=np.int64)
+    return keys, np.ascontiguousarray(v[order])
+
+
+def naive_median_contrast(v: np.ndarray, delta: int) -> tuple[float, int]:
+    """Brute force: medians by numpy for every split."""
+    length = v.size
+    best, best_t = -1.0, delta
+    for t in range(delta, length - delta + 1):
+        d = float(np.median(v[:t])) - float(np.median(v[t:]))
+        value = (float(t) * float(length - t)) / (float(length) * float(length)) * (d * d)
+        if value > best:
+            best, best_t = value, t
+    return best, best_t
+
+
+class TestPermutationKernels:
+    @pytest.mark.parametrize("seed", range(6))
+    def test_medians_and_scan_match_brute_force(self, seed: int) -> None:
+        from pilotstats._kernels import detect as kd
+
+        rng = np.random.default_rng(seed)
+        length = int(rng.integers(4, 90))
+        delta = int(rng.integers(2, length // 2 + 1))
+        v = rng.standard_normal(length)
+        if seed % 2:
+            v = np.round(v)  # tie-heavy
+        keys, values = _keys_and_values(v)
+        prefix, suffix = kd.window_medians(keys, values, delta)
+        for t in range(delta, length - delta + 1):
+            assert prefix[t] == float(np.median(v[:t]))
+            assert suffix[t] == float(np.median(v[t:]))
+        statistic, split = kd.median_contrast_scan(keys, values, delta)
+        ref_stat, ref_split = naive_median_contrast(v, delta)
+        assert split == ref_split
+        assert statistic == pytest.approx(ref_stat, rel=1e-12)
+
+    @pytest.mark.parametrize("seed", range(4))
+    def test_compiled_equals_pure_python(self, seed: int) -> None:
+        from pilotstats._kernels import detect as kd
+
+        rng = np.random.default_rng(100 + seed)
+        v = np.round(rng.standard_normal(int(rng.integers(10, 120))), seed % 3)
+        keys, values = _keys_and_values(v)
+        delta = max(2, v.size // 5)
+        compiled = kd.median_contrast_scan(keys, values, delta)
+        pure = kd.median_contrast_scan.py_func(keys, values, delta)
+        assert compiled[1] == pure[1]
+        assert compiled[0] == pytest.approx(pure[0], rel=1e-12)
+        cp, cs = kd.window_medians(keys, values, delta)
+        pp, ps = kd.window_medians.py_func(keys, values, delta)
+        np.testing.assert_array_equal(cp, pp)
+        np.testing.assert_array_equal(cs, ps)
+
+    def test_fenwick_kth_against_sorting(self) -> None:
+        from pilotstats._kernels import detect as kd
+
+        rng = np.random.default_rng(7)
+        size = 37
+        tree = np.zeros(size + 1, dtype=np.int64)
+        present: set[int] = set()
+        top = 32
+        for position in rng.permutation(size)[:25]:
+            kd.fenwick_add(tree, int(position), 1)
+            present.add(int(position))
+            ordered = sorted(present)
+            for k in range(1, len(ordered) + 1):
+                assert kd.fenwick_kth(tree, k, top) == ordered[k - 1]
+
+
+class TestPermutationTest:
+    def test_step_found_and_seed_reproducible(self) -> None:
+        x = step([0.0, 2.0], [60, 90], seed=21)
+        first = detect_changes(x, test="permutation", rng=5)
+        assert first.test == "permutation" and len(first.locations) == 1
+        assert abs(first.locations[0] - 60) <= 3
+        assert first.p_values == (pytest.approx(1 / 200),)
+        assert detect_changes(x, test="permutation", rng=5) == first
+        assert first.parameters["n_permutations"] == 199
+
+    def test_noise_and_monotone_invariance(self) -> None:
+        x = np.random.default_rng(22).standard_normal(130)
+        base = detect_changes(x, test="permutation", rng=1)
+        assert base.locations == ()
+        y = step([0.0, 1.5], [60, 70], seed=23)
+        a = detect_changes(y, test="permutation", rng=3)
+        b = detect_changes(1000.0 * y - 4.0, test="permutation", rng=3)
+        assert a.locations == b.locations and a.p_values == b.p_values
+
+    def test_requires_rng(self) -> None:
+        with pytest.raises(InvalidInputError, match="rng"):
+            detect_changes(np.arange(100.0), test="permutation")
+
+    def test_too_few_permutations(self) -> None:
+        with pytest.raises(InvalidInputError, match="n_permutations must be at least 199"):
+            detect_changes(np.arange(100.0), test="permutation", rng=1, n_permutations=50)
+        with pytest.raises(InvalidInputError, match="n_permutations"):
+            detect_changes(np.arange(100.0), test="permutation", rng=1, n_permutations=0)

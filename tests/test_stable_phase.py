@@ -291,3 +291,23 @@ class TestBadInput:
 def test_docstring_examples() -> None:
     failures, _ = doctest.testmod(stable_module, optionflags=doctest.ELLIPSIS)
     assert failures == 0
+
+
+def test_demo_report() -> None:
+    from pilotstats.changepoints._demo import demo_stable_phase, warmup_sample
+
+    report = demo_stable_phase()
+    assert "stable phase [" in report and "method='pilot'" in report
+    assert "no_change" in report  # the readings after the warm-up are kept whole
+    phase = stable_phase(warmup_sample())
+    assert abs(phase.start - 45) <= 5 and phase.end == 240
+
+
+def test_readme_fragment_example() -> None:
+    rng = np.random.default_rng(1)
+    readings = 12.0 + 0.4 * rng.standard_normal(300)
+    readings[:60] += 2.0
+    readings[150] += 25.0
+    phase = stable_phase(readings, unit="ms")
+    assert (phase.start, phase.end, phase.outcome) == (60, 300, "trimmed")
+    assert stable_phase(readings[60:]).outcome == "no_change"

@@ -21,6 +21,7 @@ import numpy as np
 from scipy import ndimage, special, stats
 
 from pilotstats import _config
+from pilotstats._kernels import detect as _kd
 from pilotstats._typing import ArrayLike1D, ChangeTest, Float64Array1D, RandomState
 from pilotstats._validation import (
     as_float_array,
@@ -162,26 +163,107 @@ def _variance_inflation(rho: float) -> float:
 # ----------------------------------------------------------------------------------------
 
 
-def _scan_all(
-    x: Float64Array1D, locations: list[int], min_size: int, inflation: float
-) -> list[_Scan]:
-    bounds = [0, *locations, int(x.shape[0])]
-    return [
-        _rank_scan(x, bounds[j], bounds[j + 2], min_size, inflation) for j in range(len(locations))
-    ]
+class _RankScanner:
+    """Rank scan test (:func:`_rank_scan`) of windows of one series, memoised per window."""
+
+    name = "rank"
+
+    def __init__(self, x: Float64Array1D, min_size: int, inflation: float) -> None:
+        self.x = x
+        self.min_size = min_size
+        self.inflation = inflation
+        self._cache: dict[tuple[int, int], _Scan] = {}
+
+    def scan(self, start: int, end: int) -> _Scan:
+        key = (start, end)
+        if key not in self._cache:
+            self._cache[key] = _rank_scan(self.x, start, end, self.min_size, self.inflation)
+        return self._cache[key]
+
+    def locate(self, start: int, end: int) -> int:
+        return self.scan(start, end).location
 
 
-def _refine(x: Float64Array1D, locations: list[int], min_size: int, inflation: float) -> list[int]:
-    """Move each change point to the rank-CUSUM arg-max between its neighbours (left to
-    right, using the already refined left neighbour), which keeps every gap >= δ."""
-    n = int(x.shape[0])
+class _PermutationScanner:
+    """Permutation test of the median contrast (spec §8.3 ``"permutation"``), memoised.
+
+    For the window ``v = x[start:end]`` (L values) the statistic is
+    ``T = max_t t(L − t)/L² · (med(r[:t]) − med(r[t:]))²`` over ``t ∈ [δ, L − δ]`` on the
+    mid-ranks r of v (so T is invariant under every increasing transformation of x and
+    spike-robust); ``p = (1 + #{T_perm >= T_obs})/(B + 1)`` over B random permutations of
+    the window, which accounts for the choice of the split. Windows are evaluated in a
+    fixed order and draw from one generator, so a seed fixes the result. The location is
+    the rank-CUSUM arg-max of :func:`_rank_scan`: the arg-max of the median contrast is
+    biased towards the longer segment (a median stays at the old level until half of its
+    sample has changed; on a 50-sample warm-up in 500 it lands near 70–80).
+    """
+
+    name = "permutation"
+
+    def __init__(
+        self, x: Float64Array1D, min_size: int, rng: np.random.Generator, n_permutations: int
+    ) -> None:
+        self.x = x
+        self.min_size = min_size
+        self.rng = rng
+        self.n_permutations = n_permutations
+        self._cache: dict[tuple[int, int], _Scan] = {}
+        self._located: dict[tuple[int, int], tuple[float, int]] = {}
+
+    def _prepare(self, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
+        ranks = stats.rankdata(self.x[start:end])
+        order = np.argsort(ranks, kind="stable")
+        keys = np.empty(end - start, dtype=np.int64)
+        keys[order] = np.arange(end - start, dtype=np.int64)
+        return keys, np.ascontiguousarray(ranks[order])
+
+    def _observed(self, start: int, end: int) -> tuple[float, int]:
+        key = (start, end)
+        if key not in self._located:
+            keys, values = self._prepare(start, end)
+            statistic, _ = _kd.median_contrast_scan(keys, values, self.min_size)
+            location = _rank_scan(self.x, start, end, self.min_size, 1.0).location
+            self._located[key] = (float(statistic), location)
+        return self._located[key]
+
+    def scan(self, start: int, end: int) -> _Scan:
+        key = (start, end)
+        if key not in self._cache:
+            observed, location = self._observed(start, end)
+            if observed <= 0.0:
+                self._cache[key] = _Scan(location, 0.0, 1.0)
+            else:
+                keys, values = self._prepare(start, end)
+                exceed = 0
+                for _ in range(self.n_permutations):
+                    shuffled = np.ascontiguousarray(self.rng.permutation(keys))
+                    value, _ = _kd.median_contrast_scan(shuffled, values, self.min_size)
+                    exceed += bool(value >= observed)
+                p_value = (1.0 + exceed) / (self.n_permutations + 1.0)
+                self._cache[key] = _Scan(location, observed, p_value)
+        return self._cache[key]
+
+    def locate(self, start: int, end: int) -> int:
+        return self._observed(start, end)[1]
+
+
+_Scanner = _RankScanner | _PermutationScanner
+
+
+def _scan_all(scanner: _Scanner, locations: list[int], n: int) -> list[_Scan]:
+    bounds = [0, *locations, n]
+    return [scanner.scan(bounds[j], bounds[j + 2]) for j in range(len(locations))]
+
+
+def _refine(scanner: _Scanner, locations: list[int], n: int) -> list[int]:
+    """Move each change point to its window's arg-max (left to right, using the already
+    refined left neighbour), which keeps every gap >= δ."""
     refined: list[int] = []
     left = 0
     for j, _ in enumerate(locations):
         right = locations[j + 1] if j + 1 < len(locations) else n
-        scan = _rank_scan(x, left, right, min_size, inflation)
-        refined.append(scan.location)
-        left = scan.location
+        left = scanner.locate(left, right)
+        refined.append(left)
     return refined
 
 
@@ -227,18 +309,16 @@ class _Guarded:
     locations: tuple[int, ...]
     p_values: tuple[float, ...]
     statistics: tuple[float, ...]
-    inflation: float
-    rho: float
 
 
 def _eliminate(
-    x: Float64Array1D, candidates: Sequence[int], min_size: int, threshold: float, inflation: float
+    scanner: _Scanner, candidates: Sequence[int], n: int, threshold: float
 ) -> tuple[list[int], list[_Scan]]:
-    """Backward elimination of ``candidates`` with the rank scan test (spec §8.3).
+    """Backward elimination of ``candidates`` (spec §8.3).
 
-    Each round scans the window between the two neighbours of every change point and drops
+    Each round tests the window between the two neighbours of every change point and drops
     the change point with the largest p-value if it exceeds ``threshold`` (ties: the smaller
-    statistic, then the leftmost). When all survive, locations are refined to the scan
+    statistic, then the leftmost). When all survive, locations are refined to the window
     arg-max and the test is repeated on the refined segmentation; the loop ends when every
     remaining change point passes.
     """
@@ -246,7 +326,7 @@ def _eliminate(
     scans: list[_Scan] = []
     refined_once = False
     while locations:
-        scans = _scan_all(x, locations, min_size, inflation)
+        scans = _scan_all(scanner, locations, n)
         worst = max(range(len(scans)), key=lambda j: (scans[j].p_value, -scans[j].statistic, -j))
         if scans[worst].p_value > threshold:
             del locations[worst]
@@ -254,7 +334,7 @@ def _eliminate(
             continue
         if refined_once:
             break
-        moved = _refine(x, locations, min_size, inflation)
+        moved = _refine(scanner, locations, n)
         refined_once = True
         if moved == locations:
             break
@@ -262,50 +342,40 @@ def _eliminate(
     return locations, scans if locations else []
 
 
-def _rescan(
-    x: Float64Array1D, locations: Sequence[int], min_size: int, threshold: float, inflation: float
-) -> list[int]:
+def _rescan(scanner: _Scanner, locations: Sequence[int], n: int, threshold: float) -> list[int]:
     """Significant splits of the confirmed segments (one binary-segmentation step)."""
-    bounds = [0, *locations, int(x.shape[0])]
+    bounds = [0, *locations, n]
     found = []
     for left, right in itertools.pairwise(bounds):
-        if right - left >= 2 * min_size:
-            scan = _rank_scan(x, left, right, min_size, inflation)
+        if right - left >= 2 * scanner.min_size:
+            scan = scanner.scan(left, right)
             if scan.p_value <= threshold:
                 found.append(scan.location)
     return found
 
 
-def _rank_guard(
-    x: Float64Array1D, candidates: Sequence[int], min_size: int, threshold: float
-) -> _Guarded:
+def _guard(scanner: _Scanner, candidates: Sequence[int], n: int, threshold: float) -> _Guarded:
     """Confirm ``candidates`` by backward elimination, then look for missed changes.
 
-    The variance inflation is estimated once (:func:`_rank_residual_autocorrelation`).
-    After :func:`_eliminate`, every confirmed segment of length >= 2·δ is scanned with the
-    same test; significant splits are added and the elimination is rerun, until nothing
+    After :func:`_eliminate`, every confirmed segment of length >= 2·δ is tested with the
+    same scan; significant splits are added and the elimination is rerun, until nothing
     changes (at most ``n // δ`` passes). EDM's greedy dynamic programme can miss a clear
     change (spec §3.7), which this step recovers.
     """
-    n = int(x.shape[0])
-    rho = _rank_residual_autocorrelation(x, min_size) if n >= 2 * min_size else 0.0
-    inflation = _variance_inflation(rho)
-    locations, scans = _eliminate(x, candidates, min_size, threshold, inflation)
-    for _ in range(max(1, n // min_size)):
-        extra = _rescan(x, locations, min_size, threshold, inflation)
+    locations, scans = _eliminate(scanner, candidates, n, threshold)
+    for _ in range(max(1, n // scanner.min_size)):
+        extra = _rescan(scanner, locations, n, threshold)
         if not extra:
             break
         merged = sorted(set(locations) | set(extra))
-        updated, updated_scans = _eliminate(x, merged, min_size, threshold, inflation)
+        updated, updated_scans = _eliminate(scanner, merged, n, threshold)
         if updated == locations:
             break
         locations, scans = updated, updated_scans
     return _Guarded(
         tuple(locations),
-        tuple(s.p_value for s in scans),
-        tuple(s.statistic for s in scans),
-        inflation,
-        rho,
+        tuple(sc.p_value for sc in scans),
+        tuple(sc.statistic for sc in scans),
     )
 
 
@@ -325,6 +395,7 @@ def detect_changes(
     significance_level: float = 0.05,
     rng: RandomState = None,
     test: ChangeTest = "rank",
+    n_permutations: int = 199,
     unit: str | None = None,
 ) -> DetectedChangePoints:
     """Change points confirmed by a significance test (EDM candidates + backward elimination).
@@ -347,10 +418,17 @@ def detect_changes(
         point is kept when its selection-adjusted p-value is at most
         ``_config.DETECT_THRESHOLD_FACTOR * significance_level`` (0.005 at the default).
     rng : None, int or numpy.random.Generator, optional
-        Accepted for API symmetry with randomised tests; the ``"rank"`` test uses no
-        randomness, so the result never depends on it.
-    test : {"rank"}, default "rank"
-        Significance test (see Notes).
+        Randomness of ``test="permutation"`` (required there, so that a seed fixes the
+        result). The default ``"rank"`` test uses no randomness and ignores it.
+    test : {"rank", "permutation"}, default "rank"
+        Significance test (see Notes). ``"rank"``: Mann–Whitney scan with an analytic,
+        selection-adjusted and autocorrelation-aware p-value. ``"permutation"``: the EDM
+        median contrast with a permutation p-value; it assumes exchangeable samples (on
+        AR(1) noise with φ = 0.5 it reports a change in about a third of the series), so
+        prefer ``"rank"`` for raw benchmark readings.
+    n_permutations : int, default 199
+        Permutations per tested window for ``test="permutation"``; must be at least
+        ``1/threshold − 1`` (199 at the default level) so that a change can pass.
     unit : str, optional
         Label of the measured quantity, carried into the result.
 
@@ -371,7 +449,8 @@ def detect_changes(
     ------
     InvalidInputError
         Non-numeric, non-1-D or non-finite ``x``; ``min_size`` not an integer >= 2;
-        ``significance_level`` outside (0, 1); unknown ``test``; invalid ``rng``.
+        ``significance_level`` outside (0, 1); unknown ``test``; invalid ``rng``;
+        ``test="permutation"`` without ``rng`` or with too few ``n_permutations``.
     NotEnoughDataError
         ``x`` is empty.
 
@@ -399,7 +478,13 @@ def detect_changes(
     a standardized Brownian bridge (L: window length), so that the search for the split is
     accounted for; with L = 2δ it is the plain Mann–Whitney p-value.
 
-    **Autocorrelation**: the null variance of Z is multiplied by ``(1 + ρ)/(1 − ρ)``,
+    **Test** (``"permutation"``, spec §8.3): ``T = max_t t(L − t)/L²·(med(r[:t]) −
+    med(r[t:]))²`` over admissible splits of the pooled window, on its mid-ranks r, and
+    ``p = (1 + #{T_perm >= T})/(B + 1)`` over B random permutations of the window; the
+    location is the rank-CUSUM arg-max (the median-contrast arg-max is biased towards the
+    longer segment).
+
+    **Autocorrelation** (``"rank"``): the null variance of Z is multiplied by ``(1 + ρ)/(1 − ρ)``,
     ρ = max(0, lag-1 autocorrelation of the ranks of ``x`` minus its running median of
     width about δ), the long-run variance factor of an AR(1) process. This keeps the test honest on
     autocorrelated benchmark series, where the plain rank test would report a change on
@@ -443,21 +528,43 @@ def detect_changes(
     data = as_float_array(x, "x")
     delta = check_int(min_size, "min_size", low=2)
     level = _check_significance_level(significance_level)
-    chosen: ChangeTest = check_choice(test, "test", ("rank",))
-    coerce_rng(rng)  # validated for API symmetry; the rank test is not random
+    chosen: ChangeTest = check_choice(test, "test", ("rank", "permutation"))
+    generator = coerce_rng(rng)
+    permutations = check_int(n_permutations, "n_permutations", low=1)
     threshold = float(_config.DETECT_THRESHOLD_FACTOR) * level
     if not 0.0 < threshold < 1.0:
         raise InvalidInputError(
             "_config.DETECT_THRESHOLD_FACTOR * significance_level must lie in (0, 1), got "
             f"{threshold!r}; restore the factor with pilotstats._config.reset()"
         )
+    if chosen == "permutation":
+        if rng is None:
+            raise InvalidInputError(
+                "test='permutation' needs rng (an integer seed or a numpy Generator) so that "
+                "the result is reproducible; got rng=None"
+            )
+        needed = math.ceil(1.0 / threshold - 1.0 - 1e-9)
+        if permutations < needed:
+            raise InvalidInputError(
+                f"n_permutations must be at least {needed} for significance_level {level:g}: "
+                f"the smallest permutation p-value 1/(n_permutations + 1) must not exceed "
+                f"the per-test threshold {threshold:g}; got {permutations}"
+            )
     n = int(data.shape[0])
     too_short = n < 2 * delta
     candidates: tuple[int, ...] = ()
     block = 1
     if not too_short:
         candidates, block = _candidate_locations(data, delta)
-    guarded = _rank_guard(data, candidates, delta, threshold)
+    scanner: _Scanner
+    if chosen == "rank":
+        rho = _rank_residual_autocorrelation(data, delta) if not too_short else 0.0
+        inflation = _variance_inflation(rho)
+        scanner = _RankScanner(data, delta, inflation)
+    else:  # the permutation test assumes exchangeable samples: no inflation
+        rho, inflation = math.nan, 1.0
+        scanner = _PermutationScanner(data, delta, generator, permutations)
+    guarded = _guard(scanner, candidates, n, threshold) if not too_short else _Guarded((), (), ())
     parameters: dict[str, Any] = {
         "min_size": delta,
         "significance_level": level,
@@ -469,6 +576,8 @@ def detect_changes(
         "candidate_scale": "range",
         "candidate_block_size": block,
     }
+    if chosen == "permutation":
+        parameters["n_permutations"] = permutations
     return DetectedChangePoints(
         locations=guarded.locations,
         segments=make_segments(data, guarded.locations),
@@ -481,6 +590,6 @@ def detect_changes(
         unit=unit,
         candidates=candidates,
         statistics=guarded.statistics,
-        rank_autocorrelation=guarded.rho,
-        variance_inflation=guarded.inflation,
+        rank_autocorrelation=rho,
+        variance_inflation=inflation,
     )
