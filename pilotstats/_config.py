@@ -23,6 +23,28 @@ PARALLEL: bool = True
 #: Environment switch that makes the lazy JIT dispatcher return plain Python functions.
 DISABLE_JIT_ENV: str = "PILOTSTATS_DISABLE_JIT"
 
+#: Idle probabilities of load-dependent MVA in [-MVA_P0_CLAMP, 0) are clamped to 0 silently;
+#: below that a NumericalAccuracyWarning is emitted (calibration spec §2.4).
+MVA_P0_CLAMP: float = 1e-9
+
+#: Convergence tolerance of Bard–Schweitzer approximate MVA (calibration spec §2.3).
+SCHWEITZER_TOL: float = 1e-12
+
+#: Maximum number of Bard–Schweitzer fixed-point sweeps.
+SCHWEITZER_MAX_ITER: int = 100000
+
+#: Relative forward-difference step of calibration sensitivities (calibration spec §3).
+CALIBRATION_FD_STEP: float = 1e-6
+
+#: Relative step tolerance of Gauss–Newton calibration (calibration spec §3).
+CALIBRATION_XTOL: float = 1e-7
+
+#: Relative objective tolerance of Gauss–Newton calibration (calibration spec §3).
+CALIBRATION_FTOL: float = 1e-12
+
+#: Scaled condition number above which an IdentifiabilityWarning is emitted (spec §8).
+MAX_SCALED_CONDITION: float = 1e6
+
 _DEFAULTS = {
     "CEIL_RELATIVE_TOLERANCE": CEIL_RELATIVE_TOLERANCE,
     "DEFAULT_CONFIDENCE_LEVEL": DEFAULT_CONFIDENCE_LEVEL,
