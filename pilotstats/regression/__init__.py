@@ -2,3 +2,52 @@
 calibration by generalised least squares."""
 
 __all__: list[str] = []
+
+# --- calibration of performance models (issue 6) ---
+from pilotstats.regression.calibration import (  # noqa: E402
+    CalibrationResult,
+    DesignDiagnostics,
+    Prediction,
+    calibrate,
+    design_diagnostics,
+)
+from pilotstats.regression.model_comparison import (  # noqa: E402
+    FTestResult,
+    PolynomialComparison,
+    PolynomialModel,
+    compare_polynomials,
+    f_test,
+    polynomial_model,
+)
+from pilotstats.regression.network_model import ClosedNetworkModel  # noqa: E402
+from pilotstats.regression.queueing import (  # noqa: E402
+    MvaResult,
+    ThreadPoolResult,
+    amva,
+    mva,
+    open_as_closed,
+    seidmann,
+    thread_pool,
+)
+
+__all__ += [
+    "CalibrationResult",
+    "ClosedNetworkModel",
+    "DesignDiagnostics",
+    "FTestResult",
+    "MvaResult",
+    "PolynomialComparison",
+    "PolynomialModel",
+    "Prediction",
+    "ThreadPoolResult",
+    "amva",
+    "calibrate",
+    "compare_polynomials",
+    "design_diagnostics",
+    "f_test",
+    "mva",
+    "open_as_closed",
+    "polynomial_model",
+    "seidmann",
+    "thread_pool",
+]
