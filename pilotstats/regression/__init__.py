@@ -4,14 +4,14 @@ calibration by generalised least squares."""
 __all__: list[str] = []
 
 # --- calibration of performance models (issue 6) ---
-from pilotstats.regression.calibration import (  # noqa: E402
+from pilotstats.regression.calibration import (
     CalibrationResult,
     DesignDiagnostics,
     Prediction,
     calibrate,
     design_diagnostics,
 )
-from pilotstats.regression.model_comparison import (  # noqa: E402
+from pilotstats.regression.model_comparison import (
     FTestResult,
     PolynomialComparison,
     PolynomialModel,
@@ -19,8 +19,8 @@ from pilotstats.regression.model_comparison import (  # noqa: E402
     f_test,
     polynomial_model,
 )
-from pilotstats.regression.network_model import ClosedNetworkModel  # noqa: E402
-from pilotstats.regression.queueing import (  # noqa: E402
+from pilotstats.regression.network_model import ClosedNetworkModel
+from pilotstats.regression.queueing import (
     MvaResult,
     ThreadPoolResult,
     amva,

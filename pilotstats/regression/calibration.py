@@ -151,7 +151,7 @@ def _raw_evaluate(
 ) -> FloatArray:
     """Evaluate the model for every trial as (T, m), without checks on the values."""
     if vectorised is not None:
-        y = np.asarray(vectorised(x, conditions), dtype=np.float64)
+        y: FloatArray = np.asarray(vectorised(x, conditions), dtype=np.float64)
         return y[:, None] if y.ndim == 1 else y
     rows = [np.atleast_1d(np.asarray(model(x.copy(), u), dtype=np.float64)) for u in cond_list]
     lengths = {row.shape for row in rows}
@@ -160,7 +160,8 @@ def _raw_evaluate(
             f"model returned outputs of different shapes {sorted(lengths)}; it must "
             "return the same number of measures (a scalar or a 1-D vector) for every trial"
         )
-    return np.stack(rows)
+    stacked: FloatArray = np.stack(rows)
+    return stacked
 
 
 class _Whitener:
@@ -180,12 +181,15 @@ class _Whitener:
 
     def __call__(self, e: FloatArray) -> FloatArray:
         if self.chol is not None:
-            return np.einsum("tij,tj->ti", self.chol, e).ravel()
-        return (self.root * np.where(self.observed, e, 0.0))[self.observed]
+            full: FloatArray = np.einsum("tij,tj->ti", self.chol, e).ravel()
+            return full
+        out: FloatArray = (self.root * np.where(self.observed, e, 0.0))[self.observed]
+        return out
 
     def weight_diagonal(self) -> FloatArray:
         if self.chol is not None:
-            return np.einsum("tij,tij->tj", self.chol, self.chol)
+            diagonal: FloatArray = np.einsum("tij,tij->tj", self.chol, self.chol)
+            return diagonal
         assert self.weights is not None
         return np.where(self.observed, self.weights, 0.0)
 
@@ -306,7 +310,7 @@ def _gauss_newton(
     small = 0
     deficient = 0
     iterations = 0
-    for iterations in range(1, options.max_iter + 1):  # noqa: B007
+    for iterations in range(1, options.max_iter + 1):
         jac = _whiten_jacobian(whiten, _jacobian(problem, x, y, free, options, rounding))
         matrix = jac.T @ jac
         gradient = jac.T @ r
@@ -1182,7 +1186,7 @@ def _names(parameter_names: Sequence[str] | None, model: Any, n: int) -> tuple[s
 
 
 def _config_of(x: FloatArray, integer_idx: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(int(round(x[i])) for i in integer_idx)
+    return tuple(round(float(x[i])) for i in integer_idx)
 
 
 def _neighbour_search(

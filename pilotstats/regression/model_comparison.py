@@ -393,7 +393,7 @@ def compare_polynomials(
     measurements: Any,
     degrees: Iterable[int] = range(1, 6),
     *,
-    weights: Literal["irls", "fixed"] | None | npt.ArrayLike = "irls",
+    weights: Literal["irls", "fixed"] | npt.ArrayLike | None = "irls",
     significance_level: float = 0.05,
     denominator: Literal["pairwise", "largest"] = "pairwise",
 ) -> PolynomialComparison:

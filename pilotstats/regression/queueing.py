@@ -353,7 +353,7 @@ def _finish(
     k_count, c_count = demands.shape
     per_server = np.where(np.isinf(servers), 1.0, servers)
     util = throughput[None, :] * demands / per_server[:, None]
-    if populations is None:
+    if populations is None or throughput_all is None or residence_all is None:
         populations = np.zeros((0, c_count), dtype=np.int64)
         throughput_all = np.zeros((0, c_count))
         residence_all = np.zeros((0, k_count, c_count))
@@ -531,7 +531,7 @@ def mva(
 
     check_choice(multiserver, "multiserver", ("exact", "seidmann"))
     total, pop, think, srv, _ = _prepare(demands, population, think_time, servers, visits)
-    k_count, c_count = total.shape
+    c_count = total.shape[1]
     multi = bool(((srv > 1) & np.isfinite(srv)).any())
     if multi and multiserver == "seidmann":
         return _seidmann_exact(total, pop, think, srv, all_populations)
