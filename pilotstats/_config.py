@@ -42,6 +42,10 @@ CALIBRATION_XTOL: float = 1e-7
 #: Relative objective tolerance of Gauss–Newton calibration (calibration spec §3).
 CALIBRATION_FTOL: float = 1e-12
 
+#: Gauss–Newton steps drop directions of the scaled M with σ < STEP_RCOND·σ_max
+#: (minimum-norm step of the truncated pseudo-inverse; calibration spec §3).
+CALIBRATION_STEP_RCOND: float = 1e-10
+
 #: Scaled condition number above which an IdentifiabilityWarning is emitted (spec §8).
 MAX_SCALED_CONDITION: float = 1e6
 

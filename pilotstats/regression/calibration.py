@@ -275,19 +275,26 @@ def _rank(matrix: FloatArray) -> int:
 
 
 def _solve(matrix: FloatArray, rhs: FloatArray) -> tuple[FloatArray, bool]:
-    """Solve M dx = g by Cholesky of D M D; minimum-norm least squares if rank-deficient."""
-    n = matrix.shape[0]
+    """Solve M dx = g on the Jacobi-scaled D M D.
+
+    Cholesky when the scaled matrix is well conditioned; otherwise the minimum-norm step of
+    the truncated pseudo-inverse, dropping directions with σ < STEP_RCOND·σ_max, so that an
+    (almost) undetermined combination of parameters does not produce a wild step (spec §3:
+    "take the minimum-norm least-squares step, record it and warn").
+    """
     scaled, d = _scaled(matrix)
     zero = np.diag(matrix) <= 0
-    if _rank(matrix) == n and not zero.any():
+    scaled[zero, :] = 0.0
+    scaled[:, zero] = 0.0
+    sigma = np.linalg.svd(scaled, compute_uv=False)
+    if sigma[0] > 0 and sigma[-1] > _config.CALIBRATION_STEP_RCOND * sigma[0]:
         try:
             factor = np.linalg.cholesky(scaled)
             w = np.linalg.solve(factor.T, np.linalg.solve(factor, d * rhs))
             return d * w, False
         except np.linalg.LinAlgError:
             pass
-    tol = n * np.finfo(np.float64).eps
-    w, *_ = np.linalg.lstsq(scaled, d * rhs, rcond=tol)
+    w = np.linalg.pinv(scaled, rcond=_config.CALIBRATION_STEP_RCOND, hermitian=True) @ (d * rhs)
     return d * w, True
 
 
@@ -834,7 +841,7 @@ class CalibrationResult(Result):
         shadow.evaluations = 0
         x = np.array(self.params)
         y = shadow.evaluate(x)
-        jac = _jacobian(shadow, x, y, free, options)
+        jac = _jacobian(shadow, x, y, free, dataclasses.replace(options, fd="central"))
         return y, jac, free
 
     def predict(self, conditions: Any) -> Prediction:
@@ -1074,7 +1081,8 @@ def calibrate(
     g = Σ H_tᵀ W_t e_t and dx = M⁻¹ g (solved by Cholesky of the Jacobi-scaled M; the
     minimum-norm least-squares step if M is singular). Try x⁺ = clip(x + λ dx) with λ = 1
     and halve λ while S(x⁺) > S(x), at most 30 times. Inference (§6): dof = observed values
-    − n, mse = S/dof, P = mse M⁻¹ at x̂ with the final weights, se_i = √P_ii, intervals
+    − n, mse = S/dof, P = mse M⁻¹ at x̂ with the final weights (M from central differences
+    at the same step, so its error is O(ρ²)), se_i = √P_ii, intervals
     x̂_i ± t_{(1+c)/2; dof} se_i (linearised, [3]_). IRLS (§4) is the fixed point
     x̂ = argmin Σ e(x)ᵀ W(x̂) e(x), not the joint minimiser of Σ (e/y(x))².
 
@@ -1245,7 +1253,10 @@ def _inference(
     r = whiten(problem.z - fit.y)
     sse = float(r @ r)
     mse = sse / dof
-    jac = _whiten_jacobian(whiten, _jacobian(problem, fit.x, fit.y, free, options))
+    # Inference sensitivities use central differences at the same step: their error is
+    # O(ρ²) instead of O(ρ), so standard errors are accurate to ~1e-10 rather than ~1e-6.
+    central = dataclasses.replace(options, fd="central")
+    jac = _whiten_jacobian(whiten, _jacobian(problem, fit.x, fit.y, free, central))
     matrix = jac.T @ jac
     diagnostics = _diagnose(matrix, [names[i] for i in free], limit)
     covariance = np.full((n, n), np.nan)

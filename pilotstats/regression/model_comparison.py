@@ -498,10 +498,12 @@ def compare_polynomials(
         ]
         mse_top = common_sse[-1] / dof[-1]
         for i in range(k - 1):
+            # as anova_lm: F over the largest model's mse, referred to F(1, dof of the
+            # larger model of the row)
             statistic[i], p_value[i] = _f_from_sse(
-                common_sse[i], common_sse[i + 1], 1, int(dof[-1]), mse_top, int(dof[-1])
+                common_sse[i], common_sse[i + 1], 1, int(dof[-1]), mse_top, int(dof[i + 1])
             )
-            df1[i], df2[i] = 1, dof[-1]
+            df1[i], df2[i] = 1, dof[i + 1]
     else:
         for i in range(k - 1):
             common = fits[i + 1][1]
