@@ -49,7 +49,7 @@ def _normalising(demands, think, population, servers):
     """G(N) with think time as an extra delay station, by enumeration."""
     k_count, c_count = demands.shape
     ext_d = np.vstack([demands, think[None, :]])
-    ext_m = list(servers) + [math.inf]
+    ext_m = [*servers, math.inf]
     per_class = [list(_compositions(int(population[c]), k_count + 1)) for c in range(c_count)]
     total = 0.0
     queues = np.zeros((k_count, c_count))

@@ -89,14 +89,16 @@ def test_result_fields_and_json(data: np.ndarray) -> None:
     assert "<table>" in fit._repr_html_()
 
 
-def test_rc9_quantile_dof_24() -> None:
-    """RC-9: t_{0.975; 24} is the quantile of a 7-trial × 4-measure fit with 4 parameters."""
-    model4 = ClosedNetworkModel(4, think_time=10.0)
-    z = model4.evaluate_all(np.array([2.0, 3.0, 4.0, 0.5]), POPULATIONS)
-    fit = calibrate(model4, POPULATIONS, noisy(z[:, [0, 1, 2, 4]], 0.02, 3)[:, :4].repeat(1, 1)
-                    if False else noisy(z, 0.02, 3)[:, :5], [1.0, 1.0, 1.0, 1.0])
-    assert fit.dof == 31
-    assert float(stats.t.ppf(0.975, 24)) == pytest.approx(float(ref.RC9_T[24]), abs=5e-7)
+def test_rc9_quantiles_used_by_fits(data: np.ndarray) -> None:
+    """RC-9: t_{0.975; 25} (7 trials × 4 measures, 3 demands) and t_{0.975; 24} (28 values,
+    4 parameters) are the quantiles calibrate uses."""
+    fit = calibrate(MODEL, POPULATIONS, data, [1.0, 1.0, 1.0])
+    assert fit.dof == 25
+    assert fit.t_quantile == pytest.approx(float(ref.RC9_T[25]), abs=5e-7)
+    n = np.arange(1.0, 29.0)
+    cubic = calibrate(polynomial_model(3), n, 1 + n + 0.01 * n**3 + np.sin(n), np.zeros(4))
+    assert cubic.dof == 24
+    assert cubic.t_quantile == pytest.approx(float(ref.RC9_T[24]), abs=5e-7)
 
 
 # --------------------------------------------------------------------------- cross-checks
@@ -185,7 +187,7 @@ class CheckNistCertified:
 
     x: np.ndarray
     y: np.ndarray
-    start: list[float]
+    start: tuple[float, ...]
     certified_params: tuple[float, ...]
     certified_stderr: tuple[float, ...]
     certified_sse: float
@@ -213,14 +215,14 @@ _MISRA_Y = np.array([10.07, 14.73, 17.94, 23.93, 29.61, 35.18, 40.02, 44.82, 50.
 
 
 class TestMisra1aStart1(CheckNistCertified):
-    x, y, start = _MISRA_X, _MISRA_Y, [500.0, 1e-4]
+    x, y, start = _MISRA_X, _MISRA_Y, (500.0, 1e-4)
     certified_params = (2.3894212918e02, 5.5015643181e-04)
     certified_stderr = (2.7070075241e00, 7.2668688436e-06)
     certified_sse = 1.2455138894e-01
 
 
 class TestMisra1aStart2(TestMisra1aStart1):
-    start = [250.0, 5e-4]
+    start = (250.0, 5e-4)
 
 
 # --------------------------------------------------------------------------- two classes
@@ -506,11 +508,13 @@ def test_f_test_two_versus_three_queues() -> None:
     two = ClosedNetworkModel(2, think_time=10.0, measures=("response_time", "throughput"))
     conditions = np.arange(1, 26, 2)
     z = noisy(three.evaluate_all(TRUE_D, conditions), 0.01, 12)
-    # R and f alone hardly separate the two smaller demands (R is symmetric in D): the
-    # diagnostics say so, yet S_B is well defined and the F test answers the question.
+    full = calibrate(three, conditions, z, [1.0, 1.5, 2.0])
+    assert full.scaled_condition_number < 1e3
+    # the best two-queue fit has D1 = D2 (R is symmetric in the demands), where the two
+    # demands are not separately determined: the diagnostics say so, S_A is still defined
     with pytest.warns(IdentifiabilityWarning, match="D1, D2"):
-        full = calibrate(three, conditions, z, [1.0, 1.5, 2.0])
-    restricted = calibrate(two, conditions, z, [1.0, 2.0])
+        restricted = calibrate(two, conditions, z, [1.0, 2.0])
+    assert restricted.params[0] == pytest.approx(restricted.params[1], rel=1e-4)
     result = f_test(restricted, full)
     assert result.df1 == 1 and result.df2 == 2 * conditions.size - 3
     assert result.p_value < 0.01

@@ -26,7 +26,12 @@ import numpy.typing as npt
 from scipy import stats
 
 from pilotstats._validation import as_float_array, check_choice, check_int, check_probability
-from pilotstats.exceptions import ConvergenceWarning, InvalidInputError, NotEnoughDataError
+from pilotstats.exceptions import (
+    ConvergenceWarning,
+    IdentifiabilityWarning,
+    InvalidInputError,
+    NotEnoughDataError,
+)
 from pilotstats.regression.calibration import CalibrationResult, calibrate
 from pilotstats.results import Result, format_number
 
@@ -184,7 +189,8 @@ def f_test(restricted: CalibrationResult, full: CalibrationResult) -> FTestResul
     else:
         options = restricted._options
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
+            # identifiability was already reported by the user's own fit of A
+            warnings.simplefilter("ignore", IdentifiabilityWarning)
             refit = calibrate(
                 problem_a.model,
                 problem_a.conditions,
