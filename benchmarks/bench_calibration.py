@@ -105,8 +105,8 @@ def main() -> None:
     mva(demands, population, think_time=think)
     first = time.perf_counter() - start
     ours = mva(demands, population, think_time=think)
-    plain_r, plain_x = plain_python_mva(demands.tolist(), list(population), think.tolist())
-    np_r, np_x = numpy_mva(demands, population, think)
+    plain_r, _plain_x = plain_python_mva(demands.tolist(), list(population), think.tolist())
+    _np_r, np_x = numpy_mva(demands, population, think)
     np.testing.assert_allclose(ours.residence_times, plain_r, rtol=1e-12)
     np.testing.assert_allclose(ours.throughput, np_x, rtol=1e-12)
     t_ours = best_of(lambda: mva(demands, population, think_time=think), repeat=7, number=20)

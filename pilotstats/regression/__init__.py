@@ -4,6 +4,7 @@ calibration by generalised least squares."""
 __all__: list[str] = []
 
 # --- calibration of performance models (issue 6) ---
+from pilotstats.regression._demo_calibration import demo_calibration
 from pilotstats.regression.calibration import (
     CalibrationResult,
     DesignDiagnostics,
@@ -43,6 +44,7 @@ __all__ += [
     "amva",
     "calibrate",
     "compare_polynomials",
+    "demo_calibration",
     "design_diagnostics",
     "f_test",
     "mva",

@@ -575,11 +575,16 @@ class DesignDiagnostics(Result):
         """A sentence explaining which parameters are not determined (empty if all are)."""
         if self.identifiable:
             return ""
-        combination = " ".join(
-            f"{'+' if v >= 0 else '−'} {abs(v):.2f}·{name}"
+        terms = [
+            (v, name)
             for v, name in zip(self.weakest_direction, self.parameter_names, strict=True)
             if abs(v) >= 0.05
-        ).lstrip("+ ")
+        ]
+        combination = " ".join(
+            (f"{'−' if v < 0 else ''}{abs(v):.2f}·{name}" if i == 0
+             else f"{'+' if v >= 0 else '−'} {abs(v):.2f}·{name}")
+            for i, (v, name) in enumerate(terms)
+        )
         names = ", ".join(self.poorly_determined)
         if self.rank < self.n_parameters:
             head = (
