@@ -578,3 +578,35 @@ def test_compare_polynomials_recovers_quadratic_with_irls() -> None:
         compare_polynomials(n, z, degrees=[1, 3])
     with pytest.raises(NotEnoughDataError):
         compare_polynomials(n[:4], z[:4], degrees=range(1, 5))
+
+
+# --------------------------------------------------------------------------- properties
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=15, deadline=None)
+@given(scale=st.floats(min_value=0.05, max_value=20.0), seed=st.integers(0, 1000))
+def test_unit_change_scales_estimates_and_intervals(scale: float, seed: int) -> None:
+    """Times in other units (D, Z, T × c; f / c): estimates and CI ends scale by c."""
+    base_model = ClosedNetworkModel(3, think_time=10.0)
+    z = noisy(base_model.evaluate_all(TRUE_D, POPULATIONS), 0.03, seed)
+    fit = calibrate(base_model, POPULATIONS, z, [1.0, 1.0, 1.0])
+    scaled_model = ClosedNetworkModel(3, think_time=10.0 * scale)
+    zs = z * np.array([scale, scale, scale, 1 / scale])
+    scaled = calibrate(scaled_model, POPULATIONS, zs, [scale, scale, scale])
+    np.testing.assert_allclose(scaled.params, scale * fit.params, rtol=1e-6)
+    np.testing.assert_allclose(scaled.ci_low, scale * fit.ci_low, rtol=1e-5)
+    np.testing.assert_allclose(scaled.ci_high, scale * fit.ci_high, rtol=1e-5)
+
+
+@settings(max_examples=10, deadline=None)
+@given(permutation=st.permutations(list(range(7))))
+def test_trial_order_does_not_matter(permutation: list[int]) -> None:
+    z = noisy(MODEL.evaluate_all(TRUE_D, POPULATIONS), 0.03, 17)
+    fit = calibrate(MODEL, POPULATIONS, z, [1.0, 1.0, 1.0])
+    order = np.array(permutation)
+    shuffled = calibrate(MODEL, POPULATIONS[order], z[order], [1.0, 1.0, 1.0])
+    np.testing.assert_allclose(shuffled.params, fit.params, rtol=1e-7)
+    np.testing.assert_allclose(shuffled.stderr, fit.stderr, rtol=1e-6)

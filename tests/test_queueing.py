@@ -460,3 +460,46 @@ def test_network_model_matches_solvers() -> None:
     out = multi.evaluate_all(np.array([2.0, 3.0, 4.0, 4.0]), [5, 10])
     assert out[0, 3] == pytest.approx(mva(D3, 5, think_time=10.0, servers=[1, 1, 4]).throughput[0])
     assert multi.parameter_names == ("D1", "D2", "D3", "m3")
+
+
+# --------------------------------------------------------------------------- hypothesis
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_demand = st.floats(min_value=0.01, max_value=10.0, allow_nan=False)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    demands=st.lists(_demand, min_size=1, max_size=4),
+    population=st.integers(min_value=1, max_value=15),
+    think=st.floats(min_value=0.0, max_value=50.0),
+    scale=st.floats(min_value=0.01, max_value=100.0),
+)
+def test_time_scale_equivariance_and_laws(demands, population, think, scale) -> None:
+    """Measuring time in other units: D, Z → cD, cZ gives T → cT, X → X/c, Q unchanged."""
+    base = mva(demands, population, think_time=think)
+    scaled = mva([scale * d for d in demands], population, think_time=scale * think)
+    np.testing.assert_allclose(scaled.residence_times, scale * base.residence_times, rtol=1e-10)
+    np.testing.assert_allclose(scaled.throughput, base.throughput / scale, rtol=1e-10)
+    np.testing.assert_allclose(scaled.queue_lengths, base.queue_lengths, rtol=1e-10)
+    # response-time law and bounds: X <= min(1/D_max, N/(Z + ΣD))
+    x = base.throughput[0]
+    assert x * (think + base.response_time[0]) == pytest.approx(population, rel=1e-12)
+    assert x <= min(1 / max(demands), population / (think + sum(demands))) * (1 + 1e-12)
+    assert base.queue_lengths.sum() <= population * (1 + 1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    demands=st.lists(_demand, min_size=2, max_size=4),
+    population=st.integers(min_value=1, max_value=12),
+    think=st.floats(min_value=0.1, max_value=20.0),
+)
+def test_station_order_does_not_matter(demands, population, think) -> None:
+    forward = mva(demands, population, think_time=think)
+    backward = mva(demands[::-1], population, think_time=think)
+    np.testing.assert_allclose(
+        backward.residence_times[::-1], forward.residence_times, rtol=1e-11
+    )
