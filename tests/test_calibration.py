@@ -610,3 +610,40 @@ def test_trial_order_does_not_matter(permutation: list[int]) -> None:
     shuffled = calibrate(MODEL, POPULATIONS[order], z[order], [1.0, 1.0, 1.0])
     np.testing.assert_allclose(shuffled.params, fit.params, rtol=1e-7)
     np.testing.assert_allclose(shuffled.stderr, fit.stderr, rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- more models
+
+
+def test_non_nested_one_versus_two_servers() -> None:
+    """Spec §7.3: 1 vs 2 servers at station 3 (same n): compare mse, labelled rough guide."""
+    from pilotstats.regression import compare_non_nested
+
+    two_servers = ClosedNetworkModel(3, think_time=10.0, servers=[1, 1, 2])
+    one_server = ClosedNetworkModel(3, think_time=10.0)
+    z = noisy(two_servers.evaluate_all(TRUE_D, POPULATIONS), 0.02, 21)
+    a = calibrate(one_server, POPULATIONS, z, [1.0, 1.0, 1.0])
+    b = calibrate(two_servers, POPULATIONS, z, [1.0, 1.0, 1.0])
+    result = compare_non_nested(a, b)
+    assert result.preferred == "b" and result.ratio > 1
+    assert result.rough_p_value == pytest.approx(stats.f.sf(a.mse / b.mse, a.dof, b.dof))
+    assert "rough guide" in str(result)
+    free_servers = ClosedNetworkModel(3, think_time=10.0, server_parameters=[2])
+    bigger = calibrate(free_servers, POPULATIONS, z, [1.0, 1.0, 1.0, 2.0], integer=[3])
+    assert bigger.params[3] == 2.0
+    with pytest.raises(InvalidInputError, match="f_test"):
+        compare_non_nested(a, bigger)
+
+
+def test_thread_pool_size_as_integer_parameter() -> None:
+    """Spec §2.5/§5: pool size calibrated as an integer parameter with the demands."""
+    from pilotstats.regression import ThreadPoolModel
+
+    model = ThreadPoolModel(2, think_time=10.0)
+    populations = [2, 6, 10, 16]
+    z = noisy(model.evaluate_all([2.0, 3.0, 3.0], populations), 0.01, 5)
+    fit = calibrate(model, populations, z, [1.0, 1.0, 5.0], integer=[2])
+    assert fit.params[2] == 3.0
+    np.testing.assert_allclose(fit.params[:2], [2.0, 3.0], rtol=0.05)
+    assert fit.parameter_names == ("D1", "D2", "threads")
+    assert dict(fit.integer_profile)[(3,)] == min(dict(fit.integer_profile).values())

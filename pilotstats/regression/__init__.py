@@ -14,13 +14,15 @@ from pilotstats.regression.calibration import (
 )
 from pilotstats.regression.model_comparison import (
     FTestResult,
+    NonNestedComparison,
     PolynomialComparison,
     PolynomialModel,
+    compare_non_nested,
     compare_polynomials,
     f_test,
     polynomial_model,
 )
-from pilotstats.regression.network_model import ClosedNetworkModel
+from pilotstats.regression.network_model import ClosedNetworkModel, ThreadPoolModel
 from pilotstats.regression.queueing import (
     MvaResult,
     ThreadPoolResult,
@@ -37,12 +39,15 @@ __all__ += [
     "DesignDiagnostics",
     "FTestResult",
     "MvaResult",
+    "NonNestedComparison",
     "PolynomialComparison",
     "PolynomialModel",
     "Prediction",
+    "ThreadPoolModel",
     "ThreadPoolResult",
     "amva",
     "calibrate",
+    "compare_non_nested",
     "compare_polynomials",
     "demo_calibration",
     "design_diagnostics",

@@ -37,8 +37,10 @@ from pilotstats.results import Result, format_number
 
 __all__ = [
     "FTestResult",
+    "NonNestedComparison",
     "PolynomialComparison",
     "PolynomialModel",
+    "compare_non_nested",
     "compare_polynomials",
     "f_test",
     "polynomial_model",
@@ -226,6 +228,89 @@ def f_test(restricted: CalibrationResult, full: CalibrationResult) -> FTestResul
         sse_full=float(full.sse),
         weighting=full.weighting,
         refitted=refitted,
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NonNestedComparison(Result):
+    """Comparison of two non-nested models with the same number of parameters (spec §7.3).
+
+    Attributes
+    ----------
+    mse_a, mse_b : float
+        Mean squared (weighted) errors S/dof of the two fits.
+    dof_a, dof_b : int
+    ratio : float
+        mse_a / mse_b (> 1 favours model B).
+    rough_p_value : float
+        P(F_{dof_a, dof_b} > ratio): a **rough guide only** — both fits use the same data,
+        so the two mse are not independent and the F law does not hold.
+    preferred : str
+        ``"a"`` or ``"b"`` (smaller mse).
+    """
+
+    mse_a: float
+    mse_b: float
+    dof_a: int
+    dof_b: int
+    ratio: float
+    rough_p_value: float
+    preferred: str
+
+    def __str__(self) -> str:
+        return (
+            f"mse A = {format_number(self.mse_a, 5)}, mse B = {format_number(self.mse_b, 5)}, "
+            f"ratio {format_number(self.ratio, 4)} (rough guide p = "
+            f"{format_number(self.rough_p_value, 3)}); model {self.preferred.upper()} fits better"
+        )
+
+
+def compare_non_nested(a: CalibrationResult, b: CalibrationResult) -> NonNestedComparison:
+    """Compare two non-nested calibrations of equal size by their mse (spec §7.3).
+
+    Parameters
+    ----------
+    a, b : CalibrationResult
+        Fits of two models with the same number of parameters to the same measurements
+        (e.g. one server against two servers at a station).
+
+    Returns
+    -------
+    NonNestedComparison
+        The mse of each fit, their ratio and, labelled as a rough guide only, the tail
+        probability of the ratio under F(dof_a, dof_b).
+
+    Raises
+    ------
+    InvalidInputError
+        Different measurements or different numbers of parameters (use :func:`f_test`
+        for nested models).
+
+    Notes
+    -----
+    With weights that depend on the model (IRLS) each mse uses its own final weights;
+    these are relative squared errors and remain comparable (spec §5).
+    """
+    for name, value in (("a", a), ("b", b)):
+        if not isinstance(value, CalibrationResult):
+            raise InvalidInputError(f"{name} must be a CalibrationResult from calibrate()")
+    if a._problem.z.shape != b._problem.z.shape or not np.array_equal(
+        a._problem.z, b._problem.z, equal_nan=True
+    ):
+        raise InvalidInputError("a and b must be fitted to the same measurements")
+    if a.params.shape != b.params.shape:
+        raise InvalidInputError(
+            "a and b must have the same number of parameters; for nested models use f_test"
+        )
+    ratio = a.mse / b.mse if b.mse > 0 else math.inf
+    return NonNestedComparison(
+        mse_a=float(a.mse),
+        mse_b=float(b.mse),
+        dof_a=int(a.dof),
+        dof_b=int(b.dof),
+        ratio=float(ratio),
+        rough_p_value=float(stats.f.sf(ratio, a.dof, b.dof)),
+        preferred="b" if ratio > 1 else "a",
     )
 
 

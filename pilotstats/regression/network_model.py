@@ -22,7 +22,7 @@ from pilotstats._validation import check_choice, check_int
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.regression import queueing as _q
 
-__all__ = ["ClosedNetworkModel"]
+__all__ = ["ClosedNetworkModel", "ThreadPoolModel"]
 
 FloatArray = npt.NDArray[np.float64]
 Measure = Literal["residence_times", "throughput", "response_time"]
@@ -274,3 +274,100 @@ def _check_cycle(demands: FloatArray, think: FloatArray) -> None:
                 f"class {c + 1} has zero think time and zero total demand (unbounded "
                 "throughput); demands must not all be zero"
             )
+
+
+_POOL_MEASURES = ("inner_residence_times", "pool_wait", "response_time", "throughput")
+
+
+class ThreadPoolModel:
+    """A thread pool in front of a product-form subsystem as a calibration model (spec §2.5).
+
+    Parameters x are the inner demands D_1..D_K followed by the pool size m (declare it
+    with ``integer=[K]`` in :func:`~pilotstats.regression.calibrate`); each condition is
+    a population N. Solved by :func:`~pilotstats.regression.thread_pool`.
+
+    Parameters
+    ----------
+    n_inner : int
+        Number of inner single-server stations K (served while a thread is held).
+    think_time : float
+        Think time Z.
+    measures : sequence of {"inner_residence_times", "pool_wait", "response_time",
+        "throughput"}
+        Outputs per trial, in this order.
+
+    Attributes
+    ----------
+    n_parameters, parameter_names, lower_bounds, upper_bounds, n_measures
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> model = ThreadPoolModel(2, think_time=10.0, measures=("response_time",))
+    >>> round(float(model(np.array([2.0, 3.0, 2.0]), 10)[0]), 5)
+    28.02008
+    """
+
+    def __init__(
+        self,
+        n_inner: int,
+        *,
+        think_time: float,
+        measures: Sequence[str] = ("inner_residence_times", "response_time", "throughput"),
+    ) -> None:
+        from pilotstats._validation import check_real
+
+        self.n_inner = check_int(n_inner, "n_inner", low=1)
+        self.think_time = check_real(think_time, "think_time", low=0.0)
+        self.measures = tuple(measures)
+        if not self.measures:
+            raise InvalidInputError("measures must name at least one measure")
+        for measure in self.measures:
+            check_choice(measure, "measures entry", _POOL_MEASURES)
+        self.n_parameters = self.n_inner + 1
+        self.parameter_names = (*tuple(f"D{i + 1}" for i in range(self.n_inner)), "threads")
+        self.lower_bounds = np.concatenate([np.zeros(self.n_inner), [1.0]])
+        self.upper_bounds = np.full(self.n_parameters, np.inf)
+        self.n_measures = sum(
+            self.n_inner if m == "inner_residence_times" else 1 for m in self.measures
+        )
+
+    def __repr__(self) -> str:
+        return f"ThreadPoolModel(n_inner={self.n_inner}, measures={self.measures})"
+
+    def __call__(self, x: Any, u: Any) -> FloatArray:
+        """Predicted measures of one trial, shape (m,)."""
+        out: FloatArray = self.evaluate_all(x, [u])[0]
+        return out
+
+    def evaluate_all(self, x: Any, conditions: Any) -> FloatArray:
+        """Predicted measures for every trial (population), shape (T, m)."""
+        values = np.asarray(x, dtype=np.float64)
+        if values.shape != (self.n_parameters,):
+            raise InvalidInputError(
+                f"x must have {self.n_parameters} entries ({', '.join(self.parameter_names)})"
+            )
+        pool = float(values[-1])
+        if not (pool.is_integer() and pool >= 1):
+            raise InvalidInputError(
+                f"the pool size must be a whole number >= 1, got {pool!r}; declare it with "
+                f"integer=[{self.n_inner}] in calibrate"
+            )
+        rows = []
+        for n in np.asarray(conditions, dtype=np.float64).reshape(-1):
+            result = _q.thread_pool(
+                values[:-1], int(check_int(n, "population", low=1)), pool_size=pool,
+                think_time=self.think_time,
+            )
+            parts: list[Any] = []
+            for measure in self.measures:
+                if measure == "inner_residence_times":
+                    parts.extend(result.inner_residence_times)
+                elif measure == "pool_wait":
+                    parts.append(result.pool_wait)
+                elif measure == "response_time":
+                    parts.append(result.response_time)
+                else:
+                    parts.append(result.throughput)
+            rows.append(parts)
+        return np.array(rows, dtype=np.float64)
