@@ -27,6 +27,10 @@ DISABLE_JIT_ENV: str = "PILOTSTATS_DISABLE_JIT"
 #: below that a NumericalAccuracyWarning is emitted (calibration spec §2.4).
 MVA_P0_CLAMP: float = 1e-9
 
+#: Load-dependent MVA takes idle probabilities from complement networks (stable) when at
+#: most this many stations are load dependent; beyond, by subtraction (cost grows as K_LD!).
+MVA_COMPLEMENT_MAX_STATIONS: int = 4
+
 #: Convergence tolerance of Bard–Schweitzer approximate MVA (calibration spec §2.3).
 SCHWEITZER_TOL: float = 1e-12
 
@@ -54,6 +58,7 @@ _DEFAULTS = {
     "DEFAULT_CONFIDENCE_LEVEL": DEFAULT_CONFIDENCE_LEVEL,
     "DEFAULT_AUTOCORRELATION_LIMIT": DEFAULT_AUTOCORRELATION_LIMIT,
     "PARALLEL": PARALLEL,
+    "MVA_COMPLEMENT_MAX_STATIONS": MVA_COMPLEMENT_MAX_STATIONS,
 }
 
 

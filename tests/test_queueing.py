@@ -319,8 +319,10 @@ def test_load_dependent_with_single_servers_equals_plain() -> None:
     """The LD recursion (kind 2, α = 1) equals the single-server recursion."""
     n = 12
     alpha = np.ones((3, n + 1))
-    ld = kq.single_class_mva(np.array(D3), 10.0, n, np.array([2, 2, 2]), alpha)
-    plain = kq.single_class_mva(np.array(D3), 10.0, n, np.array([1, 1, 1]), alpha)
+    none = np.zeros(3, dtype=bool)
+    inf = np.full((3, n + 1), np.inf)
+    ld = kq.single_class_mva(np.array(D3), 10.0, n, np.array([2, 2, 2]), alpha, inf, none)
+    plain = kq.single_class_mva(np.array(D3), 10.0, n, np.array([1, 1, 1]), alpha, inf, none)
     np.testing.assert_allclose(ld[0], plain[0], rtol=1e-12)
     np.testing.assert_allclose(ld[1], plain[1], rtol=1e-12)
 
@@ -379,24 +381,50 @@ def test_kernels_match_python_twins() -> None:
         alpha = np.ones((4, 16))
         alpha[2] = np.maximum(np.minimum(np.arange(16), 2), 1)
         alpha[3] = np.maximum(np.minimum(np.arange(16), 3), 1)
-        args = (np.ascontiguousarray(demands[:, 0]), float(think[0]), 15, kind, alpha)
-        for a, b in zip(kq.single_class_mva(*args), kq.single_class_mva.py_func(*args),
-                        strict=True):
-            np.testing.assert_allclose(a, b, rtol=1e-12)
+        complement = rng.uniform(0.1, 1.0, (4, 16))
+        for use in (np.zeros(4, dtype=bool), np.array([False, False, True, True])):
+            args = (np.ascontiguousarray(demands[:, 0]), float(think[0]), 15, kind, alpha,
+                    complement, use)
+            for a, b in zip(kq.single_class_mva(*args), kq.single_class_mva.py_func(*args),
+                            strict=True):
+                np.testing.assert_allclose(a, b, rtol=1e-12)
         sargs = (demands, think, np.array([7.0, 3.0]), delay, 1e-12, 10000)
         for a, b in zip(kq.schweitzer_mva(*sargs), kq.schweitzer_mva.py_func(*sargs),
                         strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
-def test_numerical_accuracy_warning_on_lost_idle_probability() -> None:
-    """p(0) by subtraction loses accuracy with many lightly loaded servers behind a
-    bottleneck (spec §2.4): a NumericalAccuracyWarning, never a NaN or a crash."""
+def test_idle_probability_by_subtraction_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spec §2.4: p(0) by subtraction loses accuracy with many lightly loaded servers behind
+    a bottleneck: NumericalAccuracyWarning, never a NaN or a crash."""
+    from pilotstats import _config
+
+    monkeypatch.setattr(_config, "MVA_COMPLEMENT_MAX_STATIONS", 0)
     with pytest.warns(NumericalAccuracyWarning, match="p\\(0\\)"):
-        result = mva([1.0, 64.0], 500, servers=[1, 64])
+        result = mva([1.0, 50.0], 3000, servers=[1, 64])
     assert np.isfinite(result.residence_times).all()
-    # a well-conditioned multi-server case stays silent (filterwarnings = error)
-    mva(D3, 50, think_time=10.0, servers=[1, 2, 4])
+
+
+def test_complement_network_keeps_accuracy_where_subtraction_fails() -> None:
+    """Idle probabilities from complement networks: no cancellation (no warning, since
+    filterwarnings = error), and the answer is right: station 1 (D = 1) is the bottleneck,
+    so X → 1 and the 64-server station holds ~50 customers, each ~50 s."""
+    result = mva([1.0, 50.0], 3000, servers=[1, 64])
+    assert result.throughput[0] == pytest.approx(1.0, rel=1e-9)
+    assert 50.0 <= result.residence_times[1, 0] <= 50.5
+    assert result.residence_times.sum() == pytest.approx(3000.0, rel=1e-12)
+
+
+def test_complement_and_subtraction_agree_when_well_conditioned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pilotstats import _config
+
+    stable = mva(D3, 40, think_time=10.0, servers=[1, 2, 4])
+    monkeypatch.setattr(_config, "MVA_COMPLEMENT_MAX_STATIONS", 0)
+    plain = mva(D3, 40, think_time=10.0, servers=[1, 2, 4])
+    np.testing.assert_allclose(stable.residence_times, plain.residence_times, rtol=1e-9)
+    np.testing.assert_allclose(stable.throughput, plain.throughput, rtol=1e-12)
 
 
 # --------------------------------------------------------------------------- bad input

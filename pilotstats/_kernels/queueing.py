@@ -117,6 +117,8 @@ def single_class_mva(
     population: int,
     kind: np.ndarray,
     alpha: np.ndarray,
+    complement: np.ndarray,
+    use_complement: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
     """Exact single-class MVA with load-dependent stations, every n = 0..N (spec §2.1, §2.4).
 
@@ -133,6 +135,12 @@ def single_class_mva(
     alpha : ndarray of float64, shape (K, N + 1)
         Capacity multipliers alpha_k(j) > 0 for j = 1..N (column 0 unused); only rows of
         load-dependent stations are read. For m servers alpha_k(j) = min(j, m).
+    complement : ndarray of float64, shape (K, N + 1)
+        X_{−k}(n): throughput of the network without station k (row k read only where
+        ``use_complement[k]``); ``inf`` when that network has no demand and no think time.
+    use_complement : ndarray of bool, shape (K,)
+        Obtain p_k(0 | n) from the complement network, p_k(0 | n) = p_k(0 | n−1) X(n) /
+        X_{−k}(n) (= G_{−k}(n)/G(n), no subtraction), instead of 1 − Σ_{j≥1} p_k(j | n).
 
     Returns
     -------
@@ -141,8 +149,8 @@ def single_class_mva(
     residence : ndarray of float64, shape (N + 1, K)
         R_k(n), residence time per response.
     min_p0 : float
-        The smallest p_k(0 | n) obtained by subtraction before clamping (1.0 when there is
-        no load-dependent station); values below -1e-9 signal lost accuracy.
+        The smallest p_k(0 | n) obtained by subtraction before clamping (1.0 when no
+        station uses subtraction); values below -1e-9 signal lost accuracy.
     marginals : ndarray of float64, shape (K, N + 1)
         p_k(j | N) at the final population for load-dependent stations (row k of other
         stations holds 1 at j = 0).
@@ -152,8 +160,9 @@ def single_class_mva(
     Queues: R_k(n) = D_k (1 + Q_k(n−1)); delays: R_k(n) = D_k; load-dependent stations keep
     marginals p_k(j | n) with R_k(n) = Σ_{j=1..n} j/α_k(j) D_k p_k(j−1 | n−1),
     p_k(j | n) = X(n) D_k/α_k(j) p_k(j−1 | n−1), p_k(0 | n) = 1 − Σ_{j≥1} p_k(j | n)
-    (Reiser–Lavenberg load-dependent MVA). Values of p_k(0 | n) in [−1e-9, 0) are clamped
-    to 0. Work O(N K) plus O(N²) per load-dependent station.
+    (Reiser–Lavenberg load-dependent MVA). By subtraction, values of p_k(0 | n) in
+    [−1e-9, 0) are clamped to 0; the complement-network ratio avoids the cancellation.
+    Work O(N K) plus O(N²) per load-dependent station.
     """
     n_stations = demands.shape[0]
     throughput = np.zeros(population + 1)
@@ -182,14 +191,21 @@ def single_class_mva(
             queue[k] = x * residence[n, k]
             if kind[k] == 2:
                 total = 0.0
+                previous_p0 = marginals[k, 0]
                 for j in range(n, 0, -1):
                     marginals[k, j] = x * demands[k] / alpha[k, j] * marginals[k, j - 1]
                     total += marginals[k, j]
-                p0 = 1.0 - total
-                if p0 < min_p0:
-                    min_p0 = p0
-                if p0 < 0.0:
-                    p0 = 0.0
+                if use_complement[k]:
+                    if np.isinf(complement[k, n]):
+                        p0 = 0.0
+                    else:
+                        p0 = previous_p0 * x / complement[k, n]
+                else:
+                    p0 = 1.0 - total
+                    if p0 < min_p0:
+                        min_p0 = p0
+                    if p0 < 0.0:
+                        p0 = 0.0
                 marginals[k, 0] = p0
     return throughput, residence, min_p0, marginals
 

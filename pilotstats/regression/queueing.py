@@ -30,6 +30,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from pilotstats import _config
 from pilotstats._config import MVA_P0_CLAMP, SCHWEITZER_MAX_ITER, SCHWEITZER_TOL
 from pilotstats._kernels import queueing as _kq
 from pilotstats.exceptions import (
@@ -418,7 +419,7 @@ def _single_class_exact(
     population: int,
     servers: FloatArray,
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Run the load-dependent single-class kernel; return X(n), R(n, k), final marginals."""
+    """Exact single-class MVA (load-dependent where m > 1); return X(n), R(n, k), marginals."""
     k_count = demands.shape[0]
     kind = np.empty(k_count, dtype=np.int64)
     alpha = np.ones((k_count, population + 1))
@@ -431,11 +432,47 @@ def _single_class_exact(
         else:
             kind[k] = _kq.LOAD_DEPENDENT
             alpha[k] = np.maximum(np.minimum(j, servers[k]), 1.0)
-    throughput, residence, min_p0, marginals = _kq.single_class_mva(
-        np.ascontiguousarray(demands), float(think), int(population), kind, alpha
+    throughput, residence, min_p0, marginals = _solve_single(
+        np.ascontiguousarray(demands, dtype=np.float64), float(think), int(population), kind,
+        alpha,
     )
-    _warn_p0(float(min_p0))
+    _warn_p0(min_p0)
     return throughput, residence, marginals
+
+
+def _solve_single(
+    demands: FloatArray,
+    think: float,
+    population: int,
+    kind: npt.NDArray[np.int64],
+    alpha: FloatArray,
+) -> tuple[FloatArray, FloatArray, float, FloatArray]:
+    """Run the single-class kernel with idle probabilities from complement networks.
+
+    For each load-dependent station k (up to ``MVA_COMPLEMENT_MAX_STATIONS`` of them) the
+    network without k is solved first (recursively), and p_k(0 | n) = G_{−k}(n)/G(n) =
+    Π_{i<=n} X(i)/X_{−k}(i) replaces the subtraction 1 − Σ_{j>=1} p_k(j | n), which loses
+    all accuracy when p_k(0 | n) is tiny (many servers behind a bottleneck, spec §2.4).
+    """
+    k_count = demands.shape[0]
+    complement = np.full((k_count, population + 1), np.inf)
+    use_complement = np.zeros(k_count, dtype=np.bool_)
+    load_dependent = np.flatnonzero(kind == _kq.LOAD_DEPENDENT)
+    if 0 < load_dependent.size <= _config.MVA_COMPLEMENT_MAX_STATIONS:
+        for k in load_dependent:
+            keep = np.arange(k_count) != k
+            use_complement[k] = True
+            if think <= 0 and not (demands[keep] > 0).any():
+                continue  # the rest of the network is empty: station k holds everyone
+            x_rest, _, _, _ = _solve_single(
+                np.ascontiguousarray(demands[keep]), think, population,
+                np.ascontiguousarray(kind[keep]), np.ascontiguousarray(alpha[keep]),
+            )
+            complement[k] = x_rest
+    throughput, residence, min_p0, marginals = _kq.single_class_mva(
+        demands, float(think), int(population), kind, alpha, complement, use_complement
+    )
+    return throughput, residence, float(min_p0), marginals
 
 
 def _warn_p0(min_p0: float) -> None:
@@ -499,7 +536,8 @@ def mva(
     Warns
     -----
     NumericalAccuracyWarning
-        An idle probability of load-dependent MVA fell below −1e-9 before clamping.
+        An idle probability of load-dependent MVA computed by subtraction fell below −1e-9
+        before clamping (only with many multi-server stations).
 
     See Also
     --------
@@ -513,7 +551,13 @@ def mva(
     Several classes (§2.2): the lattice recursion R_kc(n) = D_kc (1 + Σ_j Q_kj(n − e_c)),
     X_c(n) = n_c/(Z_c + Σ_k R_kc(n)), at cost Π_c (N_c + 1)·K·C. Multi-server stations
     (§2.4): exact load-dependent MVA with α_k(j) = min(j, m_k) [1]_, or Seidmann [3]_.
-    Utilisation per server is U_k = X D_k / m_k.
+    The idle probabilities p_k(0 | n) of load-dependent MVA are taken from complement
+    networks, p_k(0 | n) = G_{−k}(n)/G(n) = Π_{i≤n} X(i)/X_{−k}(i), rather than by the
+    subtraction 1 − Σ_{j≥1} p_k(j | n), which cancels catastrophically when p_k(0 | n) is
+    tiny (e.g. 64 servers behind a bottleneck); with more than
+    ``_config.MVA_COMPLEMENT_MAX_STATIONS`` multi-server stations subtraction is used, with
+    values in [−1e-9, 0) clamped to 0 and a warning below. Utilisation per server is
+    U_k = X D_k / m_k.
 
     References
     ----------
@@ -886,10 +930,10 @@ def thread_pool(
     alpha = np.ones((k_out + 1, n + 1))
     capped = np.minimum(np.arange(n + 1), j_max)
     alpha[0, 1:] = x_in[capped[1:]]
-    throughput, residence, min_p0, marginals = _kq.single_class_mva(
+    throughput, residence, min_p0, marginals = _solve_single(
         np.ascontiguousarray(demands), think, n, kind, alpha
     )
-    _warn_p0(float(min_p0))
+    _warn_p0(min_p0)
     x = float(throughput[n])
     p_pool = marginals[0]
     inner_queue = (p_pool[:, None] * q_in[capped]).sum(axis=0)
