@@ -28,3 +28,10 @@ SampleKind: TypeAlias = Literal["mean", "proportion"]
 Alternative: TypeAlias = Literal["two-sided", "less", "greater"]
 #: Seed or generator accepted wherever randomness is used.
 RandomState: TypeAlias = int | np.random.Generator | None
+
+#: Which edges of the centred SMA window are closed (smoothing spec §3).
+WindowClosed: TypeAlias = Literal["left", "right", "both", "neither"]
+#: Contributor classifier of the divergence analysis (smoothing spec §7).
+ContributorClassifier: TypeAlias = Literal["minmax", "percentile"]
+#: Parameter presets of the divergence analysis (smoothing spec §10).
+SmoothingPreset: TypeAlias = Literal["sc18-final", "sc18-draft"]

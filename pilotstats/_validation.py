@@ -186,7 +186,7 @@ def check_confidence_level(value: Any, name: str = "confidence_level") -> float:
 
     Note that 0.95 means 95 %; a percentage such as 95 is rejected with a hint.
     """
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and 1 < value <= 100:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 1 < value <= 100:
         raise InvalidInputError(
             f"{name} must lie in (0, 1), got {value!r}; did you mean {float(value) / 100:g}?"
         )
@@ -202,7 +202,7 @@ def check_int(
     if isinstance(value, numbers.Integral):
         result = int(value)
     elif isinstance(value, numbers.Real) and float(value).is_integer():
-        result = int(value)
+        result = int(float(value))
     else:
         raise InvalidInputError(f"{name} must be an integer, got {_describe(value)}")
     if low is not None and result < low:

@@ -33,10 +33,10 @@ def overall_mean(x: np.ndarray, harmonic: bool) -> float:
     if harmonic:
         for i in range(n):
             total += 1.0 / x[i]
-        return n / total
+        return float(n / total)
     for i in range(n):
         total += x[i]
-    return total / n
+    return float(total / n)
 
 
 @kernel

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pilotstats import _config
-from pilotstats._config import MVA_P0_CLAMP, SCHWEITZER_MAX_ITER, SCHWEITZER_TOL
+from pilotstats._config import SCHWEITZER_MAX_ITER, SCHWEITZER_TOL
 from pilotstats._kernels import queueing as _kq
 from pilotstats.exceptions import (
     ConvergenceWarning,
@@ -476,7 +476,7 @@ def _solve_single(
 
 
 def _warn_p0(min_p0: float) -> None:
-    if min_p0 < -MVA_P0_CLAMP:
+    if min_p0 < -_config.MVA_P0_CLAMP:
         warnings.warn(
             f"load-dependent MVA lost accuracy: an idle probability p(0) computed by "
             f"subtraction was {min_p0:.3g} (clamped to 0); the station is near saturation "

@@ -1,0 +1,35 @@
+"""Subsession (block-mean) analysis: confidence intervals of means from autocorrelated
+samples, required sample sizes, proportions and Welch comparisons.
+
+Specification ``specs/autocorrelation.md`` (reproducing Pilot, ``ascar-io/pilot-bench``).
+"""
+
+from pilotstats.autocorrelation._blocks import lag1_autocorrelation, optimal_subsession_size
+from pilotstats.autocorrelation.comparison import (
+    ComparisonSampleSizeResult,
+    WelchResult,
+    compare_subsession_means,
+    required_sample_size_for_comparison,
+    welch_degrees_of_freedom,
+    welch_test,
+)
+from pilotstats.autocorrelation.proportion import ProportionResult, proportion_interval
+from pilotstats.autocorrelation.sample_size import SampleSizeResult, required_sample_size
+from pilotstats.autocorrelation.subsession import SubsessionResult, subsession_analysis
+
+__all__ = [
+    "ComparisonSampleSizeResult",
+    "ProportionResult",
+    "SampleSizeResult",
+    "SubsessionResult",
+    "WelchResult",
+    "compare_subsession_means",
+    "lag1_autocorrelation",
+    "optimal_subsession_size",
+    "proportion_interval",
+    "required_sample_size",
+    "required_sample_size_for_comparison",
+    "subsession_analysis",
+    "welch_degrees_of_freedom",
+    "welch_test",
+]

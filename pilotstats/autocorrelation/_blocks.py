@@ -1,0 +1,190 @@
+"""Block (subsession) statistics: lag-1 autocorrelation and the choice of subsession size.
+
+Specification: ``specs/autocorrelation.md`` §2–§3, reproducing Pilot
+(``ascar-io/pilot-bench``, ``lib/priv_include/libpilotcpp.h``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pilotstats import _config
+from pilotstats._kernels import autocorrelation as _kernels
+from pilotstats._typing import Float64Array1D, MeanMethod
+from pilotstats._validation import as_float_array, check_choice, check_int, check_real
+from pilotstats.exceptions import NotEnoughDataError, SubsessionSizeNotFoundError
+
+__all__ = ["lag1_autocorrelation", "optimal_subsession_size"]
+
+MEAN_METHODS: tuple[MeanMethod, ...] = ("arithmetic", "harmonic")
+
+
+@dataclass(frozen=True, slots=True)
+class Samples:
+    """Validated samples with their mean method and overall mean ``m`` (spec §1)."""
+
+    values: Float64Array1D
+    harmonic: bool
+    mean: float
+
+    @property
+    def n(self) -> int:
+        return int(self.values.shape[0])
+
+
+def prepare(x: Any, mean: MeanMethod = "arithmetic", *, min_length: int = 1) -> Samples:
+    """Validate ``x`` and compute the overall mean with the chosen mean method."""
+    method = check_choice(mean, "mean", MEAN_METHODS)
+    harmonic = method == "harmonic"
+    values = as_float_array(x, "x", min_length=min_length, positive=harmonic)
+    return Samples(values, harmonic, float(_kernels.overall_mean(values, harmonic)))
+
+
+def check_autocorrelation_limit(limit: Any) -> float:
+    """``autocorrelation_limit`` must lie in (0, 1] (spec §3)."""
+    return check_real(limit, "autocorrelation_limit", low=0.0, high=1.0, low_inclusive=False)
+
+
+def block_moments(samples: Samples, q: int) -> tuple[float, float]:
+    """``(s2_q, g_q)`` about the overall mean; needs ``h = n // q >= 2`` (spec §2.2)."""
+    blocks = samples.n // q
+    if blocks < 2:
+        raise NotEnoughDataError(
+            f"subsession size {q} leaves {blocks} complete subsession(s) of {samples.n} "
+            "samples; need at least 2 (use a smaller subsession_size or more data)"
+        )
+    s2, g = _kernels.block_moments(samples.values, q, samples.harmonic, samples.mean)
+    return float(s2), float(g)
+
+
+def first_qualifying_size(samples: Samples, limit: float) -> int | None:
+    """First ``q`` in ``1..n//3`` with ``|r1(q)| <= limit``, or None (spec §3)."""
+    if samples.n <= 1:
+        return None
+    q = int(_kernels.first_subsession_size(samples.values, limit, samples.harmonic, samples.mean))
+    return None if q < 0 else q
+
+
+def resolve_subsession_size(
+    samples: Samples, limit: float, subsession_size: Any
+) -> int:
+    """The explicit ``subsession_size`` (checked) or the first qualifying one.
+
+    Raises
+    ------
+    SubsessionSizeNotFoundError
+        When no size qualifies; the message says how much data was scanned.
+    """
+    if subsession_size is not None:
+        q = check_int(subsession_size, "subsession_size", low=1)
+        if samples.n // q < 2:
+            raise NotEnoughDataError(
+                f"subsession_size={q} leaves {samples.n // q} complete subsession(s) of "
+                f"{samples.n} samples; need at least 2"
+            )
+        return q
+    q_found = first_qualifying_size(samples, limit)
+    if q_found is None:
+        largest = samples.n // 3
+        raise SubsessionSizeNotFoundError(
+            f"no subsession size in 1..{largest} brings |lag-1 autocorrelation| of the "
+            f"{samples.n} samples to <= {limit:g}; collect more data, raise "
+            "autocorrelation_limit, or pass subsession_size explicitly"
+        )
+    return q_found
+
+
+def lag1_autocorrelation(
+    x: Any, subsession_size: int = 1, *, mean: MeanMethod = "arithmetic"
+) -> float:
+    """Lag-1 autocorrelation of subsession means about the overall mean (Pilot's r1).
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        Samples in time order (finite; strictly positive for ``mean="harmonic"``).
+    subsession_size : int, default 1
+        Block size ``q``; block ``j`` holds ``x[(j-1)q : jq]``; trailing samples are unused
+        by the blocks but count in the overall mean.
+    mean : {"arithmetic", "harmonic"}, default "arithmetic"
+        Mean used for block means and for the overall mean ``m``.
+
+    Returns
+    -------
+    float
+        ``r1(q) = sum_j (u_j - m)(u_{j+1} - m) / sum_j (u_j - m)^2``, in [-1, 1]. As in Pilot,
+        1.0 when fewer than two blocks exist or the ratio is undefined (constant data).
+
+    Raises
+    ------
+    InvalidInputError
+        ``x`` not a finite 1-D numeric array, ``subsession_size`` not a positive integer,
+        unknown ``mean``, or non-positive data with ``mean="harmonic"``.
+    NotEnoughDataError
+        ``x`` is empty.
+
+    Notes
+    -----
+    Specification ``autocorrelation.md`` §2.2; Pilot
+    ``pilot_subsession_autocorrelation_coefficient`` in ``lib/priv_include/libpilotcpp.h``.
+    Both sums are taken about the mean of *all* samples, not the mean of block means.
+    Cost O(n).
+
+    Examples
+    --------
+    >>> from pilotstats.datasets import ferrari_response_times
+    >>> round(lag1_autocorrelation(ferrari_response_times()), 6)
+    0.636556
+    >>> round(lag1_autocorrelation(ferrari_response_times(), 4), 6)
+    0.08231
+    """
+    samples = prepare(x, mean)
+    q = check_int(subsession_size, "subsession_size", low=1)
+    return float(_kernels.lag1_coefficient(samples.values, q, samples.harmonic, samples.mean))
+
+
+def optimal_subsession_size(
+    x: Any,
+    *,
+    autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
+    mean: MeanMethod = "arithmetic",
+) -> int | None:
+    """Smallest subsession size whose block means are nearly uncorrelated.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        Samples in time order.
+    autocorrelation_limit : float in (0, 1], default 0.1
+        Accept ``q`` when ``|r1(q)| <= autocorrelation_limit``.
+    mean : {"arithmetic", "harmonic"}, default "arithmetic"
+        Mean used for block means.
+
+    Returns
+    -------
+    int or None
+        The first ``q`` in ``1, 2, ..., floor(n/3)`` that qualifies (so at least three
+        blocks remain), or None when none does or ``n <= 1``.
+
+    Raises
+    ------
+    InvalidInputError
+        Invalid data or a limit outside (0, 1].
+    NotEnoughDataError
+        ``x`` is empty.
+
+    Notes
+    -----
+    Specification ``autocorrelation.md`` §3; Pilot ``pilot_optimal_subsession_size``.
+    Strong negative autocorrelation is rejected too (absolute value). Cost O(n) per
+    candidate size, O(n^2/3) in the worst case when nothing qualifies.
+
+    Examples
+    --------
+    >>> from pilotstats.datasets import ferrari_response_times
+    >>> optimal_subsession_size(ferrari_response_times())
+    4
+    """
+    limit = check_autocorrelation_limit(autocorrelation_limit)
+    return first_qualifying_size(prepare(x, mean), limit)

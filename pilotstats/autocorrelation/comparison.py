@@ -1,0 +1,389 @@
+"""Comparing two results: Welch's t-test and the sample size needed to separate them.
+
+Specification ``specs/autocorrelation.md`` §7; Pilot ``lib/libpilot.cc``
+(``pilot_p_eq``, ``pilot_calc_deg_of_freedom``, ``pilot_optimal_sample_size_for_eq_test``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pilotstats import _config
+from pilotstats._stats import ceil_tol, t_cdf, t_quantile
+from pilotstats._typing import Alternative
+from pilotstats._validation import (
+    check_choice,
+    check_confidence_level,
+    check_int,
+    check_probability,
+    check_real,
+)
+from pilotstats.autocorrelation.subsession import SubsessionResult
+from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, UnreachableTargetError
+from pilotstats.results import ConfidenceInterval, Result, format_interval, format_number
+
+__all__ = [
+    "ComparisonSampleSizeResult",
+    "WelchResult",
+    "compare_subsession_means",
+    "required_sample_size_for_comparison",
+    "welch_degrees_of_freedom",
+    "welch_test",
+]
+
+ALTERNATIVES: tuple[Alternative, ...] = ("two-sided", "less", "greater")
+
+
+def _check_side(mean: Any, var: Any, n: Any, side: str) -> tuple[float, float, int]:
+    mean_value = check_real(mean, f"mean{side}")
+    var_value = check_real(var, f"var{side}")
+    if var_value < 0:
+        raise InvalidInputError(f"var{side} must be non-negative, got {var_value!r}")
+    count = check_int(n, f"n{side}", low=0)
+    if count < 2:
+        raise NotEnoughDataError(
+            f"n{side} = {count}: Welch's test needs at least 2 observations per side"
+        )
+    return mean_value, var_value, count
+
+
+def welch_degrees_of_freedom(var1: float, n1: int, var2: float, n2: int) -> float:
+    """Welch–Satterthwaite degrees of freedom, not floored (spec §7.1).
+
+    Parameters
+    ----------
+    var1, n1 : float, int
+        Variance and count of the first side (``n1 >= 2``).
+    var2, n2 : float, int
+        Variance and count of the second side (``n2 >= 2``).
+
+    Returns
+    -------
+    float
+        ``nu = (v1/n1 + v2/n2)^2 / ((v1/n1)^2/(n1-1) + (v2/n2)^2/(n2-1))``; NaN when both
+        variances are 0. Pilot's docs show a floor, its code does not; neither do we.
+
+    Raises
+    ------
+    InvalidInputError
+        Negative variance, non-integer count.
+    NotEnoughDataError
+        A count below 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pilotstats.datasets import speed_of_light
+    >>> a, b = speed_of_light()
+    >>> round(welch_degrees_of_freedom(a.var(ddof=1), a.size, b.var(ddof=1), b.size), 3)
+    27.754
+    """
+    _, v1, count1 = _check_side(0.0, var1, n1, "1")
+    _, v2, count2 = _check_side(0.0, var2, n2, "2")
+    return _dof(v1, count1, v2, count2)
+
+
+def _dof(v1: float, n1: int, v2: float, n2: int) -> float:
+    a, b = v1 / n1, v2 / n2
+    denominator = a * a / (n1 - 1) + b * b / (n2 - 1)
+    return (a + b) ** 2 / denominator if denominator > 0 else math.nan
+
+
+@dataclass(frozen=True, slots=True)
+class WelchResult(Result):
+    """Welch's unequal-variance t-test of ``mean1 - mean2``.
+
+    Attributes
+    ----------
+    difference : float
+        ``mean1 - mean2``.
+    ci_low, ci_high : float
+        Interval of the difference (one-sided alternatives give an infinite end).
+    p_value : float
+        p-value for ``alternative``.
+    dof : float
+        Welch–Satterthwaite degrees of freedom (NaN when the standard error is 0).
+    statistic : float
+        ``t = difference / standard_error``.
+    standard_error : float
+        ``sqrt(var1/n1 + var2/n2)``.
+    alternative : str
+        ``"two-sided"``, ``"less"`` (mean1 < mean2) or ``"greater"``.
+    confidence_level : float
+        Level of the interval.
+
+    Unpacking yields ``(statistic, p_value)``.
+    """
+
+    difference: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    dof: float
+    statistic: float
+    standard_error: float
+    alternative: str
+    confidence_level: float
+
+    def __iter__(self) -> Iterator[float]:
+        return iter((self.statistic, self.p_value))
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Interval of the difference at ``confidence_level`` (None: the stored level)."""
+        level = (
+            self.confidence_level
+            if confidence_level is None
+            else check_confidence_level(confidence_level)
+        )
+        return ConfidenceInterval(
+            *_interval(self.difference, self.standard_error, self.dof, level, self.alternative)
+        )
+
+    def __str__(self) -> str:
+        return (
+            f"difference {format_number(self.difference)} "
+            f"({format_interval(self.ci_low, self.ci_high, self.confidence_level)}, "
+            f"t = {format_number(self.statistic)}, dof = {format_number(self.dof)}, "
+            f"p = {format_number(self.p_value)}, {self.alternative})"
+        )
+
+
+def _interval(
+    d: float, se: float, dof: float, level: float, alternative: str
+) -> tuple[float, float]:
+    if se == 0.0:
+        return d, d
+    if alternative == "two-sided":
+        half = t_quantile((1.0 + level) / 2.0, dof) * se
+        return d - half, d + half
+    margin = t_quantile(level, dof) * se
+    if alternative == "less":
+        return -math.inf, d + margin
+    return d - margin, math.inf
+
+
+def welch_test(
+    mean1: float,
+    var1: float,
+    n1: int,
+    mean2: float,
+    var2: float,
+    n2: int,
+    *,
+    confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
+    alternative: Alternative = "two-sided",
+) -> WelchResult:
+    """Welch's t-test and confidence interval for the difference of two means.
+
+    For autocorrelated data pass subsession statistics ``(m, s2_q, h)`` of each side
+    (see :func:`compare_subsession_means`), never the raw ``(mean, var, n)``.
+
+    Parameters
+    ----------
+    mean1, var1, n1 : float, float, int
+        Mean, variance and count of the first (baseline) side; ``n1 >= 2``.
+    mean2, var2, n2 : float, float, int
+        The same for the second side.
+    confidence_level : float in (0, 1), default 0.95
+        Level of the interval of ``mean1 - mean2``.
+    alternative : {"two-sided", "less", "greater"}, default "two-sided"
+        ``"less"`` tests ``mean1 < mean2``, ``"greater"`` tests ``mean1 > mean2``.
+
+    Returns
+    -------
+    WelchResult
+        With zero standard error: dof NaN, ``p = 1`` if the means are equal else 0, and
+        the degenerate interval ``[d, d]``.
+
+    Raises
+    ------
+    InvalidInputError
+        Negative variance or count, non-finite inputs, bad options.
+    NotEnoughDataError
+        ``n1 < 2`` or ``n2 < 2`` (Pilot returns an "undecided" p = 0.5 instead).
+
+    Notes
+    -----
+    Specification ``autocorrelation.md`` §7.2: ``t = d / se`` with
+    ``se = sqrt(v1/n1 + v2/n2)``, two-sided ``p = 2 F_nu(-|t|)``, interval
+    ``d -/+ t_nu((1+c)/2) se``; ``nu`` from :func:`welch_degrees_of_freedom` (not floored).
+
+    References
+    ----------
+    .. [1] B. L. Welch, "The generalization of Student's problem when several different
+       population variances are involved", Biometrika 34 (1947) 28-35.
+
+    Examples
+    --------
+    >>> result = welch_test(98.105, 0.699**2, 65, 98.394, 0.743**2, 65)
+    >>> round(result.p_value, 3), round(result.ci_low, 3), round(result.ci_high, 3)
+    (0.024, -0.539, -0.039)
+    """
+    level = check_confidence_level(confidence_level)
+    side = check_choice(alternative, "alternative", ALTERNATIVES)
+    m1, v1, c1 = _check_side(mean1, var1, n1, "1")
+    m2, v2, c2 = _check_side(mean2, var2, n2, "2")
+    d = m1 - m2
+    se = math.sqrt(v1 / c1 + v2 / c2)
+    if se == 0.0:
+        p = 1.0 if d == 0.0 else 0.0
+        statistic = 0.0 if d == 0.0 else math.copysign(math.inf, d)
+        return WelchResult(d, d, d, p, math.nan, statistic, 0.0, side, level)
+    dof = _dof(v1, c1, v2, c2)
+    statistic = d / se
+    if side == "two-sided":
+        p = 2.0 * t_cdf(-abs(statistic), dof)
+    elif side == "less":
+        p = t_cdf(statistic, dof)
+    else:
+        p = t_cdf(-statistic, dof)
+    low, high = _interval(d, se, dof, level, side)
+    return WelchResult(d, low, high, min(1.0, p), dof, statistic, se, side, level)
+
+
+def compare_subsession_means(
+    a: SubsessionResult,
+    b: SubsessionResult,
+    *,
+    confidence_level: float | None = None,
+    alternative: Alternative = "two-sided",
+) -> WelchResult:
+    """Welch's test of ``a.mean - b.mean`` on subsession statistics ``(m, s2_q, h)``.
+
+    Parameters
+    ----------
+    a, b : SubsessionResult
+        Results of :func:`~pilotstats.autocorrelation.subsession_analysis` (``a`` is the
+        baseline).
+    confidence_level : float, optional
+        Level of the interval; defaults to ``a.confidence_level``.
+    alternative : {"two-sided", "less", "greater"}
+        As in :func:`welch_test`.
+
+    Examples
+    --------
+    >>> from pilotstats.autocorrelation import subsession_analysis
+    >>> from pilotstats.datasets import ferrari_response_times
+    >>> x = ferrari_response_times()
+    >>> r = compare_subsession_means(subsession_analysis(x[:24], subsession_size=2),
+    ...                              subsession_analysis(x[24:], subsession_size=2))
+    >>> r.p_value > 0.05
+    True
+    """
+    if not isinstance(a, SubsessionResult) or not isinstance(b, SubsessionResult):
+        raise InvalidInputError("a and b must both be SubsessionResult objects")
+    level = a.confidence_level if confidence_level is None else confidence_level
+    return welch_test(
+        a.mean, a.subsession_variance, a.n_subsessions,
+        b.mean, b.subsession_variance, b.n_subsessions,
+        confidence_level=level, alternative=alternative,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonSampleSizeResult(Result):
+    """(Sub)samples the new side needs for Welch's test to reach ``target_p_value``.
+
+    Attributes
+    ----------
+    n_required : int
+        Subsessions required on the new side (at least 2).
+    samples : int
+        ``subsession_size * max(n_required, min_subsessions)``.
+    dof : float
+        Welch dof at the current sizes.
+    target_p_value : float
+        Two-sided p-value to reach.
+    subsession_size : int
+        Block size of the new side.
+    """
+
+    n_required: int
+    samples: int
+    dof: float
+    target_p_value: float
+    subsession_size: int
+
+    def __str__(self) -> str:
+        return (
+            f"need {self.samples} samples ({self.n_required} subsessions of "
+            f"{self.subsession_size}) to reach p <= {format_number(self.target_p_value)}"
+        )
+
+
+def required_sample_size_for_comparison(
+    baseline_mean: float,
+    baseline_var: float,
+    baseline_n: int,
+    mean: float,
+    var: float,
+    n: int,
+    *,
+    target_p_value: float = 0.05,
+    subsession_size: int = 1,
+    min_subsessions: int = 0,
+) -> ComparisonSampleSizeResult:
+    """Sample size the new side needs to separate it from a fixed baseline.
+
+    Parameters
+    ----------
+    baseline_mean, baseline_var, baseline_n : float, float, int
+        Baseline (sub)session statistics.
+    mean, var, n : float, float, int
+        Current statistics of the new side.
+    target_p_value : float in (0, 1), default 0.05
+        Two-sided Welch p-value to reach at the observed difference.
+    subsession_size : int, default 1
+        Block size of the new side (samples = q x subsessions).
+    min_subsessions : int, default 0
+        Floor on the number of subsessions.
+
+    Returns
+    -------
+    ComparisonSampleSizeResult
+
+    Raises
+    ------
+    UnreachableTargetError
+        No size of the new side can reach the target: the observed difference is 0 or the
+        baseline's own uncertainty already exceeds what the target allows.
+    NotEnoughDataError, InvalidInputError
+        As :func:`welch_test`.
+
+    Notes
+    -----
+    Specification ``autocorrelation.md`` §7.3: ``nu`` at the current sizes,
+    ``t = t_nu(target / 2)``, ``D = (d / t)^2 - v_b / n_b``,
+    ``n_required = max(2, ceil_tol(v / D))`` (Pilot truncates; rounding up is correct).
+
+    Examples
+    --------
+    >>> r = required_sample_size_for_comparison(98.105, 0.699**2, 65, 98.394, 0.743**2, 65,
+    ...                                         target_p_value=0.01)
+    >>> r.n_required
+    118
+    """
+    target = check_probability(target_p_value, "target_p_value")
+    q = check_int(subsession_size, "subsession_size", low=1)
+    floor = check_int(min_subsessions, "min_subsessions", low=0)
+    m1, v1, c1 = _check_side(baseline_mean, baseline_var, baseline_n, "1 (baseline)")
+    m2, v2, c2 = _check_side(mean, var, n, "2")
+    dof = _dof(v1, c1, v2, c2)
+    t = t_quantile(target / 2.0, dof) if math.isfinite(dof) else math.nan
+    d = m1 - m2
+    reserve = (d / t) ** 2 - v1 / c1 if t != 0 else math.nan
+    if not (math.isfinite(reserve) and reserve > 0):
+        raise UnreachableTargetError(
+            f"no sample size of the new side can reach p <= {target:g}: the observed "
+            f"difference {d!r} is too small relative to the baseline's own standard error "
+            f"{math.sqrt(v1 / c1)!r} (collect more baseline samples, or accept a larger "
+            "target_p_value)"
+        )
+    required = max(2, ceil_tol(v2 / reserve))
+    return ComparisonSampleSizeResult(
+        n_required=required, samples=q * max(required, floor), dof=dof,
+        target_p_value=target, subsession_size=q,
+    )

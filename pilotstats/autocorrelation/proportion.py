@@ -1,0 +1,163 @@
+"""Confidence interval of a binomial proportion from 0/1 outcomes.
+
+Specification ``specs/autocorrelation.md`` §5: Pilot's Wald interval with a t quantile
+(``method="pilot"``) and the Wilson score interval (default).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pilotstats import _config
+from pilotstats._stats import normal_quantile, two_sided_t
+from pilotstats._typing import Float64Array1D, ProportionMethod
+from pilotstats._validation import as_float_array, check_choice, check_confidence_level
+from pilotstats.exceptions import InvalidInputError
+from pilotstats.results import ConfidenceInterval, Result, format_interval, format_number
+
+__all__ = ["ProportionResult", "proportion_interval", "wilson_interval"]
+
+PROPORTION_METHODS: tuple[ProportionMethod, ...] = ("wilson", "pilot")
+
+
+def as_outcomes(x: Any, name: str = "x") -> Float64Array1D:
+    """Validate 0/1 outcomes (at least 2)."""
+    values = as_float_array(x, name, min_length=2)
+    if not bool(np.all((values == 0.0) | (values == 1.0))):
+        bad = int(np.flatnonzero((values != 0.0) & (values != 1.0))[0])
+        raise InvalidInputError(
+            f"{name} must contain only 0/1 outcomes; value {values[bad]!r} at index {bad}"
+        )
+    return values
+
+
+def wilson_interval(p_hat: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson score interval ``(low, high)`` for ``p_hat`` of ``n`` trials (spec §5.2)."""
+    shrink = 1.0 + z * z / n
+    centre = (p_hat + z * z / (2.0 * n)) / shrink
+    half_width = (z / shrink) * math.sqrt(p_hat * (1.0 - p_hat) / n + z * z / (4.0 * n * n))
+    # At p_hat = 0 (1) the exact lower (upper) bound is 0 (1); rounding must not move it.
+    low = 0.0 if p_hat == 0.0 else max(0.0, centre - half_width)
+    high = 1.0 if p_hat == 1.0 else min(1.0, centre + half_width)
+    return low, high
+
+
+def pilot_interval(p_hat: float, n: int, confidence_level: float) -> tuple[float, float]:
+    """Pilot's Wald interval with a t quantile (spec §5.1); not clipped to [0, 1]."""
+    half_width = two_sided_t(confidence_level, n - 1) * math.sqrt(p_hat * (1.0 - p_hat) / n)
+    return p_hat - half_width, p_hat + half_width
+
+
+@dataclass(frozen=True, slots=True)
+class ProportionResult(Result):
+    """Estimated proportion of successes with its confidence interval.
+
+    Attributes
+    ----------
+    proportion : float
+        ``p_hat``, the fraction of ones.
+    n : int
+        Number of outcomes.
+    ci_low, ci_high, ci_width : float
+        Interval (asymmetric about ``p_hat`` for Wilson) and its full width.
+    confidence_level : float
+        Two-sided level.
+    method : str
+        ``"wilson"`` or ``"pilot"``.
+    """
+
+    proportion: float
+    n: int
+    ci_low: float
+    ci_high: float
+    ci_width: float
+    confidence_level: float
+    method: str
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Interval at ``confidence_level`` (None: the stored level)."""
+        level = (
+            self.confidence_level
+            if confidence_level is None
+            else check_confidence_level(confidence_level)
+        )
+        if self.method == "pilot":
+            return ConfidenceInterval(*pilot_interval(self.proportion, self.n, level))
+        z = normal_quantile((1.0 + level) / 2.0)
+        return ConfidenceInterval(*wilson_interval(self.proportion, self.n, z))
+
+    def __str__(self) -> str:
+        return (
+            f"proportion {format_number(self.proportion)} "
+            f"({format_interval(self.ci_low, self.ci_high, self.confidence_level)} "
+            f"{self.method}, n = {self.n})"
+        )
+
+
+def proportion_interval(
+    x: Any,
+    *,
+    confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
+    method: ProportionMethod = "wilson",
+) -> ProportionResult:
+    """Confidence interval of the proportion of ones in 0/1 outcomes.
+
+    Parameters
+    ----------
+    x : array_like of {0, 1}, shape (n,)
+        Outcomes, n >= 2.
+    confidence_level : float in (0, 1), default 0.95
+        Two-sided level.
+    method : {"wilson", "pilot"}, default "wilson"
+        ``"wilson"``: Wilson score interval, always inside [0, 1] and of positive width.
+        ``"pilot"``: Pilot's Wald interval with a t quantile,
+        ``p_hat -/+ t_{n-1}((1+c)/2) sqrt(p_hat (1 - p_hat) / n)`` — may leave [0, 1] and
+        has zero width when all outcomes agree (kept for compatibility, not clipped).
+
+    Returns
+    -------
+    ProportionResult
+
+    Raises
+    ------
+    InvalidInputError
+        Values other than 0 and 1, invalid level or method.
+    NotEnoughDataError
+        Fewer than 2 outcomes.
+
+    Notes
+    -----
+    Specification ``autocorrelation.md`` §5. Wilson centre
+    ``(p + z^2/2n) / (1 + z^2/n)``, half-width
+    ``z/(1 + z^2/n) sqrt(p(1-p)/n + z^2/4n^2)`` with ``z = Phi^-1((1+c)/2)``.
+
+    References
+    ----------
+    .. [1] E. B. Wilson, "Probable inference, the law of succession, and statistical
+       inference", JASA 22 (1927) 209-212.
+
+    Examples
+    --------
+    >>> from pilotstats.datasets import binary_outcomes
+    >>> round(proportion_interval(binary_outcomes(), method="pilot").ci_width, 6)
+    0.465668
+    >>> print(proportion_interval(binary_outcomes()))
+    proportion 0.55 (95 % CI [0.3421, 0.7418] wilson, n = 20)
+    """
+    level = check_confidence_level(confidence_level)
+    chosen = check_choice(method, "method", PROPORTION_METHODS)
+    outcomes = as_outcomes(x)
+    n = int(outcomes.shape[0])
+    p_hat = float(outcomes.mean())
+    if chosen == "pilot":
+        low, high = pilot_interval(p_hat, n, level)
+    else:
+        low, high = wilson_interval(p_hat, n, normal_quantile((1.0 + level) / 2.0))
+    return ProportionResult(
+        proportion=p_hat, n=n, ci_low=low, ci_high=high, ci_width=high - low,
+        confidence_level=level, method=chosen,
+    )

@@ -1,0 +1,309 @@
+"""How many samples are needed for a confidence interval of a target width.
+
+Specification ``specs/autocorrelation.md`` §6; Pilot ``lib/priv_include/libpilotcpp.h``
+(``pilot_optimal_sample_size``) and the session rule of ``lib/workload.cc``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pilotstats import _config
+from pilotstats._stats import ceil_tol, normal_quantile, two_sided_t
+from pilotstats._typing import MeanMethod, ProportionMethod, SampleKind, SampleSizeMethod
+from pilotstats._validation import (
+    check_choice,
+    check_confidence_level,
+    check_int,
+    check_real,
+)
+from pilotstats.autocorrelation._blocks import (
+    Samples,
+    block_moments,
+    check_autocorrelation_limit,
+    first_qualifying_size,
+    prepare,
+    resolve_subsession_size,
+)
+from pilotstats.autocorrelation.proportion import (
+    PROPORTION_METHODS,
+    as_outcomes,
+    wilson_interval,
+)
+from pilotstats.exceptions import InvalidInputError
+from pilotstats.results import Result, format_number
+
+__all__ = ["SampleSizeResult", "required_sample_size"]
+
+SAMPLE_SIZE_METHODS: tuple[SampleSizeMethod, ...] = ("pilot", "iterate")
+SAMPLE_KINDS: tuple[SampleKind, ...] = ("mean", "proportion")
+
+
+@dataclass(frozen=True, slots=True)
+class SampleSizeResult(Result):
+    """Samples required for a confidence interval of the target width.
+
+    Attributes
+    ----------
+    subsession_size : int or None
+        Block size ``q`` (None when no size qualifies yet: collect more data).
+    subsessions : int or None
+        ``max(h_required, min_subsessions)``.
+    samples : int or None
+        ``subsession_size * subsessions``, the total number of samples needed.
+    n : int
+        Samples available now.
+    n_subsessions : int or None
+        Current number of complete blocks ``h = n // q``.
+    h_required : int or None
+        Blocks required before the ``min_subsessions`` floor.
+    enough : bool
+        ``n >= samples``.
+    target_ci_width : float
+        Full width ``W_req`` aimed for.
+    confidence_level : float
+        Two-sided level.
+    method : str
+        ``"pilot"`` (t quantile at the current dof) or ``"iterate"`` (self-consistent dof);
+        ``"wilson"`` for proportions with the Wilson interval.
+    min_subsessions : int
+        Floor on the number of subsessions.
+    kind : str
+        ``"mean"`` or ``"proportion"``.
+    """
+
+    subsession_size: int | None
+    subsessions: int | None
+    samples: int | None
+    n: int
+    n_subsessions: int | None
+    h_required: int | None
+    enough: bool
+    target_ci_width: float
+    confidence_level: float
+    method: str
+    min_subsessions: int
+    kind: str = "mean"
+
+    @property
+    def additional_samples(self) -> int | None:
+        """Samples still missing (0 when enough; None when undetermined)."""
+        return None if self.samples is None else max(0, self.samples - self.n)
+
+    def __str__(self) -> str:
+        level = f"{format_number(self.confidence_level * 100, 6)} % CI"
+        target = f"for a {level} of full width {format_number(self.target_ci_width)}"
+        if self.samples is None:
+            return (
+                f"required samples undetermined {target}: no subsession size qualifies "
+                f"with n = {self.n}; collect more data"
+            )
+        verdict = "enough" if self.enough else f"{self.samples - self.n} more needed"
+        return (
+            f"need {self.samples} samples (q = {self.subsession_size} x "
+            f"{self.subsessions} subsessions) {target}; have {self.n} ({verdict})"
+        )
+
+
+def target_width(
+    centre: float, ci_width: float | None, ci_percent_of_mean: float | None
+) -> float:
+    """``W_req``: the smaller of the enabled criteria, default 10 % of ``|m|`` (spec §6.1)."""
+    candidates = []
+    if ci_width is not None:
+        candidates.append(check_real(ci_width, "ci_width", low=0.0, low_inclusive=False))
+    if ci_percent_of_mean is not None:
+        percent = check_real(
+            ci_percent_of_mean, "ci_percent_of_mean", low=0.0, low_inclusive=False
+        )
+        candidates.append(percent / 100.0 * abs(centre))
+    if not candidates:
+        candidates.append(0.10 * abs(centre))
+    width = min(candidates)
+    if not width > 0:
+        raise InvalidInputError(
+            f"the target CI width is {width!r} because the mean is {centre!r}; a percentage "
+            "of a zero mean cannot be reached, pass an absolute ci_width instead"
+        )
+    return width
+
+
+def blocks_required_at(variance: float, half_width: float, level: float, h: int) -> int:
+    """``ceil_tol(s2 * (t_{h-1}((1+c)/2) / e)^2)``: blocks needed at ``h - 1`` dof."""
+    return ceil_tol(variance * (two_sided_t(level, h - 1) / half_width) ** 2)
+
+
+def smallest_passing(passes: Callable[[int], bool], low: int) -> int:
+    """Smallest integer ``k >= low`` with ``passes(k)``, for an upward-closed predicate."""
+    if passes(low):
+        return low
+    failing, passing = low, low * 2
+    while not passes(passing):
+        failing, passing = passing, passing * 2
+    while passing - failing > 1:
+        middle = (failing + passing) // 2
+        if passes(middle):
+            passing = middle
+        else:
+            failing = middle
+    return passing
+
+
+def blocks_required_iterated(variance: float, half_width: float, level: float) -> int:
+    """Self-consistent ``h* = min{h >= 2 : f(h) <= h}`` (spec §6.3)."""
+    z = normal_quantile((1.0 + level) / 2.0)
+    lower = max(2, ceil_tol(variance * (z / half_width) ** 2))
+    return smallest_passing(
+        lambda h: blocks_required_at(variance, half_width, level, h) <= h, lower
+    )
+
+
+def wilson_size(p_hat: float, width: float, level: float) -> int:
+    """Smallest ``n >= 2`` whose Wilson full width at ``p_hat`` is ``<= width`` (§5.3)."""
+    z = normal_quantile((1.0 + level) / 2.0)
+
+    def narrow_enough(trials: int) -> bool:
+        low, high = wilson_interval(p_hat, trials, z)
+        return high - low <= width
+
+    return smallest_passing(narrow_enough, 2)
+
+
+def required_sample_size(
+    x: Any,
+    *,
+    ci_width: float | None = None,
+    ci_percent_of_mean: float | None = None,
+    confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
+    autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
+    min_subsessions: int = 0,
+    method: SampleSizeMethod = "pilot",
+    subsession_size: int | None = None,
+    mean: MeanMethod = "arithmetic",
+    kind: SampleKind = "mean",
+    proportion_method: ProportionMethod = "wilson",
+) -> SampleSizeResult:
+    """Number of samples needed for a confidence interval of the target width.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        Samples collected so far (n >= 3); 0/1 outcomes for ``kind="proportion"``.
+    ci_width : float, optional
+        Target full width of the interval, in the unit of ``x``.
+    ci_percent_of_mean : float, optional
+        Target full width as a percentage of ``|mean|`` (10 means 10 %). With both targets
+        the smaller width wins; with neither, 10 % of ``|mean|`` (Pilot's default).
+    confidence_level : float in (0, 1), default 0.95
+        Two-sided level.
+    autocorrelation_limit : float in (0, 1], default 0.1
+        Limit for the subsession size (ignored for proportions, where ``q = 1``).
+    min_subsessions : int, default 0
+        Floor on the number of subsessions (Pilot's library uses 200, its CLI 30-200).
+    method : {"pilot", "iterate"}, default "pilot"
+        ``"pilot"``: t quantile at the current ``h - 1`` dof, not iterated (Pilot).
+        ``"iterate"``: the smallest self-consistent ``h*``; same ``enough`` verdict.
+    subsession_size : int, optional
+        Explicit ``q`` instead of the scan.
+    mean : {"arithmetic", "harmonic"}, default "arithmetic"
+        Mean method of the blocks.
+    kind : {"mean", "proportion"}, default "mean"
+        What the interval is about.
+    proportion_method : {"wilson", "pilot"}, default "wilson"
+        For proportions: Wilson width search, or Pilot's rule with the sample variance.
+
+    Returns
+    -------
+    SampleSizeResult
+        When no subsession size qualifies, ``subsession_size``, ``subsessions``,
+        ``samples`` and ``h_required`` are None and ``enough`` is False (Pilot: -1).
+        Exactly constant data need 1 sample (``min_subsessions`` still applies).
+
+    Raises
+    ------
+    InvalidInputError
+        Invalid data or parameters, or a zero target width.
+    NotEnoughDataError
+        Fewer than 3 samples.
+
+    Notes
+    -----
+    Specification ``autocorrelation.md`` §6: ``W_req`` from the targets, ``e = W_req / 2``,
+    ``h_req = ceil_tol(s2_q (t_{h-1}((1+c)/2) / e)^2)``,
+    ``samples = q * max(h_req, min_subsessions)``; ``ceil_tol`` rounds up but ignores a
+    relative excess below 1e-9.
+
+    Examples
+    --------
+    >>> from pilotstats.datasets import ferrari_response_times
+    >>> result = required_sample_size(ferrari_response_times(), ci_percent_of_mean=10)
+    >>> result.subsession_size, result.subsessions, result.samples
+    (4, 34, 136)
+    """
+    level = check_confidence_level(confidence_level)
+    limit = check_autocorrelation_limit(autocorrelation_limit)
+    floor = check_int(min_subsessions, "min_subsessions", low=0)
+    chosen = check_choice(method, "method", SAMPLE_SIZE_METHODS)
+    what = check_choice(kind, "kind", SAMPLE_KINDS)
+    check_choice(proportion_method, "proportion_method", PROPORTION_METHODS)
+
+    def finish(q: int, h: int, h_required: int, method_name: str) -> SampleSizeResult:
+        subsessions = max(h_required, floor)
+        needed = q * subsessions
+        return SampleSizeResult(
+            subsession_size=q, subsessions=subsessions, samples=needed, n=n,
+            n_subsessions=h, h_required=h_required, enough=n >= needed,
+            target_ci_width=width, confidence_level=level, method=method_name,
+            min_subsessions=floor, kind=what,
+        )
+
+    if what == "proportion":
+        outcomes = as_outcomes(x)
+        n = int(outcomes.shape[0])
+        if n < 3:
+            prepare(outcomes, min_length=3)  # raises NotEnoughDataError
+        p_hat = float(outcomes.mean())
+        width = target_width(p_hat, ci_width, ci_percent_of_mean)
+        if proportion_method == "wilson":
+            return finish(1, n, wilson_size(p_hat, width, level), "wilson")
+        variance = float(np.var(outcomes, ddof=1))
+        return finish(1, n, _blocks_required(chosen, variance, width / 2, level, n), chosen)
+
+    samples = prepare(x, mean, min_length=3)
+    n = samples.n
+    width = target_width(samples.mean, ci_width, ci_percent_of_mean)
+    if bool(np.all(samples.values == samples.values[0])):
+        return finish(1, n, 1, chosen)
+    q = _subsession_size_or_none(samples, limit, subsession_size)
+    if q is None:
+        return SampleSizeResult(
+            subsession_size=None, subsessions=None, samples=None, n=n, n_subsessions=None,
+            h_required=None, enough=False, target_ci_width=width, confidence_level=level,
+            method=chosen, min_subsessions=floor, kind=what,
+        )
+    variance, _ = block_moments(samples, q)
+    h = n // q
+    return finish(q, h, _blocks_required(chosen, variance, width / 2, level, h), chosen)
+
+
+def _subsession_size_or_none(samples: Samples, limit: float, explicit: Any) -> int | None:
+    if explicit is not None:
+        return resolve_subsession_size(samples, limit, explicit)
+    return first_qualifying_size(samples, limit)
+
+
+def _blocks_required(
+    method: SampleSizeMethod, variance: float, half_width: float, level: float, h: int
+) -> int:
+    if method == "iterate":
+        return blocks_required_iterated(variance, half_width, level)
+    if variance == 0.0:
+        return 0
+    if not math.isfinite(variance):
+        raise InvalidInputError("the subsession variance is not finite; check the data scale")
+    return blocks_required_at(variance, half_width, level, h)
