@@ -51,10 +51,13 @@ def data(clean: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- recovery
 
 
-@pytest.mark.parametrize("weights", [None, "fixed", "irls"])
-def test_noise_free_recovery_from_ones(clean: np.ndarray, weights) -> None:
+@pytest.mark.parametrize(
+    ("weights", "fd"), [(None, "forward"), ("fixed", "forward"), ("irls", "forward"),
+                        ("irls", "central")]
+)
+def test_noise_free_recovery_from_ones(clean: np.ndarray, weights, fd) -> None:
     """Spec §12: noise-free RC-1 data, start [1, 1, 1] → D to 1e-6."""
-    fit = calibrate(MODEL, POPULATIONS, clean, [1.0, 1.0, 1.0], weights=weights)
+    fit = calibrate(MODEL, POPULATIONS, clean, [1.0, 1.0, 1.0], weights=weights, fd=fd)
     np.testing.assert_allclose(fit.params, TRUE_D, rtol=1e-6)
     assert fit.converged and fit.status == "converged"
     assert fit.iterations <= 30
@@ -363,6 +366,9 @@ def test_integer_tutorial_strategies_run() -> None:
     fit = calibrate(model, POPULATIONS, z, [1.0, 1.0, 1.0, 3.0], integer=[3],
                     integer_strategy="tutorial_then_neighbour")
     assert fit.params[3] == 2.0
+    tutorial = calibrate(model, POPULATIONS, z, [1.0, 1.0, 1.0, 2.0], integer=[3],
+                         integer_strategy="tutorial")
+    assert tutorial.params[3] == 2.0 and len(tutorial.integer_profile) == 1
     with pytest.raises(InvalidInputError, match="whole-number"):
         calibrate(model, POPULATIONS, z, [1.0, 1.0, 1.0, 2.5], integer=[3])
 
