@@ -96,6 +96,7 @@ class _Problem:
                 f"{type(conditions).__name__}"
             ) from exc
         self.conditions = conditions
+        self.model_conditions = _frozen_conditions(conditions) if self.vectorised else conditions
         z_raw = np.asarray(measurements, dtype=object)
         z = as_float_array(
             measurements, "measurements", ndim=1 if z_raw.ndim <= 1 else 2, allow_nonfinite=True
@@ -121,7 +122,7 @@ class _Problem:
 
     def evaluate(self, x: FloatArray, conditions: Any = None) -> FloatArray:
         """Return h(x, u_t) for every trial as a (T, m) array; NaN/inf or shape → error."""
-        conds = self.conditions if conditions is None else conditions
+        conds = self.model_conditions if conditions is None else conditions
         cond_list = self.condition_list if conditions is None else list(conditions)
         self.evaluations += 1
         xs = np.array(x, dtype=np.float64, copy=True)
@@ -140,6 +141,17 @@ class _Problem:
                 "the model must return finite predictions (check bounds and x0)"
             )
         return y
+
+
+def _frozen_conditions(conditions: Any) -> Any:
+    """A read-only float copy of numeric conditions (lets vectorised models cache parsing);
+    anything else unchanged."""
+    try:
+        array = np.array(conditions, dtype=np.float64, copy=True)
+    except (TypeError, ValueError):
+        return conditions
+    array.setflags(write=False)
+    return array
 
 
 def _raw_evaluate(
@@ -842,6 +854,7 @@ class CalibrationResult(Result):
         shadow.vectorised = problem.vectorised
         shadow.condition_list = list(conds)
         shadow.conditions = conds
+        shadow.model_conditions = _frozen_conditions(conds) if shadow.vectorised else conds
         shadow.z = np.zeros((len(shadow.condition_list), problem.z.shape[1]))
         shadow.evaluations = 0
         x = np.array(self.params)

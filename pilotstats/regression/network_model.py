@@ -116,6 +116,7 @@ class ClosedNetworkModel:
             [np.zeros(self.n_demands), np.ones(len(self.server_parameters))]
         )
         self.upper_bounds = np.full(self.n_parameters, np.inf)
+        self._parsed: tuple[Any, Any] | None = None
         sizes = {"residence_times": k * c, "throughput": c, "response_time": c}
         self.n_measures = sum(sizes[m] for m in self.measures)
 
@@ -145,7 +146,25 @@ class ClosedNetworkModel:
             servers[k] = values[self.n_demands + position]
         return np.ascontiguousarray(demands), servers
 
-    def _conditions(self, conditions: Any) -> tuple[npt.NDArray[np.int64], FloatArray]:
+    def _conditions(
+        self, conditions: Any
+    ) -> tuple[npt.NDArray[np.int64], FloatArray, dict[tuple[float, ...], list[int]]]:
+        cached = self._parsed
+        if (
+            cached is not None
+            and cached[0] is conditions
+            and isinstance(conditions, np.ndarray)
+            and not conditions.flags.writeable
+        ):
+            # the same read-only array as last time (calibrate passes one frozen copy)
+            return cached[1]
+        parsed = self._parse_conditions(conditions)
+        self._parsed = (conditions, parsed)
+        return parsed
+
+    def _parse_conditions(
+        self, conditions: Any
+    ) -> tuple[npt.NDArray[np.int64], FloatArray, dict[tuple[float, ...], list[int]]]:
         rows = np.asarray(conditions, dtype=np.float64)
         c = self.classes
         width = c if self.think_time is not None else 2 * c
@@ -173,7 +192,14 @@ class ClosedNetworkModel:
         )
         if (think < 0).any():
             raise InvalidInputError("conditions: think times must be non-negative")
-        return populations.astype(np.int64), np.ascontiguousarray(think, dtype=np.float64)
+        groups: dict[tuple[float, ...], list[int]] = {}
+        for t in range(rows.shape[0]):
+            groups.setdefault(tuple(float(v) for v in think[t]), []).append(t)
+        return (
+            populations.astype(np.int64),
+            np.ascontiguousarray(think, dtype=np.float64),
+            groups,
+        )
 
     def evaluate_all(self, x: Any, conditions: Any) -> FloatArray:
         """Predicted measures for every trial, shape (T, m).
@@ -181,14 +207,11 @@ class ClosedNetworkModel:
         Trials sharing a think-time vector are solved by one sweep over all populations.
         """
         demands, servers = self._split(x)
-        populations, think = self._conditions(conditions)
+        populations, _, groups = self._conditions(conditions)
         t_count = populations.shape[0]
         k, c = self.n_stations, self.classes
         residence = np.empty((t_count, k, c))
         throughput = np.empty((t_count, c))
-        groups: dict[tuple[float, ...], list[int]] = {}
-        for t in range(t_count):
-            groups.setdefault(tuple(think[t]), []).append(t)
         for key, members in groups.items():
             z = np.array(key)
             self._solve_group(demands, servers, z, populations, members, residence, throughput)
