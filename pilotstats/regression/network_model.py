@@ -157,7 +157,9 @@ class ClosedNetworkModel:
             and not conditions.flags.writeable
         ):
             # the same read-only array as last time (calibrate passes one frozen copy)
-            return cached[1]
+            hit: tuple[npt.NDArray[np.int64], FloatArray, dict[tuple[float, ...], list[int]]]
+            hit = cached[1]
+            return hit
         parsed = self._parse_conditions(conditions)
         self._parsed = (conditions, parsed)
         return parsed
