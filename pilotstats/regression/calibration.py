@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -1400,12 +1399,14 @@ def design_diagnostics(
         _check_predictions_nonzero(y, problem.observed)
         w = 1.0 / y**2
     else:
-        w = np.asarray(weights, dtype=np.float64).reshape(y.shape)
+        w = np.asarray(weights, dtype=np.float64)
+        if w.ndim == 1 and y.shape[1] == 1:
+            w = w[:, None]
+        if w.shape != y.shape or not np.isfinite(w).all() or (w < 0).any():
+            raise InvalidInputError(
+                f"weights must be finite, non-negative and of shape {y.shape}, got {w.shape}"
+            )
     whiten = _Whitener(problem.observed, weights=w)
     jac = _whiten_jacobian(whiten, _jacobian(problem, point, y, np.arange(n), options))
     limit = _config.MAX_SCALED_CONDITION if max_scaled_condition is None else max_scaled_condition
     return _diagnose(jac.T @ jac, _names(parameter_names, model, n), float(limit))
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
