@@ -653,3 +653,28 @@ def test_thread_pool_size_as_integer_parameter() -> None:
     np.testing.assert_allclose(fit.params[:2], [2.0, 3.0], rtol=0.05)
     assert fit.parameter_names == ("D1", "D2", "threads")
     assert dict(fit.integer_profile)[(3,)] == min(dict(fit.integer_profile).values())
+
+
+def test_linearised_intervals_match_lmfit_profile_intervals(data: np.ndarray) -> None:
+    """Spec §6: in the 3-station example the linearised CIs barely differ from
+    profile-likelihood intervals (lmfit ``conf_interval``, same weighted objective)."""
+    lmfit = pytest.importorskip("lmfit")
+    fit = calibrate(MODEL, POPULATIONS, data, [1.0, 1.0, 1.0])
+    root = np.sqrt(np.asarray(fit.weights))
+    params = lmfit.Parameters()
+    for i in range(3):
+        params.add(f"D{i + 1}", value=1.0, min=0.0)
+
+    def residual(p):
+        x = np.array([p["D1"].value, p["D2"].value, p["D3"].value])
+        return (root * (data - MODEL.evaluate_all(x, POPULATIONS))).ravel()
+
+    minimizer = lmfit.Minimizer(residual, params)
+    result = minimizer.minimize(method="leastsq")
+    profile = lmfit.conf_interval(minimizer, result, sigmas=[0.95])
+    for i, name in enumerate(("D1", "D2", "D3")):
+        low, high = profile[name][0][1], profile[name][-1][1]
+        half = fit.ci_high[i] - fit.params[i]
+        assert abs(low - fit.ci_low[i]) < 0.02 * half
+        assert abs(high - fit.ci_high[i]) < 0.02 * half
+        assert result.params[name].stderr == pytest.approx(fit.stderr[i], rel=1e-4)
