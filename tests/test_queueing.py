@@ -112,6 +112,11 @@ class TestRC1QueueAndUtilisation(CheckStationsAndThroughput):
             if think == 10:
                 assert_printed(full.throughput_all[n - 1, 0], printed[4], f"f({n})")
                 assert_printed(full.residence_times_all[n - 1, 2, 0], printed[2], f"T3({n})")
+                assert_printed(full.response_time_all[n - 1, 0], printed[3], f"R({n})")
+        for k, printed in enumerate(ref.RC1_Q_Z10_N10):
+            assert_printed(full.queue_lengths_all[9, k, 0], printed, f"Q[{k}](10)")
+        for k, printed in enumerate(ref.RC1_U_Z10_N10):
+            assert_printed(full.utilizations_all[9, k, 0], printed, f"U[{k}](10)")
 
 
 # RC-2 (spec §10): exact two-class MVA, Octave qncmmva.

@@ -101,6 +101,12 @@ class MvaResult(Result):
         Throughput at each row of ``populations``.
     residence_times_all : ndarray, shape (P, K, C)
         Residence times at each row of ``populations``.
+    response_time_all : ndarray, shape (P, C)
+        Response times R_c at each row of ``populations``.
+    queue_lengths_all : ndarray, shape (P, K, C)
+        Queue lengths Q_kc at each row of ``populations``.
+    utilizations_all : ndarray, shape (P, K, C)
+        Per-server utilisations at each row of ``populations``.
     """
 
     population: tuple[int, ...]
@@ -117,6 +123,9 @@ class MvaResult(Result):
     populations: npt.NDArray[np.int64]
     throughput_all: FloatArray
     residence_times_all: FloatArray
+    response_time_all: FloatArray
+    queue_lengths_all: FloatArray
+    utilizations_all: FloatArray
 
     @property
     def utilisations(self) -> FloatArray:
@@ -373,6 +382,11 @@ def _finish(
         populations=_readonly(populations, np.int64),
         throughput_all=_readonly(throughput_all),
         residence_times_all=_readonly(residence_all),
+        response_time_all=_readonly(residence_all.sum(axis=1)),
+        queue_lengths_all=_readonly(throughput_all[:, None, :] * residence_all),
+        utilizations_all=_readonly(
+            throughput_all[:, None, :] * demands[None, :, :] / per_server[None, :, None]
+        ),
     )
 
 
@@ -520,7 +534,8 @@ def mva(
         Seidmann's approximation (any number of classes).
     all_populations : bool, default False
         Also return the solution at every smaller population (``populations``,
-        ``throughput_all``, ``residence_times_all``); one sweep computes them anyway.
+        ``throughput_all``, ``residence_times_all``, ``response_time_all``,
+        ``queue_lengths_all``, ``utilizations_all``); one sweep computes them anyway.
 
     Returns
     -------
