@@ -30,6 +30,36 @@ MDL_PRUNING_MARGIN: float = 1e-7
 #: Environment switch that makes the lazy JIT dispatcher return plain Python functions.
 DISABLE_JIT_ENV: str = "PILOTSTATS_DISABLE_JIT"
 
+#: Idle probabilities of load-dependent MVA in [-MVA_P0_CLAMP, 0) are clamped to 0 silently;
+#: below that a NumericalAccuracyWarning is emitted (calibration spec §2.4).
+MVA_P0_CLAMP: float = 1e-9
+
+#: Load-dependent MVA takes idle probabilities from complement networks (stable) when at
+#: most this many stations are load dependent; beyond, by subtraction (cost grows as K_LD!).
+MVA_COMPLEMENT_MAX_STATIONS: int = 4
+
+#: Convergence tolerance of Bard–Schweitzer approximate MVA (calibration spec §2.3).
+SCHWEITZER_TOL: float = 1e-12
+
+#: Maximum number of Bard–Schweitzer fixed-point sweeps.
+SCHWEITZER_MAX_ITER: int = 100000
+
+#: Relative forward-difference step of calibration sensitivities (calibration spec §3).
+CALIBRATION_FD_STEP: float = 1e-6
+
+#: Relative step tolerance of Gauss–Newton calibration (calibration spec §3).
+CALIBRATION_XTOL: float = 1e-7
+
+#: Relative objective tolerance of Gauss–Newton calibration (calibration spec §3).
+CALIBRATION_FTOL: float = 1e-12
+
+#: Gauss–Newton steps drop directions of the scaled M with σ < STEP_RCOND·σ_max
+#: (minimum-norm step of the truncated pseudo-inverse; calibration spec §3).
+CALIBRATION_STEP_RCOND: float = 1e-10
+
+#: Scaled condition number above which an IdentifiabilityWarning is emitted (spec §8).
+MAX_SCALED_CONDITION: float = 1e6
+
 #: Default short SMA window of the divergence analysis (SC'18 final paper, smoothing spec §10).
 SMOOTHING_SHORT_WINDOW: str = "14D"
 
@@ -49,6 +79,15 @@ _DEFAULTS = {
     "PARALLEL": PARALLEL,
     "MDL_PRUNING_MARGIN": MDL_PRUNING_MARGIN,
     "EDM_DEFAULT_BETA": EDM_DEFAULT_BETA,
+    "MVA_P0_CLAMP": MVA_P0_CLAMP,
+    "MVA_COMPLEMENT_MAX_STATIONS": MVA_COMPLEMENT_MAX_STATIONS,
+    "SCHWEITZER_TOL": SCHWEITZER_TOL,
+    "SCHWEITZER_MAX_ITER": SCHWEITZER_MAX_ITER,
+    "CALIBRATION_FD_STEP": CALIBRATION_FD_STEP,
+    "CALIBRATION_XTOL": CALIBRATION_XTOL,
+    "CALIBRATION_FTOL": CALIBRATION_FTOL,
+    "CALIBRATION_STEP_RCOND": CALIBRATION_STEP_RCOND,
+    "MAX_SCALED_CONDITION": MAX_SCALED_CONDITION,
     "SMOOTHING_SHORT_WINDOW": SMOOTHING_SHORT_WINDOW,
     "SMOOTHING_LONG_WINDOW": SMOOTHING_LONG_WINDOW,
     "SMOOTHING_SIGNIFICANCE_LEVEL": SMOOTHING_SIGNIFICANCE_LEVEL,

@@ -1,15 +1,66 @@
 """Regression: work-per-second regression and work planning; queueing models and
-calibration by generalised least squares."""
+calibration of performance models by generalised least squares."""
 
 from pilotstats.regression._demo import demo_wps
+from pilotstats.regression._demo_calibration import demo_calibration
+from pilotstats.regression.calibration import (
+    CalibrationResult,
+    DesignDiagnostics,
+    Prediction,
+    calibrate,
+    design_diagnostics,
+)
+from pilotstats.regression.model_comparison import (
+    FTestResult,
+    NonNestedComparison,
+    PolynomialComparison,
+    PolynomialModel,
+    compare_non_nested,
+    compare_polynomials,
+    f_test,
+    polynomial_model,
+)
+from pilotstats.regression.network_model import ClosedNetworkModel, ThreadPoolModel
 from pilotstats.regression.planner import WorkPlanner, work_amount_sequence
+from pilotstats.regression.queueing import (
+    MvaResult,
+    ThreadPoolResult,
+    amva,
+    mva,
+    open_as_closed,
+    seidmann,
+    thread_pool,
+)
 from pilotstats.regression.wps import WpsPrediction, WpsResult, wps
 
 __all__: list[str] = [
+    "CalibrationResult",
+    "ClosedNetworkModel",
+    "DesignDiagnostics",
+    "FTestResult",
+    "MvaResult",
+    "NonNestedComparison",
+    "PolynomialComparison",
+    "PolynomialModel",
+    "Prediction",
+    "ThreadPoolModel",
+    "ThreadPoolResult",
     "WorkPlanner",
     "WpsPrediction",
     "WpsResult",
+    "amva",
+    "calibrate",
+    "compare_non_nested",
+    "compare_polynomials",
+    "demo_calibration",
     "demo_wps",
+    "design_diagnostics",
+    "f_test",
+    "mva",
+    "open_as_closed",
+    "polynomial_model",
+    "seidmann",
+    "thread_pool",
     "work_amount_sequence",
     "wps",
 ]

@@ -1,0 +1,631 @@
+"""Comparing calibrated models: F-tests for nested models and polynomial curve fits.
+
+Implements specification ``calibration.md`` §7: the extra-sum-of-squares F statistic for
+nested models fitted with the same weights (§7.1), its relation to statsmodels'
+``compare_f_test`` and ``anova_lm`` (§7.2), and polynomial curve-fit models with a
+comparison table across degrees (§7.4).
+
+References
+----------
+.. [1] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989, §5.3
+   (extra-sum-of-squares F test, a linearisation approximation for nonlinear models).
+.. [2] M. Woodside, "Regression techniques for performance parameter estimation",
+   tutorial, WOSP/SIPEW 2010.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from scipy import stats
+
+from pilotstats._validation import as_float_array, check_choice, check_int, check_probability
+from pilotstats.exceptions import (
+    ConvergenceWarning,
+    IdentifiabilityWarning,
+    InvalidInputError,
+    NotEnoughDataError,
+)
+from pilotstats.regression.calibration import CalibrationResult, calibrate
+from pilotstats.results import Result, format_number
+
+__all__ = [
+    "FTestResult",
+    "NonNestedComparison",
+    "PolynomialComparison",
+    "PolynomialModel",
+    "compare_non_nested",
+    "compare_polynomials",
+    "f_test",
+    "polynomial_model",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _readonly(array: npt.ArrayLike) -> FloatArray:
+    out = np.array(array, dtype=np.float64, copy=True)
+    out.setflags(write=False)
+    return out
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FTestResult(Result):
+    """Extra-sum-of-squares F test of a restricted model against a fuller one (spec §7.1).
+
+    Unpacks as ``statistic, p_value = f_test(...)``.
+
+    Attributes
+    ----------
+    statistic : float
+        F = ((S_A − S_B)/q) / (S_B/df2).
+    p_value : float
+        P(F_{q, df2} > F); 1 when F < 0.
+    df1 : int
+        q = n_B − n_A, the number of extra parameters.
+    df2 : int
+        Residual dof of the full model (observed values − n_B).
+    sse_restricted, sse_full : float
+        S_A and S_B with the common weights.
+    weighting : str
+        The weighting of the full model.
+    refitted : bool
+        True if the restricted model was refitted with the full model's final weights
+        (IRLS and callable weights).
+    denominator : str
+        ``"pairwise"``: the full model's mse is the denominator.
+    """
+
+    statistic: float
+    p_value: float
+    df1: int
+    df2: int
+    sse_restricted: float
+    sse_full: float
+    weighting: str
+    refitted: bool
+    denominator: str = "pairwise"
+
+    def __iter__(self) -> Iterator[float]:
+        return iter((self.statistic, self.p_value))
+
+    def __str__(self) -> str:
+        return (
+            f"F = {format_number(self.statistic, 5)} on ({self.df1}, {self.df2}) dof, "
+            f"p = {format_number(self.p_value, 4)} (S_restricted = "
+            f"{format_number(self.sse_restricted, 5)}, S_full = {format_number(self.sse_full, 5)}"
+            f", {self.weighting} weights)"
+        )
+
+
+def _f_from_sse(
+    sse_small: float, sse_big: float, q: int, df2: int, denominator_mse: float, df_den: int
+) -> tuple[float, float]:
+    statistic = ((sse_small - sse_big) / q) / denominator_mse
+    p = float(stats.f.sf(statistic, q, df_den)) if statistic >= 0 else 1.0
+    return float(statistic), p
+
+
+def f_test(restricted: CalibrationResult, full: CalibrationResult) -> FTestResult:
+    """F test: does the fuller (nested) model fit significantly better?
+
+    Parameters
+    ----------
+    restricted : CalibrationResult
+        Model A with n_A parameters (e.g. 2 queues).
+    full : CalibrationResult
+        Model B with n_B > n_A parameters that contains A as a special case (e.g. 3
+        queues), fitted to the same conditions and measurements.
+
+    Returns
+    -------
+    FTestResult
+
+    Raises
+    ------
+    InvalidInputError
+        The fits use different measurements, or B does not have more parameters than A.
+
+    Warns
+    -----
+    ConvergenceWarning
+        S_A < S_B (models not nested or a fit not converged): F is negative and p = 1.
+
+    Notes
+    -----
+    F = ((S_A − S_B)/q) / (S_B/(N_obs − n_B)), p = P(F_{q, N_obs − n_B} > F) (spec §7.1,
+    [1]_). Both sums of squares use the **same weights**: fixed schemes already do; under
+    IRLS (or callable weights) the weights are frozen at B's final predictions and A is
+    refitted with them from its estimate. For nonlinear models the F law is a linearisation
+    approximation, good when the models are nearly linear near the optimum.
+
+    References
+    ----------
+    .. [1] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989, §5.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pilotstats.regression import calibrate, f_test, polynomial_model
+    >>> n = np.arange(1.0, 11.0)
+    >>> z = 1 + 0.5 * n + 0.02 * n**2 + 0.01 * np.sin(7 * n)
+    >>> line = calibrate(polynomial_model(1), n, z, [0.0, 0.0], weights=None)
+    >>> quad = calibrate(polynomial_model(2), n, z, [0.0, 0.0, 0.0], weights=None)
+    >>> f_test(line, quad).p_value < 0.01
+    True
+    """
+    for name, value in (("restricted", restricted), ("full", full)):
+        if not isinstance(value, CalibrationResult):
+            raise InvalidInputError(f"{name} must be a CalibrationResult from calibrate()")
+    problem_a, problem_b = restricted._problem, full._problem
+    if problem_a.z.shape != problem_b.z.shape or not np.array_equal(
+        problem_a.z, problem_b.z, equal_nan=True
+    ):
+        raise InvalidInputError(
+            "restricted and full must be fitted to the same measurements (same shape and "
+            "values, NaN in the same places)"
+        )
+    n_a, n_b = restricted.params.shape[0], full.params.shape[0]
+    q = n_b - n_a
+    if q < 1:
+        raise InvalidInputError(
+            f"full must have more parameters than restricted (got {n_b} vs {n_a}); for "
+            "non-nested models of equal size compare their mse instead (spec §7.3)"
+        )
+    refitted = False
+    same = restricted.weighting == full.weighting and np.allclose(
+        restricted.weights, full.weights, rtol=1e-12, atol=0.0
+    )
+    if same or (restricted.weighting == full.weighting == "covariance"):
+        sse_a = restricted.sse
+    elif full.weighting == "covariance":
+        raise InvalidInputError(
+            "with covariance= weights both models must use the same covariance"
+        )
+    else:
+        options = restricted._options
+        with warnings.catch_warnings():
+            # identifiability was already reported by the user's own fit of A
+            warnings.simplefilter("ignore", IdentifiabilityWarning)
+            refit = calibrate(
+                problem_a.model,
+                problem_a.conditions,
+                problem_a.z if not problem_a.scalar_output else problem_a.z[:, 0],
+                np.array(restricted.params),
+                weights=np.array(full.weights),
+                integer=restricted.integer_indices or None,
+                bounds=(options.lower, options.upper),
+                confidence_level=restricted.confidence_level,
+                fd_step=options.fd_step,
+                fd=options.fd,  # type: ignore[arg-type]
+                xtol=options.xtol,
+                ftol=options.ftol,
+                max_iter=options.max_iter,
+            )
+        sse_a = refit.sse
+        refitted = True
+    df2 = full.dof
+    statistic, p = _f_from_sse(sse_a, full.sse, q, df2, full.sse / df2, df2)
+    if statistic < 0:
+        warnings.warn(
+            f"the restricted model fits better than the full one (S_A = {sse_a:.6g} < S_B = "
+            f"{full.sse:.6g}): the models are not nested or a fit did not converge; p set to 1",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    return FTestResult(
+        statistic=statistic,
+        p_value=p,
+        df1=int(q),
+        df2=int(df2),
+        sse_restricted=float(sse_a),
+        sse_full=float(full.sse),
+        weighting=full.weighting,
+        refitted=refitted,
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NonNestedComparison(Result):
+    """Comparison of two non-nested models with the same number of parameters (spec §7.3).
+
+    Attributes
+    ----------
+    mse_a, mse_b : float
+        Mean squared (weighted) errors S/dof of the two fits.
+    dof_a, dof_b : int
+    ratio : float
+        mse_a / mse_b (> 1 favours model B).
+    rough_p_value : float
+        P(F_{dof_a, dof_b} > ratio): a **rough guide only** — both fits use the same data,
+        so the two mse are not independent and the F law does not hold.
+    preferred : str
+        ``"a"`` or ``"b"`` (smaller mse).
+    """
+
+    mse_a: float
+    mse_b: float
+    dof_a: int
+    dof_b: int
+    ratio: float
+    rough_p_value: float
+    preferred: str
+
+    def __str__(self) -> str:
+        return (
+            f"mse A = {format_number(self.mse_a, 5)}, mse B = {format_number(self.mse_b, 5)}, "
+            f"ratio {format_number(self.ratio, 4)} (rough guide p = "
+            f"{format_number(self.rough_p_value, 3)}); model {self.preferred.upper()} fits better"
+        )
+
+
+def compare_non_nested(a: CalibrationResult, b: CalibrationResult) -> NonNestedComparison:
+    """Compare two non-nested calibrations of equal size by their mse (spec §7.3).
+
+    Parameters
+    ----------
+    a, b : CalibrationResult
+        Fits of two models with the same number of parameters to the same measurements
+        (e.g. one server against two servers at a station).
+
+    Returns
+    -------
+    NonNestedComparison
+        The mse of each fit, their ratio and, labelled as a rough guide only, the tail
+        probability of the ratio under F(dof_a, dof_b).
+
+    Raises
+    ------
+    InvalidInputError
+        Different measurements or different numbers of parameters (use :func:`f_test`
+        for nested models).
+
+    Notes
+    -----
+    With weights that depend on the model (IRLS) each mse uses its own final weights;
+    these are relative squared errors and remain comparable (spec §5).
+    """
+    for name, value in (("a", a), ("b", b)):
+        if not isinstance(value, CalibrationResult):
+            raise InvalidInputError(f"{name} must be a CalibrationResult from calibrate()")
+    if a._problem.z.shape != b._problem.z.shape or not np.array_equal(
+        a._problem.z, b._problem.z, equal_nan=True
+    ):
+        raise InvalidInputError("a and b must be fitted to the same measurements")
+    if a.params.shape != b.params.shape:
+        raise InvalidInputError(
+            "a and b must have the same number of parameters; for nested models use f_test"
+        )
+    ratio = a.mse / b.mse if b.mse > 0 else math.inf
+    return NonNestedComparison(
+        mse_a=float(a.mse),
+        mse_b=float(b.mse),
+        dof_a=int(a.dof),
+        dof_b=int(b.dof),
+        ratio=float(ratio),
+        rough_p_value=float(stats.f.sf(ratio, a.dof, b.dof)),
+        preferred="b" if ratio > 1 else "a",
+    )
+
+
+class PolynomialModel:
+    """Polynomial curve-fit model h(x, N) = Σ_k x_k N^k, k = 0..degree (spec §7.4).
+
+    Linear in x, so :func:`calibrate` converges in one Gauss–Newton step and equals WLS.
+
+    Parameters
+    ----------
+    degree : int
+
+    Attributes
+    ----------
+    degree : int
+    n_parameters : int
+    parameter_names : tuple of str
+        ``("a0", "a1", ...)``.
+    """
+
+    def __init__(self, degree: int) -> None:
+        self.degree = check_int(degree, "degree", low=0, high=20)
+        self.n_parameters = self.degree + 1
+        self.parameter_names = tuple(f"a{k}" for k in range(self.n_parameters))
+
+    def __repr__(self) -> str:
+        return f"polynomial_model({self.degree})"
+
+    def __call__(self, x: Any, u: Any) -> float:
+        """Value at one condition N."""
+        return float(self.evaluate_all(x, [u])[0, 0])
+
+    def evaluate_all(self, x: Any, conditions: Any) -> FloatArray:
+        """Values at every condition, shape (T, 1)."""
+        coefficients = np.asarray(x, dtype=np.float64)
+        if coefficients.shape != (self.n_parameters,):
+            raise InvalidInputError(
+                f"x must have {self.n_parameters} coefficients, got shape {coefficients.shape}"
+            )
+        n = np.asarray(conditions, dtype=np.float64).reshape(-1)
+        design = np.vander(n, self.n_parameters, increasing=True)
+        out: FloatArray = (design @ coefficients)[:, None]
+        return out
+
+
+def polynomial_model(degree: int) -> PolynomialModel:
+    """A polynomial curve-fit model usable with :func:`calibrate` (spec §7.4).
+
+    Parameters
+    ----------
+    degree : int
+        Polynomial degree d >= 0; the model has d + 1 coefficients a_0..a_d.
+
+    Returns
+    -------
+    PolynomialModel
+        h(x, N) = Σ_{k=0..d} x_k N^k; conditions are the scalars N.
+
+    Examples
+    --------
+    >>> from pilotstats.regression import polynomial_model
+    >>> polynomial_model(2)([1.0, 2.0, 3.0], 2.0)
+    17.0
+    """
+    return PolynomialModel(degree)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PolynomialComparison(Result):
+    """Polynomial fits of increasing degree with sequential F tests (spec §7.4).
+
+    Attributes
+    ----------
+    degrees : tuple of int
+    sse : ndarray
+        Weighted SSE of each degree with its own final weights.
+    dof : ndarray of int
+        T − (d + 1).
+    mse : ndarray
+    coefficients : tuple of ndarray
+        Fitted coefficients a_0..a_d of each degree.
+    statistic, p_value : ndarray
+        Test of "degree d+1 vs d" in row d (NaN in the last row).
+    df1, df2 : ndarray of int
+        Degrees of freedom of each test.
+    recommended_degree : int
+        Smallest d whose "d+1 vs d" test is not significant (the largest degree if all
+        are).
+    significance_level : float
+    weighting : str
+    denominator : str
+        ``"pairwise"`` (mse of the larger model of each pair) or ``"largest"`` (mse of
+        the largest model listed, as ``statsmodels.stats.anova.anova_lm``).
+    """
+
+    degrees: tuple[int, ...]
+    sse: FloatArray
+    dof: npt.NDArray[np.int64]
+    mse: FloatArray
+    coefficients: tuple[FloatArray, ...]
+    statistic: FloatArray
+    p_value: FloatArray
+    df1: npt.NDArray[np.int64]
+    df2: npt.NDArray[np.int64]
+    recommended_degree: int
+    significance_level: float
+    weighting: str
+    denominator: str
+
+    def table(self) -> str:
+        """A text table: degree, SSE, dof, F and p of the next-degree test."""
+        lines = [f"{'degree':>6} {'SSE':>12} {'dof':>4} {'F (d+1 vs d)':>13} {'p':>10}"]
+        for i, d in enumerate(self.degrees):
+            f_text = "" if math.isnan(self.statistic[i]) else f"{self.statistic[i]:.4g}"
+            p_text = "" if math.isnan(self.p_value[i]) else f"{self.p_value[i]:.4g}"
+            mark = "  <- recommended" if d == self.recommended_degree else ""
+            lines.append(
+                f"{d:>6} {self.sse[i]:>12.6g} {self.dof[i]:>4} {f_text:>13} {p_text:>10}{mark}"
+            )
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return (
+            f"polynomial comparison ({self.weighting}, {self.denominator} F): recommended "
+            f"degree {self.recommended_degree} of {list(self.degrees)} at significance level "
+            f"{format_number(self.significance_level)}"
+        )
+
+
+def _wls(design: FloatArray, z: FloatArray, w: FloatArray) -> tuple[FloatArray, float]:
+    from statsmodels.regression.linear_model import WLS
+
+    result = WLS(z, design, weights=w).fit()
+    return np.asarray(result.params, dtype=np.float64), float(result.ssr)
+
+
+def _fit_degree(
+    n: FloatArray, z: FloatArray, degree: int, scheme: str, given: FloatArray | None
+) -> tuple[FloatArray, FloatArray, float]:
+    """Fit one degree with its own weights; return coefficients, final weights, SSE."""
+    design = np.vander(n, degree + 1, increasing=True)
+    if scheme == "ols":
+        w = np.ones_like(z)
+    elif scheme == "array":
+        assert given is not None
+        w = given
+    else:
+        w = 1.0 / z**2
+    coefficients, sse = _wls(design, z, w)
+    if scheme == "irls":
+        for _ in range(50):
+            y = design @ coefficients
+            if (y == 0).any():
+                raise InvalidInputError(
+                    f"IRLS weights need non-zero predictions; degree {degree} predicts 0"
+                )
+            w = 1.0 / y**2
+            new, sse = _wls(design, z, w)
+            change = np.max(np.abs(new - coefficients) / np.maximum(np.abs(new), 1e-300))
+            coefficients = new
+            if change <= 1e-10:
+                break
+        y = design @ coefficients
+        w = 1.0 / y**2
+        sse = float((w * (z - y) ** 2).sum())
+    return coefficients, w, sse
+
+
+def compare_polynomials(
+    populations: Any,
+    measurements: Any,
+    degrees: Iterable[int] = range(1, 6),
+    *,
+    weights: Literal["irls", "fixed"] | npt.ArrayLike | None = "irls",
+    significance_level: float = 0.05,
+    denominator: Literal["pairwise", "largest"] = "pairwise",
+) -> PolynomialComparison:
+    """Fit polynomials of several degrees and test each against the next (spec §7.4).
+
+    Parameters
+    ----------
+    populations : array_like, shape (T,)
+        Conditions N of each trial (one scalar measurement per trial).
+    measurements : array_like, shape (T,)
+        Measured z (e.g. total response time).
+    degrees : iterable of int, default range(1, 6)
+        Consecutive degrees to compare.
+    weights : None, "fixed", "irls" or array_like, default "irls"
+        As in :func:`calibrate`. Under ``"irls"`` each fit uses its own predictions and a
+        pair's common weights are frozen from the larger model.
+    significance_level : float, default 0.05
+    denominator : {"pairwise", "largest"}, default "pairwise"
+        ``"pairwise"``: each "d+1 vs d" test divides by the mse of degree d+1 (equals
+        statsmodels ``compare_f_test``). ``"largest"``: every row divides by the mse and
+        dof of the largest degree, with all fits using that model's weights (equals
+        ``statsmodels.stats.anova.anova_lm``).
+
+    Returns
+    -------
+    PolynomialComparison
+
+    Raises
+    ------
+    InvalidInputError
+        Mismatched lengths, non-consecutive degrees, zero measurements with 1/z² or IRLS
+        weights.
+    NotEnoughDataError
+        No residual dof for the largest degree.
+
+    Notes
+    -----
+    Fits use statsmodels ``WLS`` on a Vandermonde design; centring or scaling N changes
+    neither SSE nor F. With only total response time measured a low-degree polynomial fits
+    about as well as the queueing model, whose demands are then not identifiable: the
+    tutorial's argument for measuring per station ([2]_).
+
+    References
+    ----------
+    .. [2] M. Woodside, WOSP/SIPEW 2010 tutorial.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pilotstats.regression import compare_polynomials
+    >>> n = np.arange(1.0, 21.0)
+    >>> z = 5 + 0.3 * n + 0.05 * n**2 + 0.01 * np.cos(3 * n)
+    >>> compare_polynomials(n, z, degrees=range(1, 5), weights=None).recommended_degree
+    2
+    """
+    n = as_float_array(populations, "populations")
+    z = as_float_array(measurements, "measurements")
+    if n.shape != z.shape:
+        raise InvalidInputError(
+            f"populations and measurements must have the same length, got {n.shape[0]} and "
+            f"{z.shape[0]}"
+        )
+    degree_list = sorted(check_int(d, "degree", low=0, high=20) for d in degrees)
+    if len(degree_list) < 2 or np.any(np.diff(degree_list) != 1):
+        raise InvalidInputError(
+            f"degrees must be at least two consecutive integers, got {degree_list}"
+        )
+    level = check_probability(significance_level, "significance_level")
+    check_choice(denominator, "denominator", ("pairwise", "largest"))
+    given: FloatArray | None = None
+    if weights is None:
+        scheme = "ols"
+    elif isinstance(weights, str):
+        scheme = check_choice(weights, "weights", ("irls", "fixed"))
+        if (z == 0).any():
+            raise InvalidInputError(
+                f"weights={weights!r} needs non-zero measurements; use weights=None"
+            )
+    else:
+        scheme = "array"
+        given = as_float_array(weights, "weights", nonnegative=True)
+        if given.shape != z.shape:
+            raise InvalidInputError("weights must have one value per measurement")
+    top = degree_list[-1]
+    if z.shape[0] - (top + 1) < 1:
+        raise NotEnoughDataError(
+            f"{z.shape[0]} measurements leave no residual dof for degree {top}; need at "
+            f"least {top + 2}"
+        )
+    fits = [_fit_degree(n, z, d, scheme, given) for d in degree_list]
+    sse = np.array([f[2] for f in fits])
+    dof = np.array([z.shape[0] - (d + 1) for d in degree_list], dtype=np.int64)
+    k = len(degree_list)
+    statistic = np.full(k, np.nan)
+    p_value = np.full(k, np.nan)
+    df1 = np.zeros(k, dtype=np.int64)
+    df2 = np.zeros(k, dtype=np.int64)
+    if denominator == "largest":
+        common = fits[-1][1]
+        common_sse = [
+            _wls(np.vander(n, d + 1, increasing=True), z, common)[1] for d in degree_list
+        ]
+        mse_top = common_sse[-1] / dof[-1]
+        for i in range(k - 1):
+            # as anova_lm: F over the largest model's mse, referred to F(1, dof of the
+            # larger model of the row)
+            statistic[i], p_value[i] = _f_from_sse(
+                common_sse[i], common_sse[i + 1], 1, int(dof[-1]), mse_top, int(dof[i + 1])
+            )
+            df1[i], df2[i] = 1, dof[i + 1]
+    else:
+        for i in range(k - 1):
+            common = fits[i + 1][1]
+            small = _wls(np.vander(n, degree_list[i] + 1, increasing=True), z, common)[1]
+            big = _wls(np.vander(n, degree_list[i + 1] + 1, increasing=True), z, common)[1]
+            df_big = int(dof[i + 1])
+            statistic[i], p_value[i] = _f_from_sse(small, big, 1, df_big, big / df_big, df_big)
+            df1[i], df2[i] = 1, df_big
+    recommended = degree_list[-1]
+    for i in range(k - 1):
+        if p_value[i] >= level:
+            recommended = degree_list[i]
+            break
+    return PolynomialComparison(
+        degrees=tuple(degree_list),
+        sse=_readonly(sse),
+        dof=_readonly_int(dof),
+        mse=_readonly(sse / dof),
+        coefficients=tuple(_readonly(f[0]) for f in fits),
+        statistic=_readonly(statistic),
+        p_value=_readonly(p_value),
+        df1=_readonly_int(df1),
+        df2=_readonly_int(df2),
+        recommended_degree=int(recommended),
+        significance_level=float(level),
+        weighting=scheme,
+        denominator=denominator,
+    )
+
+
+def _readonly_int(array: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    out = np.array(array, dtype=np.int64, copy=True)
+    out.setflags(write=False)
+    return out
