@@ -65,7 +65,8 @@ def key_less(zz: np.ndarray, a: int, b: int) -> bool:
     """True when node ``a`` precedes node ``b`` in the order (value, then index)."""
     va = zz[a]
     vb = zz[b]
-    return va < vb or (va == vb and a < b)
+    # bitwise (not short-circuit) logic: branch-free in the compiled kernel
+    return bool((va < vb) | ((va == vb) & (a < b)))
 
 
 @kernel
@@ -87,21 +88,18 @@ def unlink_track(zz: np.ndarray, nxt: np.ndarray, prv: np.ndarray, x: int, m: in
     """
     p = prv[x]
     q = nxt[x]
+    less = key_less(zz, x, m)
     if c & 1:
         # c odd: the lower median moves from position k to k - 1
-        if x == m:
-            m = p
-        elif not key_less(zz, x, m):
-            m = prv[m]
+        step = m if less else prv[m]
+        m = p if x == m else step
     else:
         # c even: the lower median keeps position k
-        if x == m:
-            m = q
-        elif key_less(zz, x, m):
-            m = nxt[m]
+        step = nxt[m] if less else m
+        m = q if x == m else step
     nxt[p] = q
     prv[q] = p
-    return m
+    return int(m)
 
 
 @kernel
@@ -286,20 +284,8 @@ def edm_columns(
             mm = unlink_track(zz, nxt, prv, i + 2, mm, cc)
             cc -= 1
         last = s - delta
-        best = baseline
-        best_t = 0
         for t in range(delta, last + 1):
-            rm = list_median(zz, nxt, mm, cc)
-            tmp[t] = rm
-            a = prev[t]
-            w = (float(t - a) * float(s - t)) / (float(s - a) * float(s - a))
-            d = LM[t] - rm
-            cand = F[t] + w * (d * d)
-            if not percent_mode:
-                cand = cand - penalty * penalty_factor(degree, number[t])
-            if cand > best:
-                best = cand
-                best_t = t
+            tmp[t] = list_median(zz, nxt, mm, cc)
             if t < last:
                 mm = unlink_track(zz, nxt, prv, t + 2, mm, cc)
                 cc -= 1
@@ -307,6 +293,21 @@ def edm_columns(
             node = i + 2
             nxt[prv[node]] = node
             prv[nxt[node]] = node
+        best = baseline
+        best_t = 0
+        sf = float(s)
+        for t in range(delta, last + 1):
+            a = prev[t]
+            af = float(a)
+            tf = float(t)
+            w = ((tf - af) * (sf - tf)) / ((sf - af) * (sf - af))
+            d = LM[t] - tmp[t]
+            cand = F[t] + w * (d * d)
+            if not percent_mode:
+                cand = cand - penalty * penalty_factor(degree, number[t])
+            if cand > best:
+                best = cand
+                best_t = t
         if best_t != 0:
             F[s] = best
             prev[s] = best_t
