@@ -26,12 +26,28 @@ PARALLEL: bool = True
 #: Environment switch that makes the lazy JIT dispatcher return plain Python functions.
 DISABLE_JIT_ENV: str = "PILOTSTATS_DISABLE_JIT"
 
+#: Default short SMA window of the divergence analysis (SC'18 final paper, smoothing spec §10).
+SMOOTHING_SHORT_WINDOW: str = "14D"
+
+#: Default long SMA window of the divergence analysis (SC'18 final paper, smoothing spec §10).
+SMOOTHING_LONG_WINDOW: str = "49D"
+
+#: Default significance level of contributor records (strict ``p_value < level``, spec §8).
+SMOOTHING_SIGNIFICANCE_LEVEL: float = 0.10
+
+#: Default p-value threshold of per-region Pearson correlations (smoothing spec §9).
+SMOOTHING_CORRELATION_P_THRESHOLD: float = 1e-5
+
 _DEFAULTS = {
     "CEIL_RELATIVE_TOLERANCE": CEIL_RELATIVE_TOLERANCE,
     "DEFAULT_CONFIDENCE_LEVEL": DEFAULT_CONFIDENCE_LEVEL,
     "DEFAULT_AUTOCORRELATION_LIMIT": DEFAULT_AUTOCORRELATION_LIMIT,
     "PARALLEL": PARALLEL,
     "EDM_DEFAULT_BETA": EDM_DEFAULT_BETA,
+    "SMOOTHING_SHORT_WINDOW": SMOOTHING_SHORT_WINDOW,
+    "SMOOTHING_LONG_WINDOW": SMOOTHING_LONG_WINDOW,
+    "SMOOTHING_SIGNIFICANCE_LEVEL": SMOOTHING_SIGNIFICANCE_LEVEL,
+    "SMOOTHING_CORRELATION_P_THRESHOLD": SMOOTHING_CORRELATION_P_THRESHOLD,
 }
 
 

@@ -39,7 +39,9 @@ def demo_autocorrelation() -> str:
 
 
 def _sections() -> list[Callable[[], str]]:
-    return [demo_autocorrelation]
+    from pilotstats.smoothing import demo_smoothing
+
+    return [demo_autocorrelation, demo_smoothing]
 
 
 def run_demo() -> str:

@@ -34,5 +34,10 @@ EdmScale: TypeAlias = Literal["range", "none"]
 ChangeTest: TypeAlias = Literal["rank", "permutation"]
 #: Engine of stable-phase detection (edm spec §4.5).
 StablePhaseMethod: TypeAlias = Literal["robust", "pilot"]
-#: What stable_phase does when no segment dominates (edm spec §4.5).
-NoDominantAction: TypeAlias = Literal["keep", "discard"]
+
+#: Which edges of the centred SMA window are closed (smoothing spec §3).
+WindowClosed: TypeAlias = Literal["left", "right", "both", "neither"]
+#: Contributor classifier of the divergence analysis (smoothing spec §7).
+ContributorClassifier: TypeAlias = Literal["minmax", "percentile"]
+#: Parameter presets of the divergence analysis (smoothing spec §10).
+SmoothingPreset: TypeAlias = Literal["sc18-final", "sc18-draft"]

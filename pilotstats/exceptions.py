@@ -11,6 +11,7 @@ __all__ = [
     "ConvergenceWarning",
     "DataRangeWarning",
     "DegenerateDesignError",
+    "EmptyGroupError",
     "IdentifiabilityWarning",
     "InvalidInputError",
     "NotEnoughDataError",
@@ -20,6 +21,7 @@ __all__ = [
     "PilotStatsWarning",
     "ShortRoundWarning",
     "SubsessionSizeNotFoundError",
+    "TargetNotExtremeWarning",
     "UnreachableTargetError",
 ]
 
@@ -78,3 +80,15 @@ class NumericalAccuracyWarning(PilotStatsWarning):
 
 class DataRangeWarning(PilotStatsWarning):
     """Data fall outside the range a method was designed or validated for."""
+
+
+class EmptyGroupError(InvalidInputError, NotEnoughDataError):
+    """A group, region or series to analyse has no rows (smoothing spec §1)."""
+
+
+class TargetNotExtremeWarning(PilotStatsWarning):
+    """The job of interest does not pass the classifier's test on the target itself.
+
+    Possible only with the ``"percentile"`` classifier when the target ties at its extreme
+    (smoothing spec §7).
+    """

@@ -53,8 +53,25 @@ def _check_side(mean: Any, var: Any, n: Any, side: str) -> tuple[float, float, i
 def welch_degrees_of_freedom(var1: float, n1: int, var2: float, n2: int) -> float:
     """Welch–Satterthwaite degrees of freedom, not floored (spec §7.1).
 
-    ``nu = (v1/n1 + v2/n2)^2 / ((v1/n1)^2/(n1-1) + (v2/n2)^2/(n2-1))``; NaN when both
-    variances are 0.
+    Parameters
+    ----------
+    var1, n1 : float, int
+        Variance and count of the first side (``n1 >= 2``).
+    var2, n2 : float, int
+        Variance and count of the second side (``n2 >= 2``).
+
+    Returns
+    -------
+    float
+        ``nu = (v1/n1 + v2/n2)^2 / ((v1/n1)^2/(n1-1) + (v2/n2)^2/(n2-1))``; NaN when both
+        variances are 0. Pilot's docs show a floor, its code does not; neither do we.
+
+    Raises
+    ------
+    InvalidInputError
+        Negative variance, non-integer count.
+    NotEnoughDataError
+        A count below 2.
 
     Examples
     --------

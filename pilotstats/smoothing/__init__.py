@@ -1,3 +1,55 @@
-"""Smoothing: time-window moving averages, crossovers, divergence regions, contributors."""
+"""Smoothing: time-window moving averages, crossovers, divergence regions, contributors.
 
-__all__: list[str] = []
+Implements the feature-detection and contributor analysis of G. K. Lockwood et al.,
+*A Year in the Life of a Parallel File System* (SC'18): centred, time-based simple moving
+averages (:func:`sma`), their :func:`crossovers`, the :func:`divergence_regions` between
+crossovers, the :func:`contributors` classification of each region's worst job, and the
+frame-level pipeline :func:`analyze_regions`. Plot functions import matplotlib lazily.
+"""
+
+from pilotstats.smoothing._analysis import DivergenceAnalysis, analyze_regions
+from pilotstats.smoothing._contributors import Contributors, contributors
+from pilotstats.smoothing._demo import demo_smoothing
+from pilotstats.smoothing._plots import (
+    plot_contributor_ranking,
+    plot_flag_heatmap,
+    plot_sma_difference,
+    plot_timeline,
+    plot_umami,
+)
+from pilotstats.smoothing._presets import (
+    PRESETS,
+    TOKIO_HIGHER_IS_WORSE,
+    TOKIO_METRIC_LABELS,
+    TOKIO_PLATFORM_LABELS,
+    UMAMI_METRICS,
+)
+from pilotstats.smoothing._regions import Crossovers, Regions, crossovers, divergence_regions
+from pilotstats.smoothing._sma import sma
+from pilotstats.smoothing._tokio import SC18_DATE_RANGE, TOKIO_FILES, read_tokio_summaries
+
+__all__ = [
+    "PRESETS",
+    "SC18_DATE_RANGE",
+    "TOKIO_FILES",
+    "TOKIO_HIGHER_IS_WORSE",
+    "TOKIO_METRIC_LABELS",
+    "TOKIO_PLATFORM_LABELS",
+    "UMAMI_METRICS",
+    "Contributors",
+    "Crossovers",
+    "DivergenceAnalysis",
+    "Regions",
+    "analyze_regions",
+    "contributors",
+    "crossovers",
+    "demo_smoothing",
+    "divergence_regions",
+    "plot_contributor_ranking",
+    "plot_flag_heatmap",
+    "plot_sma_difference",
+    "plot_timeline",
+    "plot_umami",
+    "read_tokio_summaries",
+    "sma",
+]
