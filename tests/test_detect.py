@@ -8,6 +8,7 @@ from __future__ import annotations
 import doctest
 import itertools
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
