@@ -402,7 +402,8 @@ def detect_changes(
 
     Candidates come from EDM-percent with Pilot's parameters (percent 0.25, degree 1) on the
     range-scaled series; each candidate is then tested against its two neighbours and the
-    least significant one is removed until every remaining change point passes. The result
+    least significant one is removed until every remaining change point passes; confirmed
+    segments are finally re-scanned for a change EDM missed. The result
     is deterministic, invariant under ``x → a·x + b`` (a > 0), robust to isolated spikes
     (ranks and medians only) and stays quiet on stationary noise, autocorrelated or not.
 
@@ -484,23 +485,28 @@ def detect_changes(
     location is the rank-CUSUM arg-max (the median-contrast arg-max is biased towards the
     longer segment).
 
-    **Autocorrelation** (``"rank"``): the null variance of Z is multiplied by ``(1 + ρ)/(1 − ρ)``,
-    ρ = max(0, lag-1 autocorrelation of the ranks of ``x`` minus its running median of
-    width about δ), the long-run variance factor of an AR(1) process. This keeps the test honest on
-    autocorrelated benchmark series, where the plain rank test would report a change on
-    most AR(1) series with φ = 0.5.
+    **Autocorrelation** (``"rank"``): the null variance of Z is multiplied by
+    ``(1 + ρ)/(1 − ρ)``, ρ = max(0, lag-1 autocorrelation of the ranks of ``x`` minus its
+    running median of width about δ), the long-run variance factor of an AR(1) process.
+    This keeps the test honest on autocorrelated benchmark series, where the plain rank
+    test reports a change on most AR(1) series with φ = 0.5 (60–90 % at n = 300–1000).
 
     **Elimination** (Hunter/Otava style, Daly et al., ICPE 2020): drop the change point with
-    the largest p-value while it exceeds the per-test threshold and re-test;
-    when all pass, move each change point to its window's arg-max and check again.
-    Reported p-values are those of the final segmentation.
+    the largest p-value while it exceeds the per-test threshold and re-test; when all pass,
+    move each change point to its window's arg-max and check again. [EXT] Then every
+    confirmed segment of length >= 2δ is scanned once more with the same test and
+    significant splits are added (followed by a new elimination), because EDM's greedy
+    dynamic programme can miss a clear change: on three levels 0, 5, 10 of 40 samples each
+    it returns a single split. Reported p-values are those of the final segmentation.
 
-    **Calibration** (``tests/test_detect_slow.py``, 200 seeded series per cell): on i.i.d.
-    normal noise (n = 100, 300, 1000) and on AR(1) noise with φ = 0.5 the default reports a
-    change in at most 5 % of series; see ``benchmarks/RESULTS_detect.md``.
+    **Calibration** (``tests/test_detect_slow.py``, 200 seeded series per cell): the
+    default reports a change in 0–0.5 % of i.i.d. N(0, 1) series (n = 100, 300, 1000) and
+    1.5 % of AR(1) φ = 0.5 series; a 2σ warm-up of 50 samples in 500 is located within ±10
+    in 100 % of runs; see ``benchmarks/RESULTS_detect.md``.
 
     Cost: EDM candidates O(n²) (O(m²), m <= 12,000, for long series) plus O(K·n log n) for
-    K elimination rounds.
+    K elimination rounds (``"permutation"``: O(K·B·n log n)); about 0.7–2 s at n = 10^4
+    and 2–4 s at n = 10^5 on a 2-core machine.
 
     References
     ----------
