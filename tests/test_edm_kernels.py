@@ -311,3 +311,59 @@ def test_tree_depth() -> None:
     assert K.tree_depth(1024) == 10
     assert K.tree_depth(1025) == 11
     assert K.tree_depth(100_000) == 17
+
+
+@pytest.mark.parametrize(("z", "delta", "penalty", "degree", "percent_mode"), dp_cases(16, 6))
+@pytest.mark.parametrize("lanes", [2, 3])
+def test_parallel_columns_identical_to_serial(
+    z: np.ndarray, delta: int, penalty: float, degree: int, percent_mode: bool, lanes: int
+) -> None:
+    """The parallel DP (column blocks of δ, one list copy per worker) equals the serial one."""
+    serial = K.edm_dp(z, delta, penalty, degree, percent_mode)
+    parallel = K.edm_dp(z, delta, penalty, degree, percent_mode, lanes)
+    for a, b in zip(serial, parallel, strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_parallel_kernel_twin_and_final_list() -> None:
+    rng = np.random.default_rng(8)
+    z = random_series(rng, 50, "ties")
+    n = z.shape[0]
+    serial = run_columns(K.edm_columns, z, 4, 0.1, 1, True)
+
+    def run(kernel: Any) -> tuple[np.ndarray, ...]:
+        zz = K.padded_values(z, n)
+        order = np.argsort(z, kind="stable").astype(np.int64)
+        pred = K.insertion_predecessors(zz, order, n)
+        F = np.zeros(n + 1)
+        prev = np.zeros(n + 1, dtype=np.int64)
+        number = np.zeros(n + 1, dtype=np.int64)
+        LM = np.zeros(n + 1)
+        nxt = np.zeros(n + 2, dtype=np.int64)
+        prv = np.zeros(n + 2, dtype=np.int64)
+        nxt[K.HEAD] = K.TAIL
+        prv[K.TAIL] = K.HEAD
+        state = np.zeros(2, dtype=np.int64)
+        kernel(zz, 4, 0.1, 1, True, F, prev, number, LM, nxt, prv, state, pred, 1, n + 1, 2)
+        return F, prev, number, LM, nxt, prv, state
+
+    compiled = run(K.edm_columns_parallel)
+    python = run(K.edm_columns_parallel.py_func)
+    for a, b, c in zip(serial, compiled, python, strict=True):
+        assert np.array_equal(a, b) and np.array_equal(b, c)
+
+
+def test_parallel_switch_in_config() -> None:
+    from pilotstats import _config
+    from pilotstats.changepoints import edm
+
+    rng = np.random.default_rng(12)
+    x = rng.normal(size=120) + np.repeat([0.0, 2.0, 0.5], 40)
+    serial = edm(x, min_size=10, beta=0.002)
+    try:
+        _config.EDM_PARALLEL = True
+        parallel = edm(x, min_size=10, beta=0.002)
+    finally:
+        _config.reset()
+    assert parallel == serial
+    assert _config.EDM_PARALLEL is False
