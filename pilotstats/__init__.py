@@ -7,14 +7,24 @@ Subpackages (each re-exports its public names):
 - :mod:`pilotstats.changepoints` — EDM change points, stable-phase (warm-up/cool-down)
   detection, MDL trend partitioning.
 - :mod:`pilotstats.regression` — work-per-second regression, work planning, queueing models
-  and calibration.
+  and calibration; :mod:`pilotstats.session` drives a benchmark to a CI target.
 - :mod:`pilotstats.smoothing` — time-window moving averages, divergence regions,
   contributors.
+- :mod:`pilotstats.io` and :mod:`pilotstats.analysis` — loaders for benchmark-harness
+  results and the analyses that combine the pillars (:func:`analyze`, :func:`compare`,
+  :func:`trend`).
 
 Importing pilotstats imports no numba and compiles nothing; kernels compile on first use.
+Subpackages that need heavier dependencies (pandas, scipy.stats) are imported on first
+attribute access, so ``import pilotstats`` stays fast.
 """
 
-from pilotstats import autocorrelation, changepoints, datasets, exceptions, regression, smoothing
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from pilotstats import autocorrelation, datasets, exceptions
 from pilotstats.autocorrelation import (
     optimal_subsession_size,
     required_sample_size,
@@ -29,23 +39,67 @@ from pilotstats.exceptions import (
 )
 from pilotstats.results import ConfidenceInterval
 
+if TYPE_CHECKING:
+    from pilotstats import analysis, changepoints, io, regression, session, smoothing
+    from pilotstats.analysis import analyze, compare, trend
+    from pilotstats.io import Measurements, load
+    from pilotstats.session import BenchmarkSession, run_session
+
 __version__ = "0.1.0"
 
+_LAZY_MODULES = ("analysis", "changepoints", "io", "regression", "session", "smoothing")
+_LAZY_NAMES = {
+    "BenchmarkSession": "pilotstats.session",
+    "run_session": "pilotstats.session",
+    "Measurements": "pilotstats.io",
+    "load": "pilotstats.io",
+    "analyze": "pilotstats.analysis",
+    "compare": "pilotstats.analysis",
+    "trend": "pilotstats.analysis",
+}
+
 __all__ = [
+    "BenchmarkSession",
     "ConfidenceInterval",
     "InvalidInputError",
+    "Measurements",
     "NotEnoughDataError",
     "PilotStatsError",
     "PilotStatsWarning",
     "__version__",
+    "analysis",
+    "analyze",
     "autocorrelation",
     "changepoints",
+    "compare",
     "datasets",
     "exceptions",
+    "io",
+    "load",
     "optimal_subsession_size",
     "regression",
     "required_sample_size",
+    "run_session",
+    "session",
     "smoothing",
     "subsession_analysis",
+    "trend",
     "welch_test",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import heavier subpackages and their re-exported names on first access (PEP 562)."""
+    if name in _LAZY_MODULES:
+        module = importlib.import_module(f"pilotstats.{name}")
+        globals()[name] = module
+        return module
+    if name in _LAZY_NAMES:
+        value = getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'pilotstats' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

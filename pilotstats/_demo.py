@@ -39,9 +39,11 @@ def demo_autocorrelation() -> str:
 
 
 def _sections() -> list[Callable[[], str]]:
+    from pilotstats.io import demo_io
+    from pilotstats.regression import demo_wps
     from pilotstats.smoothing import demo_smoothing
 
-    return [demo_autocorrelation, demo_smoothing]
+    return [demo_autocorrelation, demo_wps, demo_smoothing, demo_io]
 
 
 def run_demo() -> str:

@@ -28,12 +28,26 @@ SampleKind: TypeAlias = Literal["mean", "proportion"]
 Alternative: TypeAlias = Literal["two-sided", "less", "greater"]
 #: Seed or generator accepted wherever randomness is used.
 RandomState: TypeAlias = int | np.random.Generator | None
+#: Estimator variant of the work-per-second regression (wps spec §3, §7.1).
+WpsMethod: TypeAlias = Literal["default", "pilot"]
+#: Phase of the work planner (wps spec §6).
+PlannerPhase: TypeAlias = Literal["doubling", "ramp", "bisection", "slices"]
+#: How a benchmark session removes warm-up and cool-down from each round's unit readings.
+WarmupRemoval: TypeAlias = Literal["stable_phase", "trim", "none"]
+#: Series whose autocorrelation chooses the WPS subsession size (wps spec §3.2).
+SubsessionBasis: TypeAlias = Literal["rates", "residuals"]
+#: Label of an MDL trend group relative to the previous group (mdl spec §7).
+MdlLabel: TypeAlias = Literal["normal", "regression", "progression"]
+#: Handling of NaN samples in trend data (mdl spec §9).
+NanPolicy: TypeAlias = Literal["raise", "omit", "zero"]
 #: Preprocessing of EDM change-point searches (edm spec §2.2).
 EdmScale: TypeAlias = Literal["range", "none"]
 #: Significance test of the guarded change-point detector (edm spec §8.3).
 ChangeTest: TypeAlias = Literal["rank", "permutation"]
 #: Engine of stable-phase detection (edm spec §4.5).
 StablePhaseMethod: TypeAlias = Literal["robust", "pilot"]
+#: What stable_phase does when no segment dominates (edm spec §4.5).
+NoDominantAction: TypeAlias = Literal["keep", "discard"]
 
 #: Which edges of the centred SMA window are closed (smoothing spec §3).
 WindowClosed: TypeAlias = Literal["left", "right", "both", "neither"]

@@ -12,6 +12,8 @@ __all__ = [
     "DataRangeWarning",
     "DegenerateDesignError",
     "EmptyGroupError",
+    "FormatError",
+    "FormatWarning",
     "IdentifiabilityWarning",
     "InvalidInputError",
     "NotEnoughDataError",
@@ -82,6 +84,22 @@ class DataRangeWarning(PilotStatsWarning):
     """Data fall outside the range a method was designed or validated for."""
 
 
+class FormatError(PilotStatsError, ValueError):
+    """A benchmark result file is malformed or not in the expected format.
+
+    The message names the file (or ``<object>``/``<string>`` for in-memory input), the
+    offending field as a path such as ``benchmarks[2].runs[0].values`` and what was wrong.
+    The attributes :attr:`source` and :attr:`field` hold the same information.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, field: str | None = None):
+        super().__init__(message)
+        self.source = source
+        self.field = field
+
+
+class FormatWarning(PilotStatsWarning):
+    """A loader skipped or reinterpreted part of a result file (e.g. errored rows)."""
 class EmptyGroupError(InvalidInputError, NotEnoughDataError):
     """A group, region or series to analyse has no rows (smoothing spec §1)."""
 

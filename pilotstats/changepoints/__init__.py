@@ -3,14 +3,22 @@ MDL partitioning of trend data."""
 
 from pilotstats.changepoints._edm import EdmStream, edm, edm_single
 from pilotstats.changepoints._results import ChangePoints, Segment, SingleChangePoint
+from pilotstats.changepoints.compliance import TrendCompliance, trend_compliance
+from pilotstats.changepoints.mdl import MdlStream, TrendGroup, TrendGroups, mdl_partition
 
 __all__: list[str] = [
     "ChangePoints",
     "EdmStream",
+    "MdlStream",
     "Segment",
     "SingleChangePoint",
+    "TrendCompliance",
+    "TrendGroup",
+    "TrendGroups",
     "edm",
     "edm_single",
+    "mdl_partition",
+    "trend_compliance",
 ]
 
 # Guarded detection and stable phase (branch ``detect``).

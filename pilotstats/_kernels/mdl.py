@@ -1,0 +1,499 @@
+"""Kernels of the MDL (minimum description length) trend partitioning.
+
+Reference behaviour: jumpavg 0.4.2 (``jumpavg/avg_stdev_stats.py``,
+``jumpavg/bit_counting_stats.py``, ``jumpavg/classify.py``); specification
+``specs/mdl.md`` §4 (code length of one group), §5 (the dynamic programme) and §6 (the
+reference arithmetic that makes the floats bit-identical).
+
+Every quantity is a float64 scalar or a C-contiguous 1-D array. Nothing here validates user
+input or raises user-facing errors; :mod:`pilotstats.changepoints.mdl` does that.
+
+Memory is O(N): per prefix length the best code length ``F``, the mean of its last group
+``P`` ("last average") and the start of its last group; per still-open candidate start the
+running statistics ``(n, mean, stdev)`` of the candidate group, the frozen ``F`` and ``P``
+of the prefix before it and a few per-start constants.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pilotstats._kernels._jit import kernel
+
+#: ``math.log(x, 2)`` in CPython is ``log(x) / log(2)``; keep exactly that divisor.
+LN2 = math.log(2.0)
+
+
+@kernel
+def remerge(n: int, avg: float, sd: float) -> tuple[float, float]:
+    """Statistics of a single stats record passed once more through the merge (spec §6).
+
+    ``AvgStdevStats.for_runs([stats])`` rounds the mean and stdev once more:
+    ``avg' = 0 + (avg·n)/n`` and ``sd' = sqrt((0 + (sd·sd)·n)/n)``. The term
+    ``(((d·d)·0)·n)/n`` of the merge is ``+0.0`` for every finite input and is omitted.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples, ``n >= 1``.
+    avg, sd : float
+        Mean and population stdev.
+
+    Returns
+    -------
+    avg, sd : float
+    """
+    nf = float(n)
+    return 0.0 + (avg * nf) / nf, math.sqrt((0.0 + (sd * sd) * nf) / nf)
+
+
+@kernel
+def merge_pair(
+    n1: int, avg1: float, sd1: float, n2: int, avg2: float, sd2: float
+) -> tuple[int, float, float]:
+    """Merge the statistics of two consecutive runs in jumpavg's order (spec §6).
+
+    Welford/Chan pairwise update: no raw sums of squares, so values of order 1e7 with a
+    tiny spread keep their stdev and a constant group has stdev exactly 0.
+
+    Parameters
+    ----------
+    n1, avg1, sd1 : int, float, float
+        First run (``n1 >= 1``).
+    n2, avg2, sd2 : int, float, float
+        Second run (``n2 >= 1``).
+
+    Returns
+    -------
+    n, avg, sd : int, float, float
+        Size, mean and population stdev of the union.
+    """
+    n1f = float(n1)
+    total_avg = 0.0 + (avg1 * n1f) / n1f
+    moment = 0.0 + (sd1 * sd1) * n1f
+    delta = avg2 - total_avg
+    n = n1 + n2
+    nf = float(n)
+    n2f = float(n2)
+    total_avg = total_avg + (delta * n2f) / nf
+    moment = moment + (sd2 * sd2) * n2f
+    moment = moment + (((delta * delta) * n1f) * n2f) / nf
+    return n, total_avg, math.sqrt(moment / nf)
+
+
+@kernel
+def group_bits(
+    n: int,
+    avg: float,
+    sd: float,
+    has_prev: bool,
+    prev_u: float,
+    norm: float,
+    unit: float,
+    log2_m1: float,
+    c_term: float,
+    tab_l: np.ndarray,
+    tab_c: np.ndarray,
+    tab_d: np.ndarray,
+) -> tuple[float, float, float, float]:
+    """Code length in bits of one group (spec §4, arithmetic of §6).
+
+    Parameters
+    ----------
+    n : int
+        Samples in the group, ``n >= 1``.
+    avg, sd : float
+        The group's statistics as stored (they are re-merged once, as jumpavg does).
+    has_prev : bool
+        Whether a previous group exists.
+    prev_u : float
+        Previous mean in units (ignored without a previous group).
+    norm : float
+        ``Z = p·p − (p − 1)·M + M·M/2`` for ``p = prev_u`` (ignored without one).
+    unit : float
+        Resolution unit.
+    log2_m1 : float
+        ``log2(M + 1)``, the first group's mean cost.
+    c_term : float
+        ``log2(1 − 1/(M + 2))``.
+    tab_l, tab_c, tab_d : ndarray of float64
+        Per-size tables: ``log2(k(k+1))``, ``ln 2 + ((k−1)/2)·ln π − lnΓ((k−1)/2)`` and
+        ``((k−2)/2)·ln k``.
+
+    Returns
+    -------
+    bits : float
+        The group's code length.
+    ln_mean : float
+        ``ln((|a − p| + 1)/Z)`` (0.0 without a previous group).
+    ln_s1 : float
+        ``ln(s + 1)`` (0.0 when n = 1).
+    ln_s12 : float
+        ``ln((s + 1)(s + 2))`` (0.0 when n = 1).
+    """
+    a_raw, s_raw = remerge(n, avg, sd)
+    bits = 0.0 + tab_l[n]
+    ln_mean = 0.0
+    if has_prev:
+        a_u = a_raw / unit
+        ln_mean = math.log((abs(a_u - prev_u) + 1.0) / norm)
+        bits -= ln_mean / LN2
+    else:
+        bits += log2_m1
+    if n < 2:
+        return bits, ln_mean, 0.0, 0.0
+    s_u = s_raw / unit
+    ln_s12 = math.log((s_u + 1.0) * (s_u + 2.0))
+    bits += ln_s12 / LN2
+    bits += c_term
+    ln_s1 = math.log(s_u + 1.0)
+    sphere = tab_c[n] + ln_s1 * float(n - 2)
+    sphere = sphere + tab_d[n]
+    bits += sphere / LN2
+    return bits, ln_mean, ln_s1, ln_s12
+
+
+@kernel
+def mean_norm(prev_u: float, max_u: float) -> float:
+    """``Z = p·p − (p − 1)·M + M·M/2``, built in jumpavg's order (spec §4, §6)."""
+    norm = prev_u * prev_u
+    norm -= (prev_u - 1.0) * max_u
+    norm += max_u * max_u / 2.0
+    return norm
+
+
+@kernel
+def mdl_advance(
+    run_n: np.ndarray,
+    run_avg: np.ndarray,
+    run_sd: np.ndarray,
+    start: int,
+    stop: int,
+    unit: float,
+    max_u: float,
+    low_u: float,
+    prune: bool,
+    margin: float,
+    tab_l: np.ndarray,
+    tab_c: np.ndarray,
+    tab_d: np.ndarray,
+    tab_gb: np.ndarray,
+    best_bits: np.ndarray,
+    last_avg: np.ndarray,
+    best_start: np.ndarray,
+    open_start: np.ndarray,
+    open_n: np.ndarray,
+    open_avg: np.ndarray,
+    open_sd: np.ndarray,
+    open_base: np.ndarray,
+    open_prev: np.ndarray,
+    open_norm: np.ndarray,
+    open_log2norm: np.ndarray,
+    open_far: np.ndarray,
+    open_mean_y: np.ndarray,
+    open_mean_ln: np.ndarray,
+    open_sd_y: np.ndarray,
+    open_sd_ln: np.ndarray,
+    scratch: np.ndarray,
+    n_open: int,
+) -> int:
+    """Advance the optimal-partitioning programme over runs ``start .. stop − 1`` (spec §5).
+
+    For run i, a new candidate group ``[i..i]`` is opened with the frozen prefix values
+    ``F(i)`` and ``P(i)``, every open candidate is extended by run i, and the best one is
+    chosen with jumpavg's tie rule: the new group is the initial record and an older
+    candidate (scanned by increasing start) replaces it only when strictly smaller.
+
+    Parameters
+    ----------
+    run_n, run_avg, run_sd : ndarray, shape (n_runs,)
+        Per-run sample count (int64), mean and population stdev.
+    start, stop : int
+        Runs to process; the state must already hold runs ``0 .. start − 1``.
+    unit : float
+        Resolution unit.
+    max_u : float
+        ``M = max_value / unit``.
+    low_u : float
+        ``min(0, smallest sample) / unit``; bounds every future group mean from below.
+    prune : bool
+        Drop candidates that provably can never win again (see Notes).
+    margin : float
+        Relative safety margin of the pruning test, in bits per bit of ``F``.
+    tab_l, tab_c, tab_d, tab_gb : ndarray of float64
+        Per-size tables (``tab_gb`` is the pruning bound's size term).
+    best_bits, last_avg : ndarray of float64, shape (n_runs + 1,)
+        ``F`` and ``P`` per prefix length (index 0 is the empty prefix).
+    best_start : ndarray of int64, shape (n_runs,)
+        Start run of the last group of the best partition of runs ``0..i``.
+    open_start, open_n, open_avg, open_sd, open_base, open_prev, open_norm, \
+open_log2norm, open_far : ndarray, shape (n_runs,)
+        Open candidates in increasing start order: start run, running statistics,
+        frozen ``F(j)``, ``P(j)/unit`` (NaN for the first group), ``Z``, ``log2 Z`` and
+        ``log2(max(|low − p|, |M − p|) + 1)``.
+    open_mean_y, open_mean_ln, open_sd_y, open_sd_ln : ndarray, shape (n_runs,)
+        Anchors ``y0`` and ``ln y0`` of the last exact evaluation for ``y = |a − p| + 1``
+        and ``y = s + 1`` (pruned mode only; see Notes).
+    scratch : ndarray of float64, shape (n_runs,)
+        Work space for the pruning bounds.
+    n_open : int
+        Number of open candidates on entry.
+
+    Returns
+    -------
+    int
+        Number of open candidates on exit.
+
+    Notes
+    -----
+    Pruning rule (an addition of pilotstats; outputs stay identical). For the candidate
+    group ``G1`` = runs ``j..i`` (k1 samples, mean a1, stdev s1, previous mean p) and any
+    continuation ``G2`` = runs ``i+1..i'`` coded after the best prefix ``i`` (previous mean
+    q = P(i)), the code length of the union U satisfies
+    ``bits(U|p) ≥ bits(G1|p) + bits(G2|q) − K`` with
+    ``K = L(k1) + W(p) − log2(|a1 − p| + 1) + log2 Z(q) − c + [k1≥2](c + φ(s1)) − gb(k1)``:
+    ``L(k) ≥ L(k2)``; the union mean lies in ``[low, M]`` so ``log2(|a − p| + 1) ≤ W(p)``;
+    the mean term of G2 is at most ``log2 Z(q)``; ``k·log2(s+1)`` is superadditive
+    because ``v ↦ log(√v + 1)`` is concave and the union variance is at least the pooled
+    within-group variance; ``φ(s) = log2((s+2)/(s+1)) ∈ (0, 1]``; and
+    ``h(k) = g(k) − (k/2)·ln(2πe)`` (g the size part of the sphere term) lies in
+    ``[h(2), −½ ln(2π²)]``. Hence, if ``cand(j, i) − K > F(i)``, then
+    ``cand(j, i') > cand(i+1, i')`` for every later ``i'`` and j can never be chosen; it
+    is dropped. ``margin·(1 + |F(i)|)`` bits absorb floating-point rounding.
+
+    Skipping (pruned mode only, also output-preserving). Before the exact code length of an
+    old candidate is evaluated, a lower bound is formed without logarithms from the
+    anchors of its last exact evaluation, by concavity of ln:
+    ``ln y ≥ ln y0 + 1 − y0/y`` and ``ln y ≤ ln y0 + (y − y0)/y0``, with
+    ``ln((s+1)(s+2)) ≥ 2 ln(s+1)``. If the bound exceeds the current record by more than the
+    margin, the candidate cannot be strictly smaller, so its exact value is not needed; its
+    statistics are still updated exactly, and its pruning bound uses the lower bound.
+    """
+    for i in range(start, stop):
+        # The new one-run group [i..i], coded after the best prefix of runs 0..i-1.
+        slot = n_open
+        has_prev_new = i > 0
+        base = best_bits[i]
+        new_avg, new_sd = remerge(run_n[i], run_avg[i], run_sd[i])
+        open_start[slot] = i
+        open_n[slot] = run_n[i]
+        open_avg[slot] = new_avg
+        open_sd[slot] = new_sd
+        open_base[slot] = base
+        if has_prev_new:
+            prev_u = last_avg[i] / unit
+            norm = mean_norm(prev_u, max_u)
+            open_prev[slot] = prev_u
+            open_norm[slot] = norm
+            open_log2norm[slot] = math.log(norm) / LN2
+            far = max(abs(low_u - prev_u), abs(max_u - prev_u))
+            open_far[slot] = math.log(far + 1.0) / LN2
+        else:
+            open_prev[slot] = np.nan
+            open_norm[slot] = 1.0
+            open_log2norm[slot] = 0.0
+            open_far[slot] = 0.0
+        log2_m1 = math.log(max_u + 1.0) / LN2
+        c_term = math.log(1.0 - 1.0 / (max_u + 2.0)) / LN2
+        total = slot + 1
+        record = np.inf
+        record_slot = slot
+        for t in range(total):
+            # Evaluate the new group first (it is the initial record), then the old
+            # candidates in increasing start order.
+            u = slot if t == 0 else t - 1
+            if u != slot:
+                n_new, a_new, s_new = merge_pair(
+                    open_n[u], open_avg[u], open_sd[u], run_n[i], run_avg[i], run_sd[i]
+                )
+                open_n[u] = n_new
+                open_avg[u] = a_new
+                open_sd[u] = s_new
+            k = open_n[u]
+            has_prev = open_start[u] > 0
+            if prune and u != slot:
+                lower = open_base[u] + tab_l[k]
+                if has_prev:
+                    y = abs(open_avg[u] / unit - open_prev[u]) + 1.0
+                    y0 = open_mean_y[u]
+                    lower += open_log2norm[u] - (open_mean_ln[u] + (y - y0) / y0) / LN2
+                else:
+                    lower += log2_m1
+                if k >= 2:
+                    y = open_sd[u] / unit + 1.0
+                    ln_low = open_sd_ln[u] + 1.0 - open_sd_y[u] / y
+                    if ln_low < 0.0:
+                        ln_low = 0.0
+                    lower += (2.0 * ln_low) / LN2 + c_term
+                    lower += (tab_c[k] + ln_low * float(k - 2) + tab_d[k]) / LN2
+                if lower > record + margin * (1.0 + abs(record)):
+                    bound = lower - tab_l[k] + tab_gb[k] + c_term
+                    if has_prev:
+                        bound -= open_far[u]
+                    if k >= 2:
+                        bound -= c_term + 1.0
+                    scratch[u] = bound
+                    continue
+            bits, ln_mean, ln_s1, ln_s12 = group_bits(
+                k,
+                open_avg[u],
+                open_sd[u],
+                has_prev,
+                open_prev[u],
+                open_norm[u],
+                unit,
+                log2_m1,
+                c_term,
+                tab_l,
+                tab_c,
+                tab_d,
+            )
+            cand = open_base[u] + bits
+            if u == slot:
+                record = cand
+            elif cand < record:
+                record = cand
+                record_slot = u
+            if prune:
+                a_re, s_re = remerge(k, open_avg[u], open_sd[u])
+                if has_prev:
+                    open_mean_y[u] = abs(a_re / unit - open_prev[u]) + 1.0
+                    open_mean_ln[u] = ln_mean + open_log2norm[u] * LN2
+                if k >= 2:
+                    open_sd_y[u] = s_re / unit + 1.0
+                    open_sd_ln[u] = ln_s1
+                else:  # s = 0: the exact anchor y0 = 1, ln y0 = 0
+                    open_sd_y[u] = 1.0
+                    open_sd_ln[u] = 0.0
+                bound = cand - tab_l[k] + tab_gb[k] + c_term
+                if has_prev:
+                    bound += (ln_mean / LN2 + open_log2norm[u]) - open_far[u]
+                if k >= 2:
+                    bound -= c_term + (ln_s12 - 2.0 * ln_s1) / LN2
+                scratch[u] = bound
+        n_open = total
+        best_bits[i + 1] = record
+        best_start[i] = open_start[record_slot]
+        winner_avg, _ = remerge(open_n[record_slot], open_avg[record_slot], 0.0)
+        last_avg[i + 1] = winner_avg
+        if prune:
+            q_u = winner_avg / unit
+            log2_zq = math.log(mean_norm(q_u, max_u)) / LN2
+            limit = record + margin * (1.0 + abs(record)) + log2_zq
+            kept = 0
+            for u in range(n_open):
+                if scratch[u] > limit:
+                    continue
+                if kept != u:
+                    open_start[kept] = open_start[u]
+                    open_n[kept] = open_n[u]
+                    open_avg[kept] = open_avg[u]
+                    open_sd[kept] = open_sd[u]
+                    open_base[kept] = open_base[u]
+                    open_prev[kept] = open_prev[u]
+                    open_norm[kept] = open_norm[u]
+                    open_log2norm[kept] = open_log2norm[u]
+                    open_far[kept] = open_far[u]
+                    open_mean_y[kept] = open_mean_y[u]
+                    open_mean_ln[kept] = open_mean_ln[u]
+                    open_sd_y[kept] = open_sd_y[u]
+                    open_sd_ln[kept] = open_sd_ln[u]
+                kept += 1
+            n_open = kept
+    return n_open
+
+
+@kernel
+def describe_groups(
+    run_n: np.ndarray,
+    run_avg: np.ndarray,
+    run_sd: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    last_avg: np.ndarray,
+    unit: float,
+    max_u: float,
+    tab_l: np.ndarray,
+    tab_c: np.ndarray,
+    tab_d: np.ndarray,
+    out_n: np.ndarray,
+    out_avg: np.ndarray,
+    out_sd: np.ndarray,
+    out_bits: np.ndarray,
+) -> None:
+    """Statistics and code length of the final groups, as the programme built them.
+
+    A group's statistics are the new-group statistics of its first run followed by the
+    pairwise merges of its other runs, in order; its bits are coded after the previous
+    mean ``P(start)`` of the best prefix before it (spec §5–§6).
+
+    Parameters
+    ----------
+    run_n, run_avg, run_sd : ndarray, shape (n_runs,)
+        Per-run statistics.
+    starts, ends : ndarray of int64, shape (n_groups,)
+        Half-open run ranges of the groups.
+    last_avg : ndarray of float64, shape (n_runs + 1,)
+        ``P`` per prefix length.
+    unit, max_u : float
+        Resolution unit and ``M``.
+    tab_l, tab_c, tab_d : ndarray of float64
+        Per-size tables.
+    out_n, out_avg, out_sd, out_bits : ndarray, shape (n_groups,)
+        Outputs: size, live mean and stdev (not re-merged), bits.
+    """
+    log2_m1 = math.log(max_u + 1.0) / LN2
+    c_term = math.log(1.0 - 1.0 / (max_u + 2.0)) / LN2
+    for g in range(starts.shape[0]):
+        first = starts[g]
+        n = run_n[first]
+        avg, sd = remerge(n, run_avg[first], run_sd[first])
+        for r in range(first + 1, ends[g]):
+            n, avg, sd = merge_pair(n, avg, sd, run_n[r], run_avg[r], run_sd[r])
+        has_prev = first > 0
+        prev_u = 0.0
+        norm = 1.0
+        if has_prev:
+            prev_u = last_avg[first] / unit
+            norm = mean_norm(prev_u, max_u)
+        bits, _, _, _ = group_bits(
+            n, avg, sd, has_prev, prev_u, norm, unit, log2_m1, c_term, tab_l, tab_c, tab_d
+        )
+        out_n[g] = n
+        out_avg[g] = avg
+        out_sd[g] = sd
+        out_bits[g] = bits
+
+
+@kernel
+def run_statistics(
+    values: np.ndarray, offsets: np.ndarray, out_avg: np.ndarray, out_sd: np.ndarray
+) -> None:
+    """Mean and population stdev of each run by jumpavg's sequential merge (spec §6).
+
+    Parameters
+    ----------
+    values : ndarray of float64, shape (n_samples,)
+        All samples, run after run.
+    offsets : ndarray of int64, shape (n_runs + 1,)
+        Run r holds ``values[offsets[r]:offsets[r+1]]`` (non-empty).
+    out_avg, out_sd : ndarray of float64, shape (n_runs,)
+        Outputs.
+    """
+    for r in range(offsets.shape[0] - 1):
+        lo = offsets[r]
+        hi = offsets[r + 1]
+        total = 0
+        total_avg = 0.0
+        moment = 0.0
+        for t in range(lo, hi):
+            delta = values[t] - total_avg
+            old = float(total)
+            total += 1
+            tf = float(total)
+            total_avg = total_avg + delta / tf
+            moment = moment + (((delta * delta) * old) * 1.0) / tf
+        out_avg[r] = total_avg
+        out_sd[r] = math.sqrt(moment / float(total))

@@ -1,0 +1,36 @@
+"""Analyses of harness measurements: :func:`analyze`, :func:`compare`, :func:`trend`.
+
+They take the :class:`~pilotstats.io.Measurements` returned by :mod:`pilotstats.io` and
+combine the pillars: stable-phase warm-up detection, subsession confidence intervals and
+required sample sizes, Welch comparisons on subsession statistics, the work-per-second
+regression and MDL trend partitioning.
+"""
+
+from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze
+from pilotstats.analysis._compare import BenchmarkComparison, ComparisonReport, compare
+from pilotstats.analysis._export import to_otava_csv
+from pilotstats.analysis._plot import (
+    plot_analysis,
+    plot_comparison,
+    plot_measurements,
+    plot_trend,
+)
+from pilotstats.analysis._trend import BenchmarkTrend, TrendReport, TrendSegment, trend
+
+__all__ = [
+    "AnalysisReport",
+    "BenchmarkAnalysis",
+    "BenchmarkComparison",
+    "BenchmarkTrend",
+    "ComparisonReport",
+    "TrendReport",
+    "TrendSegment",
+    "analyze",
+    "compare",
+    "plot_analysis",
+    "plot_comparison",
+    "plot_measurements",
+    "plot_trend",
+    "to_otava_csv",
+    "trend",
+]

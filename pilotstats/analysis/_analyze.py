@@ -1,0 +1,521 @@
+"""Per-benchmark analysis of harness measurements: :func:`analyze`."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pilotstats import _config
+from pilotstats._validation import check_confidence_level, check_real
+from pilotstats.analysis import _backends
+from pilotstats.autocorrelation import required_sample_size, subsession_analysis
+from pilotstats.exceptions import InvalidInputError, PilotStatsError
+from pilotstats.io import Measurements
+from pilotstats.results import Result, format_interval, format_number, format_quantity
+
+__all__ = ["AnalysisReport", "BenchmarkAnalysis", "analyze"]
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkAnalysis(Result):
+    """Analysis of one benchmark: warm-up, mean with subsession CI, required samples, WPS.
+
+    The analysed quantity is the time per unit of work (``elapsed / work``: seconds per loop,
+    iteration, call or op), after removing the harness's warm-ups and the detected warm-up
+    and cool-down of each run, with the runs concatenated in time order.
+
+    Attributes
+    ----------
+    name : str
+        Benchmark name.
+    unit : str
+        Unit of the analysed quantity (``"s"`` per unit of work).
+    statistic : str
+        Headline statistic: ``"mean"`` or ``"harmonic mean"`` (JMH throughput).
+    n : int
+        Samples analysed.
+    n_total : int
+        Samples in the input for this benchmark (warm-ups included).
+    n_runs : int
+        Replicates (processes, forks, repetitions).
+    harness_warmups : int
+        Samples the harness itself marked as warm-ups (removed).
+    detected_warmup, detected_cooldown : int or None
+        Further samples removed at the start / end of runs by stable-phase detection;
+        ``None`` when detection did not run (see ``warmup_method``).
+    warmup_method : str
+        ``"stable_phase"``, ``"unavailable"`` (this build lacks stable-phase detection) or
+        ``"off"``.
+    mean, ci_low, ci_high : float or None
+        Estimate and its subsession confidence interval (None when not determinable).
+    confidence_level : float
+        Level of the interval.
+    subsession_size, n_subsessions : int or None
+        Block size ``q`` and number of blocks ``h``.
+    subsession_variance : float or None
+        ``s2_q`` (what a Welch comparison needs, with ``h``).
+    autocorrelation : float or None
+        Lag-1 autocorrelation of the block means.
+    target_percent : float
+        Target half-width of the interval, percent of the mean.
+    samples_needed : int or None
+        Samples needed for ``±target_percent`` at ``confidence_level``.
+    between_run_std, within_run_std : float or None
+        Standard deviation of the run means, and pooled standard deviation within runs.
+    wps_throughput, wps_ci_low, wps_ci_high, wps_alpha : float or None
+        Work-per-second regression ``t = α + w/v`` (work units per second, overhead in s),
+        when the work varies between samples.
+    status : str
+        ``"ok"``, ``"no_subsession_size"`` (collect more data), ``"not_enough_data"``.
+    notes : tuple of str
+        What was skipped and why; warnings raised by the underlying methods.
+    """
+
+    name: str
+    unit: str
+    statistic: str
+    n: int
+    n_total: int
+    n_runs: int
+    harness_warmups: int
+    detected_warmup: int | None
+    detected_cooldown: int | None
+    warmup_method: str
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    confidence_level: float
+    subsession_size: int | None
+    n_subsessions: int | None
+    subsession_variance: float | None
+    autocorrelation: float | None
+    target_percent: float
+    samples_needed: int | None
+    between_run_std: float | None
+    within_run_std: float | None
+    wps_throughput: float | None
+    wps_ci_low: float | None
+    wps_ci_high: float | None
+    wps_alpha: float | None
+    status: str
+    notes: tuple[str, ...] = ()
+
+    def confidence_interval(self, confidence_level: float | None = None) -> Any:
+        """Interval of the mean at ``confidence_level`` (None: the stored level)."""
+        from pilotstats._stats import two_sided_t
+        from pilotstats.results import ConfidenceInterval
+
+        if self.mean is None or self.subsession_variance is None or not self.n_subsessions:
+            return ConfidenceInterval(math.nan, math.nan)
+        level = self.confidence_level if confidence_level is None else check_confidence_level(
+            confidence_level)
+        if self.statistic != "mean":
+            if confidence_level is None and self.ci_low is not None and self.ci_high is not None:
+                return ConfidenceInterval(self.ci_low, self.ci_high)
+            raise InvalidInputError("intervals at another level are available for the "
+                                    "arithmetic mean only; rerun analyze(confidence_level=...)")
+        half = two_sided_t(level, self.n_subsessions - 1) * math.sqrt(
+            self.subsession_variance / self.n_subsessions)
+        return ConfidenceInterval(self.mean - half, self.mean + half)
+
+    @property
+    def warmup_text(self) -> str:
+        """Human-readable warm-up summary."""
+        if self.warmup_method == "stable_phase":
+            text = f"{self.detected_warmup}"
+            if self.detected_cooldown:
+                text += f" (+{self.detected_cooldown} cool-down)"
+        elif self.warmup_method == "unavailable":
+            text = "n/a"
+        else:
+            text = "off"
+        if self.harness_warmups:
+            text += f" + {self.harness_warmups} harness"
+        return text
+
+    def __str__(self) -> str:
+        if self.mean is None:
+            return f"{self.name}: n = {self.n}, {self.status}"
+        interval = format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit)
+        return (f"{self.name}: {self.statistic} {format_quantity(self.mean, self.unit)} "
+                f"({interval}, n = {self.n}, q = {self.subsession_size}, warm-up "
+                f"{self.warmup_text}, need {self.samples_needed} for "
+                f"±{format_number(self.target_percent)} %)")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BenchmarkAnalysis:
+        """Rebuild from :meth:`to_dict` output (e.g. ``pilotstats analyze --json``)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in names}
+        values["notes"] = tuple(values.get("notes", ()))
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisReport(Result):
+    """Analyses of all benchmarks of a :class:`~pilotstats.io.Measurements`.
+
+    Iterating yields :class:`BenchmarkAnalysis` objects; ``report["name"]`` selects one.
+    ``str(report)`` is a table; ``to_dict()`` / :meth:`from_dict` round-trip through JSON.
+    """
+
+    benchmarks: tuple[BenchmarkAnalysis, ...]
+    confidence_level: float
+    target_percent: float
+    source: str | None = None
+
+    def __iter__(self) -> Iterator[BenchmarkAnalysis]:
+        return iter(self.benchmarks)
+
+    def __len__(self) -> int:
+        return len(self.benchmarks)
+
+    def __getitem__(self, name: str) -> BenchmarkAnalysis:
+        for item in self.benchmarks:
+            if item.name == name:
+                return item
+        raise KeyError(f"no benchmark named {name!r}; available: "
+                       f"{[b.name for b in self.benchmarks]}")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Benchmark names."""
+        return tuple(b.name for b in self.benchmarks)
+
+    def __str__(self) -> str:
+        from pilotstats.analysis._table import render_table
+
+        level = f"{format_number(self.confidence_level * 100, 6)} % CI"
+        rows = []
+        for b in self.benchmarks:
+            if b.mean is None:
+                mean_text = f"({b.status})"
+            elif b.ci_low is None or b.ci_high is None:
+                mean_text = f"{b.statistic} {format_quantity(b.mean, b.unit)} (no CI: {b.status})"
+            else:
+                mean_text = (f"{b.statistic} {format_quantity(b.mean, b.unit)} "
+                             f"[{_bounds(b.ci_low, b.ci_high, b.unit)}]")
+            rows.append([b.name, str(b.n), b.warmup_text, mean_text,
+                         "-" if b.subsession_size is None else str(b.subsession_size),
+                         "-" if b.samples_needed is None else str(b.samples_needed)])
+        header = ["benchmark", "n", "warm-up removed", f"estimate [{level}]", "q",
+                  f"n for ±{format_number(self.target_percent)} %"]
+        lines = [render_table(header, rows)]
+        shared = set.intersection(*(set(b.notes) for b in self.benchmarks)) if len(
+            self.benchmarks) > 1 else set()
+        for note in sorted(shared):
+            lines.append(f"  all benchmarks: {note}")
+        for b in self.benchmarks:
+            if b.wps_throughput is not None:
+                lines.append(f"  {b.name}: work-per-second regression v = "
+                             f"{format_number(b.wps_throughput)} work/s "
+                             f"[{format_number(b.wps_ci_low)}, {format_number(b.wps_ci_high)}]"
+                             f" ({level}), overhead α = {format_quantity(b.wps_alpha, 's')}")
+            for note in b.notes:
+                if note not in shared:
+                    lines.append(f"  {b.name}: {note}")
+        return "\n".join(lines)
+
+    def plot(self, *, ax: Any = None) -> Any:
+        """Forest plot of the intervals relative to each estimate (needs matplotlib).
+
+        See :func:`pilotstats.analysis.plot_analysis`.
+        """
+        from pilotstats.analysis._plot import plot_analysis
+
+        return plot_analysis(self, ax=ax)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AnalysisReport:
+        """Rebuild from :meth:`to_dict` output.
+
+        Examples
+        --------
+        >>> import json
+        >>> from pilotstats.io import Measurements
+        >>> rng = np.random.default_rng(1)
+        >>> report = analyze(Measurements(rng.normal(1.0, 0.01, 60), benchmark="x"))
+        >>> again = AnalysisReport.from_dict(json.loads(json.dumps(report.to_dict())))
+        >>> again.to_dict() == report.to_dict()
+        True
+        """
+        return cls(
+            tuple(BenchmarkAnalysis.from_dict(b) for b in data["benchmarks"]),
+            float(data["confidence_level"]),
+            float(data["target_percent"]),
+            data.get("source"),
+        )
+
+
+def _bounds(low: float | None, high: float | None, unit: str) -> str:
+    text = format_interval(low, high, 0.5, unit)
+    return text.split("[", 1)[1].replace("]", "")
+
+
+def _mean_method(meta: Mapping[str, Any]) -> str:
+    return "harmonic" if meta.get("mean") == "harmonic" else "arithmetic"
+
+
+def _run_statistics(values: list[np.ndarray]) -> tuple[float | None, float | None]:
+    means = [float(np.mean(v)) for v in values if v.size]
+    between = float(np.std(means, ddof=1)) if len(means) >= 2 else None
+    within_parts = [(v.size - 1, float(np.var(v, ddof=1))) for v in values if v.size >= 2]
+    dof = sum(d for d, _ in within_parts)
+    within = math.sqrt(sum(d * s for d, s in within_parts) / dof) if dof > 0 else None
+    return between, within
+
+
+def _analyze_one(
+    name: str,
+    part: Measurements,
+    *,
+    confidence_level: float,
+    autocorrelation_limit: float,
+    target_percent: float,
+    detect_warmup: bool,
+    regression: bool,
+    method: str,
+) -> BenchmarkAnalysis:
+    meta = part.metadata.get(name, {})
+    unit = "s" if str(meta.get("unit", "s")) in ("s", "second") else str(meta.get("unit"))
+    mean_method = _mean_method(meta)
+    notes: list[str] = []
+    detector = _backends.stable_phase() if detect_warmup else None
+    warmup_method = "off" if not detect_warmup else (
+        "stable_phase" if detector is not None else "unavailable")
+    if warmup_method == "unavailable":
+        notes.append("warm-up detection unavailable in this build "
+                     "(needs pilotstats.changepoints.stable_phase); harness warm-ups removed")
+    kept_values: list[np.ndarray] = []
+    kept_elapsed: list[np.ndarray] = []
+    kept_work: list[np.ndarray] = []
+    detected_warmup = 0
+    detected_cooldown = 0
+    for run_id, run in part.by_run():
+        series = run.time_per_work
+        harness = int(np.sum(run.warmup))
+        start, end = 0, series.size
+        if detector is not None:
+            try:
+                phase, caught = _backends.call_collecting_warnings(detector, series)
+                notes.extend(caught)
+                if bool(getattr(phase, "found", True)):
+                    start, end = int(phase.start), int(phase.end)
+                else:
+                    notes.append(f"run {run_id}: no dominant stable segment "
+                                 f"({getattr(phase, 'outcome', 'not found')}); run kept whole")
+            except PilotStatsError as exc:
+                notes.append(f"stable-phase detection skipped for a run: {exc}")
+        keep = ~run.warmup.copy()
+        first_measured = int(np.argmax(keep)) if keep.any() else series.size
+        detected_warmup += max(0, start - first_measured)
+        detected_cooldown += max(0, series.size - end) if start < end else 0
+        index = np.arange(series.size)
+        keep &= (index >= start) & (index < end)
+        del harness
+        kept_values.append(series[keep])
+        kept_elapsed.append(run.elapsed[keep])
+        kept_work.append(run.work[keep])
+    values = np.concatenate(kept_values) if kept_values else np.empty(0)
+    between, within = _run_statistics(kept_values)
+    base: dict[str, Any] = {
+        "name": name, "unit": unit,
+        "statistic": "harmonic mean" if mean_method == "harmonic" else "mean",
+        "n": int(values.size), "n_total": part.n_samples, "n_runs": len(part.runs),
+        "harness_warmups": int(np.sum(part.warmup)),
+        "detected_warmup": detected_warmup if warmup_method == "stable_phase" else None,
+        "detected_cooldown": detected_cooldown if warmup_method == "stable_phase" else None,
+        "warmup_method": warmup_method, "confidence_level": confidence_level,
+        "target_percent": target_percent, "between_run_std": between,
+        "within_run_std": within,
+        "wps_throughput": None, "wps_ci_low": None, "wps_ci_high": None, "wps_alpha": None,
+    }
+    empty: dict[str, Any] = {"mean": None, "ci_low": None, "ci_high": None, "subsession_size": None,
+             "n_subsessions": None, "subsession_variance": None, "autocorrelation": None,
+             "samples_needed": None}
+    if values.size < 3:
+        notes.append(f"need at least 3 samples after warm-up removal, have {values.size}")
+        return BenchmarkAnalysis(**base, **empty, status="not_enough_data", notes=tuple(notes))
+    status = "ok"
+    try:
+        result = subsession_analysis(values, confidence_level=confidence_level,
+                                     autocorrelation_limit=autocorrelation_limit,
+                                     mean=mean_method,  # type: ignore[arg-type]
+                                     unit=unit)
+        stats: dict[str, Any] = {
+            "mean": result.mean, "ci_low": result.ci_low, "ci_high": result.ci_high,
+            "subsession_size": result.subsession_size, "n_subsessions": result.n_subsessions,
+            "subsession_variance": result.subsession_variance,
+            "autocorrelation": None if math.isnan(result.autocorrelation)
+            else result.autocorrelation,
+        }
+    except PilotStatsError as exc:
+        status = "no_subsession_size" if "subsession" in type(exc).__name__.lower() else (
+            "not_enough_data")
+        notes.append(str(exc))
+        stats = {k: v for k, v in empty.items() if k != "samples_needed"}
+        if mean_method == "arithmetic":
+            stats["mean"] = float(np.mean(values))
+    needed = None
+    if status == "ok":
+        try:
+            size = required_sample_size(values, ci_percent_of_mean=2.0 * target_percent,
+                                        confidence_level=confidence_level,
+                                        autocorrelation_limit=autocorrelation_limit,
+                                        mean=mean_method,  # type: ignore[arg-type]
+                                        method=method)  # type: ignore[arg-type]
+            needed = size.samples
+        except PilotStatsError as exc:
+            notes.append(f"required sample size: {exc}")
+    if regression:
+        _add_wps(base, notes, kept_work, kept_elapsed, meta, confidence_level,
+                 autocorrelation_limit)
+    return BenchmarkAnalysis(**base, **stats, samples_needed=needed, status=status,
+                             notes=tuple(notes))
+
+
+def _add_wps(base: dict[str, Any], notes: list[str], work_parts: list[np.ndarray],
+             elapsed_parts: list[np.ndarray], meta: Mapping[str, Any], confidence_level: float,
+             autocorrelation_limit: float) -> None:
+    work = np.concatenate(work_parts) if work_parts else np.empty(0)
+    elapsed = np.concatenate(elapsed_parts) if elapsed_parts else np.empty(0)
+    if work.size < 3 or np.unique(work).size < 2:
+        return
+    if meta.get("work_known") is False or base["unit"] != "s":
+        notes.append("work varies but is not a measured amount here; no WPS regression")
+        return
+    function = _backends.wps()
+    if function is None:
+        notes.append("work varies: WPS regression unavailable in this build "
+                     "(needs pilotstats.regression.wps)")
+        return
+    try:
+        result, caught = _backends.call_collecting_warnings(
+            function, work, elapsed, confidence_level=confidence_level,
+            autocorrelation_limit=autocorrelation_limit, unit="work")
+    except PilotStatsError as exc:
+        notes.append(f"WPS regression skipped: {exc}")
+        return
+    notes.extend(caught)
+    base.update({
+        "wps_throughput": _finite_or_none(result.throughput),
+        "wps_ci_low": _finite_or_none(result.throughput_ci_low),
+        "wps_ci_high": _finite_or_none(result.throughput_ci_high),
+        "wps_alpha": _finite_or_none(result.alpha),
+    })
+
+
+def _finite_or_none(value: Any) -> float | None:
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def analyze(
+    measurements: Measurements,
+    *,
+    confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
+    autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
+    target_percent: float = 1.0,
+    detect_warmup: bool = True,
+    regression: bool = True,
+    method: str = "pilot",
+    benchmarks: Iterable[str] | None = None,
+    progress: bool = False,
+) -> AnalysisReport:
+    """Analyse every benchmark of harness measurements.
+
+    Per benchmark: remove the harness's warm-ups and detect each run's stable phase (warm-up
+    and cool-down), concatenate the runs' remaining samples in time order, compute the mean
+    time per unit of work with a subsession confidence interval, the number of samples needed
+    for a ±``target_percent`` interval, the between- and within-run spread, and the
+    work-per-second regression when the work varies between samples.
+
+    Parameters
+    ----------
+    measurements : Measurements
+        From any loader of :mod:`pilotstats.io`.
+    confidence_level : float in (0, 1), default 0.95
+        Level of every interval.
+    autocorrelation_limit : float in (0, 1], default 0.1
+        Limit on the lag-1 autocorrelation of subsession means (choice of ``q``).
+    target_percent : float, default 1.0
+        Target half-width of the interval as a percentage of the mean (1.0 means ±1 %).
+    detect_warmup : bool, default True
+        Run stable-phase detection on each run (when this build has it).
+    regression : bool, default True
+        Fit the work-per-second regression when the work varies.
+    method : {"pilot", "iterate"}, default "pilot"
+        Degrees-of-freedom rule of the required sample size (autocorrelation spec §6).
+    benchmarks : iterable of str, optional
+        Names to analyse (default all).
+    progress : bool, default False
+        Show a progress bar over benchmarks (needs ``tqdm``; silently off without it).
+
+    Returns
+    -------
+    AnalysisReport
+
+    Notes
+    -----
+    The interval is the subsession (batch-means) interval of Pilot/Ferrari
+    (:func:`pilotstats.autocorrelation.subsession_analysis`, autocorrelation spec §4) on the
+    concatenated runs: blocks of ``q`` consecutive samples whose means have lag-1
+    autocorrelation within the limit. Run-to-run differences (pyperf processes, JMH forks)
+    make adjacent samples correlated, and the scan then picks blocks long enough to absorb
+    them. JMH throughput benchmarks use the harmonic mean of times per op, i.e. the reciprocal
+    of the mean throughput (harness spec §7.3).
+
+    Examples
+    --------
+    >>> from pilotstats.io import Measurements
+    >>> rng = np.random.default_rng(0)
+    >>> m = Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="bench")
+    >>> report = analyze(m)
+    >>> item = report["bench"]
+    >>> item.n, item.subsession_size, item.ci_low < 2e-3 < item.ci_high
+    (200, 1, True)
+    """
+    if not isinstance(measurements, Measurements):
+        raise InvalidInputError(
+            f"measurements must be a pilotstats.io.Measurements, got "
+            f"{type(measurements).__name__}; load files with pilotstats.io.load")
+    confidence_level = check_confidence_level(confidence_level)
+    autocorrelation_limit = check_real(autocorrelation_limit, "autocorrelation_limit",
+                                       low=0.0, high=1.0, low_inclusive=False)
+    target_percent = check_real(target_percent, "target_percent", low=0.0,
+                                low_inclusive=False)
+    if method not in ("pilot", "iterate"):
+        raise InvalidInputError(f"method must be 'pilot' or 'iterate', got {method!r}")
+    wanted = None if benchmarks is None else list(benchmarks)
+    names = [n for n in measurements.names if wanted is None or n in wanted]
+    if wanted is not None:
+        missing = [n for n in wanted if n not in measurements.names]
+        if missing:
+            raise InvalidInputError(f"benchmarks {missing} not in the measurements; "
+                                    f"available: {list(measurements.names)}")
+    iterator: Iterable[str] = _progress(names, progress, "analyze")
+    items = tuple(
+        _analyze_one(name, measurements[name], confidence_level=confidence_level,
+                     autocorrelation_limit=autocorrelation_limit,
+                     target_percent=target_percent, detect_warmup=detect_warmup,
+                     regression=regression, method=method)
+        for name in iterator
+    )
+    sources = {str(m.get("source")) for m in measurements.metadata.values() if m.get("source")}
+    return AnalysisReport(items, confidence_level, target_percent,
+                          sources.pop() if len(sources) == 1 else None)
+
+
+def _progress(items: list[str], enabled: bool, label: str) -> Iterable[str]:
+    if not enabled or len(items) < 2:
+        return items
+    try:
+        from tqdm import tqdm  # type: ignore[import-untyped]
+    except ImportError:
+        return items
+    return tqdm(items, desc=label, unit="benchmark", leave=False)  # type: ignore[no-any-return]

@@ -1,0 +1,215 @@
+"""Trend of benchmark results over many result files: :func:`trend` (MDL partitioning)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pilotstats._validation import check_confidence_level
+from pilotstats.analysis import _backends
+from pilotstats.analysis._analyze import AnalysisReport, analyze
+from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, PilotStatsError
+from pilotstats.io import Measurements
+from pilotstats.results import Result, format_quantity
+
+__all__ = ["BenchmarkTrend", "TrendReport", "TrendSegment", "trend"]
+
+
+@dataclass(frozen=True, slots=True)
+class TrendSegment(Result):
+    """A group of consecutive result files with one level (MDL partition)."""
+
+    start: int
+    end: int
+    n_results: int
+    mean: float
+    stdev: float
+    classification: str
+
+    def __str__(self) -> str:
+        return (f"results [{self.start}, {self.end}): mean {format_quantity(self.mean, 's')}, "
+                f"{self.classification}")
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkTrend(Result):
+    """One benchmark's means over the result files and their MDL segments.
+
+    ``means[i]`` is the estimate of result file ``i`` (None where the benchmark is missing or
+    not analysable). ``segments`` are half-open ranges of file indices; a segment classified
+    ``"regression"`` has a higher (slower) level than the previous one.
+    """
+
+    name: str
+    unit: str
+    means: tuple[float | None, ...]
+    segments: tuple[TrendSegment, ...]
+    note: str = ""
+
+    @property
+    def last_classification(self) -> str | None:
+        """Classification of the newest segment."""
+        return self.segments[-1].classification if self.segments else None
+
+    def __str__(self) -> str:
+        parts = "; ".join(str(s) for s in self.segments) or self.note
+        return f"{self.name}: {parts}"
+
+
+@dataclass(frozen=True, slots=True)
+class TrendReport(Result):
+    """Trends of all benchmarks over an ordered list of result files."""
+
+    labels: tuple[str, ...]
+    benchmarks: tuple[BenchmarkTrend, ...]
+
+    def __iter__(self) -> Iterator[BenchmarkTrend]:
+        return iter(self.benchmarks)
+
+    def __getitem__(self, name: str) -> BenchmarkTrend:
+        for item in self.benchmarks:
+            if item.name == name:
+                return item
+        raise KeyError(f"no benchmark named {name!r}")
+
+    @property
+    def regressions(self) -> tuple[str, ...]:
+        """Benchmarks whose newest segment is a regression."""
+        return tuple(b.name for b in self.benchmarks if b.last_classification == "regression")
+
+    def __str__(self) -> str:
+        from pilotstats.analysis._table import render_table
+
+        rows = []
+        for b in self.benchmarks:
+            if not b.segments:
+                rows.append([b.name, "-", "-", b.note])
+                continue
+            for s in b.segments:
+                rows.append([b.name, f"{self.labels[s.start]} .. {self.labels[s.end - 1]}",
+                             format_quantity(s.mean, b.unit), s.classification])
+        return render_table(["benchmark", "results", "mean", "segment"], rows)
+
+    def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
+        """Means of one benchmark with its MDL levels (needs matplotlib).
+
+        See :func:`pilotstats.analysis.plot_trend`.
+        """
+        from pilotstats.analysis._plot import plot_trend
+
+        return plot_trend(self, benchmark=benchmark, ax=ax)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TrendReport:
+        """Rebuild from :meth:`to_dict` output."""
+        return cls(
+            tuple(data["labels"]),
+            tuple(BenchmarkTrend(b["name"], b["unit"], tuple(b["means"]),
+                                 tuple(TrendSegment(**s) for s in b["segments"]), b["note"])
+                  for b in data["benchmarks"]),
+        )
+
+
+def trend(
+    results: Sequence[Measurements | AnalysisReport],
+    *,
+    labels: Sequence[str] | None = None,
+    confidence_level: float = 0.95,
+    detect_warmup: bool = True,
+    progress: bool = False,
+) -> TrendReport:
+    """Partition each benchmark's per-result means into levels by MDL.
+
+    Parameters
+    ----------
+    results : sequence of Measurements or AnalysisReport
+        Results in time (commit) order, oldest first, at least 2.
+    labels : sequence of str, optional
+        One label per result (file names); default ``"0", "1", ...``.
+    confidence_level : float, default 0.95
+        Passed to :func:`analyze` for :class:`Measurements` inputs.
+    detect_warmup : bool, default True
+        Stable-phase detection when analysing :class:`Measurements` inputs.
+    progress : bool, default False
+        Progress bar over the results (needs ``tqdm``).
+
+    Returns
+    -------
+    TrendReport
+
+    Raises
+    ------
+    NotEnoughDataError
+        Fewer than 2 results.
+    PilotStatsError
+        This build lacks :func:`pilotstats.changepoints.mdl_partition`.
+
+    Notes
+    -----
+    Each result contributes one value per benchmark, its mean (one run per result file, as
+    MDL trend analysis expects: mdl spec, ``mdl_partition``); the partition is the minimum
+    description length grouping of FD.io CSIT's jumpavg, reproduced by
+    :func:`pilotstats.changepoints.mdl_partition`, with lower-is-better labels.
+
+    Examples
+    --------
+    >>> from pilotstats.io import Measurements
+    >>> files = [Measurements([1.0, 1.01, 0.99, 1.0] * 5, benchmark="b") for _ in range(4)]
+    >>> files += [Measurements([1.5, 1.51, 1.49, 1.5] * 5, benchmark="b") for _ in range(4)]
+    >>> report = trend(files)
+    >>> [s.classification for s in report["b"].segments]
+    ['normal', 'regression']
+    """
+    if len(results) < 2:
+        raise NotEnoughDataError(f"trend needs at least 2 results, got {len(results)}")
+    level = check_confidence_level(confidence_level)
+    partition = _backends.mdl_partition()
+    if partition is None:
+        raise PilotStatsError("trend needs pilotstats.changepoints.mdl_partition, which this "
+                              "build lacks")
+    names = [str(i) for i in range(len(results))] if labels is None else [str(x) for x in labels]
+    if len(names) != len(results):
+        raise InvalidInputError(f"labels has {len(names)} entries for {len(results)} results")
+    from pilotstats.analysis._analyze import _progress
+
+    reports: list[AnalysisReport] = []
+    for index in _progress([str(i) for i in range(len(results))], progress, "trend"):
+        item = results[int(index)]
+        if isinstance(item, AnalysisReport):
+            reports.append(item)
+        elif isinstance(item, Measurements):
+            reports.append(analyze(item, confidence_level=level, regression=False,
+                                   detect_warmup=detect_warmup))
+        else:
+            raise InvalidInputError(f"results[{index}] must be Measurements or AnalysisReport")
+    ordered: dict[str, str] = {}
+    for report in reports:
+        for b in report:
+            ordered.setdefault(b.name, b.unit)
+    trends = []
+    for name, unit in ordered.items():
+        means: list[float | None] = []
+        for report in reports:
+            try:
+                means.append(report[name].mean)
+            except KeyError:
+                means.append(None)
+        present = [m for m in means if m is not None]
+        if len(present) < 2:
+            trends.append(BenchmarkTrend(name, unit, tuple(means), (),
+                                         "present in fewer than 2 results"))
+            continue
+        values = [math.nan if m is None else m for m in means]
+        try:
+            groups, caught = _backends.call_collecting_warnings(
+                partition, values, higher_is_better=False, nan_policy="omit")
+        except PilotStatsError as exc:
+            trends.append(BenchmarkTrend(name, unit, tuple(means), (), str(exc)))
+            continue
+        segments = tuple(TrendSegment(int(g.start), int(g.end), int(g.n_runs), float(g.avg),
+                                      float(g.stdev), str(g.classification))
+                         for g in groups.groups)
+        trends.append(BenchmarkTrend(name, unit, tuple(means), segments, "; ".join(caught)))
+    return TrendReport(tuple(names), tuple(trends))

@@ -1,0 +1,352 @@
+"""The common container every loader returns: :class:`Measurements`.
+
+One sample is one timed quantity as the harness stored it: its *elapsed* time in seconds, the
+*work* it covered (loops, iterations, calls, operations), the *run* (replicate: process, fork,
+repetition) it belongs to, its *order* within that run, whether it was a *warm-up*, and the
+*benchmark* it measures. This is the input shape of the work-per-second regression
+(t = α + w/v) and, through the within-run order, of the subsession analysis
+(harness spec ``shared/specs/harnesses.md`` §0.1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pilotstats._typing import Float64Array1D, Int64Array1D
+from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
+from pilotstats.results import format_quantity
+
+__all__ = ["Measurements"]
+
+BoolArray1D = npt.NDArray[np.bool_]
+
+
+def _readonly(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    array.setflags(write=False)
+    return array
+
+
+def _column(values: Any, name: str, n: int, dtype: Any, default: Any) -> npt.NDArray[Any]:
+    if values is None:
+        values = default
+    if np.isscalar(values):
+        if dtype is np.str_:  # np.full would truncate to the dtype's default width
+            return np.array([str(values)] * n, dtype=np.str_)
+        return np.full(n, values, dtype=dtype)
+    array = np.array(values, dtype=dtype, copy=True).reshape(-1)
+    if array.shape[0] != n:
+        raise InvalidInputError(
+            f"{name} has {array.shape[0]} entries but elapsed has {n}; give one per sample"
+        )
+    return array
+
+
+def _positions_within_groups(names: npt.NDArray[np.str_], runs: Int64Array1D) -> Int64Array1D:
+    """0, 1, 2, ... within each (benchmark, run) group, in the given order."""
+    n = names.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    _, name_codes = np.unique(names, return_inverse=True)
+    _, run_codes = np.unique(runs, return_inverse=True)
+    group = name_codes.astype(np.int64) * (int(run_codes.max()) + 1) + run_codes
+    by_group = np.argsort(group, kind="stable")
+    sorted_groups = group[by_group]
+    starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+    lengths = np.diff(np.r_[starts, n])
+    positions = np.arange(n) - np.repeat(starts, lengths)
+    order = np.empty(n, dtype=np.int64)
+    order[by_group] = positions
+    return order
+
+
+@dataclass(frozen=True, eq=False)
+class Measurements:
+    """Time-ordered benchmark samples of one or more benchmarks, with replicate structure.
+
+    Samples are stored benchmark by benchmark, run by run, in time order within each run
+    (the order the harness recorded them). Iterating yields one :class:`Measurements` per
+    benchmark; ``m["name"]`` selects one benchmark; ``len(m)`` is the number of benchmarks and
+    :attr:`n_samples` the number of samples.
+
+    Parameters
+    ----------
+    elapsed : array_like, shape (n,)
+        Elapsed time of each sample, seconds (for a pyperf benchmark whose ``unit`` is not
+        ``second``, the value in that unit; see :attr:`units`).
+    work : array_like or float, shape (n,)
+        Amount of work each sample covered (loops, iterations, calls); 1 when unknown.
+    run : array_like or int, shape (n,)
+        Replicate id (pyperf process, JMH fork, Google Benchmark repetition); 0 when the
+        harness has one replicate.
+    order : array_like, shape (n,), optional
+        Position of the sample within its run (warm-ups included). Default: 0, 1, ... per
+        (benchmark, run) in the given order.
+    warmup : array_like or bool, shape (n,)
+        Whether the harness marked the sample as a warm-up (only pyperf stores warm-ups).
+    benchmark : array_like or str, shape (n,)
+        Benchmark name of each sample.
+    metadata : mapping, optional
+        Per-benchmark metadata ``{name: {key: value}}`` (machine, versions, harness options,
+        ``unit``, ``format``, ``source``). Missing names get an empty mapping.
+
+    Examples
+    --------
+    >>> from pilotstats.io import Measurements
+    >>> m = Measurements.from_values([1.0, 1.1, 0.9, 1.0], work=10, benchmark="demo")
+    >>> m
+    Measurements(1 benchmark, 4 samples, 1 run)
+    >>> m.elapsed.tolist()
+    [10.0, 11.0, 9.0, 10.0]
+    >>> [b.names for b in m]
+    [('demo',)]
+    """
+
+    elapsed: Float64Array1D
+    work: Float64Array1D
+    run: Int64Array1D
+    order: Int64Array1D
+    warmup: BoolArray1D
+    benchmark: npt.NDArray[np.str_]
+    metadata: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def __init__(
+        self,
+        elapsed: Any,
+        *,
+        work: Any = 1.0,
+        run: Any = 0,
+        order: Any = None,
+        warmup: Any = False,
+        benchmark: Any = "benchmark",
+        metadata: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        elapsed_array = np.array(elapsed, dtype=np.float64, copy=True).reshape(-1)
+        n = elapsed_array.shape[0]
+        work_array = _column(work, "work", n, np.float64, 1.0)
+        run_array = _column(run, "run", n, np.int64, 0)
+        warm_array = _column(warmup, "warmup", n, np.bool_, False)
+        name_array = _column(benchmark, "benchmark", n, np.str_, "benchmark")
+        if not np.all(np.isfinite(elapsed_array)):
+            raise InvalidInputError("elapsed contains NaN or infinite values; drop those samples")
+        if np.any(elapsed_array < 0):
+            raise InvalidInputError("elapsed contains negative times; times must be >= 0")
+        if not np.all(np.isfinite(work_array)) or np.any(work_array <= 0):
+            raise InvalidInputError("work must be finite and positive for every sample")
+        if order is None:
+            order_array = _positions_within_groups(name_array, run_array)
+        else:
+            order_array = _column(order, "order", n, np.int64, 0)
+        names = list(dict.fromkeys(name_array.tolist()))
+        meta: dict[str, dict[str, Any]] = {}
+        for name in names:
+            meta[name] = dict((metadata or {}).get(name, {}))
+        object.__setattr__(self, "elapsed", _readonly(elapsed_array))
+        object.__setattr__(self, "work", _readonly(work_array))
+        object.__setattr__(self, "run", _readonly(run_array))
+        object.__setattr__(self, "order", _readonly(order_array))
+        object.__setattr__(self, "warmup", _readonly(warm_array))
+        object.__setattr__(self, "benchmark", _readonly(name_array))
+        object.__setattr__(self, "metadata", meta)
+
+    # -- construction ------------------------------------------------------------------
+    @classmethod
+    def from_values(
+        cls,
+        values: Any,
+        *,
+        work: Any = 1.0,
+        run: Any = 0,
+        warmup: Any = False,
+        benchmark: Any = "benchmark",
+        metadata: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> Measurements:
+        """Build from per-work values (seconds per loop/iteration): ``elapsed = value * work``.
+
+        Examples
+        --------
+        >>> Measurements.from_values([2e-6, 3e-6], work=1000).elapsed.tolist()
+        [0.002, 0.003]
+        """
+        per_work = np.array(values, dtype=np.float64, copy=True).reshape(-1)
+        work_array = _column(work, "work", per_work.shape[0], np.float64, 1.0)
+        return cls(per_work * work_array, work=work_array, run=run, warmup=warmup,
+                   benchmark=benchmark, metadata=metadata)
+
+    @classmethod
+    def concat(cls, parts: Sequence[Measurements]) -> Measurements:
+        """Concatenate containers (benchmark names should differ, or runs will be merged).
+
+        Examples
+        --------
+        >>> a = Measurements([1.0, 2.0], benchmark="a")
+        >>> b = Measurements([3.0], benchmark="b")
+        >>> Measurements.concat([a, b]).names
+        ('a', 'b')
+        """
+        if not parts:
+            raise NotEnoughDataError("concat needs at least one Measurements object")
+        metadata: dict[str, dict[str, Any]] = {}
+        for part in parts:
+            for name, meta in part.metadata.items():
+                metadata.setdefault(name, {}).update(meta)
+        return cls(
+            np.concatenate([p.elapsed for p in parts]),
+            work=np.concatenate([p.work for p in parts]),
+            run=np.concatenate([p.run for p in parts]),
+            order=np.concatenate([p.order for p in parts]),
+            warmup=np.concatenate([p.warmup for p in parts]),
+            benchmark=np.concatenate([p.benchmark for p in parts]),
+            metadata=metadata,
+        )
+
+    # -- views -------------------------------------------------------------------------
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Benchmark names, in order of first appearance."""
+        return tuple(self.metadata)
+
+    @property
+    def n_samples(self) -> int:
+        """Number of samples (warm-ups included)."""
+        return int(self.elapsed.shape[0])
+
+    @property
+    def runs(self) -> tuple[int, ...]:
+        """Replicate ids, in order of first appearance."""
+        return tuple(dict.fromkeys(int(r) for r in self.run))
+
+    @property
+    def time_per_work(self) -> Float64Array1D:
+        """Seconds per unit of work of each sample, ``elapsed / work`` (what harnesses print)."""
+        return _readonly(self.elapsed / self.work)
+
+    @property
+    def unit(self) -> str:
+        """Unit of ``elapsed`` (``"s"`` unless a pyperf benchmark says otherwise)."""
+        units = {str(meta.get("unit", "s")) for meta in self.metadata.values()}
+        return units.pop() if len(units) == 1 else "mixed"
+
+    def select(self, mask: Any) -> Measurements:
+        """Samples where the boolean ``mask`` is true (metadata kept for remaining names)."""
+        keep = np.asarray(mask, dtype=bool)
+        if keep.shape != self.elapsed.shape:
+            raise InvalidInputError(
+                f"mask has shape {keep.shape}, expected {self.elapsed.shape} (one per sample)"
+            )
+        names = set(self.benchmark[keep].tolist())
+        return Measurements(
+            self.elapsed[keep], work=self.work[keep], run=self.run[keep],
+            order=self.order[keep], warmup=self.warmup[keep], benchmark=self.benchmark[keep],
+            metadata={k: v for k, v in self.metadata.items() if k in names},
+        )
+
+    def without_warmups(self) -> Measurements:
+        """The samples the harness did not mark as warm-ups."""
+        return self.select(~self.warmup)
+
+    def by_run(self) -> Iterator[tuple[int, Measurements]]:
+        """Yield ``(run id, samples of that run)`` in order of first appearance."""
+        for run_id in self.runs:
+            yield run_id, self.select(self.run == run_id)
+
+    def values(self, *, include_warmups: bool = False) -> Float64Array1D:
+        """Seconds per work unit in storage order (runs one after another)."""
+        part = self if include_warmups else self.without_warmups()
+        return part.time_per_work
+
+    def __getitem__(self, name: str) -> Measurements:
+        if name not in self.metadata:
+            raise KeyError(f"no benchmark named {name!r}; available: {list(self.names)}")
+        return self.select(self.benchmark == name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.metadata
+
+    def __iter__(self) -> Iterator[Measurements]:
+        if len(self.metadata) == 1:
+            yield self
+            return
+        for name in self.names:
+            yield self[name]
+
+    def items(self) -> Iterator[tuple[str, Measurements]]:
+        """Yield ``(name, single-benchmark Measurements)`` pairs."""
+        for part in self:
+            yield part.names[0], part
+
+    def __len__(self) -> int:
+        return len(self.metadata)
+
+    def __repr__(self) -> str:
+        nb = len(self.metadata)
+        nr = len(self.runs)
+        return (f"Measurements({nb} benchmark{'s' if nb != 1 else ''}, {self.n_samples} "
+                f"samples, {nr} run{'s' if nr != 1 else ''})")
+
+    def __str__(self) -> str:
+        lines = [repr(self)]
+        for name, part in self.items():
+            meta = part.metadata[name]
+            unit = str(meta.get("unit", "s"))
+            kept = part.without_warmups()
+            mean = float(np.mean(kept.time_per_work)) if kept.n_samples else math.nan
+            lines.append(
+                f"  {name}: {kept.n_samples} samples + {part.n_samples - kept.n_samples} "
+                f"warm-ups in {len(part.runs)} runs, mean "
+                f"{format_quantity(mean, unit if unit != 'second' else 's', 3)} per work unit"
+            )
+        return "\n".join(lines)
+
+    def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
+        """Time per work unit of each sample, one colour per run (needs matplotlib).
+
+        See :func:`pilotstats.analysis.plot_measurements`.
+        """
+        from pilotstats.analysis._plot import plot_measurements
+
+        return plot_measurements(self, benchmark=benchmark, ax=ax)
+
+    def to_frame(self) -> Any:
+        """Return a pandas DataFrame, one row per sample (pandas is imported here, lazily).
+
+        Columns: ``benchmark, run, order, warmup, elapsed, work, time_per_work``.
+
+        Examples
+        --------
+        >>> frame = Measurements([1.0, 2.0], work=[1, 4], benchmark="x").to_frame()
+        >>> list(frame.columns)
+        ['benchmark', 'run', 'order', 'warmup', 'elapsed', 'work', 'time_per_work']
+        >>> frame["time_per_work"].tolist()
+        [1.0, 0.5]
+        """
+        import pandas as pd
+
+        return pd.DataFrame({
+            "benchmark": self.benchmark.astype(object),
+            "run": self.run.copy(),
+            "order": self.order.copy(),
+            "warmup": self.warmup.copy(),
+            "elapsed": self.elapsed.copy(),
+            "work": self.work.copy(),
+            "time_per_work": self.elapsed / self.work,
+        })
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe plain data (lists), suitable for ``json.dumps``."""
+        from pilotstats.results import json_safe
+
+        return {
+            "benchmark": self.benchmark.tolist(),
+            "run": self.run.tolist(),
+            "order": self.order.tolist(),
+            "warmup": self.warmup.tolist(),
+            "elapsed": self.elapsed.tolist(),
+            "work": self.work.tolist(),
+            "metadata": json_safe(self.metadata),
+        }

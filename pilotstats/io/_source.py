@@ -1,0 +1,227 @@
+"""Reading sources (path, ``.gz`` path, open file, JSON text or parsed object) and field checks.
+
+Every loader goes through :func:`read_json` (or :func:`read_text` for CSV), which returns the
+parsed document together with a label naming where it came from, and then pulls fields out with
+the ``field_*`` helpers, which raise :class:`~pilotstats.exceptions.FormatError` naming the
+label and the field path.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn
+
+import numpy as np
+
+from pilotstats.exceptions import FormatError
+
+__all__ = [
+    "Source",
+    "fail",
+    "field",
+    "field_float",
+    "field_float_list",
+    "field_int",
+    "field_list",
+    "field_mapping",
+    "field_str",
+    "read_json",
+    "read_text",
+]
+
+#: Anything a loader accepts as input.
+Source = str | os.PathLike[str] | bytes | Any
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def fail(label: str, path: str | None, problem: str) -> NoReturn:
+    """Raise a :class:`FormatError` naming the source ``label`` and the field ``path``."""
+    where = f"{label}: field {path!r}: " if path else f"{label}: "
+    raise FormatError(where + problem, source=label, field=path)
+
+
+def _decode(raw: bytes, label: str) -> str:
+    if raw[:2] == _GZIP_MAGIC:
+        import gzip
+
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            fail(label, None, f"corrupt gzip data ({exc})")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        fail(label, None, f"not UTF-8 text ({exc})")
+
+
+def _looks_like_path(text: str) -> bool:
+    stripped = text.lstrip()
+    return not (stripped.startswith(("{", "[")) or "\n" in text)
+
+
+def read_text(source: Source, *, kind: str = "JSON") -> tuple[str, str]:
+    """Return ``(text, label)`` for a path, ``.gz`` path, open file, bytes or text.
+
+    A ``str`` is a path unless it starts with ``{``/``[`` or contains a newline, in which case
+    it is the content itself. gzip data are recognised by their magic bytes, so a ``.gz`` path
+    and gzip bytes both work.
+    """
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
+        path = os.fspath(source)
+        label = str(path)
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+        except FileNotFoundError:
+            fail(label, None, f"no such {kind} file")
+        except OSError as exc:
+            fail(label, None, f"cannot read the file ({exc})")
+        return _decode(raw, label), label
+    if isinstance(source, str):
+        return source, "<string>"
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return _decode(bytes(source), "<bytes>"), "<bytes>"
+    read = getattr(source, "read", None)
+    if callable(read):
+        label = str(getattr(source, "name", "<file>"))
+        data = read()
+        if isinstance(data, (bytes, bytearray)):
+            return _decode(bytes(data), label), label
+        if not isinstance(data, str):
+            fail(label, None, f"read() returned {type(data).__name__}, expected str or bytes")
+        return data, label
+    raise FormatError(
+        f"cannot read {kind} from a {type(source).__name__}: pass a path, an open file, "
+        f"{kind} text or bytes" + (", or an already-parsed object" if kind == "JSON" else ""),
+        source="<object>",
+    )
+
+
+def read_json(source: Source) -> tuple[Any, str]:
+    """Return ``(document, label)``; a ``dict`` or ``list`` is taken as already parsed."""
+    if isinstance(source, (Mapping, list)):
+        return source, "<object>"
+    import json
+
+    text, label = read_text(source, kind="JSON")
+    try:
+        return json.loads(text), label
+    except json.JSONDecodeError as exc:
+        fail(label, None, f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})")
+
+
+def field(obj: Any, key: str, label: str, path: str, *, default: Any = ..., ) -> Any:
+    """Return ``obj[key]``; a missing key raises unless ``default`` is given."""
+    if not isinstance(obj, Mapping):
+        fail(label, path or None, f"expected a JSON object, got {type(obj).__name__}")
+    where = f"{path}.{key}" if path else key
+    if key not in obj:
+        if default is not ...:
+            return default
+        fail(label, where, "missing")
+    return obj[key]
+
+
+def field_mapping(obj: Any, key: str, label: str, path: str, *, default: Any = ...) -> Any:
+    """Return ``obj[key]`` checked to be a JSON object."""
+    value = field(obj, key, label, path, default=default)
+    if value is default and default is not ...:
+        return value
+    if not isinstance(value, Mapping):
+        fail(label, f"{path}.{key}" if path else key,
+             f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def field_list(obj: Any, key: str, label: str, path: str, *, default: Any = ...) -> Any:
+    """Return ``obj[key]`` checked to be a JSON array."""
+    value = field(obj, key, label, path, default=default)
+    if value is default and default is not ...:
+        return value
+    if not isinstance(value, list):
+        fail(label, f"{path}.{key}" if path else key,
+             f"expected a JSON array, got {type(value).__name__}")
+    return value
+
+
+def field_str(obj: Any, key: str, label: str, path: str, *, default: Any = ...) -> Any:
+    """Return ``obj[key]`` checked to be a string."""
+    value = field(obj, key, label, path, default=default)
+    if value is default and default is not ...:
+        return value
+    if not isinstance(value, str):
+        fail(label, f"{path}.{key}" if path else key,
+             f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def as_number(value: Any, label: str, where: str, *, positive: bool = False,
+              nonnegative: bool = False) -> float:
+    """Check one JSON number (JMH's ``"NaN"``/``"+INF"`` strings are refused too)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        fail(label, where, f"expected a number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        fail(label, where, f"expected a finite number, got {value!r}")
+    if positive and number <= 0:
+        fail(label, where, f"expected a positive number, got {value!r}")
+    if nonnegative and number < 0:
+        fail(label, where, f"expected a non-negative number, got {value!r}")
+    return number
+
+
+def field_float(obj: Any, key: str, label: str, path: str, *, default: Any = ...,
+                positive: bool = False, nonnegative: bool = False) -> Any:
+    """Return ``obj[key]`` as a finite float."""
+    value = field(obj, key, label, path, default=default)
+    if value is default and default is not ...:
+        return value
+    return as_number(value, label, f"{path}.{key}" if path else key, positive=positive,
+                     nonnegative=nonnegative)
+
+
+def field_int(obj: Any, key: str, label: str, path: str, *, default: Any = ...,
+              minimum: int | None = None) -> Any:
+    """Return ``obj[key]`` as an int (integral floats such as ``3.0`` are accepted)."""
+    value = field(obj, key, label, path, default=default)
+    if value is default and default is not ...:
+        return value
+    where = f"{path}.{key}" if path else key
+    number = as_number(value, label, where)
+    if number != int(number):
+        fail(label, where, f"expected an integer, got {value!r}")
+    if minimum is not None and number < minimum:
+        fail(label, where, f"expected an integer >= {minimum}, got {value!r}")
+    return int(number)
+
+
+def field_float_list(obj: Any, key: str, label: str, path: str, *, positive: bool = False,
+                     nonnegative: bool = False, default: Any = ...) -> Any:
+    """Return ``obj[key]`` as a list of finite floats."""
+    values = field_list(obj, key, label, path, default=default)
+    if values is default and default is not ...:
+        return values
+    where = f"{path}.{key}" if path else key
+    return number_list(values, label, where, positive=positive, nonnegative=nonnegative)
+
+
+def number_list(values: Sequence[Any], label: str, where: str, *, positive: bool = False,
+                nonnegative: bool = False) -> list[float]:
+    """Check every element of a JSON array of numbers."""
+    if not isinstance(values, list):
+        fail(label, where, f"expected a JSON array, got {type(values).__name__}")
+    if all(type(v) is float or type(v) is int for v in values):  # fast path (exact types)
+        array = np.asarray(values, dtype=np.float64)
+        good = np.isfinite(array)
+        if positive:
+            good &= array > 0
+        if nonnegative:
+            good &= array >= 0
+        if bool(good.all()):
+            return array.tolist()  # type: ignore[no-any-return]
+    # slow path: find the first offending element and name it
+    return [as_number(v, label, f"{where}[{i}]", positive=positive, nonnegative=nonnegative)
+            for i, v in enumerate(values)]

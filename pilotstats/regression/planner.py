@@ -1,0 +1,648 @@
+"""Work-amount planning for work-per-second benchmarks (wps spec §6).
+
+:class:`WorkPlanner` is a pure controller: it proposes the work amount of the next round and
+learns from every recorded round. It grows too-short rounds by doubling, runs a quick ramp
+within a time budget (the k heuristic of Pilot's documentation), then bisects the work range
+so that the rounds spread evenly over it, and raises the lower end of the range above the
+alpha-implied minimum once a fit is available.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from pilotstats import _config
+from pilotstats._typing import ArrayLike1D, PlannerPhase, SubsessionBasis, WpsMethod
+from pilotstats._validation import (
+    as_float_array,
+    check_choice,
+    check_confidence_level,
+    check_int,
+    check_real,
+)
+from pilotstats.autocorrelation import required_sample_size
+from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
+from pilotstats.exceptions import (
+    ConvergenceWarning,
+    DataRangeWarning,
+    InvalidInputError,
+    PilotStatsError,
+    ShortRoundWarning,
+)
+from pilotstats.regression.wps import WpsResult, wps
+
+__all__ = ["WorkPlanner", "work_amount_sequence"]
+
+
+def _bisection_fraction(r: int) -> float:
+    """Fraction ``f_r`` of round ``r >= 1`` of the bisection order (wps spec §6.3).
+
+    Level ``l = floor(log2 r) + 1``, index ``j = r - 2^(l-1) + 1``, ``f_r = (2j - 1) / 2^l``:
+    1/2; 1/4, 3/4; 1/8, 3/8, 5/8, 7/8; 1/16, ...
+    """
+    level = r.bit_length()
+    j = r - (1 << (level - 1)) + 1
+    return (2 * j - 1) / float(1 << level)
+
+
+def _ramp_increment(
+    target_initial_time: float, first_duration: float, n_rounds: int
+) -> tuple[float, int] | None:
+    """Per-round duration increment ``k`` and ramp length of the k heuristic (wps spec §6.2).
+
+    ``n`` rounds whose durations grow by ``k`` from ``s`` take ``n s + k n (n - 1) / 2``;
+    equating with ``T`` gives ``k = (2T - 2 s n) / (n^2 - n)``. When ``s n >= T`` the ramp is
+    shortened to ``n_eff = ceil(T/s) - 1`` rounds; with fewer than 2 it is skipped (None).
+    """
+    n = n_rounds
+    if first_duration * n >= target_initial_time:
+        n = math.ceil(target_initial_time / first_duration) - 1
+    if n < 2:
+        return None
+    k = (2 * target_initial_time - 2 * first_duration * n) / (n * n - n)
+    if k <= 0:
+        return None
+    return k, n
+
+
+def _optional_positive(value: float | None, name: str) -> float | None:
+    """None, or ``value`` checked to be a finite number > 0."""
+    if value is None:
+        return None
+    return check_real(value, name, low=0.0, low_inclusive=False)
+
+
+def work_amount_sequence(a: float, b: float, *, integer_work: bool = True) -> Iterator[float]:
+    """Yield the bisection order of work amounts in ``[a, b]`` (wps spec §6.3).
+
+    Round ``r = 1, 2, ...`` uses ``w_r = a + f_r (b - a)`` with ``f_r`` = 1/2; 1/4, 3/4;
+    1/8, 3/8, 5/8, 7/8; 1/16, ...: the midpoint of ``(a, b)``, then the midpoints of the two
+    halves, each level left to right (Pilot's documentation, figure of the WPS method).
+
+    Parameters
+    ----------
+    a, b : float
+        Lower and upper work amount, ``0 <= a <= b``.
+    integer_work : bool, default True
+        Round every amount down to an integer (``floor``); repeated amounts may then occur
+        and act as replicates.
+
+    Yields
+    ------
+    float
+        The work amounts, without end (take what you need, e.g. ``itertools.islice``).
+
+    Raises
+    ------
+    InvalidInputError
+        ``a`` or ``b`` not finite, negative, or ``a > b``.
+
+    Examples
+    --------
+    >>> from itertools import islice
+    >>> list(islice(work_amount_sequence(0, 16), 8))
+    [8.0, 4.0, 12.0, 2.0, 6.0, 10.0, 14.0, 1.0]
+    """
+    low = check_real(a, "a", low=0.0)
+    high = check_real(b, "b", low=0.0)
+    if low > high:
+        raise InvalidInputError(f"a must not exceed b, got a={low:g} > b={high:g}")
+    r = 1
+    while True:
+        value = low + _bisection_fraction(r) * (high - low)
+        yield float(math.floor(value)) if integer_work else value
+        r += 1
+
+
+def unit_reading_work_amount(
+    required: int | None, total_readings: int, total_work: float, last_work: float
+) -> float:
+    """Work amount expected to deliver the missing unit readings (wps spec §6.7, Pilot).
+
+    ``needed = required - total`` (``total`` when ``required`` is unknown, i.e. double the
+    data); the proposal is ``floor(1.2 * needed * total_work / total)``; without any unit
+    reading yet it is ``2 * last_work``.
+    """
+    if total_readings == 0:
+        return 2.0 * last_work
+    needed = total_readings if required is None else required - total_readings
+    return float(math.floor(1.2 * needed * (total_work / total_readings)))
+
+
+class WorkPlanner:
+    """Choose the work amount of each benchmark round (wps spec §6).
+
+    Parameters
+    ----------
+    min_work : float
+        Smallest work amount allowed (units), ``>= 0``.
+    max_work : float
+        Largest work amount allowed (``b``), ``> 0`` and ``>= min_work``.
+    min_round_duration : float, default 1.0
+        Rounds shorter than this (s) are *short*: recorded but not analysed, and the work is
+        doubled until a round lasts at least this long (Pilot: short-round detection).
+    target_initial_time : float, default 60.0
+        Time budget ``T`` (s) of the initial ramp (k heuristic).
+    initial_rounds : int, default 51
+        Rounds ``n`` of the initial ramp (the documentation: more than 50 in most cases).
+    initial_work : float, optional
+        Work amount of the first round; ``max(1, min_work)`` when None.
+    soft_limit_factor : float, default 5.0
+        No proposal exceeds this factor times the mean of all previous work amounts.
+    integer_work : bool, default True
+        Propose integer work amounts (rounded down).
+    ci_percent_of_mean, ci_width : float, optional
+        Required full width of the throughput interval, as a percentage of ``v`` and/or in
+        units/s; the smaller enabled one applies. Both None: 10 % of ``v``.
+    confidence_level : float, default 0.95
+        Level of the throughput interval.
+    autocorrelation_limit : float, default 0.1
+        Passed to :func:`~pilotstats.regression.wps`.
+    min_subsessions : int, default 21
+        Fewest subsessions ``h`` for the WPS analysis to finish (Pilot: ``h > 20``).
+    wps_analysis : bool, default True
+        Run the WPS analysis (ramp, bisection, stop rule). Without it only short-round
+        doubling and unit-reading pacing propose work amounts.
+    unit_readings_min_subsessions : int, default 0
+        Floor on subsessions of the unit-reading requirement computed by :meth:`record`
+        when ``required_unit_readings`` is not supplied.
+    subsession_basis : {"residuals", "rates"}, default "residuals"
+        Passed to :func:`~pilotstats.regression.wps`. The planner's own design makes the
+        per-round rates autocorrelated whenever ``alpha != 0`` (the work amounts ascend within
+        each bisection level), so Pilot's rate basis merges ever more rounds and the
+        ``h >= min_subsessions`` rule is rarely met; the residual basis measures only the
+        correlation of the errors.
+    unit : str, default "units"
+        Work unit label passed to the fits.
+    method : {None, "default", "pilot"}, optional
+        ``"pilot"`` reproduces Pilot v0.14's pacing instead of the documented one: after the
+        doubling phase, an ascending slice grid (``n = 10`` in the k formula, ``k >= 1 s``, at
+        least 5 slices, slice halved at the top), no alpha-based raise of the lower bound,
+        ``wps(method="pilot")`` fits and Pilot's stop rule ``0 < v_ci < W_req`` (wps spec
+        §7.1). For comparison with Pilot only.
+
+    Attributes
+    ----------
+    phase : {"doubling", "ramp", "bisection", "slices"}
+        Current pacing phase (``"slices"`` only under ``method="pilot"``).
+    lower_bound : float
+        Current lower end ``a`` of the work range (``min_work`` until established).
+    wps_result : WpsResult or None
+        Latest successful fit (from the fourth recorded round on).
+    wps_error : str or None
+        Why the latest fit failed (too few rounds, no subsession size, ...), if it did.
+    wps_warning : str or None
+        Convergence note of the latest fit (its alpha filter did not settle), if any.
+
+    Notes
+    -----
+    Phases (wps spec §6.1–§6.5):
+
+    1. **Doubling** [Pilot]: a round shorter than ``min_round_duration`` leads to ``b`` when
+       its work exceeds ``b/2``, else to twice its work. The first long enough round sets
+       ``a = max(min_work, w)`` and its duration ``s``.
+    2. **Ramp** [documentation]: rounds ``i = 2..n`` use ``a + (i - 1) k rho`` with
+       ``k = (2T - 2 s n)/(n^2 - n)`` and ``rho`` the rate observed in the first long round,
+       so the ramp takes about ``T`` seconds; it ends early once it reaches ``b``.
+    3. **Bisection** [documentation]: ``a + f_r (b - a)`` with the fractions of
+       :func:`work_amount_sequence`. The index ``r`` is not reset when ``a`` rises.
+
+    From the fourth round on every record refits :func:`~pilotstats.regression.wps` with
+    ``min_duration = min_round_duration``; when ``alpha < 0`` the lower end rises to
+    ``ceil(-alpha v)``, the alpha-implied minimum work (rounds below it end before the
+    non-stable phases are over). Every proposal is capped by ``b`` and the soft limit; with
+    unit-reading pacing active the larger of the proposals is taken (Pilot's rule). Pilot's
+    own slice grid (spec §7.1) is not reproduced.
+
+    Examples
+    --------
+    >>> planner = WorkPlanner(1, 1000, min_round_duration=1.0)
+    >>> planner.next_work_amount()
+    1.0
+    >>> planner.record(1, 0.01)  # too short: double
+    >>> planner.next_work_amount()
+    2.0
+    """
+
+    def __init__(
+        self,
+        min_work: float,
+        max_work: float,
+        *,
+        min_round_duration: float = 1.0,
+        target_initial_time: float = 60.0,
+        initial_rounds: int = 51,
+        initial_work: float | None = None,
+        soft_limit_factor: float = _config.WPS_SOFT_LIMIT_FACTOR,
+        integer_work: bool = True,
+        ci_percent_of_mean: float | None = 10.0,
+        ci_width: float | None = None,
+        confidence_level: float = 0.95,
+        autocorrelation_limit: float = 0.1,
+        min_subsessions: int = _config.WPS_MIN_SUBSESSIONS,
+        wps_analysis: bool = True,
+        unit_readings_min_subsessions: int = 0,
+        subsession_basis: SubsessionBasis = "residuals",
+        unit: str = "units",
+        method: WpsMethod | None = None,
+    ) -> None:
+        self.min_work = check_real(min_work, "min_work", low=0.0)
+        self.max_work = check_real(max_work, "max_work", low=0.0, low_inclusive=False)
+        if self.min_work > self.max_work:
+            raise InvalidInputError(
+                f"min_work must not exceed max_work, got {self.min_work:g} > {self.max_work:g}"
+            )
+        self.min_round_duration = check_real(min_round_duration, "min_round_duration", low=0.0)
+        self.target_initial_time = check_real(
+            target_initial_time, "target_initial_time", low=0.0, low_inclusive=False
+        )
+        self.initial_rounds = check_int(initial_rounds, "initial_rounds", low=2)
+        self.soft_limit_factor = check_real(
+            soft_limit_factor, "soft_limit_factor", low=1.0, allow_inf=True
+        )
+        self.integer_work = bool(integer_work)
+        if ci_percent_of_mean is None and ci_width is None:
+            ci_percent_of_mean = 10.0
+        self.ci_percent_of_mean = _optional_positive(ci_percent_of_mean, "ci_percent_of_mean")
+        self.ci_width = _optional_positive(ci_width, "ci_width")
+        self.confidence_level = check_confidence_level(confidence_level)
+        self.autocorrelation_limit = check_autocorrelation_limit(autocorrelation_limit)
+        self.min_subsessions = check_int(min_subsessions, "min_subsessions", low=3)
+        self.wps_analysis = bool(wps_analysis)
+        self.unit = str(unit)
+        self.method: WpsMethod = (
+            "default" if method is None else check_choice(method, "method", ("default", "pilot"))
+        )
+        self.subsession_basis: SubsessionBasis = check_choice(
+            subsession_basis, "subsession_basis", ("rates", "residuals")
+        )
+        if self.method == "pilot":
+            self.subsession_basis = "rates"  # Pilot chooses q from the per-round rates
+        self.unit_readings_min_subsessions = check_int(
+            unit_readings_min_subsessions, "unit_readings_min_subsessions", low=0
+        )
+        if initial_work is None:
+            first = max(1.0, self.min_work)
+        else:
+            first = check_real(initial_work, "initial_work", low=0.0, low_inclusive=False)
+            if first > self.max_work:
+                raise InvalidInputError(
+                    f"initial_work must not exceed max_work, got {first:g} > {self.max_work:g}"
+                )
+        self.initial_work = self._round(first, up=True)
+
+        self.phase: PlannerPhase = "doubling"
+        self.lower_bound = self.min_work
+        self.wps_result: WpsResult | None = None
+        self.wps_error: str | None = None
+        self.wps_warning: str | None = None
+        self._work: list[float] = []
+        self._durations: list[float] = []
+        self._ramp: tuple[float, int, float] | None = None  # k, n_eff, rate
+        self._ramp_index = 2
+        self._bisection_index = 1
+        self._unit_readings: list[np.ndarray] = []
+        self._unit_total = 0
+        self._unit_required: int | None = None
+        self._unit_active = False
+        self._range_warned = False
+        self._slices: int | None = None  # method="pilot": Pilot's WPS slice count
+        self._pilot_next: float | None = None
+        self._next = self.initial_work
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _round(self, value: float, *, up: bool = False) -> float:
+        if not self.integer_work:
+            return float(value)
+        return float(math.ceil(value) if up else math.floor(value))
+
+    @property
+    def n_rounds(self) -> int:
+        """Number of recorded rounds."""
+        return len(self._work)
+
+    @property
+    def work_amounts(self) -> np.ndarray:
+        """Recorded work amounts (a read-only copy)."""
+        values = np.array(self._work, dtype=np.float64)
+        values.setflags(write=False)
+        return values
+
+    @property
+    def durations(self) -> np.ndarray:
+        """Recorded durations in s (a read-only copy)."""
+        values = np.array(self._durations, dtype=np.float64)
+        values.setflags(write=False)
+        return values
+
+    @property
+    def required_ci_width(self) -> float | None:
+        """Required full width of the throughput interval at the current ``v`` (units/s)."""
+        result = self.wps_result
+        candidates = []
+        if self.ci_width is not None:
+            candidates.append(self.ci_width)
+        if self.ci_percent_of_mean is not None:
+            if result is None or not result.valid:
+                return None if self.ci_width is None else self.ci_width
+            candidates.append(self.ci_percent_of_mean / 100.0 * result.throughput)
+        return min(candidates)
+
+    @property
+    def wps_finished(self) -> bool:
+        """The WPS stop rule of wps spec §6.6 holds (False when the analysis is off)."""
+        result = self.wps_result
+        if not self.wps_analysis or result is None or self.n_rounds < 4:
+            return False
+        required = self.required_ci_width
+        if self.method == "pilot":  # rounds > 3, h > 20, v > 0 and 0 < v_ci < W_req
+            return (
+                result.n_subsessions >= self.min_subsessions
+                and result.valid
+                and required is not None
+                and 0 < result.throughput_ci_width < required
+            )
+        return (
+            result.n_subsessions >= self.min_subsessions
+            and result.valid
+            and result.bounded
+            and required is not None
+            and result.throughput_ci_width <= required
+        )
+
+    @property
+    def unit_readings_finished(self) -> bool:
+        """Enough unit readings: ``required < total`` (strict, as Pilot; wps spec §6.7)."""
+        return (
+            self._unit_active
+            and self._unit_required is not None
+            and self._unit_required < self._unit_total
+        )
+
+    @property
+    def finished(self) -> bool:
+        """Every active analysis (WPS, unit-reading pacing) is finished."""
+        active = []
+        if self.wps_analysis:
+            active.append(self.wps_finished)
+        if self._unit_active:
+            active.append(self.unit_readings_finished)
+        return bool(active) and all(active)
+
+    # -- public protocol -----------------------------------------------------------------
+
+    def next_work_amount(self) -> float:
+        """Work amount proposed for the next round (does not change the planner)."""
+        return self._next
+
+    def record(
+        self,
+        work: float,
+        duration: float,
+        *,
+        unit_readings: ArrayLike1D | int | None = None,
+        required_unit_readings: int | None = None,
+    ) -> None:
+        """Record a finished round and plan the next one.
+
+        Parameters
+        ----------
+        work : float
+            Work amount of the round (> 0).
+        duration : float
+            Its duration in seconds (> 0).
+        unit_readings : array_like or int, optional
+            The round's unit readings (kept after any warm-up removal), or just their count.
+            Recording any activates unit-reading pacing (wps spec §6.7).
+        required_unit_readings : int, optional
+            Required total number of unit readings, overriding the planner's own computation
+            (:func:`pilotstats.autocorrelation.required_sample_size` on the readings given).
+
+        Raises
+        ------
+        InvalidInputError
+            Non-positive or non-finite work or duration, negative counts.
+
+        Warns
+        -----
+        ShortRoundWarning
+            A round at ``max_work`` is still shorter than ``min_round_duration``.
+        DataRangeWarning
+            The alpha-implied minimum work reaches ``max_work`` (the range cannot contain
+            the non-stable phases); the lower bound is left unchanged.
+        """
+        w = check_real(work, "work", low=0.0, low_inclusive=False)
+        d = check_real(duration, "duration", low=0.0, low_inclusive=False)
+        self._record_unit_readings(unit_readings, required_unit_readings)
+        self._work.append(w)
+        self._durations.append(d)
+        self._advance(w, d)
+        if self.phase == "doubling" and w >= self.max_work:
+            warnings.warn(
+                f"a round at max_work ({self.max_work:g}) took {d:g} s, still shorter than "
+                f"min_round_duration={self.min_round_duration:g} s; increase max_work or "
+                "lower min_round_duration",
+                ShortRoundWarning,
+                stacklevel=2,
+            )
+        if self.wps_analysis and self.n_rounds >= 4:
+            self._refit()
+        self._next = self._propose()
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _record_unit_readings(self, readings: ArrayLike1D | int | None, required: Any) -> None:
+        count: int | None = None
+        values: np.ndarray | None = None
+        if isinstance(readings, (int, np.integer)) and not isinstance(readings, bool):
+            count = check_int(readings, "unit_readings", low=0)
+        elif readings is not None:
+            values = as_float_array(readings, "unit_readings", min_length=0)
+            count = int(values.shape[0])
+        needed = None if required is None else check_int(required, "required_unit_readings", low=0)
+        if count is None and needed is None:
+            return
+        self._unit_active = True
+        if values is not None:
+            self._unit_readings.append(values)
+        self._unit_total += 0 if count is None else count
+        if needed is not None:
+            self._unit_required = needed
+        elif values is not None:
+            self._unit_required = self._computed_unit_requirement()
+
+    def _computed_unit_requirement(self) -> int | None:
+        data = np.concatenate(self._unit_readings)
+        if data.shape[0] < 3:
+            return None
+        try:
+            result = required_sample_size(
+                data,
+                ci_percent_of_mean=self.ci_percent_of_mean,
+                ci_width=self.ci_width,
+                confidence_level=self.confidence_level,
+                autocorrelation_limit=self.autocorrelation_limit,
+                min_subsessions=self.unit_readings_min_subsessions,
+            )
+        except PilotStatsError:
+            return None
+        return None if result.samples is None else int(result.samples)
+
+    def _advance(self, w: float, d: float) -> None:
+        """Move the phase machine after a recorded round."""
+        if self.method == "pilot":
+            if self.phase == "doubling" and d >= self.min_round_duration:
+                self.lower_bound = max(self.min_work, w)
+                self.phase = "slices"
+            if self.phase == "slices" and self.wps_analysis:
+                self._pilot_next = self._pilot_slice_proposal(w, d)
+            return
+        if self.phase == "doubling":
+            if d >= self.min_round_duration:
+                self.lower_bound = max(self.min_work, w)
+                ramp = _ramp_increment(self.target_initial_time, d, self.initial_rounds)
+                if ramp is None or not self.wps_analysis:
+                    self.phase = "bisection"
+                else:
+                    k, n_eff = ramp
+                    self._ramp = (k, n_eff, w / d)
+                    self._ramp_index = 2
+                    self.phase = "ramp"
+        elif self.phase == "ramp":
+            assert self._ramp is not None
+            self._ramp_index += 1
+            if self._ramp_index > self._ramp[1] or w >= self.max_work:
+                self.phase = "bisection"
+        else:
+            self._bisection_index += 1
+
+    def _pilot_slice_proposal(self, w_last: float, d_last: float) -> float | None:
+        """Pilot's WPS slice grid (``calc_next_round_work_amount_from_wps``, spec §7.1).
+
+        Reproduced for ``method="pilot"`` only: an ascending uniform grid from the lower bound
+        that, at the top, halves the slice and restarts from the bottom (spec §7 items 1–2).
+        """
+        low = max(self.lower_bound, self.min_work)
+        high = self.max_work
+        if low >= high:
+            return None  # Pilot: min_work_amount == max_work_amount, WPS impossible
+        if self._slices is None:
+            if high - low <= 10:
+                self._slices = int(high - low)
+            else:
+                n = 10
+                t = self.target_initial_time
+                k = max(1.0, (2 * t - 2 * d_last * n) / (n * n - n))
+                slice_float = k * w_last / d_last
+                self._slices = max(5, int((high - low) / slice_float))
+        size = int((high - low) // self._slices)
+        if w_last < low:
+            return low + size
+        if w_last > high - size:
+            if size != 1:
+                self._slices *= 2
+                size //= 2
+            return low + size
+        return low + (math.floor((w_last - low) / size) + 1) * size
+
+    def _refit(self) -> None:
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                result = wps(
+                    self._work,
+                    self._durations,
+                    confidence_level=self.confidence_level,
+                    autocorrelation_limit=self.autocorrelation_limit,
+                    min_duration=self.min_round_duration,
+                    subsession_basis=self.subsession_basis,
+                    unit=self.unit,
+                    method=self.method,
+                )
+        except PilotStatsError as exc:
+            self.wps_result = None
+            self.wps_error = str(exc)
+            return
+        self.wps_result = result
+        self.wps_error = None
+        # A fit whose alpha filter oscillates is still usable; keep the note, do not warn on
+        # every round (the planner refits after each one).
+        self.wps_warning = next(
+            (str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)), None
+        )
+        if (
+            self.method == "default"
+            and self.phase != "doubling"
+            and result.valid
+            and result.alpha < 0
+        ):
+            raised = self._round(-result.alpha * result.throughput, up=True)
+            if raised >= self.max_work:
+                if not self._range_warned:
+                    self._range_warned = True
+                    warnings.warn(
+                        f"the alpha-implied minimum work amount ({raised:g}) reaches "
+                        f"max_work ({self.max_work:g}); the work range cannot contain the "
+                        "non-stable phases, increase max_work",
+                        DataRangeWarning,
+                        stacklevel=3,
+                    )
+            else:
+                self.lower_bound = max(self.lower_bound, raised)
+
+    def _wps_proposal(self) -> float | None:
+        if not self.wps_analysis or self.wps_finished or self.phase == "doubling":
+            return None
+        if self.method == "pilot":
+            return self._pilot_next
+        a, b = self.lower_bound, self.max_work
+        if self.phase == "ramp":
+            assert self._ramp is not None
+            k, _, rate = self._ramp
+            return min(b, a + (self._ramp_index - 1) * k * rate)
+        return a + _bisection_fraction(self._bisection_index) * (b - a)
+
+    def _doubling_proposal(self) -> float | None:
+        if self.phase != "doubling":
+            return None
+        last, b = self._work[-1], self.max_work
+        if last >= b:
+            return b
+        return b if last > b / 2 else min(2 * last, b)
+
+    def _unit_proposal(self) -> float | None:
+        if not self._unit_active or self.unit_readings_finished:
+            return None
+        return unit_reading_work_amount(
+            self._unit_required, self._unit_total, math.fsum(self._work), self._work[-1]
+        )
+
+    def _propose(self) -> float:
+        return self.combine_proposals()
+
+    def combine_proposals(self, *extra: float) -> float:
+        """The next work amount, combining the planner's proposals with ``extra`` ones.
+
+        The largest of the lower bound, the planner's unfinished proposals (doubling, WPS,
+        unit-reading pacing) and ``extra`` (e.g. a session's own per-index unit-reading
+        proposals), capped by ``max_work`` and the soft limit, rounded down to an integer
+        when ``integer_work`` (Pilot's rule, wps spec §6.4, §6.7).
+        """
+        if not self._work:
+            return self.initial_work  # the first round (wps spec §6.1)
+        proposals = [
+            p
+            for p in (self._doubling_proposal(), self._wps_proposal(), self._unit_proposal())
+            if p is not None
+        ]
+        value = max([self.lower_bound, *proposals, *extra])
+        soft_limit = self.soft_limit_factor * (math.fsum(self._work) / len(self._work))
+        value = min(value, soft_limit, self.max_work)
+        value = self._round(value)
+        return max(value, 1.0) if self.integer_work else value

@@ -1,0 +1,269 @@
+"""pilotstats.analysis: analyze, compare and trend on Measurements."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pilotstats.analysis import (
+    AnalysisReport,
+    ComparisonReport,
+    TrendReport,
+    _backends,
+    analyze,
+    compare,
+    trend,
+)
+from pilotstats.autocorrelation import required_sample_size, subsession_analysis, welch_test
+from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
+from pilotstats.io import Measurements, load
+
+DATA = Path(__file__).parent / "data" / "harnesses"
+
+
+def runs_measurements(mean: float, rel_noise: float, n_runs: int, per_run: int, seed: int,
+                      name: str = "bench", warmups: int = 0) -> Measurements:
+    """pyperf-like data: several runs (processes) of values, with optional slow warm-ups."""
+    rng = np.random.default_rng(seed)
+    values, runs, warm = [], [], []
+    for run in range(n_runs):
+        level = mean * (1 + rng.normal(0, rel_noise / 2))
+        for i in range(warmups + per_run):
+            slow = 1.5 if i < warmups else 1.0
+            values.append(level * slow * (1 + rng.normal(0, rel_noise)))
+            runs.append(run)
+            warm.append(i < warmups)
+    return Measurements.from_values(values, work=1000, run=runs, warmup=warm, benchmark=name)
+
+
+class TestAnalyze:
+    def test_matches_autocorrelation_pillar(self) -> None:
+        m = runs_measurements(2e-6, 0.02, 10, 12, seed=1, warmups=2)
+        report = analyze(m, detect_warmup=False)
+        item = report["bench"]
+        kept = m.without_warmups().time_per_work
+        ref = subsession_analysis(kept)
+        assert item.n == kept.size == 120
+        assert item.harness_warmups == 20
+        assert item.mean == pytest.approx(ref.mean, rel=1e-15)
+        assert (item.ci_low, item.ci_high) == pytest.approx((ref.ci_low, ref.ci_high), rel=1e-14)
+        assert item.subsession_size == ref.subsession_size
+        size = required_sample_size(kept, ci_percent_of_mean=2.0)
+        assert item.samples_needed == size.samples
+        assert item.warmup_method == "off"
+        assert item.between_run_std is not None and item.within_run_std is not None
+        low, high = item.confidence_interval(0.99)
+        assert low < item.ci_low and high > item.ci_high
+
+    def test_target_percent_is_half_width(self) -> None:
+        m = runs_measurements(1.0, 0.01, 1, 400, seed=2)
+        kept = m.time_per_work
+        item = analyze(m, target_percent=0.5, detect_warmup=False)["bench"]
+        assert item.samples_needed == required_sample_size(kept, ci_percent_of_mean=1.0).samples
+
+    def test_json_round_trip(self) -> None:
+        report = analyze(load(DATA / "pyperf_suite.json"))
+        text = json.dumps(report.to_dict(), allow_nan=False)
+        again = AnalysisReport.from_dict(json.loads(text))
+        assert again.to_dict() == report.to_dict()
+        assert str(again) == str(report)
+
+    def test_every_fixture_analyses(self) -> None:
+        for name in ("pyperf_timeit.json", "pytest_benchmark.json", "asv_result.json",
+                     "gbench.json", "hyperfine.json", "jmh.json"):
+            report = analyze(load(DATA / name))
+            assert len(report) >= 1
+            text = str(report)
+            assert "95 % CI" in text
+            json.dumps(report.to_dict(), allow_nan=False)
+
+    def test_short_series_reports_status(self) -> None:
+        report = analyze(load(DATA / "gbench.json"))  # 4 repetitions: no q qualifies
+        for item in report:
+            assert item.status in ("ok", "no_subsession_size")
+            if item.status != "ok":
+                assert item.ci_low is None and item.samples_needed is None
+                assert any("collect more data" in note for note in item.notes)
+        tiny = analyze(Measurements([1.0, 2.0], benchmark="x"))["x"]
+        assert tiny.status == "not_enough_data" and tiny.mean is None
+
+    def test_jmh_throughput_uses_harmonic_mean(self) -> None:
+        m = load(DATA / "jmh.json")
+        name = "org.example.ListBench.linkedList(size=100)"
+        item = analyze(m)[name]
+        ref = subsession_analysis(m[name].time_per_work, mean="harmonic")
+        assert item.statistic == "harmonic mean"
+        assert item.mean == pytest.approx(ref.mean, rel=1e-15)
+        score = json.loads((DATA / "jmh.json").read_text())[1]["primaryMetric"]["score"]
+        assert item.mean == pytest.approx(1.0 / score, rel=1e-12)
+        assert item.wps_throughput is None
+
+    @pytest.mark.skipif(_backends.wps() is None, reason="this build lacks regression.wps")
+    def test_wps_on_criterion_linear_samples(self) -> None:
+        m = load(DATA / "criterion")
+        item = analyze(m)["tiny/sum_squares_1000"]
+        assert item.wps_throughput is not None and item.wps_ci_low is not None
+        # slope of the linear schedule: ~1/612.5 ns per iteration (handwritten.py)
+        assert 1.0 / item.wps_throughput == pytest.approx(612.5e-9, rel=0.02)
+        assert item.wps_ci_low <= item.wps_throughput <= item.wps_ci_high
+
+    @pytest.mark.skipif(_backends.stable_phase() is None,
+                        reason="this build lacks changepoints.stable_phase")
+    def test_stable_phase_removes_a_long_warmup(self) -> None:
+        rng = np.random.default_rng(5)
+        values = np.concatenate([np.linspace(3.0, 1.2, 80), np.ones(400)])
+        values = values * (1 + rng.normal(0, 0.01, values.size))
+        item = analyze(Measurements(values, benchmark="w"))["w"]
+        assert item.warmup_method == "stable_phase"
+        assert item.detected_warmup is not None and item.detected_warmup >= 40
+        assert item.mean == pytest.approx(1.0, rel=0.01)
+
+    def test_constant_data(self) -> None:
+        item = analyze(Measurements(np.full(40, 2e-3), benchmark="c"))["c"]
+        assert item.status == "ok" and item.mean == 2e-3
+        assert item.ci_low == item.ci_high == 2e-3 and item.autocorrelation is None
+        json.dumps(item.to_dict(), allow_nan=False)
+        same = compare(Measurements(np.full(40, 2e-3), benchmark="c"),
+                       Measurements(np.full(30, 2e-3), benchmark="c"))
+        assert same["c"].verdict == "no significant change"
+
+    def test_non_time_unit_pyperf(self) -> None:
+        doc = {"version": "1.0", "metadata": {"name": "rss", "unit": "byte", "loops": 1},
+               "benchmarks": [{"runs": [{"values": [1000.0 + i % 7 for i in range(60)]}]}]}
+        item = analyze(load(doc))["rss"]
+        assert item.unit == "byte" and "byte" in str(item)
+        assert item.wps_throughput is None
+
+    def test_validation(self) -> None:
+        m = Measurements([1.0, 2.0, 3.0], benchmark="x")
+        with pytest.raises(InvalidInputError, match="confidence_level"):
+            analyze(m, confidence_level=1.5)
+        with pytest.raises(InvalidInputError, match="target_percent"):
+            analyze(m, target_percent=0)
+        with pytest.raises(InvalidInputError, match="not in the measurements"):
+            analyze(m, benchmarks=["y"])
+        with pytest.raises(InvalidInputError, match="Measurements"):
+            analyze([1.0, 2.0])  # type: ignore[arg-type]
+
+
+class TestCompare:
+    def test_five_percent_regression_detected(self) -> None:
+        base = runs_measurements(1e-6, 0.01, 20, 10, seed=11)
+        new = runs_measurements(1.05e-6, 0.01, 20, 10, seed=12)
+        report = compare(base, new, detect_warmup=False)
+        item = report["bench"]
+        assert item.verdict == "regression" and report.has_regression
+        assert item.relative_change == pytest.approx(0.05, abs=0.01)
+        assert item.relative_ci_low is not None and item.relative_ci_low > 0
+
+    def test_welch_on_subsession_statistics(self) -> None:
+        base = runs_measurements(1e-6, 0.01, 20, 10, seed=11)
+        new = runs_measurements(1.01e-6, 0.01, 20, 10, seed=12)
+        item = compare(base, new, detect_warmup=False)["bench"]
+        a = subsession_analysis(base.time_per_work)
+        b = subsession_analysis(new.time_per_work)
+        ref = welch_test(b.mean, b.subsession_variance, b.n_subsessions, a.mean,
+                         a.subsession_variance, a.n_subsessions)
+        assert item.p_value == pytest.approx(ref.p_value, rel=1e-12)
+        assert item.difference == pytest.approx(ref.difference, rel=1e-12)
+        assert item.base_subsessions == a.n_subsessions
+
+    def test_improvement_noise_and_floor(self) -> None:
+        base = runs_measurements(1e-6, 0.01, 20, 10, seed=21)
+        faster = runs_measurements(0.95e-6, 0.01, 20, 10, seed=22)
+        same = runs_measurements(1e-6, 0.01, 20, 10, seed=23)
+        assert compare(base, faster, detect_warmup=False)["bench"].verdict == "improvement"
+        noise = compare(base, same, detect_warmup=False)
+        assert noise["bench"].verdict == "no significant change" and not noise.has_regression
+        slower = runs_measurements(1.05e-6, 0.01, 20, 10, seed=24)
+        floor = compare(base, slower, detect_warmup=False, min_change_percent=10)
+        assert floor["bench"].verdict == "no significant change"
+
+    def test_names_matched_never_paired(self) -> None:
+        a = Measurements.concat([runs_measurements(1.0, 0.01, 1, 60, 1, "x"),
+                                 runs_measurements(1.0, 0.01, 1, 60, 2, "only_a")])
+        b = Measurements.concat([runs_measurements(1.0, 0.01, 1, 90, 3, "x"),
+                                 runs_measurements(1.0, 0.01, 1, 60, 4, "only_b")])
+        report = compare(a, b, detect_warmup=False)
+        assert [c.name for c in report] == ["x"]
+        assert report.only_in_base == ("only_a",) and report.only_in_new == ("only_b",)
+        assert report["x"].base_n == 60 and report["x"].new_n == 90  # unequal sizes are fine
+
+    def test_reports_accepted_and_json_round_trip(self) -> None:
+        base = analyze(runs_measurements(1e-6, 0.01, 20, 10, seed=31), detect_warmup=False)
+        new = analyze(runs_measurements(1.05e-6, 0.01, 20, 10, seed=32), detect_warmup=False)
+        report = compare(base, new)
+        text = json.dumps(report.to_dict(), allow_nan=False)
+        again = ComparisonReport.from_dict(json.loads(text))
+        assert again.to_dict() == report.to_dict() and again.has_regression
+        assert "regression" in str(report) and "95 % CI" in str(report)
+
+    def test_not_analysable(self) -> None:
+        short = Measurements([1.0, 1.1], benchmark="x")
+        report = compare(short, short)
+        assert report["x"].verdict == "not analysable" and not report.has_regression
+        with pytest.raises(InvalidInputError):
+            compare([1.0], short)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(_backends.mdl_partition() is None, reason="this build lacks mdl_partition")
+class TestTrend:
+    def test_step_is_a_regression(self) -> None:
+        rng = np.random.default_rng(7)
+        files = [Measurements(1.0 + rng.normal(0, 0.005, 60), benchmark="b") for _ in range(6)]
+        files += [Measurements(1.2 + rng.normal(0, 0.005, 60), benchmark="b") for _ in range(6)]
+        report = trend(files, labels=[f"r{i}" for i in range(12)])
+        segments = report["b"].segments
+        assert [(s.start, s.end) for s in segments] == [(0, 6), (6, 12)]
+        assert report.regressions == ("b",)
+        again = TrendReport.from_dict(json.loads(json.dumps(report.to_dict(), allow_nan=False)))
+        assert again.to_dict() == report.to_dict()
+
+    def test_means_are_per_file_estimates(self) -> None:
+        files = [load(DATA / "pyperf_suite.json"), load(DATA / "pyperf_suite.json.gz")]
+        report = trend(files)
+        first = analyze(files[0])
+        for item in report:
+            assert item.means[0] == pytest.approx(first[item.name].mean)
+            assert len(item.segments) == 1
+
+    def test_needs_two(self) -> None:
+        with pytest.raises(NotEnoughDataError):
+            trend([Measurements([1.0, 2.0, 3.0])])
+
+
+def test_backends_report_availability() -> None:
+    for accessor in (_backends.stable_phase, _backends.wps, _backends.mdl_partition,
+                     _backends.edm):
+        function = accessor()
+        assert function is None or callable(function)
+    result, caught = _backends.call_collecting_warnings(lambda: math.sqrt(4.0))
+    assert result == 2.0 and caught == []
+
+
+def test_otava_csv_export(tmp_path: Path) -> None:
+    from pilotstats.analysis import to_otava_csv
+    from pilotstats.io import load_csv
+
+    rng = np.random.default_rng(8)
+    reports = [analyze(Measurements(rng.normal(level, 0.01, 60), benchmark="b"),
+                       detect_warmup=False) for level in (1.0, 1.0, 1.2)]
+    reports[1] = analyze(Measurements.concat([
+        Measurements(rng.normal(1.0, 0.01, 60), benchmark="b"),
+        Measurements(rng.normal(5.0, 0.01, 60), benchmark="c")]), detect_warmup=False)
+    path = tmp_path / "otava.csv"
+    text = to_otava_csv(reports, path, times=["t0", "t1", "t2"],
+                        attributes={"commit": ["a", "b", "c"]})
+    assert path.read_text() == text
+    lines = text.splitlines()
+    assert lines[0] == "time,commit,b,b.ci_low,b.ci_high,b.n,c,c.ci_low,c.ci_high,c.n"
+    assert lines[1].endswith(",,,,")  # no benchmark c in the first report
+    # the CSV reads back with pilotstats' own loader; the means are exact
+    back = load_csv(path, elapsed_column="b")
+    assert back.elapsed.tolist() == [r["b"].mean for r in reports]
+    with pytest.raises(InvalidInputError, match="times"):
+        to_otava_csv(reports, times=["t0"])

@@ -1,0 +1,179 @@
+"""The command line (pilotstats.cli.main): analyze, compare, trend, changepoints, demo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pilotstats.analysis import AnalysisReport, ComparisonReport, _backends, analyze
+from pilotstats.cli import main
+from pilotstats.io import load
+
+DATA = Path(__file__).parent / "data" / "harnesses"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write_pyperf(path: Path, mean: float, seed: int, *, n_runs: int = 20, per_run: int = 10,
+                 rel_noise: float = 0.01) -> Path:
+    """A synthetic suite in pyperf's JSON format 1.0 (20 processes x 10 values, 1 warm-up)."""
+    rng = np.random.default_rng(seed)
+    runs = []
+    for _ in range(n_runs):
+        level = mean * (1 + rng.normal(0, rel_noise / 2))
+        values = (level * (1 + rng.normal(0, rel_noise, per_run))).tolist()
+        runs.append({"metadata": {"date": "2026-11-21 06:00:00"},
+                     "warmups": [[1024, level * 1.3]], "values": values})
+    document = {"version": "1.0", "metadata": {"unit": "second", "loops": 1024},
+                "benchmarks": [{"metadata": {"name": "synthetic"}, "runs": runs}]}
+    path.write_text(json.dumps(document))
+    return path
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+class TestAnalyzeCommand:
+    def test_pyperf_table(self, capsys: pytest.CaptureFixture[str]) -> None:
+        path = DATA / "pyperf_timeit.json"
+        status, out, _ = run(["analyze", str(path)], capsys)
+        assert status == 0
+        header, _rule, row = out.splitlines()[:3]
+        for column in ("benchmark", "n", "warm-up removed", "estimate [95 % CI]", "q",
+                       "n for ±1 %"):
+            assert column in header
+        item = analyze(load(path))["timeit"]
+        cells = row.split()
+        assert cells[0] == "timeit" and cells[1] == str(item.n) == "20"
+        assert f"+ {item.harness_warmups} harness" in row
+        assert row.rstrip().endswith(f"{item.subsession_size}  {item.samples_needed}")
+        assert "mean" in row and "[" in row and "ns]" in row
+
+    def test_json_round_trips(self, capsys: pytest.CaptureFixture[str]) -> None:
+        path = DATA / "pyperf_suite.json"
+        status, out, _ = run(["analyze", str(path), "--json"], capsys)
+        assert status == 0
+        data = json.loads(out)
+        assert data["command"] == "analyze" and data["results"][0]["file"] == str(path)
+        rebuilt = AnalysisReport.from_dict(data["results"][0])
+        expected = analyze(load(path)).to_dict()
+        assert rebuilt.to_dict() == expected
+        assert json.loads(json.dumps(rebuilt.to_dict())) == {
+            k: v for k, v in data["results"][0].items() if k != "file"}
+
+    def test_several_files_and_options(self, capsys: pytest.CaptureFixture[str]) -> None:
+        status, out, _ = run(["analyze", str(DATA / "hyperfine.json"), str(DATA / "jmh.json"),
+                              "--confidence-level", "0.99", "--target-percent", "2"], capsys)
+        assert status == 0
+        assert "99 % CI" in out and "n for ±2 %" in out
+        assert str(DATA / "jmh.json") in out
+
+    def test_csv_needs_column(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        csv = tmp_path / "t.csv"
+        rng = np.random.default_rng(0)
+        csv.write_text("ms\n" + "\n".join(f"{v:.5f}" for v in rng.normal(5, 0.05, 60)) + "\n")
+        status, _, err = run(["analyze", str(csv)], capsys)
+        assert status == 2 and "--column" in err
+        status, out, _ = run(["analyze", str(csv), "--column", "ms", "--time-unit", "ms"],
+                             capsys)
+        assert status == 0 and "ms" in out
+
+    def test_bad_file_exit_2(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        status, _, err = run(["analyze", str(tmp_path / "missing.json")], capsys)
+        assert status == 2 and "no such JSON file" in err
+        bad = tmp_path / "bad.json"
+        bad.write_text('{"results": [{"command": "x", "times": ["a"]}]}')
+        status, _, err = run(["analyze", str(bad)], capsys)
+        assert status == 2 and "results[0].times[0]" in err
+
+
+class TestCompareCommand:
+    def test_five_percent_regression_exits_1(self, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+        base = write_pyperf(tmp_path / "base.json", 1e-6, seed=1)
+        new = write_pyperf(tmp_path / "new.json", 1.05e-6, seed=2)
+        status, out, _ = run(["compare", str(base), str(new)], capsys)
+        assert status == 1
+        assert "regression" in out and "1 significant regression(s)" in out
+
+    def test_noise_exits_0(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        base = write_pyperf(tmp_path / "base.json", 1e-6, seed=3)
+        same = write_pyperf(tmp_path / "same.json", 1e-6, seed=4)
+        status, out, _ = run(["compare", str(base), str(same)], capsys)
+        assert status == 0
+        assert "no significant change" in out
+
+    def test_improvement_exits_0_and_json(self, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+        base = write_pyperf(tmp_path / "base.json", 1e-6, seed=5)
+        fast = write_pyperf(tmp_path / "fast.json", 0.95e-6, seed=6)
+        status, out, _ = run(["compare", str(base), str(fast), "--json"], capsys)
+        assert status == 0
+        data = json.loads(out)
+        report = ComparisonReport.from_dict(data)
+        assert report["synthetic"].verdict == "improvement"
+        assert data["has_regression"] is False
+
+    def test_min_change_floor(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        base = write_pyperf(tmp_path / "base.json", 1e-6, seed=1)
+        new = write_pyperf(tmp_path / "new.json", 1.05e-6, seed=2)
+        status, _, _ = run(["compare", str(base), str(new), "--min-change-percent", "20"],
+                           capsys)
+        assert status == 0
+
+
+@pytest.mark.skipif(_backends.mdl_partition() is None, reason="this build lacks mdl_partition")
+def test_trend_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = [str(write_pyperf(tmp_path / f"r{i}.json", 1e-6 if i < 5 else 1.3e-6, seed=i))
+             for i in range(10)]
+    status, out, _ = run(["trend", *files, "--fail-on-regression"], capsys)
+    assert status == 1 and "regression" in out and "r0.json .. r4.json" in out
+    status, out, _ = run(["trend", *files, "--json"], capsys)
+    assert status == 0
+    data = json.loads(out)
+    assert [s["classification"] for s in data["benchmarks"][0]["segments"]] == [
+        "normal", "regression"]
+
+
+@pytest.mark.skipif(_backends.edm() is None, reason="this build lacks changepoints.edm")
+def test_changepoints_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(9)
+    values = np.concatenate([rng.normal(10, 0.2, 80), rng.normal(12, 0.2, 80)])
+    lines = ["time,latency"] + [f"t{i},{v:.4f}" for i, v in enumerate(values)]
+    csv = tmp_path / "series.csv"
+    csv.write_text("\n".join(lines) + "\n")
+    status, out, _ = run(["changepoints", str(csv), "--column", "latency", "--time-column",
+                          "time", "--json"], capsys)
+    assert status == 0
+    data = json.loads(out)
+    assert len(data["records"]) == 1
+    record = data["records"][0]
+    assert abs(record["index"] - 80) <= 3  # EDM localises by medians, not exactly
+    assert data["result"]["locations"] == [record["index"]]
+    assert record["time"] == f"t{record['index']}" and record["metric"] == "latency"
+    assert "pvalue" in record
+    assert record["forward_change_percent"] == pytest.approx(20, abs=3)
+    status, out, _ = run(["changepoints", str(csv), "--column", "latency"], capsys)
+    assert status == 0 and f"[{record['index']}]" in out
+    status, _, err = run(["changepoints", str(csv), "--column", "nope"], capsys)
+    assert status == 2 and "not found" in err
+
+
+def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["demo"], capsys)
+    assert status == 0 and "pilotstats" in out
+
+
+def test_module_entry_point() -> None:
+    done = subprocess.run([sys.executable, "-m", "pilotstats.cli", "analyze",
+                           str(DATA / "hyperfine.json")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "sleep 0.003" in done.stdout
