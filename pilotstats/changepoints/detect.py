@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import ndimage, special, stats
+from scipy import special
 
 from pilotstats import _config
 from pilotstats._kernels import detect as _kd
@@ -71,6 +71,23 @@ def _candidate_locations(x: Float64Array1D, min_size: int) -> tuple[tuple[int, .
 # ----------------------------------------------------------------------------------------
 
 
+def _midranks(values: Float64Array1D) -> tuple[Float64Array1D, Float64Array1D]:
+    """Mid-ranks (1-based, ties get their average rank) and the tie-group sizes.
+
+    Same ranks as :func:`scipy.stats.rankdata` (``method="average"``), without importing
+    :mod:`scipy.stats`. O(n log n).
+    """
+    n = int(values.shape[0])
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1))
+    sizes = np.diff(np.append(starts, n)).astype(np.float64)
+    group_ranks = starts + (sizes + 1.0) / 2.0
+    ranks = np.empty(n)
+    ranks[order] = np.repeat(group_ranks, sizes.astype(np.int64))
+    return ranks, sizes
+
+
 @dataclass(frozen=True, slots=True)
 class _Scan:
     """Outcome of the scan test of one window ``x[start:end]``."""
@@ -115,9 +132,8 @@ def _rank_scan(x: Float64Array1D, start: int, end: int, min_size: int, inflation
     """
     window = x[start:end]
     length = end - start
-    ranks = stats.rankdata(window)
-    _, counts = np.unique(window, return_counts=True)
-    ties = float(np.sum(counts.astype(np.float64) ** 3 - counts))
+    ranks, counts = _midranks(window)
+    ties = float(np.sum(counts**3 - counts))
     splits = np.arange(min_size, length - min_size + 1, dtype=np.float64)
     partial = np.cumsum(ranks)[splits.astype(np.int64) - 1]
     spread = (length + 1) - ties / (length * (length - 1.0))
@@ -144,8 +160,10 @@ def _rank_residual_autocorrelation(x: Float64Array1D, min_size: int) -> float:
     if n < 3:
         return 0.0
     width = 2 * (min_size // 2) + 1
+    from scipy import ndimage  # deferred: only needed once candidates exist
+
     residual = x - ndimage.median_filter(x, size=width, mode="nearest")
-    centred = stats.rankdata(residual) - (n + 1) / 2.0
+    centred = _midranks(residual)[0] - (n + 1) / 2.0
     denominator = float(np.dot(centred, centred))
     if denominator == 0.0:
         return 0.0
@@ -211,7 +229,7 @@ class _PermutationScanner:
         self._located: dict[tuple[int, int], tuple[float, int]] = {}
 
     def _prepare(self, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
-        ranks = stats.rankdata(self.x[start:end])
+        ranks = _midranks(self.x[start:end])[0]
         order = np.argsort(ranks, kind="stable")
         keys = np.empty(end - start, dtype=np.int64)
         keys[order] = np.arange(end - start, dtype=np.int64)
