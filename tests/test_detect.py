@@ -147,6 +147,15 @@ class TestDetection:
 
 
 class TestRankScan:
+    @pytest.mark.parametrize("digits", [0, 1, 3])
+    def test_midranks_equal_scipy_rankdata(self, digits: int) -> None:
+        rng = np.random.default_rng(digits)
+        for _ in range(50):
+            v = np.round(rng.standard_normal(int(rng.integers(1, 80))), digits)
+            ranks, sizes = detect_module._midranks(v)
+            np.testing.assert_array_equal(ranks, stats.rankdata(v))
+            assert sorted(sizes) == sorted(np.unique(v, return_counts=True)[1])
+
     @pytest.mark.parametrize("seed", [0, 1, 2])
     def test_single_split_is_the_mann_whitney_test(self, seed: int) -> None:
         rng = np.random.default_rng(seed)
