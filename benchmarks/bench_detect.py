@@ -32,8 +32,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import pilotstats  # noqa: E402
-from pilotstats.changepoints import detect_changes  # noqa: E402
+import pilotstats
+from pilotstats.changepoints import detect_changes
 
 
 def make_series(n: int, seed: int = 2026) -> tuple[np.ndarray, list[int]]:
@@ -66,14 +66,18 @@ def main() -> None:
 
     import ruptures
 
-    print(f"python {platform.python_version()}, numpy {np.__version__}, "
-          f"pilotstats {getattr(pilotstats, '__version__', 'dev')}, ruptures {ruptures.__version__}")
+    print(
+        f"python {platform.python_version()}, numpy {np.__version__}, "
+        f"pilotstats {getattr(pilotstats, '__version__', 'dev')}, ruptures {ruptures.__version__}"
+    )
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}")
 
     start = time.perf_counter()
     detect_changes(make_series(2_000)[0])
-    print(f"first call (n = 2,000; numba compilation or cache load included): "
-          f"{time.perf_counter() - start:.2f} s")
+    print(
+        f"first call (n = 2,000; numba compilation or cache load included): "
+        f"{time.perf_counter() - start:.2f} s"
+    )
 
     rows = []
     for n in sizes:
@@ -95,15 +99,27 @@ def main() -> None:
             pelt_t, pelt = None, None
         rows.append((n, ours, binseg_t, pelt_t))
         print(f"\nn = {n:,}: true changes {truth}")
-        print(f"  pilotstats detect_changes {ours:8.2f} s  -> {list(result.locations)} "
-              f"(block size {result.parameters['candidate_block_size']})")
-        print(f"  ruptures Binseg l2        {binseg_t:8.2f} s  -> {len(binseg) - 1} change points "
-              f"{binseg[:-1][:8]}{' ...' if len(binseg) > 9 else ''}")
+        print(
+            f"  pilotstats detect_changes {ours:8.2f} s  -> {list(result.locations)} "
+            f"(block size {result.parameters['candidate_block_size']})"
+        )
+        print(
+            f"  ruptures Binseg l2        {binseg_t:8.2f} s  -> {len(binseg) - 1} change points "
+            f"{binseg[:-1][:8]}{' ...' if len(binseg) > 9 else ''}"
+        )
         if pelt_t is not None:
-            print(f"  ruptures Pelt l2          {pelt_t:8.2f} s  -> {len(pelt) - 1} change points "
-                  f"{pelt[:-1][:8]}{' ...' if len(pelt) > 9 else ''}")
+            print(
+                f"  ruptures Pelt l2          {pelt_t:8.2f} s  -> {len(pelt) - 1} change points "
+                f"{pelt[:-1][:8]}{' ...' if len(pelt) > 9 else ''}"
+            )
         else:
             print("  ruptures Pelt l2          skipped at this n (quadratic worst case in Python)")
+        if n <= 10_000:
+            perm_t, perm = timed(lambda x=x: detect_changes(x, test="permutation", rng=1), 1)
+            print(
+                f"  pilotstats detect_changes(test='permutation', 199 permutations) "
+                f"{perm_t:.2f} s -> {list(perm.locations)}"
+            )
 
     print("\n| n | detect_changes (s) | ruptures Binseg (s) | ratio | ruptures Pelt (s) | ratio |")
     print("|---|---|---|---|---|---|")

@@ -20,6 +20,11 @@ DEFAULT_AUTOCORRELATION_LIMIT: float = 0.1
 #: Default additive penalty β of EDM-multi (the R front-end's ``breakout()`` default).
 EDM_DEFAULT_BETA: float = 0.008
 
+#: Compute independent EDM DP columns on ``numba.get_num_threads()`` workers (edm spec
+#: §6.3; results are identical to the serial kernel). Off by default: on a shared 2-core
+#: machine the synchronisation per block of ``min_size`` columns can cost more than it saves.
+EDM_PARALLEL: bool = False
+
 #: Allow numba ``parallel=True`` kernels (results are identical to the serial kernels).
 PARALLEL: bool = True
 
@@ -92,6 +97,7 @@ _DEFAULTS = {
     "SMOOTHING_LONG_WINDOW": SMOOTHING_LONG_WINDOW,
     "SMOOTHING_SIGNIFICANCE_LEVEL": SMOOTHING_SIGNIFICANCE_LEVEL,
     "SMOOTHING_CORRELATION_P_THRESHOLD": SMOOTHING_CORRELATION_P_THRESHOLD,
+    "EDM_PARALLEL": EDM_PARALLEL,
 }
 
 

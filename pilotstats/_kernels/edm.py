@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from pilotstats._kernels._jit import kernel
+from pilotstats._kernels._jit import kernel, prange
 
 HEAD = 0
 TAIL = 1
@@ -65,7 +65,8 @@ def key_less(zz: np.ndarray, a: int, b: int) -> bool:
     """True when node ``a`` precedes node ``b`` in the order (value, then index)."""
     va = zz[a]
     vb = zz[b]
-    return va < vb or (va == vb and a < b)
+    # bitwise (not short-circuit) logic: branch-free in the compiled kernel
+    return bool((va < vb) | ((va == vb) & (a < b)))
 
 
 @kernel
@@ -87,21 +88,18 @@ def unlink_track(zz: np.ndarray, nxt: np.ndarray, prv: np.ndarray, x: int, m: in
     """
     p = prv[x]
     q = nxt[x]
+    less = key_less(zz, x, m)
     if c & 1:
         # c odd: the lower median moves from position k to k - 1
-        if x == m:
-            m = p
-        elif not key_less(zz, x, m):
-            m = prv[m]
+        step = m if less else prv[m]
+        m = p if x == m else step
     else:
         # c even: the lower median keeps position k
-        if x == m:
-            m = q
-        elif key_less(zz, x, m):
-            m = nxt[m]
+        step = nxt[m] if less else m
+        m = q if x == m else step
     nxt[p] = q
     prv[q] = p
-    return m
+    return int(m)
 
 
 @kernel
@@ -265,64 +263,196 @@ def edm_columns(
     """
     m = state[0]
     c = state[1]
-    baseline = 0.0 if percent_mode else -3.0
     for s in range(s_begin, s_end):
-        x = s + 1  # node of sample s - 1
-        p = pred[x]
-        if p < 0:
-            p = find_predecessor(zz, nxt, prv, x, m, c)
-        prv[x] = p
-        nxt[x] = nxt[p]
-        m = relink_track(zz, nxt, prv, x, m, c)
+        m = list_insert(zz, nxt, prv, pred, s + 1, m, c)
         c += 1
-        if s < 2 * delta:
-            if s >= delta:
-                LM[s] = list_median(zz, nxt, m, c)
-            continue
-        full_median = list_median(zz, nxt, m, c)
-        mm = m
-        cc = c
-        for i in range(delta):
-            mm = unlink_track(zz, nxt, prv, i + 2, mm, cc)
+        dp_column(
+            zz, delta, penalty, degree, percent_mode, F, prev, number, LM, tmp, nxt, prv, m, c, s
+        )
+    state[0] = m
+    state[1] = c
+
+
+@kernel
+def list_insert(
+    zz: np.ndarray, nxt: np.ndarray, prv: np.ndarray, pred: np.ndarray, x: int, m: int, c: int
+) -> int:
+    """Insert node ``x`` after ``pred[x]`` (or after the node found by walking when
+    ``pred[x] < 0``) into a list of ``c`` nodes; return the new lower-median node."""
+    p = pred[x]
+    if p < 0:
+        p = find_predecessor(zz, nxt, prv, x, m, c)
+    prv[x] = p
+    nxt[x] = nxt[p]
+    return int(relink_track(zz, nxt, prv, x, m, c))
+
+
+@kernel
+def dp_column(
+    zz: np.ndarray,
+    delta: int,
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    LM: np.ndarray,
+    tmp: np.ndarray,
+    nxt: np.ndarray,
+    prv: np.ndarray,
+    m: int,
+    c: int,
+    s: int,
+) -> None:
+    """Compute DP column ``s`` (the list holds ``z[0:s]``, ``c = s`` nodes, median ``m``).
+
+    Reads only columns ``t <= s - delta`` and writes ``F[s]``, ``prev[s]``, ``number[s]``,
+    ``LM[s]``; the list is restored on return. See :func:`edm_columns`.
+    """
+    baseline = 0.0 if percent_mode else -3.0
+    if s < 2 * delta:
+        if s >= delta:
+            LM[s] = list_median(zz, nxt, m, c)
+        return
+    full_median = list_median(zz, nxt, m, c)
+    mm = m
+    cc = c
+    for i in range(delta):
+        mm = unlink_track(zz, nxt, prv, i + 2, mm, cc)
+        cc -= 1
+    last = s - delta
+    for t in range(delta, last + 1):
+        tmp[t] = list_median(zz, nxt, mm, cc)
+        if t < last:
+            mm = unlink_track(zz, nxt, prv, t + 2, mm, cc)
             cc -= 1
-        last = s - delta
-        best = baseline
-        best_t = 0
-        for t in range(delta, last + 1):
-            rm = list_median(zz, nxt, mm, cc)
-            tmp[t] = rm
-            a = prev[t]
-            w = (float(t - a) * float(s - t)) / (float(s - a) * float(s - a))
-            d = LM[t] - rm
-            cand = F[t] + w * (d * d)
-            if not percent_mode:
-                cand = cand - penalty * penalty_factor(degree, number[t])
-            if cand > best:
-                best = cand
-                best_t = t
-            if t < last:
-                mm = unlink_track(zz, nxt, prv, t + 2, mm, cc)
-                cc -= 1
-        for i in range(last - 1, -1, -1):
-            node = i + 2
-            nxt[prv[node]] = node
-            prv[nxt[node]] = node
-        if best_t != 0:
-            F[s] = best
-            prev[s] = best_t
-            number[s] = number[best_t] + 1
-            if percent_mode:
-                ts = best_t
-                if F[s] - F[ts] < (penalty * penalty_factor(degree, number[ts])) * F[ts]:
-                    F[s] = F[ts]
-                    number[s] = number[ts]
-                    prev[s] = prev[ts]
-        else:
-            F[s] = baseline
-            prev[s] = 0
-            number[s] = 0
-        a = prev[s]
-        LM[s] = full_median if a == 0 else tmp[a]
+    for i in range(last - 1, -1, -1):
+        node = i + 2
+        nxt[prv[node]] = node
+        prv[nxt[node]] = node
+    best = baseline
+    best_t = 0
+    sf = float(s)
+    for t in range(delta, last + 1):
+        a = prev[t]
+        af = float(a)
+        tf = float(t)
+        w = ((tf - af) * (sf - tf)) / ((sf - af) * (sf - af))
+        d = LM[t] - tmp[t]
+        cand = F[t] + w * (d * d)
+        if not percent_mode:
+            cand = cand - penalty * penalty_factor(degree, number[t])
+        if cand > best:
+            best = cand
+            best_t = t
+    if best_t != 0:
+        F[s] = best
+        prev[s] = best_t
+        number[s] = number[best_t] + 1
+        if percent_mode:
+            ts = best_t
+            if F[s] - F[ts] < (penalty * penalty_factor(degree, number[ts])) * F[ts]:
+                F[s] = F[ts]
+                number[s] = number[ts]
+                prev[s] = prev[ts]
+    else:
+        F[s] = baseline
+        prev[s] = 0
+        number[s] = 0
+    a = prev[s]
+    LM[s] = full_median if a == 0 else tmp[a]
+
+
+@kernel(parallel=True)  # type: ignore[untyped-decorator]
+def edm_columns_parallel(
+    zz: np.ndarray,
+    delta: int,
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    LM: np.ndarray,
+    nxt: np.ndarray,
+    prv: np.ndarray,
+    state: np.ndarray,
+    pred: np.ndarray,
+    s_begin: int,
+    s_end: int,
+    lanes: int,
+) -> None:
+    """Parallel twin of :func:`edm_columns` with identical results (spec §6.3).
+
+    Column s reads only columns ``t <= s - delta``, so the ``delta`` columns of a block
+    ``[b, b + delta)`` are independent. Each of ``lanes`` workers keeps its own copy of the
+    sorted list and computes every ``lanes``-th column of each block; the arithmetic per
+    column is that of :func:`dp_column`, so the output equals the serial kernel bit for bit.
+    On return the shared list ``nxt``/``prv``/``state`` holds samples ``0 .. s_end - 2``,
+    as after :func:`edm_columns`.
+
+    Parameters
+    ----------
+    zz, delta, penalty, degree, percent_mode, F, prev, number, LM, nxt, prv, state, pred
+        As in :func:`edm_columns`.
+    s_begin, s_end : int
+        Columns to compute.
+    lanes : int
+        Number of workers (list copies), >= 1.
+    """
+    size = nxt.shape[0]
+    lane_nxt = np.empty((lanes, size), dtype=nxt.dtype)
+    lane_prv = np.empty((lanes, size), dtype=prv.dtype)
+    lane_tmp = np.zeros((lanes, F.shape[0]))
+    lane_m = np.empty(lanes, dtype=np.int64)
+    lane_c = np.empty(lanes, dtype=np.int64)
+    for j in range(lanes):
+        lane_nxt[j, :] = nxt
+        lane_prv[j, :] = prv
+        lane_m[j] = state[0]
+        lane_c[j] = state[1]
+    block = s_begin
+    while block < s_end:
+        stop = min(block + delta, s_end)
+        for j in prange(lanes):
+            lnxt = lane_nxt[j]
+            lprv = lane_prv[j]
+            m = lane_m[j]
+            c = lane_c[j]
+            for s in range(block + j, stop, lanes):
+                while c < s:  # insert samples up to s - 1
+                    m = list_insert(zz, lnxt, lprv, pred, c + 2, m, c)
+                    c += 1
+                dp_column(
+                    zz,
+                    delta,
+                    penalty,
+                    degree,
+                    percent_mode,
+                    F,
+                    prev,
+                    number,
+                    LM,
+                    lane_tmp[j],
+                    lnxt,
+                    lprv,
+                    m,
+                    c,
+                    s,
+                )
+            lane_m[j] = m
+            lane_c[j] = c
+        block = stop
+    m = lane_m[0]
+    c = lane_c[0]
+    lnxt = lane_nxt[0]
+    lprv = lane_prv[0]
+    while c < s_end - 1:
+        m = list_insert(zz, lnxt, lprv, pred, c + 2, m, c)
+        c += 1
+    nxt[:] = lnxt
+    prv[:] = lprv
     state[0] = m
     state[1] = c
 
@@ -348,7 +478,12 @@ def backtrack(prev: np.ndarray, n: int) -> np.ndarray:
 
 
 def edm_dp(
-    z: np.ndarray, delta: int, penalty: float, degree: int, percent_mode: bool
+    z: np.ndarray,
+    delta: int,
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    lanes: int = 1,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Run the whole EDM-multi/-percent DP on ``z`` (batch).
 
@@ -358,6 +493,9 @@ def edm_dp(
         Preprocessed (scaled or raw) values.
     delta, penalty, degree, percent_mode
         As in :func:`edm_columns`.
+    lanes : int, default 1
+        1: serial kernel; more: :func:`edm_columns_parallel` with that many workers
+        (identical results).
 
     Returns
     -------
@@ -384,24 +522,44 @@ def edm_dp(
     nxt[HEAD] = TAIL
     prv[TAIL] = HEAD
     state = np.zeros(2, dtype=np.int64)
-    edm_columns(
-        zz,
-        delta,
-        penalty,
-        degree,
-        percent_mode,
-        F,
-        prev,
-        number,
-        LM,
-        tmp,
-        nxt,
-        prv,
-        state,
-        pred,
-        1,
-        n + 1,
-    )
+    if lanes > 1:
+        edm_columns_parallel(
+            zz,
+            delta,
+            penalty,
+            degree,
+            percent_mode,
+            F,
+            prev,
+            number,
+            LM,
+            nxt,
+            prv,
+            state,
+            pred,
+            1,
+            n + 1,
+            lanes,
+        )
+    else:
+        edm_columns(
+            zz,
+            delta,
+            penalty,
+            degree,
+            percent_mode,
+            F,
+            prev,
+            number,
+            LM,
+            tmp,
+            nxt,
+            prv,
+            state,
+            pred,
+            1,
+            n + 1,
+        )
     return F, prev, number
 
 

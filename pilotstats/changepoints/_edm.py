@@ -19,6 +19,7 @@ import numpy as np
 
 from pilotstats import _config
 from pilotstats._kernels import edm as _k
+from pilotstats._kernels._jit import numba_available
 from pilotstats._typing import ArrayLike1D, EdmScale, Float64Array1D
 from pilotstats._validation import as_float_array, check_choice, check_int, check_real
 from pilotstats.changepoints._results import ChangePoints, SingleChangePoint, make_segments
@@ -64,6 +65,15 @@ def _check_scale(scale: Any) -> EdmScale:
     return value
 
 
+def _lanes() -> int:
+    """Workers for the EDM DP: 1 unless ``_config.EDM_PARALLEL`` (and numba) is enabled."""
+    if not (_config.EDM_PARALLEL and _config.PARALLEL and numba_available()):
+        return 1
+    import numba
+
+    return max(1, int(numba.get_num_threads()))
+
+
 def _range_scale(x: Float64Array1D, low: float, high: float) -> Float64Array1D:
     """Min–max scaling ``(x - min) / (max - min)`` as a subtraction then a division (§2.2)."""
     result: Float64Array1D = (x - low) / (high - low)
@@ -97,7 +107,7 @@ def _edm_locations(
     if low == high:
         return ()
     z = _range_scale(x, low, high) if scale else np.ascontiguousarray(x, dtype=np.float64)
-    _, prev, _ = _k.edm_dp(z, min_size, float(penalty), degree, percent_mode)
+    _, prev, _ = _k.edm_dp(z, min_size, float(penalty), degree, percent_mode, _lanes())
     return tuple(int(c) for c in _k.backtrack(prev, n))
 
 
@@ -316,7 +326,7 @@ def edm(
             too_short=n < 2 * delta,
         )
     z = _range_scale(data, low, high) if scale_mode == "range" else data
-    F, prev, _ = _k.edm_dp(z, delta, penalty, deg, percent_mode)
+    F, prev, _ = _k.edm_dp(z, delta, penalty, deg, percent_mode, _lanes())
     locations = tuple(int(c) for c in _k.backtrack(prev, n))
     baseline = 0.0 if percent_mode else -3.0
     return _make_result(

@@ -11,7 +11,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,7 +24,6 @@ from pilotstats._validation import (
     check_int,
     check_probability,
 )
-from pilotstats.autocorrelation import SubsessionResult, subsession_analysis
 from pilotstats.changepoints._edm import _edm_percent_locations
 from pilotstats.changepoints._results import ChangePoints, make_segments
 from pilotstats.changepoints.detect import detect_changes
@@ -35,6 +34,9 @@ from pilotstats.results import (
     format_interval,
     format_quantity,
 )
+
+if TYPE_CHECKING:  # the autocorrelation pillar (scipy.stats) is imported on first use
+    from pilotstats.autocorrelation import SubsessionResult
 
 __all__ = ["StablePhase", "dominant_segment", "stable_phase"]
 
@@ -247,6 +249,8 @@ def _mean_interval(
 ) -> tuple[SubsessionResult | None, str | None]:
     if part.shape[0] < 2:
         return None, f"the stable phase has {part.shape[0]} sample(s); an interval needs 2"
+    from pilotstats.autocorrelation import subsession_analysis
+
     try:
         return subsession_analysis(part, confidence_level=confidence_level, unit=unit), None
     except NotEnoughDataError as exc:  # includes SubsessionSizeNotFoundError
