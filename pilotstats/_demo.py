@@ -39,11 +39,19 @@ def demo_autocorrelation() -> str:
 
 
 def _sections() -> list[Callable[[], str]]:
+    from pilotstats.changepoints._demo import demo_stable_phase
     from pilotstats.io import demo_io
     from pilotstats.regression import demo_calibration, demo_wps
     from pilotstats.smoothing import demo_smoothing
 
-    return [demo_autocorrelation, demo_wps, demo_calibration, demo_smoothing, demo_io]
+    return [
+        demo_autocorrelation,
+        demo_stable_phase,
+        demo_wps,
+        demo_calibration,
+        demo_smoothing,
+        demo_io,
+    ]
 
 
 def run_demo() -> str:
