@@ -1,0 +1,71 @@
+"""Shared helpers to build and execute the notebooks in ``notebooks/`` with nbclient."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+
+
+def build_from_script(script: str) -> Any:
+    """Import ``notebooks/<script>`` and return its ``build()`` notebook."""
+    spec = importlib.util.spec_from_file_location(Path(script).stem, NOTEBOOKS / script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build()
+
+
+def assert_notebook_current(notebook_name: str, script: str) -> None:
+    """The committed notebook has exactly the cells its build script produces."""
+    nbformat = pytest.importorskip("nbformat")
+    stored = nbformat.read(NOTEBOOKS / notebook_name, as_version=4)
+    built = build_from_script(script)
+    assert [c.source for c in stored.cells] == [c.source for c in built.cells]
+
+
+def execute_notebook(
+    notebook_name: str, env: dict[str, str] | None = None, timeout: int = 600
+) -> Any:
+    """Execute a notebook in a fresh kernel that imports this checkout's pilotstats."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    notebook = nbformat.read(NOTEBOOKS / notebook_name, as_version=4)
+    saved = dict(os.environ)
+    os.environ.update({"MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT), **(env or {})})
+    try:
+        client = nbclient.NotebookClient(
+            notebook, timeout=timeout, kernel_name="python3",
+            resources={"metadata": {"path": str(ROOT)}},
+        )
+        client.execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return notebook
+
+
+def stream_text(notebook: Any) -> str:
+    """Everything the notebook's code cells printed."""
+    return "".join(
+        output.get("text", "")
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "stream"
+    )
+
+
+def image_count(notebook: Any) -> int:
+    """Number of PNG images among the outputs."""
+    return sum(
+        "image/png" in output.get("data", {})
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+    )
