@@ -367,3 +367,27 @@ def test_parallel_switch_in_config() -> None:
         _config.reset()
     assert parallel == serial
     assert _config.EDM_PARALLEL is False
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_virtual_median(seed: int) -> None:
+    """Median of the listed values plus one unlisted value equals numpy.median."""
+    rng = np.random.default_rng(seed)
+    n = 30
+    values = rng.integers(0, 5, n).astype(float) if seed % 2 else rng.normal(size=n)
+    zz = K.padded_values(values, n)
+    nxt = np.zeros(n + 2, dtype=np.int64)
+    prv = np.zeros(n + 2, dtype=np.int64)
+    nxt[K.HEAD] = K.TAIL
+    prv[K.TAIL] = K.HEAD
+    m, c = 0, 0
+    for i in range(n - 1):
+        node = i + 2
+        p = K.find_predecessor(zz, nxt, prv, node, m, c)
+        prv[node], nxt[node] = p, nxt[p]
+        m = K.relink_track(zz, nxt, prv, node, m, c)
+        c += 1
+        for v in (values[i + 1], -10.0, 10.0, values[0]):
+            expected = np.median(np.r_[values[: i + 1], v])
+            assert K.virtual_median(zz, nxt, prv, m, c, v) == expected
+            assert K.virtual_median.py_func(zz, nxt, prv, m, c, v) == expected

@@ -263,12 +263,52 @@ def edm_columns(
     """
     m = state[0]
     c = state[1]
-    for s in range(s_begin, s_end):
+    tmp2 = np.empty(tmp.shape[0])
+    s = s_begin
+    while s < s_end:
         m = list_insert(zz, nxt, prv, pred, s + 1, m, c)
         c += 1
-        dp_column(
-            zz, delta, penalty, degree, percent_mode, F, prev, number, LM, tmp, nxt, prv, m, c, s
-        )
+        if s >= 2 * delta and s + 1 < s_end:
+            dp_column_pair(
+                zz,
+                delta,
+                penalty,
+                degree,
+                percent_mode,
+                F,
+                prev,
+                number,
+                LM,
+                tmp,
+                tmp2,
+                nxt,
+                prv,
+                m,
+                c,
+                s,
+            )
+            m = list_insert(zz, nxt, prv, pred, s + 2, m, c)
+            c += 1
+            s += 2
+        else:
+            dp_column(
+                zz,
+                delta,
+                penalty,
+                degree,
+                percent_mode,
+                F,
+                prev,
+                number,
+                LM,
+                tmp,
+                nxt,
+                prv,
+                m,
+                c,
+                s,
+            )
+            s += 1
     state[0] = m
     state[1] = c
 
@@ -310,7 +350,6 @@ def dp_column(
     Reads only columns ``t <= s - delta`` and writes ``F[s]``, ``prev[s]``, ``number[s]``,
     ``LM[s]``; the list is restored on return. See :func:`edm_columns`.
     """
-    baseline = 0.0 if percent_mode else -3.0
     if s < 2 * delta:
         if s >= delta:
             LM[s] = list_median(zz, nxt, m, c)
@@ -331,6 +370,27 @@ def dp_column(
         node = i + 2
         nxt[prv[node]] = node
         prv[nxt[node]] = node
+    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp, delta, s, full_median)
+
+
+@kernel
+def dp_finish(
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    LM: np.ndarray,
+    tmp: np.ndarray,
+    delta: int,
+    s: int,
+    full_median: float,
+) -> None:
+    """DP recurrence of column ``s`` given its right medians ``tmp[t] = med(z[t:s])`` for
+    ``t`` in ``[delta, s - delta]`` and ``full_median = med(z[0:s])`` (spec §3.2, §4.1)."""
+    baseline = 0.0 if percent_mode else -3.0
+    last = s - delta
     best = baseline
     best_t = 0
     sf = float(s)
@@ -362,6 +422,75 @@ def dp_column(
         number[s] = 0
     a = prev[s]
     LM[s] = full_median if a == 0 else tmp[a]
+
+
+@kernel
+def virtual_median(
+    zz: np.ndarray, nxt: np.ndarray, prv: np.ndarray, m: int, c: int, v: float
+) -> float:
+    """Exact median of the ``c >= 1`` listed values together with one extra value ``v``.
+
+    With L the sorted list and k the position of its lower median ``m``, the union's order
+    statistic at position p is ``min(max(L[p - 1], v), L[p])`` (sentinels ±inf), so only the
+    neighbours of ``m`` are needed: O(1).
+    """
+    hi = zz[nxt[m]]
+    mid = zz[m]
+    if c & 1:
+        low = zz[prv[m]]
+        first = min(max(low, v), mid)
+        second = min(max(mid, v), hi)
+        return float((first + second) / 2.0)
+    return float(min(max(mid, v), hi))
+
+
+@kernel
+def dp_column_pair(
+    zz: np.ndarray,
+    delta: int,
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    LM: np.ndarray,
+    tmp: np.ndarray,
+    tmp2: np.ndarray,
+    nxt: np.ndarray,
+    prv: np.ndarray,
+    m: int,
+    c: int,
+    s: int,
+) -> None:
+    """Compute DP columns ``s`` and ``s + 1`` with one deletion sweep (``s >= 2·delta``).
+
+    The list holds ``z[0:s]``; the medians of ``z[t:s + 1]`` come from those of ``z[t:s]``
+    and the not yet listed value ``z[s]`` (:func:`virtual_median`). Column ``s + 1`` reads
+    only columns ``<= s + 1 - delta < s``, so it does not depend on column ``s``. Results are
+    those of two calls of :func:`dp_column`; the list is restored on return.
+    """
+    v = zz[s + 2]
+    full_a = list_median(zz, nxt, m, c)
+    full_b = virtual_median(zz, nxt, prv, m, c, v)
+    mm = m
+    cc = c
+    for i in range(delta):
+        mm = unlink_track(zz, nxt, prv, i + 2, mm, cc)
+        cc -= 1
+    last = s - delta
+    for t in range(delta, last + 1):
+        tmp[t] = list_median(zz, nxt, mm, cc)
+        tmp2[t] = virtual_median(zz, nxt, prv, mm, cc, v)
+        mm = unlink_track(zz, nxt, prv, t + 2, mm, cc)
+        cc -= 1
+    tmp2[last + 1] = virtual_median(zz, nxt, prv, mm, cc, v)
+    for i in range(last, -1, -1):
+        node = i + 2
+        nxt[prv[node]] = node
+        prv[nxt[node]] = node
+    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp, delta, s, full_a)
+    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp2, delta, s + 1, full_b)
 
 
 @kernel(parallel=True)  # type: ignore[untyped-decorator]
