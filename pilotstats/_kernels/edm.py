@@ -16,7 +16,9 @@ one step per insertion or deletion, so the exact median (middle value, or the ha
 the two middle values) costs O(1) after each update. Deleted nodes keep their links, so a
 sequence of deletions can be undone in reverse order in O(1) each ("dancing links"). This
 makes every median ``med(z[t:s])`` of a DP column cost O(1) amortised: O(n²) time in total
-and O(n) memory, instead of the reference's O(n² log n) with paired multisets.
+and O(n) memory, instead of the reference's O(n² log n) with paired multisets. One sweep
+serves two columns: the medians of ``z[t:s + 1]`` follow in O(1) from the neighbours of the
+median of ``z[t:s]`` and the value ``z[s]``.
 
 **Interval tree** (EDM-tail, spec §5.3): a complete binary tree of counters over ``[0, 1]``
 with ``2**depth`` leaves, stored as a 1-based heap in an int64 array.
@@ -259,7 +261,8 @@ def edm_columns(
     baseline (strict ">", ascending t). EDM-percent then applies the relative-gain test
     ``F[s] − F[t*] >= (percent·G(number[t*]))·F[t*]`` or inherits column t* (spec §4.1).
     The right medians come from deleting samples 0, 1, … from the sorted list of ``z[0:s]``
-    (O(1) each), after which the deletions are undone. Cost O(s) per column.
+    (O(1) each), after which the deletions are undone. When two consecutive columns are
+    requested, one sweep serves both (:func:`dp_column_pair`). Cost O(s) per column.
     """
     m = state[0]
     c = state[1]
