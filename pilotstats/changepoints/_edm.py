@@ -291,6 +291,9 @@ def edm(
     a median pointer (O(1) per deletion, undone afterwards), and the left medians
     ``med z[prev[t]:t]`` are computed once per column. Pair products are formed in float64,
     so there is no overflow beyond n = 92,680 (the reference's 32-bit product overflows).
+    Measured: n = 10,000 in 0.27 s, n = 100,000 in about 40 s (one core). Setting
+    ``pilotstats._config.EDM_PARALLEL = True`` computes independent columns (blocks of
+    ``min_size``) on numba's threads with identical results.
 
     References
     ----------
