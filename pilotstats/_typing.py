@@ -30,3 +30,5 @@ Alternative: TypeAlias = Literal["two-sided", "less", "greater"]
 RandomState: TypeAlias = int | np.random.Generator | None
 #: Preprocessing of EDM change-point searches (edm spec §2.2).
 EdmScale: TypeAlias = Literal["range", "none"]
+#: Interval tree of EDM-tail: the paper's (default) or the reference code's (edm spec §5.5).
+EdmTree: TypeAlias = Literal["paper", "reference"]

@@ -787,7 +787,7 @@ def edmx_search(zz: np.ndarray, order: np.ndarray, n: int, delta: int) -> tuple[
             c -= 1
     if best > 0.0:
         return best_tau, best
-    return 0, max(best, 0.0)
+    return 0, 0.0
 
 
 # ----------------------------------------------------------------------------------------
@@ -953,4 +953,166 @@ def edm_tail_search(
         forward = not forward
     if best > 0.0:
         return best_tau, best
-    return 0, max(best, 0.0)
+    return 0, 0.0
+
+
+# ----------------------------------------------------------------------------------------
+# EDM-tail with the reference's tree and bookkeeping (spec §5.4, §5.5 [R] switch)
+# ----------------------------------------------------------------------------------------
+
+
+def reference_tree_depth(n: int) -> int:
+    """Depth ``max(ceil(ln n), 10)`` used by ``src/edmTail.cpp`` (natural log, spec §5.4)."""
+    return max(math.ceil(math.log(max(n, 1))), 10)
+
+
+@kernel
+def reference_tree_update(tree: np.ndarray, depth: int, distance: float, amount: int) -> None:
+    """Add ``amount`` at heap node ``ceil(|d|·2**depth) + 2**depth − 1`` and its ancestors.
+
+    For ``d > 0`` this is the leaf of :func:`tree_update`; ``d = 0`` lands on the last
+    internal node of depth ``depth − 1`` (quirk 1 of spec §5.4).
+    """
+    leaves = 1 << depth
+    node = math.ceil(abs(distance) * leaves) + leaves - 1
+    while node >= 1:
+        tree[node] += amount
+        node >>= 1
+
+
+@kernel
+def reference_tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
+    """Tree quantile as ``src/edmTail.cpp`` computes it (quirk 2 of spec §5.4).
+
+    Same descent as :func:`tree_quantile`, but the early exit weights the children by
+    ``count / (left + right)`` and takes the right child's q-point on the upper quarter
+    ``[l + 3(u − l)/4, u]`` of the node; no special case for an empty tree. The early exit
+    never divides by zero on a non-empty tree: k >= 1 throughout the descent, and the only
+    node whose count differs from its children's sum (the one holding misfiled zeros) is
+    reached only by a right move, which requires its parent to exit first.
+    """
+    k = math.ceil(tree[1] * q)
+    lo = 0.0
+    hi = 1.0
+    node = 1
+    for _ in range(depth):
+        left = tree[2 * node]
+        if tree[node] == k:
+            right = tree[2 * node + 1]
+            weight_left = left / (left + right)
+            weight_right = 1.0 - weight_left
+            mid = (hi + lo) / 2.0
+            quarter = (hi + mid) / 2.0
+            return float(
+                weight_left * (q * (mid - lo) + lo) + weight_right * (q * (hi - quarter) + quarter)
+            )
+        if left >= k:
+            node = 2 * node
+            hi = (lo + hi) / 2.0
+        else:
+            k -= left
+            node = 2 * node + 1
+            lo = (lo + hi) / 2.0
+    return float(q * (hi - lo) + lo)
+
+
+@kernel
+def edm_tail_search_reference(
+    z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
+) -> tuple[int, float]:
+    """EDM-tail as ``twitter/BreakoutDetection`` computes it (spec §5.4–§5.5 [R] switch).
+
+    Reproduces the reference's three quirks (misfiled zero distances, 7/8 interpolation,
+    drifting A tree and consecutive-difference bookkeeping) and its natural-log depth by
+    replaying its update order: τ = δ with κ = 2δ as the initial best, a forward κ sweep,
+    then for each τ + 1 the window updates followed by κ sweeps alternating direction
+    (backward first). Returns ``(τ, best)`` with τ = 0 when the best is not > 0.
+
+    Parameters
+    ----------
+    z : ndarray of float64, shape (n,)
+        Range-scaled values, ``n >= 2·delta``.
+    delta : int
+        Window length δ.
+    depth : int
+        Tree depth (:func:`reference_tree_depth`).
+    quantile, alpha : float
+        Quantile level and exponent.
+
+    Returns
+    -------
+    tau : int
+    statistic : float
+    """
+    n = z.shape[0]
+    size = 1 << (depth + 1)
+    tree_a = np.zeros(size, dtype=np.int64)
+    tree_b = np.zeros(size, dtype=np.int64)
+    tree_ab = np.zeros(size, dtype=np.int64)
+    for i in range(delta):
+        for j in range(i + 1, delta):
+            reference_tree_update(tree_a, depth, z[i] - z[j], 1)
+            reference_tree_update(tree_b, depth, z[delta + i] - z[delta + j], 1)
+        for j in range(delta, 2 * delta):
+            reference_tree_update(tree_ab, depth, z[i] - z[j], 1)
+    tau = delta
+    qa = reference_tree_quantile(tree_a, depth, quantile) ** alpha
+    qb = reference_tree_quantile(tree_b, depth, quantile) ** alpha
+    qab = reference_tree_quantile(tree_ab, depth, quantile) ** alpha
+    kappa = 2 * delta
+    best = (2.0 * qab - qa - qb) * (float(tau) * (kappa - tau) / kappa)
+    best_tau = tau
+    for kappa in range(2 * delta + 1, n + 1):
+        reference_tree_update(tree_b, depth, z[kappa - 1] - z[kappa - 2], 1)
+        qb = reference_tree_quantile(tree_b, depth, quantile) ** alpha
+        stat = (2.0 * qab - qa - qb) * (float(kappa - tau) * tau / kappa)
+        if stat > best:
+            best = stat
+            best_tau = tau
+    backward = True
+    while tau < n - delta:
+        tau += 1
+        arriving = z[tau - 1]
+        departing = z[tau - delta - 1]
+        # A (quirk 3): arriving point's distances to the delta - 1 points before it in,
+        # departing point's distances to all of z[tau - delta .. tau - 1] out, one back in
+        for j in range(tau - delta, tau - 1):
+            reference_tree_update(tree_a, depth, arriving - z[j], 1)
+        for j in range(tau - delta, tau):
+            reference_tree_update(tree_a, depth, departing - z[j], -1)
+        reference_tree_update(tree_a, depth, departing - z[tau - delta], 1)
+        # AB exactly: old windows L = z[tau-1-delta : tau-1], R = z[tau-1 : tau-1+delta]
+        for j in range(tau - 1, tau - 1 + delta):
+            reference_tree_update(tree_ab, depth, departing - z[j], -1)
+        for j in range(tau - delta, tau - 1):
+            reference_tree_update(tree_ab, depth, z[j] - arriving, -1)
+        for j in range(tau, tau + delta):
+            reference_tree_update(tree_ab, depth, arriving - z[j], 1)
+        for j in range(tau - delta, tau - 1):
+            reference_tree_update(tree_ab, depth, z[j] - z[tau + delta - 1], 1)
+        # B pairs inside the right window: z[tau-1] leaves, z[tau+delta-1] enters
+        for j in range(tau, tau + delta - 1):
+            reference_tree_update(tree_b, depth, arriving - z[j], -1)
+            reference_tree_update(tree_b, depth, z[tau + delta - 1] - z[j], 1)
+        qa = reference_tree_quantile(tree_a, depth, quantile) ** alpha
+        qab = reference_tree_quantile(tree_ab, depth, quantile) ** alpha
+        if backward:
+            for kappa in range(n, tau + delta - 1, -1):
+                reference_tree_update(tree_b, depth, z[kappa - 1] - z[kappa - 2], -1)
+                qb = reference_tree_quantile(tree_b, depth, quantile) ** alpha
+                stat = (2.0 * qab - qa - qb) * (float(kappa - tau) * tau / kappa)
+                if stat > best:
+                    best = stat
+                    best_tau = tau
+        else:
+            for kappa in range(tau + delta, n + 1):
+                reference_tree_update(tree_b, depth, z[kappa - 1] - z[kappa - 2], 1)
+                qb = reference_tree_quantile(tree_b, depth, quantile) ** alpha
+                stat = (2.0 * qab - qa - qb) * (float(kappa - tau) * tau / kappa)
+                if stat > best:
+                    best = stat
+                    best_tau = tau
+        backward = not backward
+    if best > 0.0:
+        return best_tau, best
+    return 0, 0.0
