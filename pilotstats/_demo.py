@@ -40,12 +40,14 @@ def demo_autocorrelation() -> str:
 
 def _sections() -> list[Callable[[], str]]:
     from pilotstats.changepoints._demo import demo_stable_phase
+    from pilotstats.changepoints._demo_edm import demo_edm
     from pilotstats.io import demo_io
     from pilotstats.regression import demo_calibration, demo_wps
     from pilotstats.smoothing import demo_smoothing
 
     return [
         demo_autocorrelation,
+        demo_edm,
         demo_stable_phase,
         demo_wps,
         demo_calibration,

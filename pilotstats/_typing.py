@@ -42,12 +42,12 @@ MdlLabel: TypeAlias = Literal["normal", "regression", "progression"]
 NanPolicy: TypeAlias = Literal["raise", "omit", "zero"]
 #: Preprocessing of EDM change-point searches (edm spec §2.2).
 EdmScale: TypeAlias = Literal["range", "none"]
+#: Interval tree of EDM-tail: the paper's (default) or the reference code's (edm spec §5.5).
+EdmTree: TypeAlias = Literal["paper", "reference"]
 #: Significance test of the guarded change-point detector (edm spec §8.3).
 ChangeTest: TypeAlias = Literal["rank", "permutation"]
 #: Engine of stable-phase detection (edm spec §4.5).
 StablePhaseMethod: TypeAlias = Literal["robust", "pilot"]
-#: What stable_phase does when no segment dominates (edm spec §4.5).
-NoDominantAction: TypeAlias = Literal["keep", "discard"]
 
 #: Which edges of the centred SMA window are closed (smoothing spec §3).
 WindowClosed: TypeAlias = Literal["left", "right", "both", "neither"]

@@ -103,7 +103,7 @@ def edmx_naive(z: np.ndarray, delta: int) -> tuple[int, float]:
                 best_tau = tau
     if best > 0.0:
         return best_tau, best
-    return 0, max(best, 0.0)
+    return 0, 0.0
 
 
 def leaf_of(value: float, depth: int) -> int:
@@ -172,4 +172,4 @@ def edm_tail_naive(
                 best_tau = tau
     if best > 0.0:
         return best_tau, best
-    return 0, max(best, 0.0)
+    return 0, 0.0

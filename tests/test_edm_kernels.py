@@ -367,3 +367,61 @@ def test_parallel_switch_in_config() -> None:
         _config.reset()
     assert parallel == serial
     assert _config.EDM_PARALLEL is False
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_virtual_median(seed: int) -> None:
+    """Median of the listed values plus one unlisted value equals numpy.median."""
+    rng = np.random.default_rng(seed)
+    n = 30
+    values = rng.integers(0, 5, n).astype(float) if seed % 2 else rng.normal(size=n)
+    zz = K.padded_values(values, n)
+    nxt = np.zeros(n + 2, dtype=np.int64)
+    prv = np.zeros(n + 2, dtype=np.int64)
+    nxt[K.HEAD] = K.TAIL
+    prv[K.TAIL] = K.HEAD
+    m, c = 0, 0
+    for i in range(n - 1):
+        node = i + 2
+        p = K.find_predecessor(zz, nxt, prv, node, m, c)
+        prv[node], nxt[node] = p, nxt[p]
+        m = K.relink_track(zz, nxt, prv, node, m, c)
+        c += 1
+        for v in (values[i + 1], -10.0, 10.0, values[0]):
+            expected = np.median(np.r_[values[: i + 1], v])
+            assert K.virtual_median(zz, nxt, prv, m, c, v) == expected
+            assert K.virtual_median.py_func(zz, nxt, prv, m, c, v) == expected
+
+
+class TestReferenceTreeAppendix:
+    """CV-7 with the reference code's tree (spec §9: medians 0.25, 0.125, 0.28125, 0.375;
+    one 0.0 gives 0.875)."""
+
+    @pytest.mark.parametrize("twin", [False, True])
+    def test_medians(self, twin: bool) -> None:
+        update = K.reference_tree_update.py_func if twin else K.reference_tree_update
+        quantile = K.reference_tree_quantile.py_func if twin else K.reference_tree_quantile
+        tree = np.zeros(8, dtype=np.int64)
+        medians = []
+        for value in (0.09, 0.42, 0.99, 0.36):
+            update(tree, 2, value, 1)
+            medians.append(quantile(tree, 2, 0.5))
+        assert medians == [0.25, 0.125, 0.28125, 0.375]
+        zero = np.zeros(8, dtype=np.int64)
+        update(zero, 2, 0.0, 1)
+        assert quantile(zero, 2, 0.5) == 0.875
+        assert list(zero[1:]) == [1, 0, 1, 0, 0, 0, 0]  # filed on the all-right path
+
+
+def test_reference_tree_depth() -> None:
+    assert K.reference_tree_depth(160) == 10
+    assert K.reference_tree_depth(22026) == 10  # e^10 = 22026.47
+    assert K.reference_tree_depth(22027) == 11
+
+
+@pytest.mark.parametrize(("z", "delta"), edmx_cases(8, 7))
+def test_reference_tail_twin(z: np.ndarray, delta: int) -> None:
+    depth = K.reference_tree_depth(z.shape[0])
+    compiled = K.edm_tail_search_reference(z, delta, depth, 0.5, 2.0)
+    python = K.edm_tail_search_reference.py_func(z, delta, depth, 0.5, 2.0)
+    assert compiled == python

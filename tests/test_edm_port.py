@@ -60,3 +60,12 @@ def test_edm_x_equals_port(x: np.ndarray, params: dict[str, Any]) -> None:
     expected = breakout.breakout(x.tolist(), method="amoc", min_size=min_size)
     result = edm_single(x, min_size=min_size)
     assert list(result.locations) == expected
+
+
+@pytest.mark.parametrize(("x", "params"), CASES[60:160])
+def test_edm_tail_reference_tree_equals_port(x: np.ndarray, params: dict[str, Any]) -> None:
+    """``tree="reference"`` reproduces the port's EDM-tail locations (spec §5.5 [R])."""
+    min_size = params["min_size"]
+    expected = breakout.breakout(x.tolist(), method="amoc", exact=False, min_size=min_size)
+    result = edm_single(x, min_size=min_size, exact=False, tree="reference")
+    assert list(result.locations) == expected

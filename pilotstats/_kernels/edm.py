@@ -16,7 +16,9 @@ one step per insertion or deletion, so the exact median (middle value, or the ha
 the two middle values) costs O(1) after each update. Deleted nodes keep their links, so a
 sequence of deletions can be undone in reverse order in O(1) each ("dancing links"). This
 makes every median ``med(z[t:s])`` of a DP column cost O(1) amortised: O(n²) time in total
-and O(n) memory, instead of the reference's O(n² log n) with paired multisets.
+and O(n) memory, instead of the reference's O(n² log n) with paired multisets. One sweep
+serves two columns: the medians of ``z[t:s + 1]`` follow in O(1) from the neighbours of the
+median of ``z[t:s]`` and the value ``z[s]``.
 
 **Interval tree** (EDM-tail, spec §5.3): a complete binary tree of counters over ``[0, 1]``
 with ``2**depth`` leaves, stored as a 1-based heap in an int64 array.
@@ -259,16 +261,57 @@ def edm_columns(
     baseline (strict ">", ascending t). EDM-percent then applies the relative-gain test
     ``F[s] − F[t*] >= (percent·G(number[t*]))·F[t*]`` or inherits column t* (spec §4.1).
     The right medians come from deleting samples 0, 1, … from the sorted list of ``z[0:s]``
-    (O(1) each), after which the deletions are undone. Cost O(s) per column.
+    (O(1) each), after which the deletions are undone. When two consecutive columns are
+    requested, one sweep serves both (:func:`dp_column_pair`). Cost O(s) per column.
     """
     m = state[0]
     c = state[1]
-    for s in range(s_begin, s_end):
+    tmp2 = np.empty(tmp.shape[0])
+    s = s_begin
+    while s < s_end:
         m = list_insert(zz, nxt, prv, pred, s + 1, m, c)
         c += 1
-        dp_column(
-            zz, delta, penalty, degree, percent_mode, F, prev, number, LM, tmp, nxt, prv, m, c, s
-        )
+        if s >= 2 * delta and s + 1 < s_end:
+            dp_column_pair(
+                zz,
+                delta,
+                penalty,
+                degree,
+                percent_mode,
+                F,
+                prev,
+                number,
+                LM,
+                tmp,
+                tmp2,
+                nxt,
+                prv,
+                m,
+                c,
+                s,
+            )
+            m = list_insert(zz, nxt, prv, pred, s + 2, m, c)
+            c += 1
+            s += 2
+        else:
+            dp_column(
+                zz,
+                delta,
+                penalty,
+                degree,
+                percent_mode,
+                F,
+                prev,
+                number,
+                LM,
+                tmp,
+                nxt,
+                prv,
+                m,
+                c,
+                s,
+            )
+            s += 1
     state[0] = m
     state[1] = c
 
@@ -310,7 +353,6 @@ def dp_column(
     Reads only columns ``t <= s - delta`` and writes ``F[s]``, ``prev[s]``, ``number[s]``,
     ``LM[s]``; the list is restored on return. See :func:`edm_columns`.
     """
-    baseline = 0.0 if percent_mode else -3.0
     if s < 2 * delta:
         if s >= delta:
             LM[s] = list_median(zz, nxt, m, c)
@@ -331,6 +373,27 @@ def dp_column(
         node = i + 2
         nxt[prv[node]] = node
         prv[nxt[node]] = node
+    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp, delta, s, full_median)
+
+
+@kernel
+def dp_finish(
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    LM: np.ndarray,
+    tmp: np.ndarray,
+    delta: int,
+    s: int,
+    full_median: float,
+) -> None:
+    """DP recurrence of column ``s`` given its right medians ``tmp[t] = med(z[t:s])`` for
+    ``t`` in ``[delta, s - delta]`` and ``full_median = med(z[0:s])`` (spec §3.2, §4.1)."""
+    baseline = 0.0 if percent_mode else -3.0
+    last = s - delta
     best = baseline
     best_t = 0
     sf = float(s)
@@ -362,6 +425,75 @@ def dp_column(
         number[s] = 0
     a = prev[s]
     LM[s] = full_median if a == 0 else tmp[a]
+
+
+@kernel
+def virtual_median(
+    zz: np.ndarray, nxt: np.ndarray, prv: np.ndarray, m: int, c: int, v: float
+) -> float:
+    """Exact median of the ``c >= 1`` listed values together with one extra value ``v``.
+
+    With L the sorted list and k the position of its lower median ``m``, the union's order
+    statistic at position p is ``min(max(L[p - 1], v), L[p])`` (sentinels ±inf), so only the
+    neighbours of ``m`` are needed: O(1).
+    """
+    hi = zz[nxt[m]]
+    mid = zz[m]
+    if c & 1:
+        low = zz[prv[m]]
+        first = min(max(low, v), mid)
+        second = min(max(mid, v), hi)
+        return float((first + second) / 2.0)
+    return float(min(max(mid, v), hi))
+
+
+@kernel
+def dp_column_pair(
+    zz: np.ndarray,
+    delta: int,
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    LM: np.ndarray,
+    tmp: np.ndarray,
+    tmp2: np.ndarray,
+    nxt: np.ndarray,
+    prv: np.ndarray,
+    m: int,
+    c: int,
+    s: int,
+) -> None:
+    """Compute DP columns ``s`` and ``s + 1`` with one deletion sweep (``s >= 2·delta``).
+
+    The list holds ``z[0:s]``; the medians of ``z[t:s + 1]`` come from those of ``z[t:s]``
+    and the not yet listed value ``z[s]`` (:func:`virtual_median`). Column ``s + 1`` reads
+    only columns ``<= s + 1 - delta < s``, so it does not depend on column ``s``. Results are
+    those of two calls of :func:`dp_column`; the list is restored on return.
+    """
+    v = zz[s + 2]
+    full_a = list_median(zz, nxt, m, c)
+    full_b = virtual_median(zz, nxt, prv, m, c, v)
+    mm = m
+    cc = c
+    for i in range(delta):
+        mm = unlink_track(zz, nxt, prv, i + 2, mm, cc)
+        cc -= 1
+    last = s - delta
+    for t in range(delta, last + 1):
+        tmp[t] = list_median(zz, nxt, mm, cc)
+        tmp2[t] = virtual_median(zz, nxt, prv, mm, cc, v)
+        mm = unlink_track(zz, nxt, prv, t + 2, mm, cc)
+        cc -= 1
+    tmp2[last + 1] = virtual_median(zz, nxt, prv, mm, cc, v)
+    for i in range(last, -1, -1):
+        node = i + 2
+        nxt[prv[node]] = node
+        prv[nxt[node]] = node
+    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp, delta, s, full_a)
+    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp2, delta, s + 1, full_b)
 
 
 @kernel(parallel=True)  # type: ignore[untyped-decorator]
@@ -655,7 +787,7 @@ def edmx_search(zz: np.ndarray, order: np.ndarray, n: int, delta: int) -> tuple[
             c -= 1
     if best > 0.0:
         return best_tau, best
-    return 0, max(best, 0.0)
+    return 0, 0.0
 
 
 # ----------------------------------------------------------------------------------------
@@ -821,4 +953,166 @@ def edm_tail_search(
         forward = not forward
     if best > 0.0:
         return best_tau, best
-    return 0, max(best, 0.0)
+    return 0, 0.0
+
+
+# ----------------------------------------------------------------------------------------
+# EDM-tail with the reference's tree and bookkeeping (spec §5.4, §5.5 [R] switch)
+# ----------------------------------------------------------------------------------------
+
+
+def reference_tree_depth(n: int) -> int:
+    """Depth ``max(ceil(ln n), 10)`` used by ``src/edmTail.cpp`` (natural log, spec §5.4)."""
+    return max(math.ceil(math.log(max(n, 1))), 10)
+
+
+@kernel
+def reference_tree_update(tree: np.ndarray, depth: int, distance: float, amount: int) -> None:
+    """Add ``amount`` at heap node ``ceil(|d|·2**depth) + 2**depth − 1`` and its ancestors.
+
+    For ``d > 0`` this is the leaf of :func:`tree_update`; ``d = 0`` lands on the last
+    internal node of depth ``depth − 1`` (quirk 1 of spec §5.4).
+    """
+    leaves = 1 << depth
+    node = math.ceil(abs(distance) * leaves) + leaves - 1
+    while node >= 1:
+        tree[node] += amount
+        node >>= 1
+
+
+@kernel
+def reference_tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
+    """Tree quantile as ``src/edmTail.cpp`` computes it (quirk 2 of spec §5.4).
+
+    Same descent as :func:`tree_quantile`, but the early exit weights the children by
+    ``count / (left + right)`` and takes the right child's q-point on the upper quarter
+    ``[l + 3(u − l)/4, u]`` of the node; no special case for an empty tree. The early exit
+    never divides by zero on a non-empty tree: k >= 1 throughout the descent, and the only
+    node whose count differs from its children's sum (the one holding misfiled zeros) is
+    reached only by a right move, which requires its parent to exit first.
+    """
+    k = math.ceil(tree[1] * q)
+    lo = 0.0
+    hi = 1.0
+    node = 1
+    for _ in range(depth):
+        left = tree[2 * node]
+        if tree[node] == k:
+            right = tree[2 * node + 1]
+            weight_left = left / (left + right)
+            weight_right = 1.0 - weight_left
+            mid = (hi + lo) / 2.0
+            quarter = (hi + mid) / 2.0
+            return float(
+                weight_left * (q * (mid - lo) + lo) + weight_right * (q * (hi - quarter) + quarter)
+            )
+        if left >= k:
+            node = 2 * node
+            hi = (lo + hi) / 2.0
+        else:
+            k -= left
+            node = 2 * node + 1
+            lo = (lo + hi) / 2.0
+    return float(q * (hi - lo) + lo)
+
+
+@kernel
+def edm_tail_search_reference(
+    z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
+) -> tuple[int, float]:
+    """EDM-tail as ``twitter/BreakoutDetection`` computes it (spec §5.4–§5.5 [R] switch).
+
+    Reproduces the reference's three quirks (misfiled zero distances, 7/8 interpolation,
+    drifting A tree and consecutive-difference bookkeeping) and its natural-log depth by
+    replaying its update order: τ = δ with κ = 2δ as the initial best, a forward κ sweep,
+    then for each τ + 1 the window updates followed by κ sweeps alternating direction
+    (backward first). Returns ``(τ, best)`` with τ = 0 when the best is not > 0.
+
+    Parameters
+    ----------
+    z : ndarray of float64, shape (n,)
+        Range-scaled values, ``n >= 2·delta``.
+    delta : int
+        Window length δ.
+    depth : int
+        Tree depth (:func:`reference_tree_depth`).
+    quantile, alpha : float
+        Quantile level and exponent.
+
+    Returns
+    -------
+    tau : int
+    statistic : float
+    """
+    n = z.shape[0]
+    size = 1 << (depth + 1)
+    tree_a = np.zeros(size, dtype=np.int64)
+    tree_b = np.zeros(size, dtype=np.int64)
+    tree_ab = np.zeros(size, dtype=np.int64)
+    for i in range(delta):
+        for j in range(i + 1, delta):
+            reference_tree_update(tree_a, depth, z[i] - z[j], 1)
+            reference_tree_update(tree_b, depth, z[delta + i] - z[delta + j], 1)
+        for j in range(delta, 2 * delta):
+            reference_tree_update(tree_ab, depth, z[i] - z[j], 1)
+    tau = delta
+    qa = reference_tree_quantile(tree_a, depth, quantile) ** alpha
+    qb = reference_tree_quantile(tree_b, depth, quantile) ** alpha
+    qab = reference_tree_quantile(tree_ab, depth, quantile) ** alpha
+    kappa = 2 * delta
+    best = (2.0 * qab - qa - qb) * (float(tau) * (kappa - tau) / kappa)
+    best_tau = tau
+    for kappa in range(2 * delta + 1, n + 1):
+        reference_tree_update(tree_b, depth, z[kappa - 1] - z[kappa - 2], 1)
+        qb = reference_tree_quantile(tree_b, depth, quantile) ** alpha
+        stat = (2.0 * qab - qa - qb) * (float(kappa - tau) * tau / kappa)
+        if stat > best:
+            best = stat
+            best_tau = tau
+    backward = True
+    while tau < n - delta:
+        tau += 1
+        arriving = z[tau - 1]
+        departing = z[tau - delta - 1]
+        # A (quirk 3): arriving point's distances to the delta - 1 points before it in,
+        # departing point's distances to all of z[tau - delta .. tau - 1] out, one back in
+        for j in range(tau - delta, tau - 1):
+            reference_tree_update(tree_a, depth, arriving - z[j], 1)
+        for j in range(tau - delta, tau):
+            reference_tree_update(tree_a, depth, departing - z[j], -1)
+        reference_tree_update(tree_a, depth, departing - z[tau - delta], 1)
+        # AB exactly: old windows L = z[tau-1-delta : tau-1], R = z[tau-1 : tau-1+delta]
+        for j in range(tau - 1, tau - 1 + delta):
+            reference_tree_update(tree_ab, depth, departing - z[j], -1)
+        for j in range(tau - delta, tau - 1):
+            reference_tree_update(tree_ab, depth, z[j] - arriving, -1)
+        for j in range(tau, tau + delta):
+            reference_tree_update(tree_ab, depth, arriving - z[j], 1)
+        for j in range(tau - delta, tau - 1):
+            reference_tree_update(tree_ab, depth, z[j] - z[tau + delta - 1], 1)
+        # B pairs inside the right window: z[tau-1] leaves, z[tau+delta-1] enters
+        for j in range(tau, tau + delta - 1):
+            reference_tree_update(tree_b, depth, arriving - z[j], -1)
+            reference_tree_update(tree_b, depth, z[tau + delta - 1] - z[j], 1)
+        qa = reference_tree_quantile(tree_a, depth, quantile) ** alpha
+        qab = reference_tree_quantile(tree_ab, depth, quantile) ** alpha
+        if backward:
+            for kappa in range(n, tau + delta - 1, -1):
+                reference_tree_update(tree_b, depth, z[kappa - 1] - z[kappa - 2], -1)
+                qb = reference_tree_quantile(tree_b, depth, quantile) ** alpha
+                stat = (2.0 * qab - qa - qb) * (float(kappa - tau) * tau / kappa)
+                if stat > best:
+                    best = stat
+                    best_tau = tau
+        else:
+            for kappa in range(tau + delta, n + 1):
+                reference_tree_update(tree_b, depth, z[kappa - 1] - z[kappa - 2], 1)
+                qb = reference_tree_quantile(tree_b, depth, quantile) ** alpha
+                stat = (2.0 * qab - qa - qb) * (float(kappa - tau) * tau / kappa)
+                if stat > best:
+                    best = stat
+                    best_tau = tau
+        backward = not backward
+    if best > 0.0:
+        return best_tau, best
+    return 0, 0.0

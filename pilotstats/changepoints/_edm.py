@@ -20,7 +20,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._kernels import edm as _k
 from pilotstats._kernels._jit import numba_available
-from pilotstats._typing import ArrayLike1D, EdmScale, Float64Array1D
+from pilotstats._typing import ArrayLike1D, EdmScale, EdmTree, Float64Array1D
 from pilotstats._validation import as_float_array, check_choice, check_int, check_real
 from pilotstats.changepoints._results import ChangePoints, SingleChangePoint, make_segments
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
@@ -291,6 +291,9 @@ def edm(
     a median pointer (O(1) per deletion, undone afterwards), and the left medians
     ``med z[prev[t]:t]`` are computed once per column. Pair products are formed in float64,
     so there is no overflow beyond n = 92,680 (the reference's 32-bit product overflows).
+    Measured: n = 10,000 in 0.27 s, n = 100,000 in about 40 s (one core). Setting
+    ``pilotstats._config.EDM_PARALLEL = True`` computes independent columns (blocks of
+    ``min_size``) on numba's threads with identical results.
 
     References
     ----------
@@ -351,6 +354,7 @@ def edm_single(
     exact: bool = True,
     alpha: float = 2.0,
     quantile: float = 0.5,
+    tree: EdmTree = "paper",
 ) -> SingleChangePoint:
     """At most one change point: EDM-X (exact medians) or EDM-tail (interval trees).
 
@@ -373,6 +377,13 @@ def edm_single(
         reference accepts and ignores it too).
     quantile : float, default 0.5
         EDM-tail tree quantile level in (0, 1) (ignored by EDM-X).
+    tree : {"paper", "reference"}, default "paper"
+        EDM-tail interval tree. ``"paper"``: the paper-faithful tree on the exact window
+        sets (depth ``max(ceil(log2 n), 10)``). ``"reference"``: reproduces
+        ``twitter/BreakoutDetection``'s ``src/edmTail.cpp`` (and the PyPI port) exactly,
+        quirks included: zero distances filed near 1, the 7/8 interpolation at an early
+        exit, window sets that drift as τ advances, and depth ``max(ceil(ln n), 10)``.
+        Ignored by EDM-X.
 
     Returns
     -------
@@ -410,6 +421,11 @@ def edm_single(
     consecutive differences up to κ), each q an interval-tree quantile raised to α (paper
     Section 8 / appendix; tree depth ``max(ceil(log2 n), 10)``).
 
+    The default tree gives the reference's locations on its test series (CV-1, Scribe) but
+    differs elsewhere (59 % agreement with the port on random shifted Gaussian series, 10 %
+    on quantised ones); ``tree="reference"`` agrees with the port on all 300 random series
+    tried, including quantised ones.
+
     No significance test is applied: both variants return their arg-max whenever it is
     positive, even on pure noise. EDM-X is biased late on warm-up-like data (the prefix
     median lags the change); it is not recommended for warm-up detection.
@@ -443,7 +459,8 @@ def edm_single(
         quantile_value = check_real(
             quantile, "quantile", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False
         )
-        params.update(alpha=alpha_value, quantile=quantile_value)
+        tree_value: EdmTree = check_choice(tree, "tree", ("paper", "reference"))
+        params.update(alpha=alpha_value, quantile=quantile_value, tree=tree_value)
     method = "edm-x" if exact else "edm-tail"
     n = int(data.shape[0])
     low = float(np.min(data))
@@ -466,9 +483,14 @@ def edm_single(
         order = np.argsort(z, kind="stable").astype(np.int64)
         tau, statistic = _k.edmx_search(zz, order, n, delta)
     else:
-        depth = _k.tree_depth(n)
+        if tree_value == "paper":
+            depth = _k.tree_depth(n)
+            search = _k.edm_tail_search
+        else:
+            depth = _k.reference_tree_depth(n)
+            search = _k.edm_tail_search_reference
         params["tree_depth"] = depth
-        tau, statistic = _k.edm_tail_search(z, delta, depth, quantile_value, alpha_value)
+        tau, statistic = search(z, delta, depth, quantile_value, alpha_value)
     return SingleChangePoint(
         location=int(tau) if tau > 0 else None,
         statistic=float(statistic),
