@@ -94,3 +94,38 @@ def test_class_parameters_match_when_documented(qualified: str, obj: type) -> No
     if listed is None:
         return  # dataclass results document Attributes instead
     assert listed == signature_parameters(obj), qualified
+
+
+EXAMPLES = re.compile(r"^Examples\s*\n-{3,}\s*\n(?P<body>.*?)(?=^\S[^\n]*\n-{3,}\s*$|\Z)",
+                      re.MULTILINE | re.DOTALL)
+
+
+def example_lines(doc: str) -> list[str]:
+    """The ``>>>`` lines of the numpydoc ``Examples`` section of ``doc`` (empty if none)."""
+    match = EXAMPLES.search(inspect.cleandoc(doc))
+    if match is None:
+        return []
+    return [line for line in match.group("body").splitlines() if line.lstrip().startswith(">>>")]
+
+
+def test_example_lines_parser() -> None:
+    doc = """Summary.
+
+    Examples
+    --------
+    >>> 1 + 1
+    2
+
+    See Also
+    --------
+    >>> not_an_example
+    """
+    assert example_lines(doc) == [">>> 1 + 1"]
+    assert example_lines("Summary.\n\n>>> 1 + 1\n2\n") == []  # no Examples section
+
+
+@pytest.mark.parametrize(("qualified", "obj"), CALLABLES, ids=[q for q, _ in CALLABLES])
+def test_public_name_has_example(qualified: str, obj: Callable[..., Any]) -> None:
+    """Issue 8: every public function and class (result classes too) shows a runnable example
+    in its numpydoc ``Examples`` section; ``tests/test_doctests.py`` runs them."""
+    assert example_lines(inspect.getdoc(obj) or ""), f"{qualified}: no Examples section with >>>"
