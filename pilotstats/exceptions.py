@@ -29,15 +29,56 @@ __all__ = [
 
 
 class PilotStatsError(Exception):
-    """Base class of every error raised by pilotstats."""
+    """Base class of every error raised by pilotstats.
+
+    Examples
+    --------
+    One ``except`` clause catches every pilotstats error:
+
+    >>> from pilotstats import PilotStatsError, subsession_analysis
+    >>> try:
+    ...     subsession_analysis([1.0, 2.0, float("nan")])
+    ... except PilotStatsError as error:
+    ...     print(type(error).__name__)
+    InvalidInputError
+    """
 
 
 class InvalidInputError(PilotStatsError, ValueError):
-    """Input data or a parameter is invalid (NaN/inf, wrong shape or type, out of range)."""
+    """Input data or a parameter is invalid (NaN/inf, wrong shape or type, out of range).
+
+    Also a :class:`ValueError`; the message names the argument and what it needs.
+
+    Examples
+    --------
+    >>> from pilotstats import InvalidInputError, subsession_analysis
+    >>> try:
+    ...     subsession_analysis([1.0, float("nan"), 2.0, 3.0])
+    ... except InvalidInputError as error:
+    ...     print(error)  # doctest: +ELLIPSIS
+    x contains 1 NaN or infinite value(s) (first at flat index 1); ...
+    >>> issubclass(InvalidInputError, ValueError)
+    True
+    """
 
 
 class NotEnoughDataError(PilotStatsError, ValueError):
-    """The data are valid but too few for the requested computation."""
+    """The data are valid but too few for the requested computation.
+
+    Examples
+    --------
+    Two samples cannot reveal a subsession size with small lag-1 autocorrelation
+    (:class:`SubsessionSizeNotFoundError` is a subclass):
+
+    >>> from pilotstats import NotEnoughDataError, subsession_analysis
+    >>> try:
+    ...     subsession_analysis([1.0, 2.0])
+    ... except NotEnoughDataError as error:
+    ...     print(type(error).__name__)
+    SubsessionSizeNotFoundError
+    >>> issubclass(NotEnoughDataError, ValueError)
+    True
+    """
 
 
 class SubsessionSizeNotFoundError(NotEnoughDataError):
@@ -57,7 +98,23 @@ class UnreachableTargetError(PilotStatsError, ValueError):
 
 
 class PilotStatsWarning(UserWarning):
-    """Base class of every warning emitted by pilotstats."""
+    """Base class of every warning emitted by pilotstats.
+
+    Examples
+    --------
+    Silence (or turn into errors) every pilotstats warning with one filter:
+
+    >>> import warnings
+    >>> from pilotstats import PilotStatsWarning
+    >>> from pilotstats.exceptions import ConvergenceWarning
+    >>> issubclass(ConvergenceWarning, PilotStatsWarning)
+    True
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("ignore", PilotStatsWarning)
+    ...     warnings.warn("fit stopped early", ConvergenceWarning)
+    >>> len(caught)
+    0
+    """
 
 
 class PerformanceWarning(PilotStatsWarning):

@@ -27,7 +27,21 @@ __all__ = [
 
 
 class ConfidenceInterval(NamedTuple):
-    """A confidence interval ``[low, high]`` (shaped like scipy's ``ConfidenceInterval``)."""
+    """A confidence interval ``[low, high]`` (shaped like scipy's ``ConfidenceInterval``).
+
+    Examples
+    --------
+    Results with an estimate return one from ``confidence_interval()``:
+
+    >>> from pilotstats import subsession_analysis
+    >>> from pilotstats.datasets import ferrari_response_times
+    >>> ci = subsession_analysis(ferrari_response_times()).confidence_interval()
+    >>> round(ci.low, 3), round(ci.high, 3)
+    (1.611, 1.902)
+    >>> low, high = ci  # a named tuple
+    >>> low < high
+    True
+    """
 
     low: float
     high: float

@@ -116,6 +116,17 @@ class WelchResult(Result):
         Level of the interval.
 
     Unpacking yields ``(statistic, p_value)``.
+
+    Examples
+    --------
+    Returned by :func:`welch_test` (and :func:`compare_subsession_means`):
+
+    >>> from pilotstats.autocorrelation import welch_test
+    >>> r = welch_test(98.105, 0.699**2, 65, 98.394, 0.743**2, 65)
+    >>> print(r)
+    difference -0.289 (95 % CI [-0.5394, -0.03863], t = -2.284, dof = 127.5, p = 0.02402, two-sided)
+    >>> r.p_value < 0.05
+    True
     """
 
     difference: float
@@ -299,6 +310,18 @@ class ComparisonSampleSizeResult(Result):
         Two-sided p-value to reach.
     subsession_size : int
         Block size of the new side.
+
+    Examples
+    --------
+    Returned by :func:`required_sample_size_for_comparison`:
+
+    >>> from pilotstats.autocorrelation import required_sample_size_for_comparison
+    >>> r = required_sample_size_for_comparison(98.105, 0.699**2, 65, 98.394, 0.743**2, 65,
+    ...                                         target_p_value=0.01)
+    >>> print(r)
+    need 118 samples (118 subsessions of 1) to reach p <= 0.01
+    >>> r.n_required
+    118
     """
 
     n_required: int

@@ -68,6 +68,18 @@ class ProportionResult(Result):
         Two-sided level.
     method : str
         ``"wilson"`` or ``"pilot"``.
+
+    Examples
+    --------
+    Returned by :func:`proportion_interval`:
+
+    >>> from pilotstats.autocorrelation import proportion_interval
+    >>> from pilotstats.datasets import binary_outcomes
+    >>> r = proportion_interval(binary_outcomes())
+    >>> print(r)
+    proportion 0.55 (95 % CI [0.3421, 0.7418] wilson, n = 20)
+    >>> round(r.proportion, 2)
+    0.55
     """
 
     proportion: float

@@ -75,6 +75,18 @@ class SampleSizeResult(Result):
         Floor on the number of subsessions.
     kind : str
         ``"mean"`` or ``"proportion"``.
+
+    Examples
+    --------
+    Returned by :func:`required_sample_size`:
+
+    >>> from pilotstats.autocorrelation import required_sample_size
+    >>> from pilotstats.datasets import ferrari_response_times
+    >>> r = required_sample_size(ferrari_response_times(), ci_percent_of_mean=10)
+    >>> print(r)
+    need 136 samples (q = 4 x 34 subsessions) for a 95 % CI of full width 0.1756; ...
+    >>> r.subsession_size, r.samples, r.n, r.enough
+    (4, 136, 48, False)
     """
 
     subsession_size: int | None

@@ -58,6 +58,18 @@ class SubsessionResult(Result):
         True when all samples are equal (documented special case: zero-width interval).
     unit : str or None
         Label of the measured quantity (``"s"`` values are displayed auto-scaled).
+
+    Examples
+    --------
+    Returned by :func:`subsession_analysis`:
+
+    >>> from pilotstats.autocorrelation import subsession_analysis
+    >>> from pilotstats.datasets import ferrari_response_times
+    >>> r = subsession_analysis(ferrari_response_times(), unit="s")
+    >>> print(r)
+    mean 1.756 s (95 % CI [1.611, 1.902] s, n = 48, q = 4, h = 12)
+    >>> r.subsession_size, r.n_subsessions
+    (4, 12)
     """
 
     mean: float
