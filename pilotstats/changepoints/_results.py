@@ -45,6 +45,17 @@ class Segment(Result):
     std : float
         Sample standard deviation with ``ddof=1``; NaN when ``n == 1`` (``None`` in
         :meth:`to_dict`).
+
+    Examples
+    --------
+    The segments of a :class:`ChangePoints` result:
+
+    >>> from pilotstats.changepoints import edm
+    >>> x = [3, 1, 2, 3, 2, 1, 1, 2, 2, 3, 6, 4, 4, 5, 6, 4, 4, 4, 6, 5,
+    ...      9, 8, 7, 9, 8, 9, 9, 9, 7, 9]
+    >>> first = edm(x, min_size=5, beta=0.008).segments[0]
+    >>> first.start, first.end, first.n, first.median, first.mean
+    (0, 10, 10, 2.0, 2.0)
     """
 
     start: int
@@ -143,6 +154,19 @@ class ChangePoints(Result):
         True when the series was too short to search (n < 2·min_size); then no change point.
     unit : str or None
         Optional label of the measured quantity.
+
+    Examples
+    --------
+    Returned by :func:`edm` (and, as a subclass, by :func:`detect_changes`):
+
+    >>> from pilotstats.changepoints import edm
+    >>> x = [3, 1, 2, 3, 2, 1, 1, 2, 2, 3, 6, 4, 4, 5, 6, 4, 4, 4, 6, 5,
+    ...      9, 8, 7, 9, 8, 9, 9, 9, 7, 9]
+    >>> result = edm(x, min_size=5, beta=0.008)
+    >>> result.locations, len(result)
+    ((10, 15, 20), 3)
+    >>> [(s.start, s.end, s.median) for s in result]
+    [(0, 10, 2.0), (10, 15, 5.0), (15, 20, 4.0), (20, 30, 9.0)]
     """
 
     locations: tuple[int, ...]
@@ -295,6 +319,17 @@ class SingleChangePoint(Result):
         Every parameter used, read-only.
     unit : str or None
         Optional label of the measured quantity.
+
+    Examples
+    --------
+    Returned by :func:`edm_single`:
+
+    >>> from pilotstats.changepoints import edm_single
+    >>> result = edm_single([0.0] * 10 + [1.0] * 10, min_size=5)
+    >>> print(result)
+    edm-x: change at 10 (statistic 5, n = 20, min_size = 5)
+    >>> result.location
+    10
     """
 
     location: int | None

@@ -62,6 +62,16 @@ class TrendCompliance(Result):
         Real-time windows in seconds (None in the runs-as-time variant).
     higher_is_better : bool
         Direction of the reference.
+
+    Examples
+    --------
+    Returned by :func:`trend_compliance`:
+
+    >>> from pilotstats.changepoints import trend_compliance
+    >>> values = [10.0, 10.1, 9.9, 10.0, 10.1] * 6 + [8.0, 8.1, 7.9, 8.0, 8.1] * 3
+    >>> print(trend_compliance(values))  # doctest: +NORMALIZE_WHITESPACE
+    last trend 8.02 over 15 runs; reference (max, runs 0..34) 10.02; trend change -19.96 %;
+    recent (last 10 runs): 0 regression(s), 0 progression(s)
     """
 
     last_trend: float

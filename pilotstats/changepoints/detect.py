@@ -302,6 +302,24 @@ class DetectedChangePoints(ChangePoints):
     variance_inflation : float
         ``(1 + ρ)/(1 − ρ)`` applied to the null variance (1 when ρ <= 0).
     (All other attributes: see :class:`ChangePoints`.)
+
+    Examples
+    --------
+    Returned by :func:`detect_changes`; besides the accepted change points it keeps the
+    EDM candidates the significance guard examined (here the spurious candidate 33 is
+    rejected and 63 is refined to the true change at 60):
+
+    >>> import numpy as np
+    >>> from pilotstats.changepoints import detect_changes
+    >>> rng = np.random.default_rng(7)
+    >>> x = np.concatenate([rng.normal(12.0, 1.0, 60), rng.normal(10.0, 1.0, 240)])
+    >>> result = detect_changes(x)
+    >>> result.candidates, result.locations
+    ((33, 63), (60,))
+    >>> result.variance_inflation  # ranks not positively autocorrelated: no inflation
+    1.0
+    >>> print(result)  # doctest: +ELLIPSIS
+    detect_changes: 1 change point at [60] (p = [1.01e-22], rank) (n = 300, ...)
     """
 
     candidates: tuple[int, ...] = ()

@@ -308,6 +308,17 @@ class TrendGroup(Result):
         Code length of the group, coded after the previous group's mean.
     classification : {"normal", "regression", "progression"}
         Label relative to the previous group (the first group is always "normal").
+
+    Examples
+    --------
+    The groups of a :func:`mdl_partition` result:
+
+    >>> from pilotstats.changepoints import mdl_partition
+    >>> group = mdl_partition([2.1, 3.1, 3.2], unit=0.1).groups[1]
+    >>> group.start, group.end, round(group.avg, 2), group.classification
+    (1, 3, 3.15, 'progression')
+    >>> print(group)  # doctest: +ELLIPSIS
+    runs [1, 3): mean 3.15, stdev 0.05 (population), 2 runs, ...
     """
 
     start: int
@@ -359,6 +370,17 @@ class TrendGroups(Result):
         without samples (``nan_policy='omit'``).
     pruned : bool
         Whether the (output-preserving) pruned search was used.
+
+    Examples
+    --------
+    Returned by :func:`mdl_partition`:
+
+    >>> from pilotstats.changepoints import mdl_partition
+    >>> result = mdl_partition([2.1, 3.1, 3.2], unit=0.1)
+    >>> print(result)  # doctest: +ELLIPSIS
+    2 group(s) over 3 runs (boundaries [1]; 0 regression(s), 1 progression(s)); ...
+    >>> len(result.groups)
+    2
     """
 
     groups: tuple[TrendGroup, ...]

@@ -154,6 +154,20 @@ class StablePhase(Result):
         False-alarm level of the guard (None for ``method="pilot"``, which has none).
     unit : str or None
         Label of the measured quantity.
+
+    Examples
+    --------
+    Returned by :func:`stable_phase`:
+
+    >>> import numpy as np
+    >>> from pilotstats.changepoints import stable_phase
+    >>> rng = np.random.default_rng(3)
+    >>> x = np.concatenate([rng.normal(14.0, 1.0, 50), rng.normal(10.0, 1.0, 450)])
+    >>> phase = stable_phase(x)
+    >>> phase.start, phase.end, phase.warmup, phase.cooldown
+    (50, 500, 50, 0)
+    >>> print(phase)  # doctest: +ELLIPSIS
+    stable phase [50, 500) of 500: warm-up 50, cool-down 0, mean ...
     """
 
     start: int
