@@ -570,6 +570,19 @@ class DesignDiagnostics(Result):
     identifiable : bool
         rank == n and scaled condition number <= the limit.
     max_scaled_condition : float
+
+    Examples
+    --------
+    Returned by :func:`design_diagnostics`; four trials at the same population cannot separate
+    three service demands from throughput alone:
+
+    >>> from pilotstats.regression import ClosedNetworkModel, design_diagnostics
+    >>> model = ClosedNetworkModel(3, think_time=10.0, measures=("throughput",))
+    >>> diagnostics = design_diagnostics(model, [1, 1, 1, 1], [2.0, 3.0, 4.0])
+    >>> print(diagnostics)
+    design NOT identifiable: rank 1 of 3, cond(M) = inf, scaled cond = inf
+    >>> diagnostics.rank
+    1
     """
 
     rank: int
@@ -683,6 +696,24 @@ class Prediction(Result):
     kind : str
         ``"mean"`` (confidence interval of h) or ``"new observation"`` (prediction
         interval).
+
+    Examples
+    --------
+    Returned by :meth:`CalibrationResult.predict` and
+    :meth:`CalibrationResult.prediction_interval`:
+
+    >>> import numpy as np
+    >>> from pilotstats.regression import ClosedNetworkModel, calibrate
+    >>> model = ClosedNetworkModel(3, think_time=10.0)
+    >>> populations = [1, 4, 7, 10, 13, 16, 19]
+    >>> z = model.evaluate_all(np.array([2.0, 3.0, 4.0]), populations)
+    >>> z = z * (1 + 0.01 * np.sin(np.arange(z.size)).reshape(z.shape))  # 1 % "noise"
+    >>> fit = calibrate(model, populations, z, [1.0, 1.0, 1.0])
+    >>> prediction = fit.predict([25])  # extrapolate to 25 users
+    >>> prediction.values.shape, prediction.kind
+    ((1, 4), 'mean')
+    >>> bool(np.all(prediction.half_widths > 0))
+    True
     """
 
     values: FloatArray
@@ -793,6 +824,24 @@ class CalibrationResult(Result):
     poorly_determined : tuple of str
         Parameters named by the identifiability diagnostics (empty if all are determined).
     diagnostics : DesignDiagnostics
+
+    Examples
+    --------
+    Returned by :func:`calibrate`; here the service demands of a closed network are recovered
+    from slightly perturbed throughput and response-time measurements:
+
+    >>> import numpy as np
+    >>> from pilotstats.regression import ClosedNetworkModel, calibrate
+    >>> model = ClosedNetworkModel(3, think_time=10.0)
+    >>> populations = [1, 4, 7, 10, 13, 16, 19]
+    >>> z = model.evaluate_all(np.array([2.0, 3.0, 4.0]), populations)
+    >>> z = z * (1 + 0.01 * np.sin(np.arange(z.size)).reshape(z.shape))  # 1 % "noise"
+    >>> fit = calibrate(model, populations, z, [1.0, 1.0, 1.0])
+    >>> print(fit)  # doctest: +ELLIPSIS
+    calibration converged (irls): D1 = 1.9993 [1.9917, 2.0068], D2 = 3.0009 [2.9912, 3.0107], ...
+    >>> low, high = fit.confidence_interval()
+    >>> bool(np.all((low < [2.0, 3.0, 4.0]) & ([2.0, 3.0, 4.0] < high)))
+    True
     """
 
     params: FloatArray

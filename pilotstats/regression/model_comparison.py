@@ -80,6 +80,23 @@ class FTestResult(Result):
         (IRLS and callable weights).
     denominator : str
         ``"pairwise"``: the full model's mse is the denominator.
+
+    Examples
+    --------
+    Returned by :func:`f_test`; the quadratic term is clearly needed:
+
+    >>> import numpy as np
+    >>> from pilotstats.regression import calibrate, polynomial_model
+    >>> n = np.arange(1.0, 11.0)
+    >>> z = 1 + 0.5 * n + 0.02 * n**2 + 0.01 * np.sin(7 * n)
+    >>> from pilotstats.regression import f_test
+    >>> line = calibrate(polynomial_model(1), n, z, [0.0, 0.0], weights=None)
+    >>> quad = calibrate(polynomial_model(2), n, z, [0.0, 0.0, 0.0], weights=None)
+    >>> result = f_test(line, quad)
+    >>> print(result)  # doctest: +ELLIPSIS
+    F = 9087.7 on (1, 7) dof, p = 3.683e-12 ...
+    >>> result.p_value < 0.01
+    True
     """
 
     statistic: float
@@ -247,6 +264,21 @@ class NonNestedComparison(Result):
         so the two mse are not independent and the F law does not hold.
     preferred : str
         ``"a"`` or ``"b"`` (smaller mse).
+
+    Examples
+    --------
+    Returned by :func:`compare_non_nested`:
+
+    >>> import numpy as np
+    >>> from pilotstats.regression import calibrate, compare_non_nested, polynomial_model
+    >>> n = np.arange(1.0, 11.0)
+    >>> z = 2.0 + 3.0 * np.log(n) + 0.01 * np.sin(5 * n)
+    >>> line = calibrate(polynomial_model(1), n, z, [0.0, 0.0], weights=None)
+    >>> logarithmic = calibrate(lambda x, u: x[0] + x[1] * np.log(u), n, z, [0.0, 0.0],
+    ...                         weights=None)
+    >>> comparison = compare_non_nested(line, logarithmic)
+    >>> comparison.preferred, comparison.ratio > 100
+    ('b', True)
     """
 
     mse_a: float
@@ -290,6 +322,21 @@ def compare_non_nested(a: CalibrationResult, b: CalibrationResult) -> NonNestedC
     -----
     With weights that depend on the model (IRLS) each mse uses its own final weights;
     these are relative squared errors and remain comparable (spec §5).
+
+    Examples
+    --------
+    A logarithmic curve and a straight line (two parameters each) fitted to data that grow
+    logarithmically; the ratio of their mse favours the logarithmic model ``b``:
+
+    >>> import numpy as np
+    >>> from pilotstats.regression import calibrate, polynomial_model
+    >>> n = np.arange(1.0, 11.0)
+    >>> z = 2.0 + 3.0 * np.log(n) + 0.01 * np.sin(5 * n)
+    >>> line = calibrate(polynomial_model(1), n, z, [0.0, 0.0], weights=None)
+    >>> logarithmic = calibrate(lambda x, u: x[0] + x[1] * np.log(u), n, z, [0.0, 0.0],
+    ...                         weights=None)
+    >>> print(compare_non_nested(line, logarithmic))
+    mse A = 0.51701, mse B = 5.373e-05, ratio 9622 (rough guide p = 4.08e-15); model B fits better
     """
     for name, value in (("a", a), ("b", b)):
         if not isinstance(value, CalibrationResult):
@@ -329,6 +376,15 @@ class PolynomialModel:
     n_parameters : int
     parameter_names : tuple of str
         ``("a0", "a1", ...)``.
+
+    Examples
+    --------
+    Built by :func:`polynomial_model`; calling it evaluates the polynomial:
+
+    >>> from pilotstats.regression import polynomial_model
+    >>> quadratic = polynomial_model(2)
+    >>> quadratic.degree, quadratic([1.0, 2.0, 3.0], 2.0)  # 1 + 2*2 + 3*2**2
+    (2, 17.0)
     """
 
     def __init__(self, degree: int) -> None:
@@ -404,6 +460,21 @@ class PolynomialComparison(Result):
     denominator : str
         ``"pairwise"`` (mse of the larger model of each pair) or ``"largest"`` (mse of
         the largest model listed, as ``statsmodels.stats.anova.anova_lm``).
+
+    Examples
+    --------
+    Returned by :func:`compare_polynomials`:
+
+    >>> import numpy as np
+    >>> from pilotstats.regression import compare_polynomials
+    >>> n = np.arange(1.0, 21.0)
+    >>> z = 5 + 0.3 * n + 0.05 * n**2 + 0.01 * np.cos(3 * n)
+    >>> result = compare_polynomials(n, z, degrees=range(1, 5), weights=None)
+    >>> print(result)  # doctest: +NORMALIZE_WHITESPACE
+    polynomial comparison (ols, pairwise F): recommended degree 2 of [1, 2, 3, 4]
+    at significance level 0.05
+    >>> result.recommended_degree
+    2
     """
 
     degrees: tuple[int, ...]

@@ -107,6 +107,17 @@ class MvaResult(Result):
         Queue lengths Q_kc at each row of ``populations``.
     utilizations_all : ndarray, shape (P, K, C)
         Per-server utilisations at each row of ``populations``.
+
+    Examples
+    --------
+    Returned by :func:`mva` (and :func:`amva`, :func:`seidmann`, :func:`open_as_closed`):
+
+    >>> from pilotstats.regression import mva
+    >>> result = mva([2.0, 3.0, 4.0], 10, think_time=10.0)
+    >>> print(result)
+    MVA (exact, K = 3): N = 10, X = 0.236694/s, R = 32.2487 s
+    >>> round(float(result.throughput[0]), 6)
+    0.236694
     """
 
     population: tuple[int, ...]
@@ -183,6 +194,16 @@ class ThreadPoolResult(Result):
         Mean number of threads in use.
     subsystem_throughput : ndarray, shape (min(m, N),)
         X_in(j), j = 1..min(m, N): throughput of the subsystem alone with j customers.
+
+    Examples
+    --------
+    Returned by :func:`thread_pool`:
+
+    >>> from pilotstats.regression import thread_pool
+    >>> result = thread_pool([2.0, 3.0], 10, pool_size=2, think_time=10.0)
+    >>> print(result)  # doctest: +NORMALIZE_WHITESPACE
+    thread pool (m = 2, N = 10): X = 0.263019/s, pool residence 28.0201 s,
+    wait for a thread 20.4225 s
     """
 
     population: int

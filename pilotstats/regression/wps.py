@@ -95,6 +95,18 @@ class WpsPrediction(Result):
         Level of the interval.
     subsession_size : int
         Rounds per subsession of the underlying fit.
+
+    Examples
+    --------
+    Returned by :meth:`WpsResult.predict`:
+
+    >>> import numpy as np
+    >>> from pilotstats.regression import wps
+    >>> work = np.array([50, 100, 50, 100, 80, 60, 90, 70.0])
+    >>> durations = -2.0 + work / 1.5 + 0.1 * np.sin(np.arange(8))  # v = 1.5, alpha = -2
+    >>> result = wps(work, durations, autocorrelation_limit=1.0)
+    >>> print(result.predict(120))
+    duration 78.01 s at work 120 (95 % PI [77.76, 78.27] s)
     """
 
     work: float | Float64Array1D
@@ -188,6 +200,22 @@ class WpsResult(Result):
         ``"rates"`` or ``"residuals"``: the series that chose ``subsession_size``.
     unit : str
         Label of the work unit (throughput is in ``unit``/s).
+
+    Examples
+    --------
+    Returned by :func:`wps`:
+
+    >>> import numpy as np
+    >>> from pilotstats.regression import wps
+    >>> work = np.array([50, 100, 50, 100, 80, 60, 90, 70.0])
+    >>> durations = -2.0 + work / 1.5 + 0.1 * np.sin(np.arange(8))  # v = 1.5, alpha = -2
+    >>> result = wps(work, durations, autocorrelation_limit=1.0)
+    >>> print(result)  # doctest: +NORMALIZE_WHITESPACE
+    v = 1.5 units/s (95 % CI [1.492, 1.507] units/s), alpha = -2.005 s, q = 1, h = 8,
+    rounds used = 8/8
+    >>> low, high = result.confidence_interval()
+    >>> bool(low < 1.5 < high)
+    True
     """
 
     alpha: float
