@@ -12,6 +12,7 @@ import importlib
 import inspect
 import os
 import pkgutil
+import sys
 
 import numpy as np
 import pytest
@@ -35,8 +36,13 @@ def test_module_doctests(name: str, tmp_path: object, monkeypatch: pytest.Monkey
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     tests = finder.find(module, name, globs={"np": np, **vars(module)})
-    for test in tests:
-        runner.run(test)
+    try:
+        for test in tests:
+            runner.run(test)
+    finally:
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is not None:
+            pyplot.close("all")  # plotting examples must not pile up open figures
     result = runner.summarize(verbose=False)
     assert result.failed == 0, f"{result.failed} doctest example(s) failed in {name}"
 

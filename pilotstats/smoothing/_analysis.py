@@ -99,6 +99,25 @@ class DivergenceAnalysis(Result):
         ``flagged_any``, ...) and rows dropped at each cleaning step.
     settings : dict
         The resolved parameters.
+
+    Examples
+    --------
+    Returned by :func:`analyze_regions`:
+
+    >>> import numpy as np, pandas as pd
+    >>> from pilotstats.smoothing import analyze_regions
+    >>> rng = np.random.default_rng(0)
+    >>> t = pd.date_range("2024-01-01", periods=120, freq="D")
+    >>> load = rng.uniform(0, 1, 120)
+    >>> perf = 1.0 - 0.3 * load + 0.2 * (t >= "2024-03-01") + rng.normal(0, 0.02, 120)
+    >>> frame = pd.DataFrame({"time": t, "perf": perf, "load": load})
+    >>> result = analyze_regions(frame, time="time", target="perf", short="7D",
+    ...                          long="28D", higher_is_better={"load": False})
+    >>> print(result)  # doctest: +NORMALIZE_WHITESPACE
+    24 divergence regions in 1 groups (7D vs 28D SMA, 120 observations);
+    2 anomalous observations with p < 0.1
+    >>> result.counts["regions"], result.counts["significant_records"]
+    (24, 2)
     """
 
     sma: pd.DataFrame

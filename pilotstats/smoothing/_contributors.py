@@ -321,6 +321,26 @@ class Contributors(Result):
     correlations : pandas.DataFrame or None
         Per-region Pearson correlations (spec §9) when requested: ``region_id``,
         ``metric``, ``r``, ``p_value``, ``n_points``, ``start_t``, ``end_t``.
+
+    Examples
+    --------
+    Returned by :func:`contributors`; one record per (region, metric):
+
+    >>> import numpy as np, pandas as pd
+    >>> from pilotstats.smoothing import contributors, divergence_regions
+    >>> t = np.arange(40) * 86400.0  # 40 daily probes
+    >>> perf = np.where((t >= 15 * 86400) & (t < 25 * 86400), 0.6, 1.0)
+    >>> perf[20] = 0.3  # the worst job of the slow region ...
+    >>> load = np.ones(40); load[20] = 5.0  # ... ran under the highest load
+    >>> frame = pd.DataFrame({"perf": perf, "load": load})
+    >>> regions = divergence_regions(t, perf, short="4D", long="16D")
+    >>> result = contributors(frame, regions, target="perf", higher_is_better={"load": False})
+    >>> print(result)  # doctest: +NORMALIZE_WHITESPACE
+    3 contributor records (minmax) for 3 jobs of interest; 0 anomalous observations
+    with p < 0.1, 0 of them with a flagged metric
+    >>> row = result.records.iloc[1]  # the slow region, whose job of interest is row 20
+    >>> int(row["job_position"]), row["metric"], bool(row["flagged"])
+    (20, 'load', True)
     """
 
     records: pd.DataFrame

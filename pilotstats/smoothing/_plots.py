@@ -121,6 +121,18 @@ def plot_timeline(
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from pilotstats.smoothing import divergence_regions
+    >>> days = np.arange(60) * 86400.0
+    >>> y = np.where((days > 20 * 86400) & (days < 40 * 86400), 0.5, 1.0)
+    >>> ax = plot_timeline(divergence_regions(days, y, short="6D", long="24D"), ylabel="perf")
+    >>> ax.get_ylabel()
+    'perf'
     """
     from pilotstats.smoothing._time import parse_window
 
@@ -224,6 +236,24 @@ def plot_umami(
     Returns
     -------
     numpy.ndarray of matplotlib.axes.Axes, shape (n_metrics + 1, 2)
+
+    Examples
+    --------
+    One row per variable (target first), time series on the left, distribution on the right:
+
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, pandas as pd
+    >>> from pilotstats.smoothing import contributors, divergence_regions
+    >>> t = np.arange(40) * 86400.0  # 40 daily probes
+    >>> perf = np.where((t >= 15 * 86400) & (t < 25 * 86400), 0.6, 1.0)
+    >>> perf[20] = 0.3  # the worst job of the slow region ...
+    >>> load = np.ones(40); load[20] = 5.0  # ... ran under the highest load
+    >>> frame = pd.DataFrame({"perf": perf, "load": load})
+    >>> regions = divergence_regions(t, perf, short="4D", long="16D")
+    >>> axes = plot_umami(frame, regions, 1, target="perf")
+    >>> axes.shape, [ax.get_ylabel() for ax in axes[:, 0]]
+    ((2, 2), ['perf', 'load'])
     """
     plt = _pyplot()
     if not isinstance(regions, Regions):
@@ -296,6 +326,23 @@ def plot_contributor_ranking(
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, pandas as pd
+    >>> from pilotstats.smoothing import analyze_regions
+    >>> rng = np.random.default_rng(0)
+    >>> t = pd.date_range("2024-01-01", periods=120, freq="D")
+    >>> load = rng.uniform(0, 1, 120)
+    >>> perf = 1.0 - 0.3 * load + 0.2 * (t >= "2024-03-01") + rng.normal(0, 0.02, 120)
+    >>> frame = pd.DataFrame({"time": t, "perf": perf, "load": load})
+    >>> result = analyze_regions(frame, time="time", target="perf", short="7D",
+    ...                          long="28D", higher_is_better={"load": False})
+    >>> ax = plot_contributor_ranking(result)  # one bar per metric
+    >>> ax.get_ylabel(), [label.get_text() for label in ax.get_xticklabels()]
+    ('fraction of significant records flagged', ['load'])
     """
     plt = _pyplot()
     if hasattr(summary, "summary") and callable(summary.summary):
@@ -354,6 +401,18 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from pilotstats.smoothing import divergence_regions
+    >>> days = np.arange(60) * 86400.0
+    >>> y = np.where((days > 20 * 86400) & (days < 40 * 86400), 0.5, 1.0)
+    >>> ax = plot_sma_difference(divergence_regions(days, y, short="6D", long="24D"))
+    >>> ax.get_ylabel()
+    'SMA short - SMA long'
     """
     plt = _pyplot()
     if isinstance(result, Regions):
@@ -401,6 +460,23 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, pandas as pd
+    >>> from pilotstats.smoothing import analyze_regions
+    >>> rng = np.random.default_rng(0)
+    >>> t = pd.date_range("2024-01-01", periods=120, freq="D")
+    >>> load = rng.uniform(0, 1, 120)
+    >>> perf = 1.0 - 0.3 * load + 0.2 * (t >= "2024-03-01") + rng.normal(0, 0.02, 120)
+    >>> frame = pd.DataFrame({"time": t, "perf": perf, "load": load})
+    >>> result = analyze_regions(frame, time="time", target="perf", short="7D",
+    ...                          long="28D", higher_is_better={"load": False})
+    >>> ax = plot_flag_heatmap(result)  # metrics x jobs of interest
+    >>> ax.get_xlabel(), [label.get_text() for label in ax.get_yticklabels()]
+    ('region (2 jobs of interest)', ['load'])
     """
     plt = _pyplot()
     if hasattr(records, "records") and isinstance(records.records, pd.DataFrame):

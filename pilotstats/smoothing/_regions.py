@@ -52,6 +52,17 @@ class Crossovers(Result):
         ``short > long`` at every row (strict; NaN compares as False).
     n : int
         Number of rows.
+
+    Examples
+    --------
+    Returned by :func:`crossovers` (and kept in :attr:`Regions.crossovers`):
+
+    >>> from pilotstats.smoothing import crossovers
+    >>> result = crossovers([1.0, 2.0, 3.0, 2.0, 1.0], [2.0, 2.0, 2.0, 2.0, 2.0])
+    >>> print(result)
+    2 crossovers (1 up, 1 down) over 5 observations
+    >>> result.positions.tolist(), result.directions
+    ([2, 3], ('up', 'down'))
     """
 
     positions: Int64Array1D
@@ -253,6 +264,20 @@ class Regions(Result):
         Regions with fewer rows were dropped.
     higher_is_better : bool
         Direction of the values.
+
+    Examples
+    --------
+    Returned by :func:`divergence_regions`:
+
+    >>> import numpy as np
+    >>> from pilotstats.smoothing import divergence_regions
+    >>> days = np.arange(60) * 86400.0
+    >>> y = np.where((days > 20 * 86400) & (days < 40 * 86400), 0.5, 1.0)
+    >>> regions = divergence_regions(days, y, short="6D", long="24D")
+    >>> len(regions), regions.directions
+    (3, ('above', 'below', 'above'))
+    >>> print(regions)  # doctest: +ELLIPSIS
+    3 divergence regions from ... crossovers of the 6D SMA over the 24D SMA (60 observations, ...)
     """
 
     starts: Int64Array1D
