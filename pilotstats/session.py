@@ -87,6 +87,23 @@ class Baseline(NamedTuple):
     ``s2_q`` and the number of subsessions ``h`` (a
     :class:`~pilotstats.autocorrelation.SubsessionResult` is accepted wherever a
     ``Baseline`` is).
+
+    Examples
+    --------
+    Compare a session's readings with an earlier result (mean, subsession variance,
+    number of subsessions):
+
+    >>> import numpy as np
+    >>> from pilotstats.session import Baseline, BenchmarkSession
+    >>> rng = np.random.default_rng(0)
+    >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5,
+    ...                            baseline_readings=Baseline(mean=0.52, variance=1e-4, n=10))
+    >>> while not session.done:
+    ...     work = session.next_round()
+    ...     session.record(work, 0.01 + work / 1e4, readings=[0.5 + 0.01 * rng.normal()])
+    >>> comparison = session.result().readings[0].comparison
+    >>> round(comparison.difference, 3), comparison.p_value < 0.001
+    (-0.022, True)
     """
 
     mean: float
@@ -204,6 +221,23 @@ class IndexAnalysis(Result):
         The width target is met and, with a baseline, the comparison size too.
     progress : float
         Fraction of the requirement reached, in [0, 1].
+
+    Examples
+    --------
+    The ``readings`` and ``unit_readings`` of a :class:`SessionResult`:
+
+    >>> import numpy as np
+    >>> from pilotstats.session import BenchmarkSession
+    >>> rng = np.random.default_rng(0)
+    >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
+    >>> while not session.done:  # rounds take 10 ms + work / (1e4 units/s); one reading each
+    ...     work = session.next_round()
+    ...     session.record(work, 0.01 + work / 1e4, readings=[0.5 + 0.01 * rng.normal()])
+    >>> analysis = session.result().readings[0]
+    >>> print(analysis)
+    readings[0]: mean 0.4982 (95 % CI [0.4926, 0.5038], n = 21, q = 2, h = 10) (done)
+    >>> analysis.kind, analysis.n, analysis.done
+    ('readings', 21, True)
     """
 
     kind: str
@@ -243,6 +277,18 @@ class SessionProgress(Result):
         Progress of each analysis by name (``"wps"``, ``"readings[0]"``, ...).
     message : str
         Short human-readable status.
+
+    Examples
+    --------
+    :attr:`BenchmarkSession.progress` after each recorded round:
+
+    >>> from pilotstats.session import BenchmarkSession
+    >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
+    >>> session.record(session.next_round(), 0.02)
+    >>> print(session.progress)
+    0% (round 1, waiting for wps)
+    >>> session.progress.analyses  # one of the 5 required rounds; no WPS fit yet
+    {'rounds': 0.2, 'wps': 0.0}
     """
 
     fraction: float
@@ -286,6 +332,23 @@ class SessionResult(Result):
         Level of every interval.
     unit : str
         Work unit label.
+
+    Examples
+    --------
+    Returned by :meth:`BenchmarkSession.result` and :func:`run_session`:
+
+    >>> import numpy as np
+    >>> from pilotstats.session import BenchmarkSession
+    >>> rng = np.random.default_rng(0)
+    >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
+    >>> while not session.done:  # rounds take 10 ms + work / (1e4 units/s); one reading each
+    ...     work = session.next_round()
+    ...     session.record(work, 0.01 + work / 1e4, readings=[0.5 + 0.01 * rng.normal()])
+    >>> result = session.result()
+    >>> result.done, result.n_rounds, round(result.wps.throughput)
+    (True, 21, 10000)
+    >>> print(result.readings[0])
+    readings[0]: mean 0.4982 (95 % CI [0.4926, 0.5038], n = 21, q = 2, h = 10) (done)
     """
 
     n_rounds: int
