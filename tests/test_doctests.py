@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import doctest
 import importlib
-import inspect
 import os
 import pkgutil
 import sys
@@ -47,29 +46,7 @@ def test_module_doctests(name: str, tmp_path: object, monkeypatch: pytest.Monkey
     assert result.failed == 0, f"{result.failed} doctest example(s) failed in {name}"
 
 
-# Public names of the subpackages written for the ecosystem issue carry a runnable example.
-DOCUMENTED = ("pilotstats.io", "pilotstats.analysis")
-
-
-@pytest.mark.parametrize("package", DOCUMENTED)
-def test_public_names_have_examples(package: str) -> None:
-    module = importlib.import_module(package)
-    missing = []
-    for public in module.__all__:
-        obj = getattr(module, public)
-        if not (inspect.isfunction(obj) or inspect.isclass(obj)):
-            continue
-        doc = inspect.getdoc(obj) or ""
-        has_example = ">>>" in doc
-        if inspect.isclass(obj) and not has_example:
-            # result classes: documented attributes suffice, their producers carry examples
-            has_example = "Attributes" in doc or obj.__module__.endswith(("_results",))
-            if obj.__name__.endswith(("Report", "Analysis", "Comparison", "Trend", "Segment",
-                                      "Statistics", "Record", "Baseline")):
-                has_example = bool(doc)
-        if not has_example:
-            missing.append(public)
-    assert not missing, f"{package}: public names without a docstring example: {missing}"
+# That every public name has an Examples section is checked in tests/test_docstrings.py.
 
 
 def test_every_module_found() -> None:

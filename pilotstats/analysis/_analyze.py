@@ -74,6 +74,21 @@ class BenchmarkAnalysis(Result):
         ``"ok"``, ``"no_subsession_size"`` (collect more data), ``"not_enough_data"``.
     notes : tuple of str
         What was skipped and why; warnings raised by the underlying methods.
+
+    Examples
+    --------
+    One entry of an :class:`AnalysisReport`:
+
+    >>> import numpy as np
+    >>> from pilotstats.io import Measurements
+    >>> from pilotstats.analysis import analyze
+    >>> rng = np.random.default_rng(0)
+    >>> report = analyze(Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="bench"))
+    >>> item = report["bench"]
+    >>> print(item)
+    bench: mean 2 ms (95 % CI [1.998, 2.003] ms, n = 200, q = 1, warm-up 0, need 4 for ±1 %)
+    >>> item.n, item.subsession_size, item.samples_needed
+    (200, 1, 4)
     """
 
     name: str
@@ -162,6 +177,22 @@ class AnalysisReport(Result):
 
     Iterating yields :class:`BenchmarkAnalysis` objects; ``report["name"]`` selects one.
     ``str(report)`` is a table; ``to_dict()`` / :meth:`from_dict` round-trip through JSON.
+
+    Examples
+    --------
+    Returned by :func:`analyze`; ``str()`` is the table the command line prints:
+
+    >>> import numpy as np
+    >>> from pilotstats.io import Measurements
+    >>> from pilotstats.analysis import analyze
+    >>> rng = np.random.default_rng(0)
+    >>> report = analyze(Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="bench"))
+    >>> print(report)  # doctest: +NORMALIZE_WHITESPACE
+    benchmark  n    warm-up removed  estimate [95 % CI]           q  n for ±1 %
+    ---------  ---  ---------------  ---------------------------  -  ----------
+    bench      200  0                mean 2 ms [1.998, 2.003 ms]  1  4
+    >>> [item.name for item in report.benchmarks]
+    ['bench']
     """
 
     benchmarks: tuple[BenchmarkAnalysis, ...]

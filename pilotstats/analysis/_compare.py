@@ -51,6 +51,23 @@ class BenchmarkComparison(Result):
         Level of the interval; significance means ``p_value < 1 - confidence_level``.
     note : str
         Why a benchmark is not analysable.
+
+    Examples
+    --------
+    One entry of a :class:`ComparisonReport`:
+
+    >>> import numpy as np
+    >>> from pilotstats.io import Measurements
+    >>> from pilotstats.analysis import compare
+    >>> rng = np.random.default_rng(3)
+    >>> base = Measurements(rng.normal(1.00, 0.01, 200), benchmark="b")
+    >>> new = Measurements(rng.normal(1.05, 0.01, 200), benchmark="b")  # 5 % slower
+    >>> report = compare(base, new)
+    >>> item = report["b"]
+    >>> print(item)
+    b: regression, +4.97 % (95 % CI [+4.77 %, +5.17 %], Welch p = 4.31e-171)
+    >>> item.verdict, round(100 * item.relative_change, 1)  # relative change as a fraction
+    ('regression', 5.0)
     """
 
     name: str
@@ -101,6 +118,26 @@ class ComparisonReport(Result):
 
     Benchmarks are matched by name only; samples are never paired. :attr:`has_regression`
     drives the exit status of ``pilotstats compare``.
+
+    Examples
+    --------
+    Returned by :func:`compare`; ``has_regression`` drives the command line's exit status:
+
+    >>> import numpy as np
+    >>> from pilotstats.io import Measurements
+    >>> from pilotstats.analysis import compare
+    >>> rng = np.random.default_rng(3)
+    >>> base = Measurements(rng.normal(1.00, 0.01, 200), benchmark="b")
+    >>> new = Measurements(rng.normal(1.05, 0.01, 200), benchmark="b")  # 5 % slower
+    >>> report = compare(base, new)
+    >>> print(report)  # doctest: +NORMALIZE_WHITESPACE
+    benchmark  base  new     change   95 % CI             Welch p    verdict
+    ---------  ----  ------  -------  ------------------  ---------  ----------
+    b          1 s   1.05 s  +4.97 %  [+4.77 %, +5.17 %]  4.31e-171  regression
+    1 significant regression(s), 0 improvement(s) (two-sided Welch test on subsession
+    means, p < 0.05)
+    >>> report.has_regression
+    True
     """
 
     comparisons: tuple[BenchmarkComparison, ...]

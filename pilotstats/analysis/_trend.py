@@ -19,7 +19,21 @@ __all__ = ["BenchmarkTrend", "TrendReport", "TrendSegment", "trend"]
 
 @dataclass(frozen=True, slots=True)
 class TrendSegment(Result):
-    """A group of consecutive result files with one level (MDL partition)."""
+    """A group of consecutive result files with one level (MDL partition).
+
+    Examples
+    --------
+    The ``segments`` of a :class:`BenchmarkTrend`:
+
+    >>> from pilotstats.io import Measurements
+    >>> from pilotstats.analysis import trend
+    >>> files = [Measurements([1.0, 1.01, 0.99, 1.0] * 5, benchmark="b") for _ in range(4)]
+    >>> files += [Measurements([1.5, 1.51, 1.49, 1.5] * 5, benchmark="b") for _ in range(4)]
+    >>> report = trend(files)
+    >>> segment = report["b"].segments[1]
+    >>> segment.start, segment.end, round(segment.mean, 2), segment.classification
+    (4, 8, 1.5, 'regression')
+    """
 
     start: int
     end: int
@@ -40,6 +54,21 @@ class BenchmarkTrend(Result):
     ``means[i]`` is the estimate of result file ``i`` (None where the benchmark is missing or
     not analysable). ``segments`` are half-open ranges of file indices; a segment classified
     ``"regression"`` has a higher (slower) level than the previous one.
+
+    Examples
+    --------
+    One entry of a :class:`TrendReport`:
+
+    >>> from pilotstats.io import Measurements
+    >>> from pilotstats.analysis import trend
+    >>> files = [Measurements([1.0, 1.01, 0.99, 1.0] * 5, benchmark="b") for _ in range(4)]
+    >>> files += [Measurements([1.5, 1.51, 1.49, 1.5] * 5, benchmark="b") for _ in range(4)]
+    >>> report = trend(files)
+    >>> item = report["b"]
+    >>> print(item)
+    b: results [0, 4): mean 1 s, normal; results [4, 8): mean 1.5 s, regression
+    >>> [round(mean, 2) for mean in item.means]
+    [1.0, 1.0, 1.0, 1.0, 1.5, 1.5, 1.5, 1.5]
     """
 
     name: str
@@ -60,7 +89,23 @@ class BenchmarkTrend(Result):
 
 @dataclass(frozen=True, slots=True)
 class TrendReport(Result):
-    """Trends of all benchmarks over an ordered list of result files."""
+    """Trends of all benchmarks over an ordered list of result files.
+
+    Examples
+    --------
+    Returned by :func:`trend`; four result files at 1 s, then four at 1.5 s:
+
+    >>> from pilotstats.io import Measurements
+    >>> from pilotstats.analysis import trend
+    >>> files = [Measurements([1.0, 1.01, 0.99, 1.0] * 5, benchmark="b") for _ in range(4)]
+    >>> files += [Measurements([1.5, 1.51, 1.49, 1.5] * 5, benchmark="b") for _ in range(4)]
+    >>> report = trend(files)
+    >>> print(report)  # doctest: +NORMALIZE_WHITESPACE
+    benchmark  results  mean   segment
+    ---------  -------  -----  ----------
+    b          0 .. 3   1 s    normal
+    b          4 .. 7   1.5 s  regression
+    """
 
     labels: tuple[str, ...]
     benchmarks: tuple[BenchmarkTrend, ...]

@@ -169,7 +169,22 @@ def load_csv(
 
 @dataclass(frozen=True, slots=True)
 class BaselineStatistics(Result):
-    """One baseline of Pilot: count, mean and variance (and unit-reading extras)."""
+    """One baseline of Pilot: count, mean and variance (and unit-reading extras).
+
+    Examples
+    --------
+    The ``readings`` and ``unit_readings`` of a :class:`PilotBaselineRecord`:
+
+    >>> from pilotstats.io import load_pilot_baseline
+    >>> text = ("piid,readings_num,readings_mean,readings_var,unit_readings_num,"
+    ...         "unit_readings_mean,unit_readings_var\\n0,42,666.66,42.42,,,\\n")
+    >>> baseline = load_pilot_baseline(text)
+    >>> statistics = baseline[0].readings
+    >>> print(statistics)
+    mean 666.7 (variance 42.42, n = 42)
+    >>> statistics.n, statistics.mean
+    (42, 666.66)
+    """
 
     n: int
     mean: float
@@ -184,7 +199,19 @@ class BaselineStatistics(Result):
 
 @dataclass(frozen=True, slots=True)
 class PilotBaselineRecord(Result):
-    """Baselines of one performance index (``piid``): readings and unit readings."""
+    """Baselines of one performance index (``piid``): readings and unit readings.
+
+    Examples
+    --------
+    One performance index of a :class:`PilotBaseline`:
+
+    >>> from pilotstats.io import load_pilot_baseline
+    >>> text = ("piid,readings_num,readings_mean,readings_var,unit_readings_num,"
+    ...         "unit_readings_mean,unit_readings_var\\n0,42,666.66,42.42,,,\\n")
+    >>> baseline = load_pilot_baseline(text)
+    >>> print(baseline[0])
+    piid 0: readings mean 666.7 (variance 42.42, n = 42), unit readings None
+    """
 
     piid: int
     readings: BaselineStatistics | None
@@ -196,7 +223,21 @@ class PilotBaselineRecord(Result):
 
 @dataclass(frozen=True, slots=True)
 class PilotBaseline(Result):
-    """All records of a Pilot baseline CSV, in file order."""
+    """All records of a Pilot baseline CSV, in file order.
+
+    Examples
+    --------
+    Returned by :func:`load_pilot_baseline`:
+
+    >>> from pilotstats.io import load_pilot_baseline
+    >>> text = ("piid,readings_num,readings_mean,readings_var,unit_readings_num,"
+    ...         "unit_readings_mean,unit_readings_var\\n0,42,666.66,42.42,,,\\n")
+    >>> baseline = load_pilot_baseline(text)
+    >>> print(baseline)
+    Pilot baseline (1 performance indices, <string>)
+    >>> len(baseline), baseline[0].piid
+    (1, 0)
+    """
 
     records: tuple[PilotBaselineRecord, ...]
     source: str
