@@ -202,18 +202,23 @@ CELLS = [
 ]
 
 
-def build(path: Path | None = None) -> Path:
-    """Write the notebook (without outputs) and return its path."""
-    target = path or Path(__file__).with_name("calibration_tutorial.ipynb")
+def build() -> nbformat.NotebookNode:
+    """Return the notebook object (without outputs)."""
     notebook = new_notebook(cells=CELLS)
     notebook.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",
         "language": "python",
     }
-    nbformat.write(notebook, target)
+    return notebook
+
+
+def write(path: Path | None = None) -> Path:
+    """Write the notebook (without outputs) and return its path."""
+    target = path or Path(__file__).with_name("calibration_tutorial.ipynb")
+    nbformat.write(build(), target)
     return target
 
 
 if __name__ == "__main__":
-    print(build())
+    print(write())

@@ -29,8 +29,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
-from pilotstats.changepoints import (EdmStream, detect_changes, edm, edm_single,
-                                     stable_phase)
+from pilotstats.changepoints import EdmStream, detect_changes, edm, edm_single, stable_phase
 
 rng = np.random.default_rng(42)"""),
     ("markdown", """## Faithful EDM
@@ -153,7 +152,7 @@ if HAVE_TCPD:
         "no change": (),
     }
     for name, found in methods.items():
-        print(f"{name:22s} {str(found):14s} years {[years[k] for k in found]}  "
+        print(f"{name:22s} {found!s:14s} years {[years[k] for k in found]}  "
               f"F1 = {f1_score(annotations, found, nile.size):.3f}")
 
     fig, ax = plt.subplots(figsize=(8, 3))

@@ -31,18 +31,28 @@ def assert_notebook_current(notebook_name: str, script: str) -> None:
 
 
 def execute_notebook(
-    notebook_name: str, env: dict[str, str] | None = None, timeout: int = 600
+    notebook_name: str,
+    env: dict[str, str] | None = None,
+    timeout: int = 600,
+    cwd: Path = ROOT,
 ) -> Any:
-    """Execute a notebook in a fresh kernel that imports this checkout's pilotstats."""
+    """Execute a notebook in a fresh kernel that imports this checkout's pilotstats.
+
+    The kernel runs in ``cwd`` with ``MPLBACKEND=Agg``, this checkout first on
+    ``PYTHONPATH`` and the extra ``env`` variables; the test process's environment is
+    restored afterwards. A cell that raises fails the test (nbclient's
+    ``CellExecutionError``).
+    """
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     notebook = nbformat.read(NOTEBOOKS / notebook_name, as_version=4)
     saved = dict(os.environ)
-    os.environ.update({"MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT), **(env or {})})
+    python_path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    os.environ.update({"MPLBACKEND": "Agg", "PYTHONPATH": python_path, **(env or {})})
     try:
         client = nbclient.NotebookClient(
             notebook, timeout=timeout, kernel_name="python3",
-            resources={"metadata": {"path": str(ROOT)}},
+            resources={"metadata": {"path": str(cwd)}},
         )
         client.execute()
     finally:
@@ -51,15 +61,36 @@ def execute_notebook(
     return notebook
 
 
-def stream_text(notebook: Any) -> str:
-    """Everything the notebook's code cells printed."""
+def require_datasets(datasets_dir: Path, *names: str) -> None:
+    """Skip the calling test unless every ``datasets_dir / name`` folder exists."""
+    missing = [name for name in names if not (datasets_dir / name).is_dir()]
+    if missing:
+        pytest.skip(f"notebook needs {', '.join(missing)} in {datasets_dir}")
+
+
+def cell_text(cell: Any) -> str:
+    """Everything one code cell printed (its stream outputs)."""
     return "".join(
         output.get("text", "")
-        for cell in notebook.cells
-        if cell.cell_type == "code"
         for output in cell.get("outputs", [])
         if output.get("output_type") == "stream"
     )
+
+
+def stream_text(notebook: Any) -> str:
+    """Everything the notebook's code cells printed."""
+    return "".join(cell_text(cell) for cell in notebook.cells if cell.cell_type == "code")
+
+
+def error_outputs(notebook: Any) -> list[Any]:
+    """The error outputs of the code cells (empty after a clean run)."""
+    return [
+        output
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "error"
+    ]
 
 
 def image_count(notebook: Any) -> int:
