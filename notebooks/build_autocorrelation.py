@@ -5,8 +5,9 @@ Run ``python notebooks/build_autocorrelation.py`` to rewrite the notebook (witho
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
+
+from _cells import notebook_from_cells, write_notebook
 
 CELLS = [
     ("markdown", """# How sure are we, and how long must we run?
@@ -96,19 +97,8 @@ print(compare_subsession_means(a, b))"""),
 
 def build() -> Any:
     """Return the notebook object."""
-    import nbformat
-
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {
-        "name": "python3", "display_name": "Python 3", "language": "python"
-    }
-    for kind, source in CELLS:
-        maker = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
-        notebook.cells.append(maker(source))
-    return notebook
+    return notebook_from_cells(CELLS)
 
 
 if __name__ == "__main__":
-    import nbformat
-
-    nbformat.write(build(), Path(__file__).with_name("autocorrelation.ipynb"))
+    print(write_notebook(build(), "autocorrelation.ipynb"))

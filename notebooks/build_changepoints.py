@@ -5,8 +5,9 @@ Run ``python notebooks/build_changepoints.py`` to rewrite the notebook (without 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
+
+from _cells import notebook_from_cells, write_notebook
 
 CELLS = [
     ("markdown", """# Change points: where does a benchmark's behaviour change?
@@ -177,19 +178,8 @@ if HAVE_TCPD:
 
 def build() -> Any:
     """Return the notebook object."""
-    import nbformat
-
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {
-        "name": "python3", "display_name": "Python 3", "language": "python"
-    }
-    for kind, source in CELLS:
-        maker = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
-        notebook.cells.append(maker(source))
-    return notebook
+    return notebook_from_cells(CELLS)
 
 
 if __name__ == "__main__":
-    import nbformat
-
-    nbformat.write(build(), Path(__file__).with_name("changepoints.ipynb"))
+    print(write_notebook(build(), "changepoints.ipynb"))

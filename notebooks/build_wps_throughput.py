@@ -8,9 +8,9 @@ plots the fit with its confidence and prediction bands. It is executed by
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
-import nbformat
+from _cells import notebook_from_cells, write_notebook
 
 CELLS = [
     (
@@ -140,21 +140,10 @@ assert default.throughput_ci_low <= default.throughput <= default.throughput_ci_
 ]
 
 
-def build() -> nbformat.NotebookNode:
+def build() -> Any:
     """Return the notebook object."""
-    notebook = nbformat.v4.new_notebook()
-    for kind, source in CELLS:
-        make = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
-        notebook.cells.append(make(source))
-    notebook.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    return notebook
+    return notebook_from_cells(CELLS)
 
 
 if __name__ == "__main__":
-    path = Path(__file__).with_name("wps_throughput.ipynb")
-    nbformat.write(build(), path)
-    print(f"wrote {path}")
+    print(f"wrote {write_notebook(build(), 'wps_throughput.ipynb')}")

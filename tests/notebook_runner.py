@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,11 @@ def build_from_script(script: str) -> Any:
     spec = importlib.util.spec_from_file_location(Path(script).stem, NOTEBOOKS / script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(NOTEBOOKS))  # build scripts import their sibling ``_cells``
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(NOTEBOOKS))
     return module.build()
 
 
