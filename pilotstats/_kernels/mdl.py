@@ -24,6 +24,8 @@ from pilotstats._kernels._jit import kernel
 
 #: ``math.log(x, 2)`` in CPython is ``log(x) / log(2)``; keep exactly that divisor.
 LN2 = math.log(2.0)
+#: Used only inside the (rounding-tolerant) pruning bounds, never in code lengths.
+INV_LN2 = 1.0 / LN2
 
 
 @kernel
@@ -194,6 +196,7 @@ def mdl_advance(
     open_far: np.ndarray,
     open_mean_y: np.ndarray,
     open_mean_ln: np.ndarray,
+    open_mean_inv: np.ndarray,
     open_sd_y: np.ndarray,
     open_sd_ln: np.ndarray,
     scratch: np.ndarray,
@@ -233,9 +236,9 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
         Open candidates in increasing start order: start run, running statistics,
         frozen ``F(j)``, ``P(j)/unit`` (NaN for the first group), ``Z``, ``log2 Z`` and
         ``log2(max(|low − p|, |M − p|) + 1)``.
-    open_mean_y, open_mean_ln, open_sd_y, open_sd_ln : ndarray, shape (n_runs,)
-        Anchors ``y0`` and ``ln y0`` of the last exact evaluation for ``y = |a − p| + 1``
-        and ``y = s + 1`` (pruned mode only; see Notes).
+    open_mean_y, open_mean_ln, open_mean_inv, open_sd_y, open_sd_ln : ndarray
+        Anchors ``y0``, ``ln y0`` (and ``1/y0``) of the last exact evaluation for
+        ``y = |a − p| + 1`` and ``y = s + 1`` (pruned mode only; see Notes).
     scratch : ndarray of float64, shape (n_runs,)
         Work space for the pruning bounds.
     n_open : int
@@ -271,6 +274,7 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
     margin, the candidate cannot be strictly smaller, so its exact value is not needed; its
     statistics are still updated exactly, and its pruning bound uses the lower bound.
     """
+    inv_unit = 1.0 / unit
     for i in range(start, stop):
         # The new one-run group [i..i], coded after the best prefix of runs 0..i-1.
         slot = n_open
@@ -314,20 +318,23 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
             k = open_n[u]
             has_prev = open_start[u] > 0
             if prune and u != slot:
+                # Rounding in this bound (multiplications by inverses) is ~1e-12 bits,
+                # far inside the margin.
                 lower = open_base[u] + tab_l[k]
                 if has_prev:
-                    y = abs(open_avg[u] / unit - open_prev[u]) + 1.0
-                    y0 = open_mean_y[u]
-                    lower += open_log2norm[u] - (open_mean_ln[u] + (y - y0) / y0) / LN2
+                    y = abs(open_avg[u] * inv_unit - open_prev[u]) + 1.0
+                    lower += open_log2norm[u] - (
+                        open_mean_ln[u] + (y - open_mean_y[u]) * open_mean_inv[u]
+                    ) * INV_LN2
                 else:
                     lower += log2_m1
                 if k >= 2:
-                    y = open_sd[u] / unit + 1.0
+                    y = open_sd[u] * inv_unit + 1.0
                     ln_low = open_sd_ln[u] + 1.0 - open_sd_y[u] / y
                     if ln_low < 0.0:
                         ln_low = 0.0
-                    lower += (2.0 * ln_low) / LN2 + c_term
-                    lower += (tab_c[k] + ln_low * float(k - 2) + tab_d[k]) / LN2
+                    lower += (2.0 * ln_low) * INV_LN2 + c_term
+                    lower += (tab_c[k] + ln_low * float(k - 2) + tab_d[k]) * INV_LN2
                 if lower > record + margin * (1.0 + abs(record)):
                     bound = lower - tab_l[k] + tab_gb[k] + c_term
                     if has_prev:
@@ -360,6 +367,7 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
                 a_re, s_re = remerge(k, open_avg[u], open_sd[u])
                 if has_prev:
                     open_mean_y[u] = abs(a_re / unit - open_prev[u]) + 1.0
+                    open_mean_inv[u] = 1.0 / open_mean_y[u]
                     open_mean_ln[u] = ln_mean + open_log2norm[u] * LN2
                 if k >= 2:
                     open_sd_y[u] = s_re / unit + 1.0
@@ -398,6 +406,7 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
                     open_far[kept] = open_far[u]
                     open_mean_y[kept] = open_mean_y[u]
                     open_mean_ln[kept] = open_mean_ln[u]
+                    open_mean_inv[kept] = open_mean_inv[u]
                     open_sd_y[kept] = open_sd_y[u]
                     open_sd_ln[kept] = open_sd_ln[u]
                 kept += 1

@@ -466,6 +466,7 @@ class _Engine:
         self.open_far = grow(get("open_far"), capacity, np.float64)
         self.open_mean_y = grow(get("open_mean_y"), capacity, np.float64)
         self.open_mean_ln = grow(get("open_mean_ln"), capacity, np.float64)
+        self.open_mean_inv = grow(get("open_mean_inv"), capacity, np.float64)
         self.open_sd_y = grow(get("open_sd_y"), capacity, np.float64)
         self.open_sd_ln = grow(get("open_sd_ln"), capacity, np.float64)
         self.scratch = grow(get("scratch"), capacity, np.float64)
@@ -543,6 +544,7 @@ class _Engine:
             self.open_far,
             self.open_mean_y,
             self.open_mean_ln,
+            self.open_mean_inv,
             self.open_sd_y,
             self.open_sd_ln,
             self.scratch,
