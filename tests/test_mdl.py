@@ -462,3 +462,17 @@ def test_demo_report() -> None:
     assert "regression" in text and "progression" in text and "compliance" in text
     groups = mdl_partition(DEMO_THROUGHPUT)
     assert groups.boundaries.tolist() == [20, 21, 30, 45]
+
+
+def test_stream_recomputes_when_a_new_negative_minimum_arrives() -> None:
+    values = [10.0, 10.2, 9.9, 10.1, 3.0, 3.1, 2.9]
+    stream = MdlStream()
+    stream.extend(values)
+    assert stream.recomputations == 0
+    with pytest.warns(DataRangeWarning):
+        stream.append(-1.0)  # the pruning bound's floor moves: full recomputation
+        got = stream.result()
+    assert stream.recomputations == 1
+    with pytest.warns(DataRangeWarning):
+        batch = mdl_partition([*values, -1.0], pruning=False)
+    assert starts(got) == starts(batch) and got.total_bits == batch.total_bits
