@@ -64,7 +64,7 @@ def _run_engine(func: Any, values: list[Any], prune: bool) -> tuple[np.ndarray, 
         engine.open_start, engine.open_n, engine.open_avg, engine.open_sd, engine.open_base,
         engine.open_prev, engine.open_norm, engine.open_log2norm, engine.open_far,
         engine.open_mean_y, engine.open_mean_ln, engine.open_mean_inv, engine.open_sd_y,
-        engine.open_sd_ln,
+        engine.open_sd_ln, engine.open_size_l, engine.open_size_h,
         engine.scratch, 0,
     )  # fmt: skip
     n = engine.n

@@ -16,7 +16,7 @@ import math
 import numbers
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from pilotstats._typing import Float64Array1D, MdlLabel, NanPolicy
 from pilotstats._validation import check_choice, check_real
 from pilotstats.exceptions import DataRangeWarning, InvalidInputError, NotEnoughDataError
 from pilotstats.results import Result, format_number
+
+if TYPE_CHECKING:
+    from pilotstats.changepoints.compliance import TrendCompliance
 
 __all__ = ["MdlStream", "TrendGroup", "TrendGroups", "mdl_partition"]
 
@@ -392,8 +395,19 @@ class TrendGroups(Result):
     def __len__(self) -> int:
         return len(self.groups)
 
-    def compliance(self, **kwargs: Any) -> Any:
-        """Trend compliance metrics of this partition; see :func:`trend_compliance`."""
+    def compliance(self, **kwargs: Any) -> TrendCompliance:
+        """Trend compliance metrics of this partition; see :func:`trend_compliance`.
+
+        Parameters
+        ----------
+        **kwargs
+            Keyword arguments of :func:`trend_compliance` (``times``, ``short_window``,
+            ``long_window``, ``short_period``, ``long_period``, ``higher_is_better``).
+
+        Returns
+        -------
+        TrendCompliance
+        """
         from pilotstats.changepoints.compliance import trend_compliance
 
         return trend_compliance(self, **kwargs)
@@ -469,6 +483,8 @@ class _Engine:
         self.open_mean_inv = grow(get("open_mean_inv"), capacity, np.float64)
         self.open_sd_y = grow(get("open_sd_y"), capacity, np.float64)
         self.open_sd_ln = grow(get("open_sd_ln"), capacity, np.float64)
+        self.open_size_l = grow(get("open_size_l"), capacity, np.float64)
+        self.open_size_h = grow(get("open_size_h"), capacity, np.float64)
         self.scratch = grow(get("scratch"), capacity, np.float64)
 
     def add_runs(self, samples: Float64Array1D, offsets: np.ndarray) -> None:
@@ -547,6 +563,8 @@ class _Engine:
             self.open_mean_inv,
             self.open_sd_y,
             self.open_sd_ln,
+            self.open_size_l,
+            self.open_size_h,
             self.scratch,
             self.n_open,
         )
