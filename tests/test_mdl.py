@@ -476,3 +476,10 @@ def test_stream_recomputes_when_a_new_negative_minimum_arrives() -> None:
     with pytest.warns(DataRangeWarning):
         batch = mdl_partition([*values, -1.0], pruning=False)
     assert starts(got) == starts(batch) and got.total_bits == batch.total_bits
+
+
+def test_pandas_series_input() -> None:
+    pd = pytest.importorskip("pandas")
+    values = [10.0, 10.1, 9.9, 12.0, 12.1, 11.9]
+    res = mdl_partition(pd.Series(values))
+    assert res.total_bits == mdl_partition(values).total_bits

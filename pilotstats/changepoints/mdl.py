@@ -175,6 +175,8 @@ def _parse_values(values: Any, policy: str, name: str = "values") -> _Runs:
             f"{type(values).__name__}"
         )
     fast: np.ndarray | None = None
+    if not isinstance(values, np.ndarray) and hasattr(values, "__array__"):
+        values = np.asarray(values)  # pandas/polars series and other array-likes
     if isinstance(values, np.ndarray):
         if values.dtype.kind == "b":
             raise InvalidInputError(f"{name} must contain real numbers, got a boolean array")
