@@ -168,7 +168,8 @@ def mean_norm(prev_u: float, max_u: float) -> float:
     return norm
 
 
-@kernel(error_model="numpy")  # no division by zero here (n >= 1, unit, Z > 0, y >= 1)
+# No division by zero here (n >= 1, unit > 0, Z > 0, y >= 1), so numba may vectorise.
+@kernel(error_model="numpy")  # type: ignore[untyped-decorator]
 def mdl_advance(
     run_n: np.ndarray,
     run_avg: np.ndarray,
