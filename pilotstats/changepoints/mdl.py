@@ -386,9 +386,11 @@ class TrendGroups(Result):
         last = self.groups[-1]
         n_reg = sum(g.classification == "regression" for g in self.groups)
         n_prog = sum(g.classification == "progression" for g in self.groups)
+        shown = [int(b) for b in self.boundaries[:12]]
+        listed = str(shown) if self.boundaries.size <= 12 else str(shown)[:-1] + ", ...]"
         return (
             f"{len(self.groups)} group(s) over {self.n_runs} runs "
-            f"(boundaries {list(map(int, self.boundaries))}; {n_reg} regression(s), "
+            f"(boundaries {listed}; {n_reg} regression(s), "
             f"{n_prog} progression(s)); last group mean {format_number(last.avg, 6)}, "
             f"stdev {format_number(last.stdev, 4)}, {last.n_runs} runs; "
             f"{format_number(self.total_bits, 7)} bits, unit {format_number(self.unit, 4)}"
