@@ -41,6 +41,7 @@ def demo_autocorrelation() -> str:
 def _sections() -> list[Callable[[], str]]:
     from pilotstats.changepoints._demo import demo_stable_phase
     from pilotstats.changepoints._demo_edm import demo_edm
+    from pilotstats.changepoints._demo_mdl import demo_mdl
     from pilotstats.io import demo_io
     from pilotstats.regression import demo_calibration, demo_wps
     from pilotstats.smoothing import demo_smoothing
@@ -49,6 +50,7 @@ def _sections() -> list[Callable[[], str]]:
         demo_autocorrelation,
         demo_edm,
         demo_stable_phase,
+        demo_mdl,
         demo_wps,
         demo_calibration,
         demo_smoothing,
