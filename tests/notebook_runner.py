@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -10,18 +9,17 @@ from typing import Any
 
 import pytest
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 
 
 def build_from_script(script: str) -> Any:
     """Import ``notebooks/<script>`` and return its ``build()`` notebook."""
-    spec = importlib.util.spec_from_file_location(Path(script).stem, NOTEBOOKS / script)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(NOTEBOOKS))  # build scripts import their sibling ``_cells``
     try:
-        spec.loader.exec_module(module)
+        module = load_script(NOTEBOOKS / script)
     finally:
         sys.path.remove(str(NOTEBOOKS))
     return module.build()

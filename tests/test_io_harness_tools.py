@@ -7,7 +7,6 @@ so a change of either tool's format shows up here. Skipped when a tool is not in
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -18,16 +17,13 @@ import pytest
 from pilotstats.analysis import analyze
 from pilotstats.exceptions import FormatError
 from pilotstats.io import load, load_pyperf, load_pytest_benchmark
+from tests.scripts import load_script
 
 GENERATOR = Path(__file__).parent / "data" / "harnesses" / "generate.py"
 
 
 def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("harness_generate", GENERATOR)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(GENERATOR, "harness_generate")
 
 
 @pytest.mark.slow

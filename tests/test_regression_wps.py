@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from pathlib import Path
@@ -24,13 +23,9 @@ from pilotstats.exceptions import (
 )
 from pilotstats.regression import WpsResult, wps
 from tests import naive_wps
+from tests.scripts import load_script
 
-_spec = importlib.util.spec_from_file_location(
-    "pilot_vectors", Path(__file__).parent / "reference" / "wps" / "pilot_vectors.py"
-)
-assert _spec is not None and _spec.loader is not None
-pv: Any = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(pv)
+pv: Any = load_script(Path(__file__).parent / "reference" / "wps" / "pilot_vectors.py")
 
 
 # ------------------------------------------------------------------------------------------
