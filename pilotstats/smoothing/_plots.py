@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pilotstats._plotting import new_axes, pyplot
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.smoothing._contributors import resolve_directions, resolve_metrics
 from pilotstats.smoothing._regions import Regions
@@ -30,16 +31,6 @@ __all__ = [
 UMAMI_COLOURS: tuple[str, str, str, str] = ("#DA0017", "#FD6A07", "#40A43A", "#2C69A9")
 
 _GREY = "#CCCCCC"
-
-
-def _pyplot() -> Any:
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "plotting needs matplotlib; install it with pip install 'pilotstats[plot]'"
-        ) from exc
-    return plt
 
 
 def _to_datetimes(seconds: Any) -> pd.DatetimeIndex:
@@ -124,7 +115,6 @@ def plot_timeline(
     """
     from pilotstats.smoothing._time import parse_window
 
-    plt = _pyplot()
     if isinstance(result, Regions):
         times = np.asarray(result.times)
         y = np.asarray(result.values)
@@ -145,8 +135,7 @@ def plot_timeline(
         raise InvalidInputError(
             "result must be a Regions or DivergenceAnalysis, got " + type(result).__name__
         )
-    if ax is None:
-        _, ax = plt.subplots(figsize=(10, 4))
+    ax = new_axes(ax, figsize=(10, 4))
     when = _to_datetimes(times)
     ax.plot(when, y, ".", color="0.55", markersize=3, label="observations")
     ax.plot(when, short, "-", color="C0", linewidth=1.5, label=f"SMA {short_label}")
@@ -225,7 +214,7 @@ def plot_umami(
     -------
     numpy.ndarray of matplotlib.axes.Axes, shape (n_metrics + 1, 2)
     """
-    plt = _pyplot()
+    plt = pyplot()
     if not isinstance(regions, Regions):
         raise InvalidInputError("regions must be the Regions result of divergence_regions")
     if not isinstance(frame, pd.DataFrame) or len(frame) != regions.n_rows:
@@ -297,7 +286,6 @@ def plot_contributor_ranking(
     -------
     matplotlib.axes.Axes
     """
-    plt = _pyplot()
     if hasattr(summary, "summary") and callable(summary.summary):
         table = summary.summary()
     elif hasattr(summary, "summary") and isinstance(summary.summary, pd.DataFrame):
@@ -314,8 +302,7 @@ def plot_contributor_ranking(
     if significant_only:
         table = table[table["significant"]]
     fractions = [c for c in table.columns if str(c).startswith("fraction:")]
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4))
+    ax = new_axes(ax, figsize=(8, 4))
     x = np.arange(len(table))
     bottom = np.zeros(len(table))
     significant = table["significant"].to_numpy(dtype=bool)
@@ -355,7 +342,6 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
     -------
     matplotlib.axes.Axes
     """
-    plt = _pyplot()
     if isinstance(result, Regions):
         times = np.asarray(result.times)
         diff = np.asarray(result.sma_short) - np.asarray(result.sma_long)
@@ -370,8 +356,7 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
         raise InvalidInputError(
             "result must be a Regions or DivergenceAnalysis, got " + type(result).__name__
         )
-    if ax is None:
-        _, ax = plt.subplots(figsize=(10, 3))
+    ax = new_axes(ax, figsize=(10, 3))
     when = _to_datetimes(times)
     ax.plot(when, diff, "-", color="C0", linewidth=1.2)
     ax.fill_between(when, diff, 0.0, where=diff > 0, color="C2", alpha=0.3, linewidth=0)
@@ -402,7 +387,6 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     -------
     matplotlib.axes.Axes
     """
-    plt = _pyplot()
     if hasattr(records, "records") and isinstance(records.records, pd.DataFrame):
         table = records.records
     elif hasattr(records, "contributors") and isinstance(records.contributors, pd.DataFrame):
@@ -418,8 +402,7 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     grid = table.assign(flag=table["flagged"].astype(float)).pivot_table(
         index=["group", "region_id"], columns="metric", values="flag", aggfunc="max"
     )
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 6))
+    ax = new_axes(ax, figsize=(6, 6))
     ax.imshow(grid.to_numpy(dtype=float).T, aspect="auto", interpolation="nearest",
               cmap="Reds", vmin=0.0, vmax=1.0)
     ax.set_yticks(np.arange(len(grid.columns)))
