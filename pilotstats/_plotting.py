@@ -31,6 +31,7 @@ __all__ = [
     "interval_band",
     "level_text",
     "new_axes",
+    "outside_legend",
     "pyplot",
     "segment_levels",
     "time_scale",
@@ -41,7 +42,7 @@ __all__ = [
 INSTALL_HINT = 'pip install "pilotstats[plot]"'
 
 #: Default size (inches) of a figure created by a plot method.
-DEFAULT_FIGSIZE = (7.0, 3.5)
+DEFAULT_FIGSIZE = (8.0, 3.5)
 
 _TIME_SCALES = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 
@@ -228,6 +229,8 @@ def change_point_lines(
         One line per change point; only the first carries ``label`` (legend entry).
     """
     lines: list[Any] = []
+    low, high = ax.get_xlim()
+    width = high - low if high > low else 1.0
     for j, c in enumerate(locations):
         line = ax.axvline(
             c - 0.5,
@@ -238,13 +241,14 @@ def change_point_lines(
         )
         lines.append(line)
         if p_values is not None:
+            right = (c - 0.5 - low) / width > 0.8  # near the right edge: write leftwards
             ax.annotate(
-                f"p = {_format_p(p_values[j])}",
+                f"p {_format_p(p_values[j])}",
                 xy=(c - 0.5, 1.0),
                 xycoords=("data", "axes fraction"),
-                xytext=(3, -3),
+                xytext=(-3 if right else 3, -3),
                 textcoords="offset points",
-                ha="left",
+                ha="right" if right else "left",
                 va="top",
                 fontsize="small",
                 color=color,
@@ -252,9 +256,29 @@ def change_point_lines(
     return lines
 
 
+def outside_legend(ax: Any) -> Any:
+    """Put the legend to the right of the axes, where it cannot hide data.
+
+    Returns the Legend, or None when nothing is labelled.
+    """
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    return ax.legend(
+        handles,
+        labels,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        borderaxespad=0.0,
+        fontsize="small",
+        frameon=False,
+    )
+
+
 def _format_p(p: float) -> str:
+    """``"= 0.012"``, ``"< 0.0001"`` or ``"n/a"`` (the relation included)."""
     if not math.isfinite(p):
         return "n/a"
     if p < 1e-4:
         return "< 0.0001"
-    return format_number(p, 2)
+    return f"= {format_number(p, 2)}"
