@@ -107,7 +107,7 @@ def plot_timeline(
     shade_regions, mark_jobs : bool, default True
         Shade regions alternately; mark each region's job of interest.
     ylabel : str, optional
-        Label of the y axis.
+        Label of the y axis (default: the analysis target, or ``"value"`` for Regions).
 
     Returns
     -------
@@ -123,6 +123,7 @@ def plot_timeline(
         short_label = window_label(result.short_window)
         long_label = window_label(result.long_window)
         title = None
+        default_ylabel = "value"
     elif hasattr(result, "sma") and hasattr(result, "regions"):
         rows, table, title = _analysis_group(result, group)
         times = rows["t"].to_numpy(dtype=float)
@@ -131,6 +132,7 @@ def plot_timeline(
         long = rows["sma_long"].to_numpy(dtype=float)
         short_label = str(result.settings["short"])
         long_label = str(result.settings["long"])
+        default_ylabel = str(getattr(result, "target", "value"))
     else:
         raise InvalidInputError(
             "result must be a Regions or DivergenceAnalysis, got " + type(result).__name__
@@ -164,9 +166,10 @@ def plot_timeline(
             markersize=6,
             label="job of interest",
         )
-    ax.set_ylabel(ylabel or "value")
-    if title:
-        ax.set_title(title)
+    ax.set_xlabel("time (UTC)")
+    ax.set_ylabel(ylabel or default_ylabel)
+    regions_text = f"{len(shown)} divergence region{'s' if len(shown) != 1 else ''}"
+    ax.set_title(f"{title}: {regions_text}" if title else regions_text, fontsize="medium")
     ax.legend(loc="best", fontsize="small")
     return ax
 
@@ -364,7 +367,11 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
     ax.axhline(0.0, color="0.3", linewidth=0.8)
     if positions.size:
         ax.plot(when[positions], diff[positions], "|", color="0.2", markersize=10)
+    ax.set_xlabel("time (UTC)")
     ax.set_ylabel("SMA short - SMA long")
+    count = int(positions.size)
+    ax.set_title(f"SMA difference: {count} crossover{'s' if count != 1 else ''}",
+                 fontsize="medium")
     return ax
 
 
