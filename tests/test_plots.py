@@ -291,8 +291,9 @@ class TestSmoothing:
         assert ax.get_ylabel() == "perf"
         _, given = plt.subplots()
         assert analysis.plot(kind="ranking", ax=given) is given
+        _labelled(given)
         assert analysis.plot(kind="sma_difference").get_xlabel() == "time (UTC)"
-        assert analysis.plot(kind="heatmap", significant_only=False) is not None
+        _labelled(analysis.plot(kind="heatmap", significant_only=False))
 
 
 # ------------------------------------------------------------------ missing matplotlib

@@ -321,7 +321,10 @@ def plot_contributor_ranking(
     names = [(metric_labels or {}).get(m, m) for m in table["metric"]]
     ax.set_xticks(x)
     ax.set_xticklabels(names, rotation=30, ha="right")
+    ax.set_xlabel("metric")
     ax.set_ylabel("fraction of significant records flagged")
+    ax.set_title(f"contributor ranking of {len(table)} metrics (grey: binomial test not "
+                 "significant)", fontsize="medium")
     ax.set_ylim(0, max(0.05, float(bottom.max(initial=0.0)) * 1.25))
     if fractions:
         ax.legend(fontsize="small")
@@ -415,4 +418,6 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     ax.set_yticks(np.arange(len(grid.columns)))
     ax.set_yticklabels(list(grid.columns), fontsize="small")
     ax.set_xlabel(f"region ({len(grid)} jobs of interest)")
+    ax.set_ylabel("metric")
+    ax.set_title("flagged contributors at the jobs of interest", fontsize="medium")
     return ax
