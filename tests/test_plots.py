@@ -338,3 +338,47 @@ def test_plotting_does_not_import_matplotlib_until_called() -> None:
                           cwd=ROOT, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert INSTALL_HINT in done.stdout and "matplotlib" in done.stdout
+
+
+# ------------------------------------------------------------------ MDL trend groups
+
+
+class TestTrendGroups:
+    @staticmethod
+    def _runs() -> list[list[float]]:
+        rng = np.random.default_rng(4)
+        means = np.r_[np.full(12, 12.5), np.full(10, 11.5), np.full(12, 12.8)]
+        return [list(rng.normal(m, 0.1, 3)) for m in means]
+
+    def test_steps_bands_and_labels(self) -> None:
+        from pilotstats.changepoints import mdl_partition
+
+        runs = self._runs()
+        result = mdl_partition(runs)
+        labels = [g.classification for g in result.groups]
+        assert labels == ["normal", "regression", "progression"]
+        ax = result.plot(runs, ylabel="throughput", unit="Mpps")
+        _labelled(ax)
+        assert ax.get_ylabel() == "throughput (Mpps)"
+        assert "1 regression," in ax.get_title() and "1 progression " in ax.get_title()
+        samples = ax.get_lines()[0]
+        assert len(samples.get_xdata()) == 3 * len(runs)
+        assert len(ax.collections) == len(result.groups)  # one ±stdev band per group
+        dashed = _dashed(ax)
+        assert [line.get_color() for line in dashed] == ["C3", "C2"]
+        assert [line.get_xdata()[0] for line in dashed] == [11.5, 21.5]
+        steps = [line for line in ax.get_lines() if line.get_linestyle() == "-"]
+        assert [line.get_ydata()[0] for line in steps] == pytest.approx(
+            [g.avg for g in result.groups])
+
+    def test_without_values_given_axes_and_mismatch(self) -> None:
+        from pilotstats.changepoints import mdl_partition
+
+        runs = self._runs()
+        result = mdl_partition(runs)
+        _, given = plt.subplots()
+        ax = result.plot(ax=given, show_stdev=False)
+        assert ax is given and not ax.collections
+        assert ax.get_ylabel() == "value"
+        with pytest.raises(InvalidInputError, match="n_runs = 34; got 33 runs"):
+            result.plot(runs[:-1])

@@ -29,15 +29,24 @@ from pilotstats._plotting import (
 )
 from pilotstats._validation import check_choice
 from pilotstats.changepoints._results import make_segments
+from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import format_interval, format_number, format_quantity
 
 if TYPE_CHECKING:  # pragma: no cover
     from pilotstats.changepoints._results import ChangePoints, SingleChangePoint
+    from pilotstats.changepoints.mdl import TrendGroups
     from pilotstats.changepoints.stable import StablePhase
 
-__all__ = ["plot_change_points", "plot_stable_phase"]
+__all__ = ["plot_change_points", "plot_stable_phase", "plot_trend_groups"]
+
+#: Colours of the MDL labels (red regression, green progression).
+_LABEL_COLOURS = {"regression": "C3", "progression": "C2"}
 
 _LEVELS = ("median", "mean")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _draw_series(ax: Any, data: np.ndarray, factor: float) -> None:
@@ -211,4 +220,98 @@ def plot_stable_phase(
             else:
                 title += " (no CI)"
     _label_axes(ax, shown_unit, ylabel, title)
+    return ax
+
+
+def plot_trend_groups(
+    result: TrendGroups,
+    values: Any = None,
+    *,
+    ax: Any = None,
+    unit: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+    show_stdev: bool = True,
+) -> Any:
+    """Samples, MDL group means as steps with ±stdev bands, and the labelled boundaries.
+
+    Parameters
+    ----------
+    result : TrendGroups
+        Result of :func:`~pilotstats.changepoints.mdl_partition` or ``MdlStream``.
+    values : sequence of runs, optional
+        The runs the result was computed from (a number or a sequence of samples per run);
+        without them only the groups are drawn.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+    unit : str, optional
+        Label of the measured quantity's unit (the result's ``unit`` is the coding
+        resolution, a number, not a label); ``"s"`` is auto-scaled.
+    ylabel : str, optional
+        Name of the measured quantity (default ``"value"``).
+    title : str, optional
+        Title (default: groups, regressions and progressions).
+    show_stdev : bool, default True
+        Shade mean ± population stdev of each group.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    InvalidInputError
+        ``values`` is not a sequence of ``n_runs`` runs of finite numbers.
+    MissingDependencyError
+        matplotlib is not installed.
+    """
+    from pilotstats.changepoints.mdl import _parse_values
+
+    runs = None
+    if values is not None:
+        policy = "zero" if np.asarray(result.replaced).any() else "omit"
+        runs = _parse_values(values, policy)
+        if runs.n_original != result.n_runs:
+            raise InvalidInputError(
+                f"values must be the runs the TrendGroups was computed from, n_runs = "
+                f"{result.n_runs}; got {runs.n_original} runs"
+            )
+    scale_from = runs.samples if runs is not None else [g.avg for g in result.groups]
+    shown_unit, factor = value_scale(scale_from, unit)
+    ax = new_axes(ax)
+    if runs is not None:
+        counts = np.diff(runs.offsets)
+        positions = np.repeat(runs.original, counts)
+        ax.plot(positions, runs.samples / factor, ".", color=DATA_COLOUR, markersize=4,
+                label="samples")
+    if show_stdev:
+        for i, group in enumerate(result.groups):
+            interval_band(ax, [group.start - 0.5, group.end - 0.5],
+                          (group.avg - group.stdev) / factor, (group.avg + group.stdev) / factor,
+                          color=LEVEL_COLOUR, alpha=BAND_ALPHA,
+                          label="group mean ± stdev" if i == 0 else None)
+    segment_levels(ax, [(g.start, g.end, g.avg / factor) for g in result.groups],
+                   color=LEVEL_COLOUR, label="group mean")
+    for label, colour in _LABEL_COLOURS.items():
+        starts = [g.start for g in result.groups if g.classification == label]
+        change_point_lines(ax, starts, color=colour, label=label)
+        ax.plot(np.asarray(starts, dtype=float) - 0.5,
+                [g.avg / factor for g in result.groups if g.classification == label],
+                "v" if (label == "regression") == result.higher_is_better else "^",
+                color=colour, markersize=7, linestyle="none")
+    normal = [g.start for g in result.groups[1:] if g.classification == "normal"]
+    change_point_lines(ax, normal, color="0.5", label="boundary (no label)")
+    if title is None:
+        n_reg = sum(g.classification == "regression" for g in result.groups)
+        n_prog = sum(g.classification == "progression" for g in result.groups)
+        better = "higher" if result.higher_is_better else "lower"
+        title = (
+            f"MDL trend: {_count(len(result.groups), 'group')} over "
+            f"{_count(result.n_runs, 'run')}, {_count(n_reg, 'regression')}, "
+            f"{_count(n_prog, 'progression')} ({better} is better)"
+        )
+    ax.set_xlabel("run index")
+    ax.set_ylabel(axis_label(ylabel or "value", shown_unit))
+    ax.set_title(title, fontsize="medium")
+    outside_legend(ax)
     return ax
