@@ -12,6 +12,7 @@ import importlib
 import inspect
 import os
 import pkgutil
+import sys
 
 import numpy as np
 import pytest
@@ -38,6 +39,9 @@ def test_module_doctests(name: str, tmp_path: object, monkeypatch: pytest.Monkey
     for test in tests:
         runner.run(test)
     result = runner.summarize(verbose=False)
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:  # examples of plot methods open figures; free them per module
+        pyplot.close("all")
     assert result.failed == 0, f"{result.failed} doctest example(s) failed in {name}"
 
 
