@@ -110,6 +110,14 @@ class TestChangePoints:
         assert len(_dashed(ax)) == 1
         assert [line.get_linestyle() for line in ax.get_lines()].count("-") == 2
 
+    def test_single_without_change(self) -> None:
+        x = np.arange(10.0)
+        result = edm_single(x, min_size=30)  # too short to search
+        assert result.location is None
+        ax = result.plot(x)
+        assert not _dashed(ax) and "no change" in ax.get_title()
+        assert [line.get_linestyle() for line in ax.get_lines()].count("-") == 1
+
     def test_no_change(self) -> None:
         x = np.random.default_rng(0).normal(size=100)
         result = detect_changes(x, min_size=20)
