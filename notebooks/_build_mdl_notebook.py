@@ -45,7 +45,7 @@ CELLS = [
         "for kind, marker, color in (('regression', 'v', 'red'), ('progression', '^', 'green')):\n"
         "    at = np.flatnonzero(groups.anomaly == kind)\n"
         "    ax.plot(at, throughput[at], marker, color=color, markersize=10, label=kind)\n"
-        "ax.set_xlabel('run'); ax.set_ylabel('throughput [Mpps]'); ax.legend(loc='lower left')\n"
+        "ax.set_xlabel('run'); ax.set_ylabel('throughput [Mpps]'); ax.legend(loc='lower right')\n"
         "ax.set_title(f'{len(groups.groups)} groups, {groups.total_bits:.0f} bits')\n"
         "print(f'figure: {len(ax.lines)} line sets drawn')\n"
         "plt.show()"

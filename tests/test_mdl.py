@@ -63,7 +63,8 @@ def _run_engine(func: Any, values: list[Any], prune: bool) -> tuple[np.ndarray, 
         engine.best_bits, engine.last_avg, engine.best_start,
         engine.open_start, engine.open_n, engine.open_avg, engine.open_sd, engine.open_base,
         engine.open_prev, engine.open_norm, engine.open_log2norm, engine.open_far,
-        engine.open_mean_y, engine.open_mean_ln, engine.open_sd_y, engine.open_sd_ln,
+        engine.open_mean_y, engine.open_mean_ln, engine.open_mean_inv, engine.open_sd_y,
+        engine.open_sd_ln, engine.open_size_l, engine.open_size_h,
         engine.scratch, 0,
     )  # fmt: skip
     n = engine.n
@@ -451,3 +452,34 @@ def test_stream_edge_cases() -> None:
     assert len(stream) == 4  # the bad run was not kept
     stream.extend([])
     assert len(stream) == 4
+
+
+def test_demo_report() -> None:
+    from pilotstats.changepoints._demo_mdl import DEMO_THROUGHPUT, demo_mdl
+
+    text = demo_mdl()
+    assert text.startswith("MDL trend analysis")
+    assert "regression" in text and "progression" in text and "compliance" in text
+    groups = mdl_partition(DEMO_THROUGHPUT)
+    assert groups.boundaries.tolist() == [20, 21, 30, 45]
+
+
+def test_stream_recomputes_when_a_new_negative_minimum_arrives() -> None:
+    values = [10.0, 10.2, 9.9, 10.1, 3.0, 3.1, 2.9]
+    stream = MdlStream()
+    stream.extend(values)
+    assert stream.recomputations == 0
+    with pytest.warns(DataRangeWarning):
+        stream.append(-1.0)  # the pruning bound's floor moves: full recomputation
+        got = stream.result()
+    assert stream.recomputations == 1
+    with pytest.warns(DataRangeWarning):
+        batch = mdl_partition([*values, -1.0], pruning=False)
+    assert starts(got) == starts(batch) and got.total_bits == batch.total_bits
+
+
+def test_pandas_series_input() -> None:
+    pd = pytest.importorskip("pandas")
+    values = [10.0, 10.1, 9.9, 12.0, 12.1, 11.9]
+    res = mdl_partition(pd.Series(values))
+    assert res.total_bits == mdl_partition(values).total_bits

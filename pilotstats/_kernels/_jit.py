@@ -70,9 +70,12 @@ class LazyKernel(Generic[P, R]):
         The plain Python function (the pure-Python twin used by tests).
     """
 
-    def __init__(self, func: Callable[P, R], *, parallel: bool = False) -> None:
+    def __init__(
+        self, func: Callable[P, R], *, parallel: bool = False, error_model: str = "python"
+    ) -> None:
         self.py_func = func
         self.parallel = parallel
+        self.error_model = error_model
         self._compiled: Callable[P, R] | None = None
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__
@@ -109,7 +112,9 @@ class LazyKernel(Generic[P, R]):
             func.__qualname__ = self.py_func.__qualname__
             func.__module__ = self.py_func.__module__
         parallel = bool(self.parallel and _config.PARALLEL)
-        compiled: Callable[P, R] = numba.njit(cache=True, parallel=parallel)(func)
+        compiled: Callable[P, R] = numba.njit(
+            cache=True, parallel=parallel, error_model=self.error_model
+        )(func)
         return compiled
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -120,15 +125,20 @@ class LazyKernel(Generic[P, R]):
         return f"<LazyKernel {self.__qualname__} ({state})>"
 
 
-def kernel(func: Callable[P, R] | None = None, *, parallel: bool = False) -> Any:
+def kernel(
+    func: Callable[P, R] | None = None, *, parallel: bool = False, error_model: str = "python"
+) -> Any:
     """Decorate a plain Python function as a lazily compiled numba kernel.
 
     Use as ``@kernel`` or ``@kernel(parallel=True)``; ``prange`` kernels must import
     ``prange`` through :func:`prange` below so the pure-Python path works without numba.
+    ``error_model="numpy"`` (numba's option) drops the division-by-zero checks, which lets
+    LLVM vectorise division loops; use it only in kernels that never divide by zero (the
+    pure-Python twin would raise where the compiled kernel returns inf/nan).
     """
     if func is None:
-        return lambda inner: LazyKernel(inner, parallel=parallel)
-    return LazyKernel(func, parallel=parallel)
+        return lambda inner: LazyKernel(inner, parallel=parallel, error_model=error_model)
+    return LazyKernel(func, parallel=parallel, error_model=error_model)
 
 
 def prange(*args: int) -> range:

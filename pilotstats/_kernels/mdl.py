@@ -24,6 +24,10 @@ from pilotstats._kernels._jit import kernel
 
 #: ``math.log(x, 2)`` in CPython is ``log(x) / log(2)``; keep exactly that divisor.
 LN2 = math.log(2.0)
+#: Used only inside the (rounding-tolerant) pruning bounds, never in code lengths.
+INV_LN2 = 1.0 / LN2
+#: ½·ln(2πe): per-sample growth of the sphere term's size part g(k).
+C0 = 0.5 * math.log(2.0 * math.pi * math.e)
 
 
 @kernel
@@ -164,7 +168,8 @@ def mean_norm(prev_u: float, max_u: float) -> float:
     return norm
 
 
-@kernel
+# No division by zero here (n >= 1, unit > 0, Z > 0, y >= 1), so numba may vectorise.
+@kernel(error_model="numpy")  # type: ignore[untyped-decorator]
 def mdl_advance(
     run_n: np.ndarray,
     run_avg: np.ndarray,
@@ -194,8 +199,11 @@ def mdl_advance(
     open_far: np.ndarray,
     open_mean_y: np.ndarray,
     open_mean_ln: np.ndarray,
+    open_mean_inv: np.ndarray,
     open_sd_y: np.ndarray,
     open_sd_ln: np.ndarray,
+    open_size_l: np.ndarray,
+    open_size_h: np.ndarray,
     scratch: np.ndarray,
     n_open: int,
 ) -> int:
@@ -233,9 +241,12 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
         Open candidates in increasing start order: start run, running statistics,
         frozen ``F(j)``, ``P(j)/unit`` (NaN for the first group), ``Z``, ``log2 Z`` and
         ``log2(max(|low − p|, |M − p|) + 1)``.
-    open_mean_y, open_mean_ln, open_sd_y, open_sd_ln : ndarray, shape (n_runs,)
-        Anchors ``y0`` and ``ln y0`` of the last exact evaluation for ``y = |a − p| + 1``
-        and ``y = s + 1`` (pruned mode only; see Notes).
+    open_mean_y, open_mean_ln, open_mean_inv, open_sd_y, open_sd_ln : ndarray
+        Anchors ``y0``, ``ln y0`` (and ``1/y0``) of the last exact evaluation for
+        ``y = |a − p| + 1`` and ``y = s + 1`` (pruned mode only; see Notes).
+    open_size_l, open_size_h : ndarray of float64, shape (n_runs,)
+        ``L(k0)`` and ``h(k0)`` at the size ``k0`` of the last exact evaluation (both
+        non-decreasing in k, so they bound the current size terms from below).
     scratch : ndarray of float64, shape (n_runs,)
         Work space for the pruning bounds.
     n_open : int
@@ -267,22 +278,61 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
     old candidate is evaluated, a lower bound is formed without logarithms from the
     anchors of its last exact evaluation, by concavity of ln:
     ``ln y ≥ ln y0 + 1 − y0/y`` and ``ln y ≤ ln y0 + (y − y0)/y0``, with
-    ``ln((s+1)(s+2)) ≥ 2 ln(s+1)``. If the bound exceeds the current record by more than the
-    margin, the candidate cannot be strictly smaller, so its exact value is not needed; its
-    statistics are still updated exactly, and its pruning bound uses the lower bound.
+    ``ln((s+1)(s+2)) ≥ 2 ln(s+1)``; the size terms use ``L(k) ≥ L(k0)`` and
+    ``g(k) ≥ k·c0 + h(k0)`` for the size ``k0`` of that evaluation. If the bound exceeds
+    the current record by more than the margin, the candidate cannot be strictly smaller,
+    so its exact value is not needed; its statistics are still updated exactly, and its
+    pruning bound uses the lower bound.
     """
+    inv_unit = 1.0 / unit
+    log2_m1 = math.log(max_u + 1.0) / LN2
+    c_term = math.log(1.0 - 1.0 / (max_u + 2.0)) / LN2
     for i in range(start, stop):
-        # The new one-run group [i..i], coded after the best prefix of runs 0..i-1.
-        slot = n_open
-        has_prev_new = i > 0
+        n_old = n_open
+        run_size = run_n[i]
+        run_mean = run_avg[i]
+        run_size_f = float(run_size)
+        run_moment = (run_sd[i] * run_sd[i]) * run_size_f
+        # (1) Extend every open candidate by run i: merge_pair written out so that the
+        # loop has no calls or branches and vectorises (IEEE division and square root are
+        # exact per lane, so the values are those of the scalar merge).
+        for u in range(n_old):
+            n1f = float(open_n[u])
+            total_avg = 0.0 + (open_avg[u] * n1f) / n1f
+            moment = 0.0 + (open_sd[u] * open_sd[u]) * n1f
+            delta = run_mean - total_avg
+            n_new = open_n[u] + run_size
+            nf = float(n_new)
+            total_avg = total_avg + (delta * run_size_f) / nf
+            moment = moment + run_moment
+            moment = moment + (((delta * delta) * n1f) * run_size_f) / nf
+            open_n[u] = n_new
+            open_avg[u] = total_avg
+            open_sd[u] = math.sqrt(moment / nf)
+        # (2) Pruned mode: log-free lower bounds of every old candidate (see Notes). Old
+        # candidates hold at least two samples; the first group's anchors make its mean
+        # term the constant log2(M + 1).
+        if prune:
+            for u in range(n_old):
+                kf = float(open_n[u])
+                y = abs(open_avg[u] * inv_unit - open_prev[u]) + 1.0
+                lower = open_base[u] + open_size_l[u] + open_log2norm[u]
+                lower -= (open_mean_ln[u] + (y - open_mean_y[u]) * open_mean_inv[u]) * INV_LN2
+                z = open_sd[u] * inv_unit + 1.0
+                ln_low = max(open_sd_ln[u] + 1.0 - open_sd_y[u] / z, 0.0)
+                lower += (2.0 * ln_low) * INV_LN2 + c_term
+                lower += (kf * C0 + open_size_h[u] + ln_low * (kf - 2.0)) * INV_LN2
+                scratch[u] = lower
+        # (3) The new one-run group [i..i], coded after the best prefix of runs 0..i-1.
+        slot = n_old
         base = best_bits[i]
-        new_avg, new_sd = remerge(run_n[i], run_avg[i], run_sd[i])
+        new_avg, new_sd = remerge(run_size, run_mean, run_sd[i])
         open_start[slot] = i
-        open_n[slot] = run_n[i]
+        open_n[slot] = run_size
         open_avg[slot] = new_avg
         open_sd[slot] = new_sd
         open_base[slot] = base
-        if has_prev_new:
+        if i > 0:
             prev_u = last_avg[i] / unit
             norm = mean_norm(prev_u, max_u)
             open_prev[slot] = prev_u
@@ -291,50 +341,27 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
             far = max(abs(low_u - prev_u), abs(max_u - prev_u))
             open_far[slot] = math.log(far + 1.0) / LN2
         else:
-            open_prev[slot] = np.nan
+            open_prev[slot] = 0.0
             open_norm[slot] = 1.0
-            open_log2norm[slot] = 0.0
+            open_log2norm[slot] = log2_m1
             open_far[slot] = 0.0
-        log2_m1 = math.log(max_u + 1.0) / LN2
-        c_term = math.log(1.0 - 1.0 / (max_u + 2.0)) / LN2
-        total = slot + 1
+            open_mean_y[slot] = 1.0
+            open_mean_ln[slot] = 0.0
+            open_mean_inv[slot] = 0.0
+        n_open = n_old + 1
+        # (4) Scan: the new group is the initial record, then the old candidates in
+        # increasing start order replace it only when strictly smaller (jumpavg's rule).
         record = np.inf
         record_slot = slot
-        for t in range(total):
-            # Evaluate the new group first (it is the initial record), then the old
-            # candidates in increasing start order.
+        for t in range(n_open):
             u = slot if t == 0 else t - 1
-            if u != slot:
-                n_new, a_new, s_new = merge_pair(
-                    open_n[u], open_avg[u], open_sd[u], run_n[i], run_avg[i], run_sd[i]
-                )
-                open_n[u] = n_new
-                open_avg[u] = a_new
-                open_sd[u] = s_new
             k = open_n[u]
             has_prev = open_start[u] > 0
             if prune and u != slot:
-                lower = open_base[u] + tab_l[k]
-                if has_prev:
-                    y = abs(open_avg[u] / unit - open_prev[u]) + 1.0
-                    y0 = open_mean_y[u]
-                    lower += open_log2norm[u] - (open_mean_ln[u] + (y - y0) / y0) / LN2
-                else:
-                    lower += log2_m1
-                if k >= 2:
-                    y = open_sd[u] / unit + 1.0
-                    ln_low = open_sd_ln[u] + 1.0 - open_sd_y[u] / y
-                    if ln_low < 0.0:
-                        ln_low = 0.0
-                    lower += (2.0 * ln_low) / LN2 + c_term
-                    lower += (tab_c[k] + ln_low * float(k - 2) + tab_d[k]) / LN2
+                lower = scratch[u]
                 if lower > record + margin * (1.0 + abs(record)):
-                    bound = lower - tab_l[k] + tab_gb[k] + c_term
-                    if has_prev:
-                        bound -= open_far[u]
-                    if k >= 2:
-                        bound -= c_term + 1.0
-                    scratch[u] = bound
+                    bound = lower - tab_l[k] + tab_gb[k] + c_term - open_far[u]
+                    scratch[u] = bound - (c_term + 1.0)
                     continue
             bits, ln_mean, ln_s1, ln_s12 = group_bits(
                 k,
@@ -360,6 +387,7 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
                 a_re, s_re = remerge(k, open_avg[u], open_sd[u])
                 if has_prev:
                     open_mean_y[u] = abs(a_re / unit - open_prev[u]) + 1.0
+                    open_mean_inv[u] = 1.0 / open_mean_y[u]
                     open_mean_ln[u] = ln_mean + open_log2norm[u] * LN2
                 if k >= 2:
                     open_sd_y[u] = s_re / unit + 1.0
@@ -367,13 +395,15 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
                 else:  # s = 0: the exact anchor y0 = 1, ln y0 = 0
                     open_sd_y[u] = 1.0
                     open_sd_ln[u] = 0.0
+                # size anchors: L(k) and h(k) = g(k) − k·c0 only grow with k
+                open_size_l[u] = tab_l[k]
+                open_size_h[u] = tab_c[k] + tab_d[k] - float(k) * C0 - 1e-9 - 1e-15 * float(k)
                 bound = cand - tab_l[k] + tab_gb[k] + c_term
                 if has_prev:
                     bound += (ln_mean / LN2 + open_log2norm[u]) - open_far[u]
                 if k >= 2:
                     bound -= c_term + (ln_s12 - 2.0 * ln_s1) / LN2
                 scratch[u] = bound
-        n_open = total
         best_bits[i + 1] = record
         best_start[i] = open_start[record_slot]
         winner_avg, _ = remerge(open_n[record_slot], open_avg[record_slot], 0.0)
@@ -398,8 +428,11 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
                     open_far[kept] = open_far[u]
                     open_mean_y[kept] = open_mean_y[u]
                     open_mean_ln[kept] = open_mean_ln[u]
+                    open_mean_inv[kept] = open_mean_inv[u]
                     open_sd_y[kept] = open_sd_y[u]
                     open_sd_ln[kept] = open_sd_ln[u]
+                    open_size_l[kept] = open_size_l[u]
+                    open_size_h[kept] = open_size_h[u]
                 kept += 1
             n_open = kept
     return n_open

@@ -16,7 +16,7 @@ import math
 import numbers
 import warnings
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from pilotstats._typing import Float64Array1D, MdlLabel, NanPolicy
 from pilotstats._validation import check_choice, check_real
 from pilotstats.exceptions import DataRangeWarning, InvalidInputError, NotEnoughDataError
 from pilotstats.results import Result, format_number
+
+if TYPE_CHECKING:
+    from pilotstats.changepoints.compliance import TrendCompliance
 
 __all__ = ["MdlStream", "TrendGroup", "TrendGroups", "mdl_partition"]
 
@@ -172,6 +175,8 @@ def _parse_values(values: Any, policy: str, name: str = "values") -> _Runs:
             f"{type(values).__name__}"
         )
     fast: np.ndarray | None = None
+    if not isinstance(values, np.ndarray) and hasattr(values, "__array__"):
+        values = np.asarray(values)  # pandas/polars series and other array-likes
     if isinstance(values, np.ndarray):
         if values.dtype.kind == "b":
             raise InvalidInputError(f"{name} must contain real numbers, got a boolean array")
@@ -381,9 +386,11 @@ class TrendGroups(Result):
         last = self.groups[-1]
         n_reg = sum(g.classification == "regression" for g in self.groups)
         n_prog = sum(g.classification == "progression" for g in self.groups)
+        shown = [int(b) for b in self.boundaries[:12]]
+        listed = str(shown) if self.boundaries.size <= 12 else str(shown)[:-1] + ", ...]"
         return (
             f"{len(self.groups)} group(s) over {self.n_runs} runs "
-            f"(boundaries {list(map(int, self.boundaries))}; {n_reg} regression(s), "
+            f"(boundaries {listed}; {n_reg} regression(s), "
             f"{n_prog} progression(s)); last group mean {format_number(last.avg, 6)}, "
             f"stdev {format_number(last.stdev, 4)}, {last.n_runs} runs; "
             f"{format_number(self.total_bits, 7)} bits, unit {format_number(self.unit, 4)}"
@@ -392,8 +399,19 @@ class TrendGroups(Result):
     def __len__(self) -> int:
         return len(self.groups)
 
-    def compliance(self, **kwargs: Any) -> Any:
-        """Trend compliance metrics of this partition; see :func:`trend_compliance`."""
+    def compliance(self, **kwargs: Any) -> TrendCompliance:
+        """Trend compliance metrics of this partition; see :func:`trend_compliance`.
+
+        Parameters
+        ----------
+        **kwargs
+            Keyword arguments of :func:`trend_compliance` (``times``, ``short_window``,
+            ``long_window``, ``short_period``, ``long_period``, ``higher_is_better``).
+
+        Returns
+        -------
+        TrendCompliance
+        """
         from pilotstats.changepoints.compliance import trend_compliance
 
         return trend_compliance(self, **kwargs)
@@ -533,8 +551,11 @@ class _Engine:
         self.open_far = grow(get("open_far"), capacity, np.float64)
         self.open_mean_y = grow(get("open_mean_y"), capacity, np.float64)
         self.open_mean_ln = grow(get("open_mean_ln"), capacity, np.float64)
+        self.open_mean_inv = grow(get("open_mean_inv"), capacity, np.float64)
         self.open_sd_y = grow(get("open_sd_y"), capacity, np.float64)
         self.open_sd_ln = grow(get("open_sd_ln"), capacity, np.float64)
+        self.open_size_l = grow(get("open_size_l"), capacity, np.float64)
+        self.open_size_h = grow(get("open_size_h"), capacity, np.float64)
         self.scratch = grow(get("scratch"), capacity, np.float64)
 
     def add_runs(self, samples: Float64Array1D, offsets: np.ndarray) -> None:
@@ -610,8 +631,11 @@ class _Engine:
             self.open_far,
             self.open_mean_y,
             self.open_mean_ln,
+            self.open_mean_inv,
             self.open_sd_y,
             self.open_sd_ln,
+            self.open_size_l,
+            self.open_size_h,
             self.scratch,
             self.n_open,
         )
