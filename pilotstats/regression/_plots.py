@@ -198,7 +198,7 @@ def plot_calibration(
     shaded = False
     for begin, end in outside:
         if end > begin:
-            ax.axvspan(begin, end, color="0.92", linewidth=0, zorder=0,
+            ax.axvspan(begin, end, color="0.95", linewidth=0, zorder=0,
                        label=None if shaded else "extrapolation")
             shaded = True
     z = problem.z[:, column]
