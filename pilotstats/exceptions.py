@@ -16,6 +16,7 @@ __all__ = [
     "FormatWarning",
     "IdentifiabilityWarning",
     "InvalidInputError",
+    "MissingDependencyError",
     "NotEnoughDataError",
     "NumericalAccuracyWarning",
     "PerformanceWarning",
@@ -167,3 +168,16 @@ class TargetNotExtremeWarning(PilotStatsWarning):
     Possible only with the ``"percentile"`` classifier when the target ties at its extreme
     (smoothing spec §7).
     """
+
+
+class MissingDependencyError(PilotStatsError, ImportError):
+    """An optional dependency needed by the called feature is not installed.
+
+    The message names the package and the pip command that installs it (for plots:
+    ``pip install "pilotstats[plot]"``). The attribute :attr:`package` holds the missing
+    package's import name.
+    """
+
+    def __init__(self, message: str, *, package: str | None = None):
+        super().__init__(message, name=package)
+        self.package = package

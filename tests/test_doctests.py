@@ -43,6 +43,9 @@ def test_module_doctests(name: str, tmp_path: object, monkeypatch: pytest.Monkey
         if pyplot is not None:
             pyplot.close("all")  # plotting examples must not pile up open figures
     result = runner.summarize(verbose=False)
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:  # examples of plot methods open figures; free them per module
+        pyplot.close("all")
     assert result.failed == 0, f"{result.failed} doctest example(s) failed in {name}"
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pilotstats._plotting import level_text, new_axes, time_scale
 from pilotstats.results import format_number
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -20,32 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["plot_analysis", "plot_comparison", "plot_measurements", "plot_trend"]
 
-_SCALES = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 _VERDICT_COLORS = {"regression": "tab:red", "improvement": "tab:green",
                    "no significant change": "tab:gray", "not analysable": "lightgray"}
-
-
-def _axes(ax: Any) -> Any:
-    if ax is not None:
-        return ax
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("plotting needs matplotlib: pip install 'pilotstats[plot]'") from exc
-    _, new_ax = plt.subplots(figsize=(7, 3.5))
-    return new_ax
-
-
-def _time_scale(values: Any) -> tuple[str, float]:
-    finite = np.abs(np.asarray([v for v in np.ravel(values) if v is not None], dtype=float))
-    finite = finite[np.isfinite(finite) & (finite > 0)]
-    if finite.size == 0:
-        return "s", 1.0
-    reference = float(np.median(finite))
-    for label, factor in _SCALES:
-        if reference >= factor:
-            return label, factor
-    return "ns", 1e-9
 
 
 def plot_measurements(measurements: Measurements, *, benchmark: str | None = None,
@@ -78,9 +55,9 @@ def plot_measurements(measurements: Measurements, *, benchmark: str | None = Non
     """
     name = benchmark if benchmark is not None else measurements.names[0]
     part = measurements[name] if len(measurements) > 1 or benchmark else measurements
-    ax = _axes(ax)
+    ax = new_axes(ax)
     values = part.time_per_work
-    label, factor = _time_scale(values)
+    label, factor = time_scale(values)
     position = 0
     for run_id, run in part.by_run():
         y = run.time_per_work / factor
@@ -125,7 +102,7 @@ def plot_analysis(report: AnalysisReport, *, ax: Any = None) -> Any:
     >>> ax.get_xlabel()
     'interval relative to the estimate (%, 95 % CI)'
     """
-    ax = _axes(ax)
+    ax = new_axes(ax)
     names, lows, highs = [], [], []
     for item in report:
         if item.mean is None or item.ci_low is None or item.ci_high is None or not item.mean:
@@ -140,8 +117,7 @@ def plot_analysis(report: AnalysisReport, *, ax: Any = None) -> Any:
     ax.axvline(report.target_percent, color="tab:gray", linestyle=":",
                label=f"target ±{format_number(report.target_percent)} %")
     ax.set_yticks(y, names, fontsize=7)
-    level = format_number(report.confidence_level * 100, 6)
-    ax.set_xlabel(f"interval relative to the estimate (%, {level} % CI)")
+    ax.set_xlabel(f"interval relative to the estimate (%, {level_text(report.confidence_level)})")
     ax.legend(fontsize=7)
     return ax
 
@@ -175,7 +151,7 @@ def plot_comparison(report: ComparisonReport, *, ax: Any = None) -> Any:
     >>> compare(old, new).plot().get_xlabel()
     'change of the mean, new vs baseline (%, 95 % CI)'
     """
-    ax = _axes(ax)
+    ax = new_axes(ax)
     rows = [c for c in report if c.relative_change is not None]
     y = np.arange(len(rows))
     for i, item in enumerate(rows):
@@ -189,8 +165,9 @@ def plot_comparison(report: ComparisonReport, *, ax: Any = None) -> Any:
         for sign in (-1, 1):
             ax.axvline(sign * report.min_change_percent, color="tab:gray", linestyle=":")
     ax.set_yticks(y, [c.name for c in rows], fontsize=7)
-    level = format_number(report.confidence_level * 100, 6)
-    ax.set_xlabel(f"change of the mean, new vs baseline (%, {level} % CI)")
+    ax.set_xlabel(
+        f"change of the mean, new vs baseline (%, {level_text(report.confidence_level)})"
+    )
     return ax
 
 
@@ -221,10 +198,10 @@ def plot_trend(report: TrendReport, *, benchmark: str | None = None, ax: Any = N
     >>> trend(files).plot().get_ylabel()
     'mean time per work unit (s)'
     """
-    ax = _axes(ax)
+    ax = new_axes(ax)
     item = report[benchmark] if benchmark is not None else report.benchmarks[0]
     means = np.array([np.nan if v is None else v for v in item.means], dtype=float)
-    label, factor = _time_scale(means)
+    label, factor = time_scale(means)
     x = np.arange(means.size)
     ax.plot(x, means / factor, "o", color="tab:blue", label="mean of each result")
     for segment in item.segments:

@@ -233,6 +233,65 @@ class ChangePoints(Result):
     def _extra_dict(self) -> dict[str, Any]:
         return {"n_change_points": len(self.locations), "confidence_level": None}
 
+    def plot(
+        self,
+        x: Any,
+        *,
+        ax: Any = None,
+        level: str = "median",
+        unit: str | None = None,
+        ylabel: str | None = None,
+        title: str | None = None,
+    ) -> Any:
+        """Draw the series, each segment's level and the change points (needs matplotlib).
+
+        Change points are dashed vertical lines between the last sample of a segment and
+        the first of the next, annotated with their p-values when the detector tested them
+        (:class:`~pilotstats.changepoints.DetectedChangePoints`).
+
+        Parameters
+        ----------
+        x : array_like, shape (n,)
+            The series the result was computed from (results do not keep it).
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure). ``plt.show`` is never called.
+        level : {"median", "mean"}, default "median"
+            Statistic drawn as each segment's horizontal level.
+        unit : str, optional
+            Unit of ``x`` (default: :attr:`unit`); seconds are auto-scaled to ms/µs/ns.
+        ylabel : str, optional
+            Name of the measured quantity on the y axis (default ``"value"``).
+        title : str, optional
+            Title (default: method, number of change points, test and n).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        InvalidInputError
+            ``len(x) != n`` or ``x`` not finite and 1-D; unknown ``level``.
+        MissingDependencyError
+            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import numpy as np
+        >>> from pilotstats.changepoints import edm
+        >>> x = np.r_[np.zeros(40), np.ones(40)] + np.tile([0.0, 0.1], 40)
+        >>> ax = edm(x, min_size=10).plot(x)
+        >>> ax.get_xlabel(), len(ax.get_lines())
+        ('sample index', 4)
+        """
+        from pilotstats.changepoints._plots import plot_change_points
+
+        return plot_change_points(
+            self, x, ax=ax, level=level, unit=unit, ylabel=ylabel, title=title
+        )
+
     def to_records(
         self,
         metric: str = "value",
@@ -373,3 +432,58 @@ class SingleChangePoint(Result):
 
     def _extra_dict(self) -> dict[str, Any]:
         return {"confidence_level": None}
+
+    def plot(
+        self,
+        x: Any,
+        *,
+        ax: Any = None,
+        level: str = "median",
+        unit: str | None = None,
+        ylabel: str | None = None,
+        title: str | None = None,
+    ) -> Any:
+        """Draw the series, the two segment levels and the change point (needs matplotlib).
+
+        Parameters
+        ----------
+        x : array_like, shape (n,)
+            The series the result was computed from (results do not keep it).
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure). ``plt.show`` is never called.
+        level : {"median", "mean"}, default "median"
+            Statistic drawn as each segment's horizontal level.
+        unit : str, optional
+            Unit of ``x`` (default: :attr:`unit`); seconds are auto-scaled to ms/µs/ns.
+        ylabel : str, optional
+            Name of the measured quantity on the y axis (default ``"value"``).
+        title : str, optional
+            Title (default: method, change point and n).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        InvalidInputError
+            ``len(x) != n`` or ``x`` not finite and 1-D; unknown ``level``.
+        MissingDependencyError
+            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import numpy as np
+        >>> from pilotstats.changepoints import edm_single
+        >>> x = np.r_[np.zeros(30), np.ones(30)] + np.tile([0.0, 0.1], 30)
+        >>> ax = edm_single(x, min_size=10).plot(x, unit="ms")
+        >>> ax.get_ylabel()
+        'value (ms)'
+        """
+        from pilotstats.changepoints._plots import plot_change_points
+
+        return plot_change_points(
+            self, x, ax=ax, level=level, unit=unit, ylabel=ylabel, title=title
+        )

@@ -441,6 +441,73 @@ class TrendGroups(Result):
     def _extra_dict(self) -> dict[str, Any]:
         return {"confidence_level": None, "n_groups": len(self.groups)}
 
+    def plot(
+        self,
+        values: Any = None,
+        *,
+        ax: Any = None,
+        unit: str | None = None,
+        ylabel: str | None = None,
+        title: str | None = None,
+        show_stdev: bool = True,
+    ) -> Any:
+        """Draw the samples, group means as steps with ±stdev bands and the labels.
+
+        Needs matplotlib. Each group's mean is a horizontal step over its runs, shaded
+        ± its population stdev; the first run of a regression (red) or progression (green)
+        group gets a dashed line and a triangle pointing the way the mean moved; other
+        boundaries are grey.
+
+        Parameters
+        ----------
+        values : sequence of runs, optional
+            The runs the result was computed from (results do not keep them); without
+            them only the groups are drawn.
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure). ``plt.show`` is never called.
+        unit : str, optional
+            Unit label of the values (:attr:`unit` is the coding resolution, a number);
+            ``"s"`` is auto-scaled to ms/µs/ns.
+        ylabel : str, optional
+            Name of the measured quantity on the y axis (default ``"value"``).
+        title : str, optional
+            Title (default: groups, regressions and progressions).
+        show_stdev : bool, default True
+            Shade mean ± stdev of each group.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        InvalidInputError
+            ``values`` is not ``n_runs`` runs of finite numbers.
+        MissingDependencyError
+            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from pilotstats.changepoints import mdl_partition
+        >>> runs = [12.5, 12.4, 12.6, 12.5, 12.4, 12.0, 11.9, 12.0, 11.9, 12.1]
+        >>> ax = mdl_partition(runs).plot(runs, ylabel="throughput", unit="Mpps")
+        >>> ax.get_ylabel()
+        'throughput (Mpps)'
+        """
+        from pilotstats.changepoints._plots import plot_trend_groups
+
+        return plot_trend_groups(
+            self,
+            values,
+            ax=ax,
+            unit=unit,
+            ylabel=ylabel,
+            title=title,
+            show_stdev=show_stdev,
+        )
+
 
 def _readonly(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)

@@ -237,6 +237,73 @@ class StablePhase(Result):
     def _extra_dict(self) -> dict[str, Any]:
         return {"locations": list(self.locations), "kept_fraction": self.kept_fraction}
 
+    def plot(
+        self,
+        x: ArrayLike1D,
+        *,
+        ax: Any = None,
+        unit: str | None = None,
+        ylabel: str | None = None,
+        title: str | None = None,
+        show_change_points: bool = True,
+    ) -> Any:
+        """Draw the round with shaded warm-up/cool-down and the stable mean with its CI.
+
+        Needs matplotlib. The stable-phase mean is a horizontal line over ``[start, end)``
+        inside the band of its autocorrelation-aware confidence interval (when one could
+        be computed); change points are dashed lines, with p-values for
+        ``method="robust"``.
+
+        Parameters
+        ----------
+        x : array_like, shape (n,)
+            The series the result was computed from (results do not keep it).
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure). ``plt.show`` is never called.
+        unit : str, optional
+            Unit of ``x`` (default: :attr:`unit`); seconds are auto-scaled to ms/µs/ns.
+        ylabel : str, optional
+            Name of the measured quantity on the y axis (default ``"value"``).
+        title : str, optional
+            Title (default: the stable phase, its mean and confidence interval).
+        show_change_points : bool, default True
+            Draw the change points behind the decision.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        InvalidInputError
+            ``len(x) != n`` or ``x`` not finite and 1-D.
+        MissingDependencyError
+            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import numpy as np
+        >>> from pilotstats.changepoints import stable_phase
+        >>> rng = np.random.default_rng(3)
+        >>> x = np.concatenate([rng.normal(14.0, 1.0, 50), rng.normal(10.0, 1.0, 250)])
+        >>> ax = stable_phase(x, unit="ms").plot(x)
+        >>> ax.get_ylabel(), ax.get_title()[:25]
+        ('value (ms)', 'stable phase [50, 300) of')
+        """
+        from pilotstats.changepoints._plots import plot_stable_phase
+
+        return plot_stable_phase(
+            self,
+            x,
+            ax=ax,
+            unit=unit,
+            ylabel=ylabel,
+            title=title,
+            show_change_points=show_change_points,
+        )
+
 
 def _pilot_change_points(data: np.ndarray, min_size: int, unit: str | None) -> ChangePoints:
     """EDM-percent (δ = min_size, percent 0.25, degree 1) on the raw values (spec §4.3)."""

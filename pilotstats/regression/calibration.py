@@ -757,6 +757,67 @@ class Prediction(Result):
         variance = np.einsum("i,tij,j->t", a, self.covariance, a)
         return self.values @ a, t * np.sqrt(np.maximum(variance, 0.0))
 
+    def plot(
+        self,
+        x: Any,
+        output: int = 0,
+        *,
+        ax: Any = None,
+        xlabel: str | None = None,
+        ylabel: str | None = None,
+        unit: str | None = None,
+        title: str | None = None,
+    ) -> Any:
+        """Draw one output's predictions over the condition axis with their band.
+
+        Needs matplotlib. The band is the confidence interval of the mean
+        (:meth:`CalibrationResult.predict`) or the prediction interval of a new measurement
+        (:meth:`CalibrationResult.prediction_interval`), as :attr:`kind` says.
+
+        Parameters
+        ----------
+        x : array_like, shape (T,)
+            Position of each condition on the x axis (e.g. the populations N); the
+            prediction does not keep its conditions.
+        output : int, default 0
+            Column (measure) to draw.
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure). ``plt.show`` is never called.
+        xlabel, ylabel : str, optional
+            Axis names (default ``"condition"`` and ``"output <j>"``).
+        unit : str, optional
+            Unit of the output, appended to the y label.
+        title : str, optional
+            Title (default: the kind of interval and the degrees of freedom).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        InvalidInputError
+            ``len(x)`` is not the number of conditions, or ``output`` is out of range.
+        MissingDependencyError
+            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from pilotstats.regression import calibrate
+        >>> fit = calibrate(lambda p, u: p[0] * u, [1, 2, 3, 4], [2.1, 3.9, 6.2, 7.9], [1.0],
+        ...                 weights=None)
+        >>> ax = fit.predict([1, 5, 10]).plot([1, 5, 10], xlabel="load", unit="s")
+        >>> ax.get_ylabel()
+        'output 0 (s)'
+        """
+        from pilotstats.regression._plots import plot_prediction
+
+        return plot_prediction(
+            self, x, output, ax=ax, xlabel=xlabel, ylabel=ylabel, unit=unit, title=title
+        )
+
     def __str__(self) -> str:
         return (
             f"{self.kind} prediction at {self.values.shape[0]} condition(s) × "
@@ -977,6 +1038,92 @@ class CalibrationResult(Result):
             confidence_level=self.confidence_level,
             dof=self.dof,
             kind="new observation",
+        )
+
+    def plot(
+        self,
+        output: int = 0,
+        *,
+        conditions: Any = None,
+        x: Any = None,
+        condition_index: int | None = None,
+        ax: Any = None,
+        prediction_band: bool = True,
+        xlabel: str | None = None,
+        ylabel: str | None = None,
+        unit: str | None = None,
+        title: str | None = None,
+    ) -> Any:
+        """Draw measurements of one output against the model with CI and PI bands.
+
+        Needs matplotlib. Black dots are the measured values z_t of ``output``; the line is
+        the calibrated model h(x̂, u) over the condition axis inside the confidence band of
+        the mean (:meth:`predict`) and, for OLS, ``"irls"`` and ``"fixed"`` weights, the
+        wider prediction band of a new measurement (:meth:`prediction_interval`).
+
+        Parameters
+        ----------
+        output : int, default 0
+            Column (measure) to draw.
+        conditions : sequence, optional
+            Conditions at which to draw the model (e.g. ``range(1, 31)`` to extrapolate).
+            Default: every integer between the smallest and largest measured condition
+            when the conditions are integer scalars (such as populations N), else the
+            measured conditions.
+        x : array_like, optional
+            Positions of ``conditions`` on the x axis (default: the conditions themselves,
+            or their entry ``condition_index``).
+        condition_index : int, optional
+            For conditions given as rows (e.g. ``[N, Z]``): which entry is the x axis.
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure). ``plt.show`` is never called.
+        prediction_band : bool, default True
+            Also draw the prediction band (skipped for weightings whose new-measurement
+            variance is unknown: arrays, callables, covariances).
+        xlabel, ylabel : str, optional
+            Axis names (default ``"condition"`` and ``"output <j>"``).
+        unit : str, optional
+            Unit of the output, appended to the y label.
+        title : str, optional
+            Title (default: parameter names, weighting and dof).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        InvalidInputError
+            ``output`` out of range, conditions that are not numbers (without
+            ``condition_index`` or ``x``), or ``x`` of another length than ``conditions``.
+        MissingDependencyError
+            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from pilotstats.regression import calibrate
+        >>> fit = calibrate(lambda p, u: p[0] * u, [1, 2, 3, 4], [2.1, 3.9, 6.2, 7.9], [1.0],
+        ...                 weights=None)
+        >>> ax = fit.plot(xlabel="load", ylabel="response time", unit="s")
+        >>> ax.get_ylabel()
+        'response time (s)'
+        """
+        from pilotstats.regression._plots import plot_calibration
+
+        return plot_calibration(
+            self,
+            output,
+            conditions=conditions,
+            x=x,
+            condition_index=condition_index,
+            ax=ax,
+            prediction_band=prediction_band,
+            xlabel=xlabel,
+            ylabel=ylabel,
+            unit=unit,
+            title=title,
         )
 
     def summary(self) -> str:

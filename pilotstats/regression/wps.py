@@ -354,6 +354,65 @@ class WpsResult(Result):
             array.setflags(write=False)
         return WpsPrediction(values, duration, low, high, level, self.subsession_size)
 
+    def plot(
+        self,
+        work_amounts: ArrayLike1D,
+        durations: ArrayLike1D,
+        *,
+        ax: Any = None,
+        prediction_band: bool = True,
+        title: str | None = None,
+    ) -> Any:
+        """Draw the rounds, the fitted line ``t = alpha + w/v`` and its bands (needs matplotlib).
+
+        Rounds kept by the filters are filled dots, excluded ones hollow. Around the line:
+        the confidence band of the mean duration,
+        ``ŷ ± t_{h-2} s sqrt(1/h + (w - w̄)²/S_ww)`` on the block fit (wps spec §3.6), and
+        the wider prediction band of :meth:`predict`. The title gives the throughput with
+        its (asymmetric) confidence interval.
+
+        Parameters
+        ----------
+        work_amounts, durations : array_like, shape (n_rounds,)
+            The rounds the result was computed from (the result does not keep them);
+            durations in seconds (auto-scaled to ms/µs/ns on the axis).
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure). ``plt.show`` is never called.
+        prediction_band : bool, default True
+            Also draw the prediction band.
+        title : str, optional
+            Title (default: ``v`` with its confidence interval, q and h).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        InvalidInputError
+            The rounds are not finite 1-D arrays of length ``n_rounds``.
+        MissingDependencyError
+            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import numpy as np
+        >>> from pilotstats.regression import wps
+        >>> rng = np.random.default_rng(0)
+        >>> w = rng.uniform(100, 1000, 60)
+        >>> t = 0.5 + w / 200.0 + rng.normal(0, 0.05, 60)
+        >>> ax = wps(w, t, unit="requests").plot(w, t)
+        >>> ax.get_xlabel(), ax.get_ylabel()
+        ('work per round (requests)', 'round duration (s)')
+        """
+        from pilotstats.regression._plots import plot_wps
+
+        return plot_wps(
+            self, work_amounts, durations, ax=ax, prediction_band=prediction_band, title=title
+        )
+
     def __str__(self) -> str:
         rate_unit = f"{self.unit}/s"
         if not self.valid:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pilotstats._plotting import new_axes, pyplot
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.smoothing._contributors import resolve_directions, resolve_metrics
 from pilotstats.smoothing._regions import Regions
@@ -30,16 +31,6 @@ __all__ = [
 UMAMI_COLOURS: tuple[str, str, str, str] = ("#DA0017", "#FD6A07", "#40A43A", "#2C69A9")
 
 _GREY = "#CCCCCC"
-
-
-def _pyplot() -> Any:
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "plotting needs matplotlib; install it with pip install 'pilotstats[plot]'"
-        ) from exc
-    return plt
 
 
 def _to_datetimes(seconds: Any) -> pd.DatetimeIndex:
@@ -116,7 +107,7 @@ def plot_timeline(
     shade_regions, mark_jobs : bool, default True
         Shade regions alternately; mark each region's job of interest.
     ylabel : str, optional
-        Label of the y axis.
+        Label of the y axis (default: the analysis target, or ``"value"`` for Regions).
 
     Returns
     -------
@@ -136,7 +127,6 @@ def plot_timeline(
     """
     from pilotstats.smoothing._time import parse_window
 
-    plt = _pyplot()
     if isinstance(result, Regions):
         times = np.asarray(result.times)
         y = np.asarray(result.values)
@@ -145,6 +135,7 @@ def plot_timeline(
         short_label = window_label(result.short_window)
         long_label = window_label(result.long_window)
         title = None
+        default_ylabel = "value"
     elif hasattr(result, "sma") and hasattr(result, "regions"):
         rows, table, title = _analysis_group(result, group)
         times = rows["t"].to_numpy(dtype=float)
@@ -153,12 +144,12 @@ def plot_timeline(
         long = rows["sma_long"].to_numpy(dtype=float)
         short_label = str(result.settings["short"])
         long_label = str(result.settings["long"])
+        default_ylabel = str(getattr(result, "target", "value"))
     else:
         raise InvalidInputError(
             "result must be a Regions or DivergenceAnalysis, got " + type(result).__name__
         )
-    if ax is None:
-        _, ax = plt.subplots(figsize=(10, 4))
+    ax = new_axes(ax, figsize=(10, 4))
     when = _to_datetimes(times)
     ax.plot(when, y, ".", color="0.55", markersize=3, label="observations")
     ax.plot(when, short, "-", color="C0", linewidth=1.5, label=f"SMA {short_label}")
@@ -187,9 +178,10 @@ def plot_timeline(
             markersize=6,
             label="job of interest",
         )
-    ax.set_ylabel(ylabel or "value")
-    if title:
-        ax.set_title(title)
+    ax.set_xlabel("time (UTC)")
+    ax.set_ylabel(ylabel or default_ylabel)
+    regions_text = f"{len(shown)} divergence region{'s' if len(shown) != 1 else ''}"
+    ax.set_title(f"{title}: {regions_text}" if title else regions_text, fontsize="medium")
     ax.legend(loc="best", fontsize="small")
     return ax
 
@@ -255,7 +247,7 @@ def plot_umami(
     >>> axes.shape, [ax.get_ylabel() for ax in axes[:, 0]]
     ((2, 2), ['perf', 'load'])
     """
-    plt = _pyplot()
+    plt = pyplot()
     if not isinstance(regions, Regions):
         raise InvalidInputError("regions must be the Regions result of divergence_regions")
     if not isinstance(frame, pd.DataFrame) or len(frame) != regions.n_rows:
@@ -344,7 +336,6 @@ def plot_contributor_ranking(
     >>> ax.get_ylabel(), [label.get_text() for label in ax.get_xticklabels()]
     ('fraction of significant records flagged', ['load'])
     """
-    plt = _pyplot()
     if hasattr(summary, "summary") and callable(summary.summary):
         table = summary.summary()
     elif hasattr(summary, "summary") and isinstance(summary.summary, pd.DataFrame):
@@ -361,8 +352,7 @@ def plot_contributor_ranking(
     if significant_only:
         table = table[table["significant"]]
     fractions = [c for c in table.columns if str(c).startswith("fraction:")]
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4))
+    ax = new_axes(ax, figsize=(8, 4))
     x = np.arange(len(table))
     bottom = np.zeros(len(table))
     significant = table["significant"].to_numpy(dtype=bool)
@@ -378,7 +368,10 @@ def plot_contributor_ranking(
     names = [(metric_labels or {}).get(m, m) for m in table["metric"]]
     ax.set_xticks(x)
     ax.set_xticklabels(names, rotation=30, ha="right")
+    ax.set_xlabel("metric")
     ax.set_ylabel("fraction of significant records flagged")
+    ax.set_title(f"contributor ranking of {len(table)} metrics (grey: binomial test not "
+                 "significant)", fontsize="medium")
     ax.set_ylim(0, max(0.05, float(bottom.max(initial=0.0)) * 1.25))
     if fractions:
         ax.legend(fontsize="small")
@@ -414,7 +407,6 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
     >>> ax.get_ylabel()
     'SMA short - SMA long'
     """
-    plt = _pyplot()
     if isinstance(result, Regions):
         times = np.asarray(result.times)
         diff = np.asarray(result.sma_short) - np.asarray(result.sma_long)
@@ -429,8 +421,7 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
         raise InvalidInputError(
             "result must be a Regions or DivergenceAnalysis, got " + type(result).__name__
         )
-    if ax is None:
-        _, ax = plt.subplots(figsize=(10, 3))
+    ax = new_axes(ax, figsize=(10, 3))
     when = _to_datetimes(times)
     ax.plot(when, diff, "-", color="C0", linewidth=1.2)
     ax.fill_between(when, diff, 0.0, where=diff > 0, color="C2", alpha=0.3, linewidth=0)
@@ -438,7 +429,11 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
     ax.axhline(0.0, color="0.3", linewidth=0.8)
     if positions.size:
         ax.plot(when[positions], diff[positions], "|", color="0.2", markersize=10)
+    ax.set_xlabel("time (UTC)")
     ax.set_ylabel("SMA short - SMA long")
+    count = int(positions.size)
+    ax.set_title(f"SMA difference: {count} crossover{'s' if count != 1 else ''}",
+                 fontsize="medium")
     return ax
 
 
@@ -478,7 +473,6 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     >>> ax.get_xlabel(), [label.get_text() for label in ax.get_yticklabels()]
     ('region (2 jobs of interest)', ['load'])
     """
-    plt = _pyplot()
     if hasattr(records, "records") and isinstance(records.records, pd.DataFrame):
         table = records.records
     elif hasattr(records, "contributors") and isinstance(records.contributors, pd.DataFrame):
@@ -494,11 +488,12 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     grid = table.assign(flag=table["flagged"].astype(float)).pivot_table(
         index=["group", "region_id"], columns="metric", values="flag", aggfunc="max"
     )
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 6))
+    ax = new_axes(ax, figsize=(6, 6))
     ax.imshow(grid.to_numpy(dtype=float).T, aspect="auto", interpolation="nearest",
               cmap="Reds", vmin=0.0, vmax=1.0)
     ax.set_yticks(np.arange(len(grid.columns)))
     ax.set_yticklabels(list(grid.columns), fontsize="small")
     ax.set_xlabel(f"region ({len(grid)} jobs of interest)")
+    ax.set_ylabel("metric")
+    ax.set_title("flagged contributors at the jobs of interest", fontsize="medium")
     return ax

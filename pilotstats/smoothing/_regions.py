@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pilotstats._typing import Float64Array1D, Int64Array1D
-from pilotstats._validation import as_float_array, check_int
+from pilotstats._validation import as_float_array, check_choice, check_int
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError
 from pilotstats.results import Result, format_number
 from pilotstats.smoothing._sma import _PrefixSums
@@ -324,6 +324,52 @@ class Regions(Result):
             f"{format_number(float(np.median(self.n_obs)) if len(self) else None, 3)} rows "
             "per region)"
         )
+
+    def plot(self, *, kind: str = "timeline", ax: Any = None, **options: Any) -> Any:
+        """Draw the regions (needs matplotlib); delegates to the smoothing plot functions.
+
+        Parameters
+        ----------
+        kind : {"timeline", "sma_difference"}, default "timeline"
+            ``"timeline"``: raw values, both SMAs, crossovers, shaded regions and jobs of
+            interest (:func:`~pilotstats.smoothing.plot_timeline`). ``"sma_difference"``:
+            short minus long SMA with the crossovers
+            (:func:`~pilotstats.smoothing.plot_sma_difference`).
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure). ``plt.show`` is never called.
+        **options
+            Further keyword arguments of the chosen function (e.g. ``ylabel``,
+            ``min_region_duration``, ``shade_regions`` for the timeline).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        InvalidInputError
+            Unknown ``kind``.
+        MissingDependencyError
+            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import numpy as np
+        >>> from pilotstats.smoothing import divergence_regions
+        >>> t = np.arange(60) * 86400.0
+        >>> y = np.sin(np.arange(60) / 4.0)
+        >>> ax = divergence_regions(t, y, short="3D", long="12D").plot(ylabel="MB/s")
+        >>> ax.get_xlabel()
+        'time (UTC)'
+        """
+        from pilotstats.smoothing._plots import plot_sma_difference, plot_timeline
+
+        chosen = check_choice(kind, "kind", ("timeline", "sma_difference"))
+        if chosen == "timeline":
+            return plot_timeline(self, ax=ax, **options)
+        return plot_sma_difference(self, ax=ax, **options)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per region (times in UTC epoch seconds)."""

@@ -1,0 +1,317 @@
+"""Figures of the change-point results (matplotlib, imported lazily through ``_plotting``).
+
+The ``plot`` methods of :class:`~pilotstats.changepoints.ChangePoints`,
+:class:`~pilotstats.changepoints.SingleChangePoint`,
+:class:`~pilotstats.changepoints.DetectedChangePoints` and
+:class:`~pilotstats.changepoints.StablePhase` call these functions. Results do not keep the
+series, so each takes it back and checks its length.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pilotstats._plotting import (
+    BAND_ALPHA,
+    DATA_COLOUR,
+    LEVEL_COLOUR,
+    axis_label,
+    change_point_lines,
+    check_series,
+    interval_band,
+    level_text,
+    new_axes,
+    outside_legend,
+    segment_levels,
+    value_scale,
+)
+from pilotstats._validation import check_choice
+from pilotstats.changepoints._results import make_segments
+from pilotstats.exceptions import InvalidInputError
+from pilotstats.results import format_interval, format_number, format_quantity
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pilotstats.changepoints._results import ChangePoints, SingleChangePoint
+    from pilotstats.changepoints.mdl import TrendGroups
+    from pilotstats.changepoints.stable import StablePhase
+
+__all__ = ["plot_change_points", "plot_stable_phase", "plot_trend_groups"]
+
+#: Colours of the MDL labels (red regression, green progression).
+_LABEL_COLOURS = {"regression": "C3", "progression": "C2"}
+
+_LEVELS = ("median", "mean")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def _draw_series(ax: Any, data: np.ndarray, factor: float) -> None:
+    ax.plot(
+        np.arange(data.shape[0]),
+        data / factor,
+        ".",
+        color=DATA_COLOUR,
+        markersize=3,
+        label="samples",
+    )
+
+
+def _label_axes(ax: Any, unit: str | None, ylabel: str | None, title: str | None) -> None:
+    ax.set_xlabel("sample index")
+    ax.set_ylabel(axis_label(ylabel or "value", unit))
+    if title:
+        ax.set_title(title, fontsize="medium")
+    outside_legend(ax)
+
+
+def plot_change_points(
+    result: ChangePoints | SingleChangePoint,
+    x: Any,
+    *,
+    ax: Any = None,
+    level: str = "median",
+    unit: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+) -> Any:
+    """Series, segment levels and change-point markers of a change-point result.
+
+    Parameters
+    ----------
+    result : ChangePoints or SingleChangePoint
+        Result of ``edm``, ``edm_single``, ``detect_changes`` or ``EdmStream``.
+    x : array_like, shape (n,)
+        The series the result was computed from.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+    level : {"median", "mean"}, default "median"
+        Statistic drawn as each segment's level (EDM separates medians).
+    unit : str, optional
+        Unit of ``x`` (default: the result's ``unit``); seconds are auto-scaled.
+    ylabel : str, optional
+        Name of the measured quantity (default ``"value"``).
+    title : str, optional
+        Title (default: the method and the change points found).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    InvalidInputError
+        ``x`` is not a finite 1-D series of the result's length n; unknown ``level``.
+    MissingDependencyError
+        matplotlib is not installed.
+    """
+    data = check_series(x, result.n, what=f"the {type(result).__name__}")
+    chosen = check_choice(level, "level", _LEVELS)
+    shown_unit, factor = value_scale(data, unit if unit is not None else result.unit)
+    ax = new_axes(ax)
+    _draw_series(ax, data, factor)
+    locations = result.locations
+    segments = make_segments(data, locations)
+    segment_levels(
+        ax,
+        [(s.start, s.end, getattr(s, chosen) / factor) for s in segments],
+        color=LEVEL_COLOUR,
+        label=f"segment {chosen}",
+    )
+    p_values = getattr(result, "p_values", None)
+    change_point_lines(ax, locations, p_values=p_values)
+    if title is None:
+        count = len(locations)
+        noun = "change point" if count == 1 else "change points"
+        title = f"{result.method}: {count} {noun}" if count else f"{result.method}: no change"
+        test = getattr(result, "test", None)
+        significance = result.parameters.get("significance_level")
+        if p_values is not None and test:
+            title += f" ({test} test"
+            if significance is not None:
+                title += f", level {format_number(float(significance), 3)}"
+            title += ")"
+        title += f", n = {result.n}"
+    _label_axes(ax, shown_unit, ylabel, title)
+    return ax
+
+
+def plot_stable_phase(
+    result: StablePhase,
+    x: Any,
+    *,
+    ax: Any = None,
+    unit: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+    show_change_points: bool = True,
+) -> Any:
+    """Series with shaded warm-up and cool-down, the stable mean and its CI band.
+
+    Parameters
+    ----------
+    result : StablePhase
+        Result of :func:`~pilotstats.changepoints.stable_phase`.
+    x : array_like, shape (n,)
+        The series the result was computed from.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+    unit : str, optional
+        Unit of ``x`` (default: the result's ``unit``); seconds are auto-scaled.
+    ylabel : str, optional
+        Name of the measured quantity (default ``"value"``).
+    title : str, optional
+        Title (default: the stable phase, its mean and confidence interval).
+    show_change_points : bool, default True
+        Draw the change points behind the decision (with p-values when the detector
+        tested them).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    InvalidInputError
+        ``x`` is not a finite 1-D series of the result's length n.
+    MissingDependencyError
+        matplotlib is not installed.
+    """
+    data = check_series(x, result.n, what="the StablePhase")
+    unit = unit if unit is not None else result.unit
+    shown_unit, factor = value_scale(data, unit)
+    ax = new_axes(ax)
+    n = result.n
+    if result.warmup:
+        ax.axvspan(-0.5, result.start - 0.5, color="C1", alpha=0.15, linewidth=0,
+                   label=f"warm-up ({result.warmup} samples)")
+    if result.cooldown:
+        ax.axvspan(result.end - 0.5, n - 0.5, color="C4", alpha=0.15, linewidth=0,
+                   label=f"cool-down ({result.cooldown} samples)")
+    _draw_series(ax, data, factor)
+    span = np.array([result.start - 0.5, result.end - 0.5])
+    if result.found:
+        if result.mean_ci is not None:
+            low, high = result.confidence_interval()
+            interval_band(ax, span, low / factor, high / factor, color=LEVEL_COLOUR,
+                          alpha=2 * BAND_ALPHA,
+                          label=f"{level_text(result.confidence_level)} of the mean")
+        segment_levels(ax, [(result.start, result.end, result.mean / factor)],
+                       color=LEVEL_COLOUR, label="stable-phase mean")
+    if show_change_points:
+        change_point_lines(ax, result.locations, p_values=result.change_points.p_values)
+    if title is None:
+        if not result.found:
+            title = (
+                f"no stable phase: no segment longer than n/2 = {n / 2:g} "
+                f"({len(result.locations)} change points, {result.method})"
+            )
+        else:
+            title = f"stable phase [{result.start}, {result.end}) of {n}: mean " + (
+                format_quantity(result.mean, unit)
+            )
+            if result.mean_ci is not None:
+                title += " (" + format_interval(
+                    result.mean_ci.ci_low, result.mean_ci.ci_high, result.confidence_level, unit
+                ) + ")"
+            else:
+                title += " (no CI)"
+    _label_axes(ax, shown_unit, ylabel, title)
+    return ax
+
+
+def plot_trend_groups(
+    result: TrendGroups,
+    values: Any = None,
+    *,
+    ax: Any = None,
+    unit: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+    show_stdev: bool = True,
+) -> Any:
+    """Samples, MDL group means as steps with ±stdev bands, and the labelled boundaries.
+
+    Parameters
+    ----------
+    result : TrendGroups
+        Result of :func:`~pilotstats.changepoints.mdl_partition` or ``MdlStream``.
+    values : sequence of runs, optional
+        The runs the result was computed from (a number or a sequence of samples per run);
+        without them only the groups are drawn.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+    unit : str, optional
+        Label of the measured quantity's unit (the result's ``unit`` is the coding
+        resolution, a number, not a label); ``"s"`` is auto-scaled.
+    ylabel : str, optional
+        Name of the measured quantity (default ``"value"``).
+    title : str, optional
+        Title (default: groups, regressions and progressions).
+    show_stdev : bool, default True
+        Shade mean ± population stdev of each group.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    InvalidInputError
+        ``values`` is not a sequence of ``n_runs`` runs of finite numbers.
+    MissingDependencyError
+        matplotlib is not installed.
+    """
+    from pilotstats.changepoints.mdl import _parse_values
+
+    runs = None
+    if values is not None:
+        policy = "zero" if np.asarray(result.replaced).any() else "omit"
+        runs = _parse_values(values, policy)
+        if runs.n_original != result.n_runs:
+            raise InvalidInputError(
+                f"values must be the runs the TrendGroups was computed from, n_runs = "
+                f"{result.n_runs}; got {runs.n_original} runs"
+            )
+    scale_from = runs.samples if runs is not None else [g.avg for g in result.groups]
+    shown_unit, factor = value_scale(scale_from, unit)
+    ax = new_axes(ax)
+    if runs is not None:
+        counts = np.diff(runs.offsets)
+        positions = np.repeat(runs.original, counts)
+        ax.plot(positions, runs.samples / factor, ".", color=DATA_COLOUR, markersize=4,
+                label="samples")
+    if show_stdev:
+        for i, group in enumerate(result.groups):
+            interval_band(ax, [group.start - 0.5, group.end - 0.5],
+                          (group.avg - group.stdev) / factor, (group.avg + group.stdev) / factor,
+                          color=LEVEL_COLOUR, alpha=BAND_ALPHA,
+                          label="group mean ± stdev" if i == 0 else None)
+    segment_levels(ax, [(g.start, g.end, g.avg / factor) for g in result.groups],
+                   color=LEVEL_COLOUR, label="group mean")
+    for label, colour in _LABEL_COLOURS.items():
+        starts = [g.start for g in result.groups if g.classification == label]
+        change_point_lines(ax, starts, color=colour, label=label)
+        ax.plot(np.asarray(starts, dtype=float) - 0.5,
+                [g.avg / factor for g in result.groups if g.classification == label],
+                "v" if (label == "regression") == result.higher_is_better else "^",
+                color=colour, markersize=7, linestyle="none")
+    normal = [g.start for g in result.groups[1:] if g.classification == "normal"]
+    change_point_lines(ax, normal, color="0.5", label="boundary (no label)")
+    if title is None:
+        n_reg = sum(g.classification == "regression" for g in result.groups)
+        n_prog = sum(g.classification == "progression" for g in result.groups)
+        better = "higher" if result.higher_is_better else "lower"
+        title = (
+            f"MDL trend: {_count(len(result.groups), 'group')} over "
+            f"{_count(result.n_runs, 'run')}, {_count(n_reg, 'regression')}, "
+            f"{_count(n_prog, 'progression')} ({better} is better)"
+        )
+    ax.set_xlabel("run index")
+    ax.set_ylabel(axis_label(ylabel or "value", shown_unit))
+    ax.set_title(title, fontsize="medium")
+    outside_legend(ax)
+    return ax

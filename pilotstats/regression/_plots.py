@@ -1,0 +1,271 @@
+"""Figures of the regression results (matplotlib, imported lazily through ``_plotting``).
+
+Called by :meth:`WpsResult.plot <pilotstats.regression.WpsResult.plot>`,
+:meth:`CalibrationResult.plot <pilotstats.regression.CalibrationResult.plot>` and
+:meth:`Prediction.plot <pilotstats.regression.Prediction.plot>`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pilotstats._plotting import (
+    BAND_ALPHA,
+    DATA_COLOUR,
+    LEVEL_COLOUR,
+    axis_label,
+    check_series,
+    interval_band,
+    level_text,
+    new_axes,
+    outside_legend,
+    time_scale,
+)
+from pilotstats._stats import two_sided_t
+from pilotstats._validation import as_float_array, check_int
+from pilotstats.exceptions import InvalidInputError
+from pilotstats.results import format_interval, format_quantity
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pilotstats.regression.calibration import CalibrationResult, Prediction
+    from pilotstats.regression.wps import WpsResult
+
+__all__ = ["plot_calibration", "plot_prediction", "plot_wps"]
+
+#: Points of the fitted line and bands of a WPS plot.
+_LINE_POINTS = 200
+
+#: Largest integer-valued condition range filled in point by point for a calibration curve.
+_MAX_INTEGER_GRID = 500
+
+
+def plot_wps(
+    result: WpsResult,
+    work_amounts: Any,
+    durations: Any,
+    *,
+    ax: Any = None,
+    prediction_band: bool = True,
+    title: str | None = None,
+) -> Any:
+    """Rounds (work vs duration), the WPS line, its confidence and prediction bands.
+
+    Parameters
+    ----------
+    result : WpsResult
+        Result of :func:`~pilotstats.regression.wps`.
+    work_amounts, durations : array_like, shape (n_rounds,)
+        The rounds the result was computed from (durations in seconds).
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+    prediction_band : bool, default True
+        Also draw the prediction band of :meth:`WpsResult.predict`.
+    title : str, optional
+        Title (default: the throughput with its confidence interval).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    InvalidInputError
+        The rounds are not finite 1-D arrays of length ``n_rounds``.
+    MissingDependencyError
+        matplotlib is not installed.
+    """
+    what = "the WpsResult"
+    work = check_series(work_amounts, result.n_rounds, name="work_amounts", what=what)
+    duration = check_series(durations, result.n_rounds, name="durations", what=what)
+    label, factor = time_scale(duration)
+    ax = new_axes(ax)
+    used = np.zeros(result.n_rounds, dtype=bool)
+    used[np.asarray(result.rounds_used, dtype=np.int64)] = True
+    ax.plot(work[used], duration[used] / factor, "o", color=DATA_COLOUR, markersize=3,
+            label=f"rounds used ({int(used.sum())})")
+    if not used.all():
+        ax.plot(work[~used], duration[~used] / factor, "o", color=DATA_COLOUR, markersize=3,
+                markerfacecolor="none", alpha=0.7,
+                label=f"rounds excluded ({int((~used).sum())})")
+    grid = np.linspace(float(work.min()), float(work.max()), _LINE_POINTS)
+    fitted = result.alpha + result.slope * grid
+    level = result.confidence_level
+    q = result.subsession_size
+    if math.isfinite(result.residual_std_error) and result.dof > 0:
+        if prediction_band:
+            predicted = result.predict(grid)
+            what_pi = "a round" if q == 1 else f"the mean of {q} rounds"
+            interval_band(ax, grid, np.asarray(predicted.low) / factor,
+                          np.asarray(predicted.high) / factor, color=LEVEL_COLOUR,
+                          alpha=BAND_ALPHA / 2,
+                          label=f"{level_text(level, 'PI')} of {what_pi}")
+        t = two_sided_t(level, result.dof)
+        spread = result.residual_std_error * np.sqrt(
+            1.0 / result.n_subsessions + (grid - result._work_mean) ** 2 / result._work_sxx
+        )
+        interval_band(ax, grid, (fitted - t * spread) / factor, (fitted + t * spread) / factor,
+                      color=LEVEL_COLOUR, alpha=2 * BAND_ALPHA,
+                      label=f"{level_text(level)} of the mean duration")
+    ax.plot(grid, fitted / factor, "-", color=LEVEL_COLOUR, linewidth=2.0,
+            label=f"t = α + w/v (α = {format_quantity(result.alpha, 's')})")
+    ax.set_xlabel(axis_label("work per round", result.unit))
+    ax.set_ylabel(axis_label("round duration", label))
+    if title is None:
+        rate = f"{result.unit}/s"
+        if result.valid:
+            interval = format_interval(result.throughput_ci_low, result.throughput_ci_high,
+                                       level, rate)
+            if math.isinf(result.throughput_ci_high):
+                interval = interval.replace(", inf]", ", inf)")
+            title = f"WPS: v = {format_quantity(result.throughput, rate)} ({interval})"
+        else:
+            title = "WPS: throughput undetermined (slope <= 0)"
+        title += f"\nq = {q}, h = {result.n_subsessions} subsessions"
+    ax.set_title(title, fontsize="medium")
+    outside_legend(ax)
+    return ax
+
+
+def _condition_axis(conditions: Any, condition_index: int | None, name: str) -> np.ndarray:
+    """Numeric position of each trial condition on the x axis."""
+    rows = list(conditions)
+    if condition_index is None:
+        try:
+            return as_float_array(rows, name)
+        except InvalidInputError as exc:
+            raise InvalidInputError(
+                f"{name} are not scalars; pass condition_index= (which entry of each "
+                "condition row to put on the x axis) or x= (the positions)"
+            ) from exc
+    index = check_int(condition_index, "condition_index", low=0)
+    try:
+        values = [np.ravel(np.asarray(row, dtype=float))[index] for row in rows]
+    except (IndexError, TypeError, ValueError) as exc:
+        raise InvalidInputError(
+            f"condition_index={index} does not select a number from every row of {name}"
+        ) from exc
+    return as_float_array(values, name)
+
+
+def _default_curve(conditions: Any, positions: np.ndarray, index: int | None) -> Any:
+    """Dense conditions for the model curve: every integer between the measured ones."""
+    if index is None and np.all(positions == np.round(positions)):
+        low, high = int(positions.min()), int(positions.max())
+        if 0 < high - low <= _MAX_INTEGER_GRID:
+            return list(range(low, high + 1))
+    return list(conditions)
+
+
+def plot_calibration(
+    result: CalibrationResult,
+    output: int = 0,
+    *,
+    conditions: Any = None,
+    x: Any = None,
+    condition_index: int | None = None,
+    ax: Any = None,
+    prediction_band: bool = True,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    unit: str | None = None,
+    title: str | None = None,
+) -> Any:
+    """Measurements of one output against the calibrated model with CI and PI bands.
+
+    See :meth:`CalibrationResult.plot <pilotstats.regression.CalibrationResult.plot>`.
+    """
+    problem = result._problem
+    m = int(problem.z.shape[1])
+    column = check_int(output, "output", low=0)
+    if column >= m:
+        raise InvalidInputError(f"output must lie in [0, {m - 1}] (one per measure), got {column}")
+    measured_x = _condition_axis(problem.condition_list, condition_index, "conditions")
+    if conditions is None:
+        curve_conditions = _default_curve(problem.condition_list, measured_x, condition_index)
+    else:
+        curve_conditions = list(conditions)
+    if x is None:
+        curve_x = _condition_axis(curve_conditions, condition_index, "conditions")
+    else:
+        curve_x = check_series(x, len(curve_conditions), name="x", what="the conditions")
+    order = np.argsort(curve_x, kind="stable")
+    ax = new_axes(ax)
+    lowest, highest = float(measured_x.min()), float(measured_x.max())
+    outside = [(float(curve_x.min()), lowest), (highest, float(curve_x.max()))]
+    shaded = False
+    for begin, end in outside:
+        if end > begin:
+            ax.axvspan(begin, end, color="0.95", linewidth=0, zorder=0,
+                       label=None if shaded else "extrapolation")
+            shaded = True
+    z = problem.z[:, column]
+    observed = np.isfinite(z)
+    ax.plot(measured_x[observed], z[observed], "o", color="black", markersize=4,
+            label="measured", zorder=3)
+    mean = result.predict(curve_conditions)
+    _draw_prediction(ax, mean, curve_x[order], column, order, label="model")
+    if prediction_band and result.weighting in ("ols", "irls", "fixed"):
+        new = result.prediction_interval(curve_conditions)
+        xs = curve_x[order]
+        interval_band(ax, xs, new.low[order, column], new.high[order, column],
+                      color=LEVEL_COLOUR, alpha=BAND_ALPHA / 2,
+                      label=f"{level_text(new.confidence_level, 'PI')} of a new measurement")
+    ax.set_xlabel(xlabel or "condition")
+    ax.set_ylabel(axis_label(ylabel or f"output {column}", unit))
+    if title is None:
+        names = ", ".join(result.parameter_names)
+        title = f"calibrated model ({names}; {result.weighting}, dof = {result.dof})"
+    ax.set_title(title, fontsize="medium")
+    outside_legend(ax)
+    return ax
+
+
+def _draw_prediction(
+    ax: Any, prediction: Prediction, xs: np.ndarray, column: int, order: np.ndarray,
+    *, label: str,
+) -> None:
+    values = np.asarray(prediction.values)[order, column]
+    kind = "mean" if prediction.kind == "mean" else "new measurement"
+    interval_band(ax, xs, np.asarray(prediction.low)[order, column],
+                  np.asarray(prediction.high)[order, column], color=LEVEL_COLOUR,
+                  alpha=2 * BAND_ALPHA,
+                  label=f"{level_text(prediction.confidence_level)} of the {kind}"
+                  if prediction.kind == "mean"
+                  else f"{level_text(prediction.confidence_level, 'PI')} of a {kind}")
+    ax.plot(xs, values, "-", color=LEVEL_COLOUR, linewidth=2.0, label=label)
+
+
+def plot_prediction(
+    prediction: Prediction,
+    x: Any,
+    output: int = 0,
+    *,
+    ax: Any = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    unit: str | None = None,
+    title: str | None = None,
+) -> Any:
+    """Predicted values of one output over the condition axis with their interval band.
+
+    See :meth:`Prediction.plot <pilotstats.regression.Prediction.plot>`.
+    """
+    values = np.asarray(prediction.values)
+    t, m = int(values.shape[0]), int(values.shape[1])
+    positions = check_series(x, t, name="x", what="the Prediction (one per condition)")
+    column = check_int(output, "output", low=0)
+    if column >= m:
+        raise InvalidInputError(f"output must lie in [0, {m - 1}] (one per measure), got {column}")
+    order = np.argsort(positions, kind="stable")
+    ax = new_axes(ax)
+    _draw_prediction(ax, prediction, positions[order], column, order, label="prediction")
+    ax.set_xlabel(xlabel or "condition")
+    ax.set_ylabel(axis_label(ylabel or f"output {column}", unit))
+    if title is None:
+        title = f"model prediction ({prediction.kind}, dof = {prediction.dof})"
+    ax.set_title(title, fontsize="medium")
+    outside_legend(ax)
+    return ax

@@ -1,0 +1,392 @@
+"""``plot`` methods of the results (matplotlib Agg) and the missing-matplotlib error."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pilotstats._plotting import INSTALL_HINT, axis_label, time_scale, value_scale
+from pilotstats.changepoints import detect_changes, edm, edm_single, stable_phase
+from pilotstats.exceptions import InvalidInputError, MissingDependencyError
+from pilotstats.regression import ClosedNetworkModel, calibrate, wps
+from pilotstats.regression._demo_calibration import SAMPLE_MEASUREMENTS, SAMPLE_POPULATIONS
+from pilotstats.smoothing import analyze_regions, divergence_regions
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DAY = 86400.0
+
+
+@pytest.fixture(autouse=True)
+def _close_figures() -> Any:
+    yield
+    plt.close("all")
+
+
+def _dashed(ax: Any) -> list[Any]:
+    """Change-point markers: the dashed vertical lines."""
+    return [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+
+
+def _labelled(ax: Any) -> None:
+    assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel()
+
+
+def _steps() -> np.ndarray:
+    rng = np.random.default_rng(1)
+    return np.concatenate([
+        rng.normal(12e-3, 0.4e-3, 40), rng.normal(10e-3, 0.4e-3, 80), rng.normal(11e-3, 0.4e-3, 40)
+    ])
+
+
+# ------------------------------------------------------------------ shared helpers
+
+
+def test_helpers_scale_and_label() -> None:
+    assert time_scale([2e-3, 3e-3, None, np.nan]) == ("ms", 1e-3)
+    assert time_scale([]) == ("s", 1.0)
+    assert value_scale([5e-7], "s") == ("ns", 1e-9)
+    assert value_scale([5e-7], "MB/s") == ("MB/s", 1.0)
+    assert axis_label("work", "requests") == "work (requests)"
+    assert axis_label("work", None) == "work"
+
+
+# ------------------------------------------------------------------ change points
+
+
+class TestChangePoints:
+    def test_edm_levels_and_markers(self) -> None:
+        x = _steps()
+        result = edm(x, min_size=20)
+        ax = result.plot(x, unit="s", ylabel="round time")
+        _labelled(ax)
+        assert ax.get_ylabel() == "round time (ms)"  # seconds auto-scaled
+        assert len(result.locations) >= 2
+        assert len(_dashed(ax)) == len(result.locations)
+        levels = [line for line in ax.get_lines() if line.get_linestyle() == "-"]
+        assert len(levels) == len(result.segments)
+        assert levels[1].get_ydata()[0] == pytest.approx(result.segments[1].median / 1e-3)
+        # a change point c is drawn between samples c - 1 and c
+        assert _dashed(ax)[0].get_xdata()[0] == pytest.approx(result.locations[0] - 0.5)
+        assert result.method in ax.get_title()
+
+    def test_mean_levels_and_given_axes(self) -> None:
+        x = _steps()
+        result = edm(x, min_size=20)
+        _, given = plt.subplots()
+        ax = result.plot(x, ax=given, level="mean")
+        assert ax is given
+        levels = [line for line in ax.get_lines() if line.get_linestyle() == "-"]
+        assert np.asarray(levels[0].get_ydata())[0] == pytest.approx(result.segments[0].mean)
+        assert ax.get_ylabel() == "value"  # no unit: no parentheses
+        with pytest.raises(InvalidInputError, match="level"):
+            result.plot(x, level="mode")
+
+    def test_length_mismatch_is_named(self) -> None:
+        x = _steps()
+        result = edm(x, min_size=20)
+        with pytest.raises(InvalidInputError, match=r"length n = 160; got length 159"):
+            result.plot(x[:-1])
+        single = edm_single(x, min_size=20)
+        with pytest.raises(InvalidInputError, match="length"):
+            single.plot(x[1:])
+
+    def test_single_change_point(self) -> None:
+        x = _steps()[:120]
+        result = edm_single(x, min_size=20)
+        ax = result.plot(x, unit="ms")
+        _labelled(ax)
+        assert ax.get_ylabel() == "value (ms)"
+        assert len(_dashed(ax)) == 1
+        assert [line.get_linestyle() for line in ax.get_lines()].count("-") == 2
+
+    def test_single_without_change(self) -> None:
+        x = np.arange(10.0)
+        result = edm_single(x, min_size=30)  # too short to search
+        assert result.location is None
+        ax = result.plot(x)
+        assert not _dashed(ax) and "no change" in ax.get_title()
+        assert [line.get_linestyle() for line in ax.get_lines()].count("-") == 1
+
+    def test_no_change(self) -> None:
+        x = np.random.default_rng(0).normal(size=100)
+        result = detect_changes(x, min_size=20)
+        ax = result.plot(x)
+        assert not _dashed(ax) and "no change" in ax.get_title()
+
+    def test_detected_change_points_annotate_p_values(self) -> None:
+        x = _steps()
+        result = detect_changes(x, min_size=20, unit="s")
+        ax = result.plot(x)
+        assert ax.get_ylabel() == "value (ms)"  # the result's unit
+        assert len(_dashed(ax)) == len(result.locations) == 2
+        notes = [t.get_text() for t in ax.texts]
+        assert len(notes) == 2 and all(t.startswith("p ") for t in notes)
+        assert "rank test" in ax.get_title()
+
+
+class TestStablePhase:
+    def test_warmup_cooldown_and_ci_band(self) -> None:
+        rng = np.random.default_rng(3)
+        x = np.concatenate([rng.normal(14.0, 1.0, 40), rng.normal(10.0, 1.0, 200),
+                            rng.normal(12.0, 1.0, 40)])
+        result = stable_phase(x, unit="ms")
+        assert result.warmup and result.cooldown
+        ax = result.plot(x, ylabel="latency")
+        _labelled(ax)
+        assert ax.get_ylabel() == "latency (ms)"
+        assert "95 % CI" in ax.get_title()
+        assert len(ax.patches) == 2  # warm-up and cool-down shading
+        assert len(ax.collections) == 1  # the CI band of the mean
+        band = ax.collections[0].get_paths()[0].vertices[:, 1]
+        low, high = result.confidence_interval()
+        assert band.min() == pytest.approx(low) and band.max() == pytest.approx(high)
+        assert len(_dashed(ax)) == len(result.locations)
+        labels = ax.get_legend_handles_labels()[1]
+        assert "warm-up (40 samples)" in labels[0]
+
+    def test_no_change_and_given_axes(self) -> None:
+        x = np.random.default_rng(0).normal(10.0, 1.0, 120)
+        result = stable_phase(x)
+        _, given = plt.subplots()
+        ax = result.plot(x, ax=given, show_change_points=False)
+        assert ax is given and not ax.patches and not _dashed(ax)
+        with pytest.raises(InvalidInputError, match="length"):
+            result.plot(np.r_[x, 1.0])
+
+    def test_no_dominant_segment_is_said(self) -> None:
+        rng = np.random.default_rng(5)
+        x = np.concatenate([rng.normal(m, 0.1, 40) for m in (1.0, 3.0, 5.0)])
+        result = stable_phase(x, min_size=10)
+        assert result.outcome == "no_dominant_segment"
+        ax = result.plot(x)
+        assert ax.get_title().startswith("no stable phase")
+        assert not ax.collections  # no mean, no band
+
+
+# ------------------------------------------------------------------ regression
+
+
+def _rounds() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    w = rng.uniform(100, 2000, 40)
+    t = 0.05 + w / 5000.0 + rng.normal(0, 0.01, 40)
+    t[:2] = 0.01  # too short: filtered out
+    return w, t
+
+
+class TestWps:
+    def test_line_bands_and_rounds(self) -> None:
+        w, t = _rounds()
+        result = wps(w, t, unit="requests", min_duration=0.05)
+        ax = result.plot(w, t)
+        _labelled(ax)
+        assert ax.get_xlabel() == "work per round (requests)"
+        assert ax.get_ylabel() == "round duration (ms)"
+        assert "requests/s" in ax.get_title() and "95 % CI" in ax.get_title()
+        assert len(ax.collections) == 2  # prediction band and confidence band
+        used, excluded = ax.get_lines()[:2]
+        assert len(used.get_xdata()) == result.n_rounds_used
+        assert len(excluded.get_xdata()) == result.n_rounds - result.n_rounds_used
+        # the confidence band lies inside the prediction band
+        pi, ci = (c.get_paths()[0].vertices[:, 1] for c in ax.collections)
+        assert np.ptp(ci) <= np.ptp(pi)
+        fitted = ax.get_lines()[-1].get_ydata()
+        assert fitted[0] * 1e-3 == pytest.approx(result.alpha + result.slope * w.min())
+
+    def test_options_and_length_mismatch(self) -> None:
+        w, t = _rounds()
+        result = wps(w, t, min_duration=0.05)
+        _, given = plt.subplots()
+        ax = result.plot(w, t, ax=given, prediction_band=False)
+        assert ax is given and len(ax.collections) == 1
+        with pytest.raises(InvalidInputError, match=r"durations.*length n = 40"):
+            result.plot(w, t[:-1])
+
+
+@pytest.fixture(scope="module")
+def network_fit() -> Any:
+    z = np.array(SAMPLE_MEASUREMENTS)
+    return calibrate(ClosedNetworkModel(3, think_time=10.0), SAMPLE_POPULATIONS, z,
+                     [1.0, 1.0, 1.0])
+
+
+class TestCalibration:
+    def test_measurements_model_and_bands(self, network_fit: Any) -> None:
+        ax = network_fit.plot(2, conditions=range(1, 31), xlabel="population N",
+                              ylabel="residence time T3", unit="s")
+        _labelled(ax)
+        assert ax.get_ylabel() == "residence time T3 (s)"
+        measured = ax.get_lines()[0]
+        assert list(measured.get_xdata()) == list(SAMPLE_POPULATIONS)
+        np.testing.assert_allclose(measured.get_ydata(), np.array(SAMPLE_MEASUREMENTS)[:, 2])
+        assert len(ax.collections) == 2  # CI band of the mean and PI band
+        assert len(ax.patches) == 1  # extrapolation N > 19 shaded
+        model = ax.get_lines()[1]
+        assert len(model.get_xdata()) == 30
+
+    def test_default_grid_and_errors(self, network_fit: Any) -> None:
+        ax = network_fit.plot(3, prediction_band=False)
+        assert len(ax.get_lines()[1].get_xdata()) == 19  # every N from 1 to 19
+        assert len(ax.collections) == 1 and not ax.patches
+        with pytest.raises(InvalidInputError, match="output"):
+            network_fit.plot(4)
+        with pytest.raises(InvalidInputError, match="length"):
+            network_fit.plot(0, conditions=[1, 2], x=[1.0])
+
+    def test_row_conditions_need_an_index(self) -> None:
+        conditions = [[n, 1.0] for n in (1, 2, 3, 4)]
+        fit = calibrate(lambda p, u: p[0] * u[0] * u[1], conditions, [2.1, 3.9, 6.2, 7.9],
+                        [1.0], weights=None)
+        with pytest.raises(InvalidInputError, match="condition_index"):
+            fit.plot()
+        ax = fit.plot(condition_index=0)
+        assert list(ax.get_lines()[0].get_xdata()) == [1.0, 2.0, 3.0, 4.0]
+
+    def test_prediction_plot(self, network_fit: Any) -> None:
+        populations = np.arange(1, 31)
+        prediction = network_fit.predict(list(populations))
+        _, given = plt.subplots()
+        ax = prediction.plot(populations, 3, ax=given, xlabel="population N",
+                             ylabel="throughput", unit="1/s")
+        assert ax is given
+        _labelled(ax)
+        assert ax.get_ylabel() == "throughput (1/s)"
+        assert len(ax.collections) == 1
+        with pytest.raises(InvalidInputError, match="length"):
+            prediction.plot(populations[:-1])
+        with pytest.raises(InvalidInputError, match="output"):
+            prediction.plot(populations, 7)
+
+
+# ------------------------------------------------------------------ smoothing
+
+
+class TestSmoothing:
+    def test_regions_delegate(self) -> None:
+        t = np.arange(80) * DAY
+        y = np.sin(np.arange(80) / 5.0) + 2.0
+        regions = divergence_regions(t, y, short="3D", long="12D")
+        ax = regions.plot(ylabel="bandwidth (MB/s)")
+        _labelled(ax)
+        assert ax.get_ylabel() == "bandwidth (MB/s)"
+        assert f"{len(regions)} divergence regions" in ax.get_title()
+        ax = regions.plot(kind="sma_difference")
+        _labelled(ax)
+        with pytest.raises(InvalidInputError, match="kind"):
+            regions.plot(kind="pie")
+
+    def test_analysis_delegates(self) -> None:
+        rng = np.random.default_rng(2)
+        frame = pd.DataFrame({
+            "time": np.arange(90) * DAY,
+            "perf": np.sin(np.arange(90) / 6.0) + rng.normal(0, 0.05, 90) + 2.0,
+            "load": rng.uniform(0, 1, 90),
+        })
+        analysis = analyze_regions(frame, time="time", target="perf", short="3D", long="15D")
+        ax = analysis.plot()
+        _labelled(ax)
+        assert ax.get_ylabel() == "perf"
+        _, given = plt.subplots()
+        assert analysis.plot(kind="ranking", ax=given) is given
+        _labelled(given)
+        assert analysis.plot(kind="sma_difference").get_xlabel() == "time (UTC)"
+        _labelled(analysis.plot(kind="heatmap", significant_only=False))
+
+
+# ------------------------------------------------------------------ missing matplotlib
+
+
+def test_missing_matplotlib_named_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = _steps()
+    result = edm(x, min_size=20)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(MissingDependencyError, match=r'pip install "pilotstats\[plot\]"') as info:
+        result.plot(x)
+    assert isinstance(info.value, ImportError) and info.value.package == "matplotlib"
+    w, t = _rounds()
+    with pytest.raises(MissingDependencyError, match="matplotlib"):
+        wps(w, t, min_duration=0.05).plot(w, t)
+
+
+def test_plotting_does_not_import_matplotlib_until_called() -> None:
+    script = textwrap.dedent(
+        """
+        import sys
+        import numpy as np
+        import pilotstats, pilotstats.changepoints, pilotstats.regression
+        import pilotstats.smoothing, pilotstats.analysis
+        from pilotstats.changepoints import edm
+        assert "matplotlib" not in sys.modules, "imported at package import"
+        x = np.r_[np.zeros(30), np.ones(30)] + np.tile([0.0, 0.1], 30)
+        result = edm(x, min_size=10)
+        assert "matplotlib" not in sys.modules, "imported by the analysis"
+        sys.modules["matplotlib"] = None  # as if it were not installed
+        from pilotstats.exceptions import MissingDependencyError
+        try:
+            result.plot(x)
+        except MissingDependencyError as exc:
+            print(exc)
+        else:
+            raise SystemExit("no error")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert INSTALL_HINT in done.stdout and "matplotlib" in done.stdout
+
+
+# ------------------------------------------------------------------ MDL trend groups
+
+
+class TestTrendGroups:
+    @staticmethod
+    def _runs() -> list[list[float]]:
+        rng = np.random.default_rng(4)
+        means = np.r_[np.full(12, 12.5), np.full(10, 11.5), np.full(12, 12.8)]
+        return [list(rng.normal(m, 0.1, 3)) for m in means]
+
+    def test_steps_bands_and_labels(self) -> None:
+        from pilotstats.changepoints import mdl_partition
+
+        runs = self._runs()
+        result = mdl_partition(runs)
+        labels = [g.classification for g in result.groups]
+        assert labels == ["normal", "regression", "progression"]
+        ax = result.plot(runs, ylabel="throughput", unit="Mpps")
+        _labelled(ax)
+        assert ax.get_ylabel() == "throughput (Mpps)"
+        assert "1 regression," in ax.get_title() and "1 progression " in ax.get_title()
+        samples = ax.get_lines()[0]
+        assert len(samples.get_xdata()) == 3 * len(runs)
+        assert len(ax.collections) == len(result.groups)  # one ±stdev band per group
+        dashed = _dashed(ax)
+        assert [line.get_color() for line in dashed] == ["C3", "C2"]
+        assert [line.get_xdata()[0] for line in dashed] == [11.5, 21.5]
+        steps = [line for line in ax.get_lines() if line.get_linestyle() == "-"]
+        assert [line.get_ydata()[0] for line in steps] == pytest.approx(
+            [g.avg for g in result.groups])
+
+    def test_without_values_given_axes_and_mismatch(self) -> None:
+        from pilotstats.changepoints import mdl_partition
+
+        runs = self._runs()
+        result = mdl_partition(runs)
+        _, given = plt.subplots()
+        ax = result.plot(ax=given, show_stdev=False)
+        assert ax is given and not ax.collections
+        assert ax.get_ylabel() == "value"
+        with pytest.raises(InvalidInputError, match="n_runs = 34; got 33 runs"):
+            result.plot(runs[:-1])
