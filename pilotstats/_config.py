@@ -168,8 +168,22 @@ DETECT_EDM_MAX_POINTS: int = 12000
 #: ``(1 + rho) / (1 - rho)`` of the rank statistic (keeps the factor finite: at most 39).
 DETECT_MAX_AUTOCORRELATION: float = 0.95
 
+#: Default ``location_tolerance`` h (samples) of detect_changes/stable_phase: the split
+#: whose ``[t - h, t + h]`` neighbourhood holds the most posterior probability of the change
+#: under a two-level Gaussian working likelihood (the Bayes estimate under the loss "missed
+#: by more than h samples"). With h = 10, on 500 N(0, 1) samples with a 1 sigma shift, the
+#: location falls within +/-10 of the truth in 97-98 % of series, against 93 % for the
+#: rank-CUSUM arg-max and 94.5 % for the maximum-likelihood split that knows both levels.
+DETECT_LOCATION_TOLERANCE: int = 10
+
+#: Before the location estimate, each side of the provisional split is clipped to its
+#: median +/- DETECT_LOCATION_CLIP * MAD (scaled to sigma), so that spikes cannot move it.
+DETECT_LOCATION_CLIP: float = 4.0
+
 _DEFAULTS.update(
     {
+        "DETECT_LOCATION_TOLERANCE": DETECT_LOCATION_TOLERANCE,
+        "DETECT_LOCATION_CLIP": DETECT_LOCATION_CLIP,
         "DETECT_THRESHOLD_FACTOR": DETECT_THRESHOLD_FACTOR,
         "DETECT_CANDIDATE_PERCENT": DETECT_CANDIDATE_PERCENT,
         "DETECT_CANDIDATE_DEGREE": DETECT_CANDIDATE_DEGREE,

@@ -124,18 +124,15 @@ def test_warmup_recovery_two_sigma() -> None:
 
 
 def test_warmup_recovery_one_sigma() -> None:
-    """d = 1: the issue asks for >= 95 % within ±10; that is at the information limit.
+    """d = 1: the issue asks for >= 95 % within ±10 (Pilot: 62.5 % within ±20, spec §8.1).
 
-    Even the maximum-likelihood location with both means and σ *known* lands within ±10 of
-    the true change in only 94.6 % of 2,000 such series (and the rank CUSUM arg-max over the
-    whole series, the estimator used here, in 91.5 %): the error of a change-point
-    estimate for a 1σ shift is a two-sided random walk with drift −1/2 per step, whose
-    arg-max leaves ±10 with probability about 5 %. The guarded detector is asserted to be
-    within a binomial band of that oracle rank estimator (0.915 − 3·SE at 200 runs ≈ 0.856)
-    and far better than Pilot (spec §8.1: 62.5 % within ±20).
+    This is near the information limit: the maximum-likelihood split with both means and σ
+    *known* lands within ±10 of the true change in only 94.5 % of such series, and the
+    rank-CUSUM arg-max in 91.5 %. The detector's location is the posterior-window estimate
+    (the Bayes estimate for "within ±10", ``location_tolerance=10``), which reaches 96–97 %.
     """
     rates = warmup_rates(1.0)
-    assert rates["robust_within_10"] >= 0.915 - 3 * math.sqrt(0.915 * 0.085 / WARMUP_RUNS)
+    assert rates["robust_within_10"] >= 0.95
     assert rates["robust_within_20"] >= 0.95
     assert rates["robust_within_20"] > rates["pilot_within_20"]
 

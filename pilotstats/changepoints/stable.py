@@ -346,6 +346,7 @@ def stable_phase(
     significance_level: float = 0.05,
     confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
     rng: RandomState = None,
+    location_tolerance: int = _config.DETECT_LOCATION_TOLERANCE,
     unit: str | None = None,
 ) -> StablePhase:
     """Find the stable phase of a round: trim warm-up and cool-down.
@@ -373,6 +374,10 @@ def stable_phase(
         Level of the confidence interval of the stable-phase mean.
     rng : None, int or numpy.random.Generator, optional
         Passed to :func:`detect_changes` (its default test uses no randomness).
+    location_tolerance : int, default 10
+        Passed to :func:`detect_changes` (``method="robust"``): the warm-up end and
+        cool-down start are placed where the posterior probability of lying within
+        ``± location_tolerance`` samples of the true change is largest.
     unit : str, optional
         Label of the measured quantity.
 
@@ -460,7 +465,8 @@ def stable_phase(
         )
     else:
         change_points = detect_changes(
-            data, min_size=delta, significance_level=level, rng=rng, unit=unit
+            data, min_size=delta, significance_level=level, rng=rng,
+            location_tolerance=location_tolerance, unit=unit,
         )
         too_short = change_points.too_short
 
