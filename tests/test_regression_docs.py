@@ -14,7 +14,7 @@ def test_readme_wps_example_estimates_throughput() -> None:
     blocks = [
         block
         for block in re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-        if "from pilotstats.regression import wps" in block
+        if "from pilotstats.regression import wps" in block and "result = wps(" in block
     ]
     assert blocks, "README lost its WPS example"
     namespace: dict[str, object] = {}
