@@ -47,18 +47,12 @@ class _Unset:
 
 _UNSET: Any = _Unset()
 
+#: Defaults without a preset: the published method's parameters (``sc18-final``), but no
+#: TOKIO-specific metric list or metric directions.
 _DEFAULTS: dict[str, Any] = {
-    "short": "14D",
-    "long": "49D",
-    "classifier": "minmax",
-    "quantile": 0.25,
-    "min_observations": 1,
-    "significance_level": 0.10,
-    "skip_constant": False,
+    **PRESETS["sc18-final"],
     "higher_is_better": None,
     "metrics": None,
-    "correlation_min_points": 3,
-    "correlation_p_threshold": 1e-5,
 }
 
 
