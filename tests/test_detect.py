@@ -21,6 +21,7 @@ from pilotstats.changepoints import (
     ChangePoints,
     DetectedChangePoints,
     detect_changes,
+    stable_phase,
 )
 from pilotstats.changepoints import detect as detect_module
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
@@ -427,3 +428,65 @@ def test_tcpd_quality_control(datasets_dir: Path, index: int, truth: int | None)
         assert any(abs(c - truth) <= 5 for c in result.locations)
         nearest = min(range(len(result)), key=lambda j: abs(result.locations[j] - truth))
         assert result.p_values is not None and result.p_values[nearest] < 1e-6
+
+
+# ------------------------------------------------------------------------------------------
+# location estimate (posterior window, ``location_tolerance``)
+# ------------------------------------------------------------------------------------------
+
+
+def _naive_posterior_location(
+    x: np.ndarray, min_size: int, inflation: float, tolerance: int
+) -> int:
+    """Plain-loop restatement of :func:`detect._posterior_location` on a whole series."""
+    n = x.size
+    provisional = detect_module._rank_scan(x, 0, n, min_size, 1.0).location
+    values = x.copy()
+    for lo, hi in ((0, provisional), (provisional, n)):
+        centre = float(np.median(x[lo:hi]))
+        spread = 1.4826 * float(np.median(np.abs(x[lo:hi] - centre)))
+        if spread > 0:
+            values[lo:hi] = np.clip(x[lo:hi], centre - 4.0 * spread, centre + 4.0 * spread)
+    splits = list(range(min_size, n - min_size + 1))
+    rss = []
+    for t in splits:
+        left, right = values[:t], values[t:]
+        rss.append(float(((left - left.mean()) ** 2).sum() + ((right - right.mean()) ** 2).sum()))
+    best = int(np.argmin(rss))
+    noise = inflation * rss[best] / (n - 2)
+    weights = [np.exp(-(r - rss[best]) / (2 * noise)) for r in rss]
+    mass = [
+        sum(weights[j] for j in range(len(splits)) if abs(j - i) <= tolerance)
+        for i in range(len(splits))
+    ]
+    top = max(mass)
+    tied = [i for i, m in enumerate(mass) if m >= top * (1 - 1e-9)]
+    return splits[min(tied, key=lambda i: abs(i - best))]
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("tolerance", [0, 3, 10])
+def test_location_matches_brute_force(seed: int, tolerance: int) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(120)
+    x[: 20 + 5 * seed] += 0.8 + 0.2 * seed
+    if seed % 2:
+        x[rng.integers(0, 120, 2)] += 15.0  # spikes are clipped
+    assert detect_module._posterior_location(x, 0, x.size, 10, 1.3, tolerance) == (
+        _naive_posterior_location(x, 10, 1.3, tolerance)
+    )
+
+
+def test_location_tolerance_is_passed_and_recorded() -> None:
+    x = step([0.0, 1.0], [60, 240], seed=4)
+    for tolerance in (0, 10):
+        result = detect_changes(x, location_tolerance=tolerance)
+        assert result.parameters["location_tolerance"] == tolerance
+        phase = stable_phase(x, location_tolerance=tolerance)
+        assert phase.start == result.locations[0]
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, "ten", None])
+def test_location_tolerance_rejected(bad: object) -> None:
+    with pytest.raises(InvalidInputError, match="location_tolerance"):
+        detect_changes(np.arange(100.0), location_tolerance=bad)  # type: ignore[arg-type]
