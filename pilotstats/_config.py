@@ -191,3 +191,53 @@ _DEFAULTS.update(
         "DETECT_MAX_AUTOCORRELATION": DETECT_MAX_AUTOCORRELATION,
     }
 )
+
+
+# ----------------------------------------------------------------------------------------
+# Steady state of long forks by practical equivalence (stable_phase, method="equivalence")
+# ----------------------------------------------------------------------------------------
+
+#: ``stable_phase(method="auto")`` uses the equivalence model from this length on (long
+#: forks of JMH, pyperf or asv), and the dominant-segment rule below it (short rounds).
+EQUIVALENCE_LONG_SERIES: int = 1000
+
+#: Shortest series the equivalence model accepts (shorter ones are kept whole).
+EQUIVALENCE_MIN_LENGTH: int = 120
+
+#: The fork is summarised by medians of ``max(MIN_WINDOW, n // WINDOWS)`` samples each, so
+#: that isolated GC/JIT spikes and periodic patterns within a window do not move it.
+EQUIVALENCE_WINDOWS: int = 60
+EQUIVALENCE_MIN_WINDOW: int = 5
+
+#: The final level is the median of this trailing share of the fork.
+EQUIVALENCE_FINAL_SHARE: float = 0.25
+
+#: A window median is practically equivalent to the final level within
+#: ``max(tolerance * excursion, LEVEL_TOLERANCE * |level|, NOISE_MULTIPLIER * noise)``:
+#: 1 % of the level never ends a steady state, and neither does the sampling noise of a
+#: window median (robust spread of the window medians of the second half).
+EQUIVALENCE_LEVEL_TOLERANCE: float = 0.01
+EQUIVALENCE_NOISE_MULTIPLIER: float = 5.0
+
+#: The settled part is accepted without a test when its 10-90 % inter-percentile range is
+#: at most ``max(SPREAD_EXCURSION * excursion, SPREAD_LEVEL * |level|)``; otherwise
+#: :func:`~pilotstats.changepoints.detect_changes` (minimum segment CONFIRM_MIN_SIZE) must
+#: find no change in it.
+EQUIVALENCE_SPREAD_EXCURSION: float = 0.04
+EQUIVALENCE_SPREAD_LEVEL: float = 0.03
+EQUIVALENCE_CONFIRM_MIN_SIZE: int = 30
+
+_DEFAULTS.update(
+    {
+        "EQUIVALENCE_LONG_SERIES": EQUIVALENCE_LONG_SERIES,
+        "EQUIVALENCE_MIN_LENGTH": EQUIVALENCE_MIN_LENGTH,
+        "EQUIVALENCE_WINDOWS": EQUIVALENCE_WINDOWS,
+        "EQUIVALENCE_MIN_WINDOW": EQUIVALENCE_MIN_WINDOW,
+        "EQUIVALENCE_FINAL_SHARE": EQUIVALENCE_FINAL_SHARE,
+        "EQUIVALENCE_LEVEL_TOLERANCE": EQUIVALENCE_LEVEL_TOLERANCE,
+        "EQUIVALENCE_NOISE_MULTIPLIER": EQUIVALENCE_NOISE_MULTIPLIER,
+        "EQUIVALENCE_SPREAD_EXCURSION": EQUIVALENCE_SPREAD_EXCURSION,
+        "EQUIVALENCE_SPREAD_LEVEL": EQUIVALENCE_SPREAD_LEVEL,
+        "EQUIVALENCE_CONFIRM_MIN_SIZE": EQUIVALENCE_CONFIRM_MIN_SIZE,
+    }
+)

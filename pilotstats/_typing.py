@@ -47,7 +47,7 @@ EdmTree: TypeAlias = Literal["paper", "reference"]
 #: Significance test of the guarded change-point detector (edm spec §8.3).
 ChangeTest: TypeAlias = Literal["rank", "permutation"]
 #: Engine of stable-phase detection (edm spec §4.5).
-StablePhaseMethod: TypeAlias = Literal["robust", "pilot"]
+StablePhaseMethod: TypeAlias = Literal["auto", "equivalence", "robust", "pilot"]
 
 #: Which edges of the centred SMA window are closed (smoothing spec §3).
 WindowClosed: TypeAlias = Literal["left", "right", "both", "neither"]

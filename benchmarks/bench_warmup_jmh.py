@@ -1,0 +1,144 @@
+"""Steady-state detection on real JMH forks with human labels, next to CP-SSD.
+
+Data: the development split of the JMH steady-state data set (294 forks of 15 Java
+projects, 3000 iterations each; series of Traini et al., EMSE 28:13, 2023; human labels of
+Beseda et al., arXiv:2506.04204, 2025). It is built locally from the two public
+repositories, outside this repository, and never committed; the other 15 projects are an
+evaluation split that is neither built nor scored here. Run from the repository root::
+
+    python benchmarks/bench_warmup_jmh.py [DATA_DIR]
+
+``DATA_DIR`` (or the environment variable ``PILOTSTATS_JMH_DEV``) holds
+``series_fork0.json.gz``, ``manual_labels.json`` and ``cpssd_classification_all_forks.json``.
+
+Protocol (fork 0 of each benchmark): *accuracy* is the share of forks whose steady /
+no-steady answer equals the human label; *onset error* is, over the forks labelled steady,
+``|start - median of the five annotators' onsets|``, a fork called "no steady state"
+counting as 3000; *in band* is the share of steady-labelled forks whose start lies within
+[min, max] of the five annotators' onsets.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pilotstats.changepoints import stable_phase  # noqa: E402
+
+MISS = 3000
+Answer = tuple[bool, int]
+
+
+def data_dir(argv: list[str]) -> Path | None:
+    """The data folder from the command line or ``PILOTSTATS_JMH_DEV`` (None if absent)."""
+    raw = argv[1] if len(argv) > 1 else os.environ.get("PILOTSTATS_JMH_DEV", "")
+    if not raw:
+        return None
+    path = Path(raw).expanduser()
+    return path if (path / "series_fork0.json.gz").is_file() else None
+
+
+def load(folder: Path) -> tuple[dict[str, list[float]], dict[str, object], dict[str, object]]:
+    """Series, human labels and CP-SSD's classification of the development split."""
+    with gzip.open(folder / "series_fork0.json.gz", "rt") as handle:
+        series = json.load(handle)
+    labels = json.loads((folder / "manual_labels.json").read_text())
+    cpssd = json.loads((folder / "cpssd_classification_all_forks.json").read_text())
+    return series, labels, cpssd
+
+
+def score(answers: Mapping[str, Answer], labels: Mapping[str, object]) -> dict[str, float]:
+    """Accuracy, median onset error (miss = 3000) and in-band share (protocol above)."""
+    correct = 0
+    errors: list[float] = []
+    inside = 0
+    steady_count = 0
+    for key, (steady, start) in answers.items():
+        label = labels[key]
+        assert isinstance(label, dict)
+        correct += steady == label["steady"]
+        if not label["steady"]:
+            continue
+        steady_count += 1
+        onsets = list(label["steady_start"].values())
+        if steady:
+            errors.append(abs(start - statistics.median(onsets)))
+            inside += min(onsets) <= start <= max(onsets)
+        else:
+            errors.append(MISS)
+    return {
+        "accuracy": correct / len(answers),
+        "median_onset_error": statistics.median(errors),
+        "in_band": inside / steady_count,
+    }
+
+
+def ours(series: Mapping[str, list[float]], **options: object) -> tuple[dict[str, Answer], float,
+                                                                          Counter[str]]:
+    """Run ``stable_phase`` on every fork: answers, seconds per fork and the classes."""
+    answers: dict[str, Answer] = {}
+    classes: Counter[str] = Counter()
+    begin = time.process_time()
+    for key, values in series.items():
+        phase = stable_phase(np.asarray(values, dtype=float), **options)  # type: ignore[arg-type]
+        answers[key] = (phase.found, phase.start)
+        classes[phase.classification] += 1
+    return answers, (time.process_time() - begin) / len(series), classes
+
+
+def cpssd_answers(series: Mapping[str, object], cpssd: Mapping[str, object]) -> dict[str, Answer]:
+    """CP-SSD's fork-0 answers (``forks[0] == "steady state"``, ``steady_state_starts[0]``)."""
+    answers = {}
+    for key in series:
+        record = cpssd[key.rsplit("_", 1)[0]]
+        assert isinstance(record, dict)
+        answers[key] = (record["forks"][0] == "steady state", int(record["steady_state_starts"][0]))
+    return answers
+
+
+def main(argv: list[str]) -> int:
+    folder = data_dir(argv)
+    if folder is None:
+        print("JMH development split not found: pass its folder or set PILOTSTATS_JMH_DEV")
+        return 2
+    series, labels, cpssd = load(folder)
+    rows: list[tuple[str, dict[str, float], str]] = []
+    runs: list[tuple[str, Callable[[], tuple[dict[str, Answer], float, Counter[str]]]]] = [
+        ("stable_phase (defaults)", lambda: ours(series)),
+        ("stable_phase(method='robust')", lambda: ours(series, method="robust")),
+        ("stable_phase(method='pilot')", lambda: ours(series, method="pilot")),
+    ]
+    stable_phase(np.asarray(next(iter(series.values())), dtype=float))  # compile kernels
+    for name, run in runs:
+        answers, seconds, classes = run()
+        detail = f"{1000 * seconds:.1f} ms/fork; " + ", ".join(
+            f"{k} {v}" for k, v in sorted(classes.items())
+        )
+        rows.append((name, score(answers, labels), detail))
+    rows.append(("CP-SSD (Traini et al. 2023)", score(cpssd_answers(series, cpssd), labels), ""))
+    steady = sum(1 for v in labels.values() if isinstance(v, dict) and v["steady"])
+    print(f"JMH development split: {len(series)} forks, {steady} labelled steady\n")
+    print("| method | accuracy | median onset error | in band | time, classes |")
+    print("|---|---|---|---|---|")
+    for name, result, detail in rows:
+        print(
+            f"| {name} | {result['accuracy']:.3f} | {result['median_onset_error']:.1f} | "
+            f"{result['in_band']:.3f} | {detail} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))

@@ -1,0 +1,156 @@
+"""Steady state of a long benchmark fork by practical equivalence (``method="equivalence"``).
+
+The model follows the literature on warm-up of virtual machines and JIT-compiled code:
+Barrett, Bolz-Tereick, Killick, Mount & Tratt, "Virtual Machine Warmup Blows Hot and Cold",
+OOPSLA 2017 (segments, equivalence of segments, and the flat / warm-up / slowdown /
+no-steady-state taxonomy); Traini et al., "Towards effective assessment of steady state
+performance in Java software: Are we there yet?", EMSE 28:13, 2023 (CP-SSD: the steady
+state begins where the final run of equivalent segments begins); Kalibera & Jones,
+"Rigorous Benchmarking in Reasonable Time", ISMM 2013 (equivalence rather than
+significance). The steady-state *onset* is the control-engineering settling time: the
+first moment after which the response stays inside a tolerance band around its final value
+(K. Ogata, "Modern Control Engineering", 5th ed., §5-3).
+
+The private entry point :func:`equivalence_phase` is called by
+:func:`~pilotstats.changepoints.stable_phase`; the algorithm is described there and in the
+README ("Steady state of long forks").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pilotstats import _config
+
+__all__ = ["CLASSIFICATIONS", "EquivalenceOutcome", "equivalence_phase", "window_medians"]
+
+#: Barrett et al.'s classes of a fork, plus "no_steady_state".
+CLASSIFICATIONS = ("flat", "warmup", "slowdown", "no_steady_state")
+
+
+@dataclass(frozen=True, slots=True)
+class EquivalenceOutcome:
+    """What :func:`equivalence_phase` decided (internal; wrapped in a ``StablePhase``).
+
+    ``settled`` is the settling index (end of the last window outside the band, 0 when the
+    fork never leaves it); ``start`` is ``max(settled, min_warmup)``; ``steady`` is False
+    for "no steady state"; ``reason`` says which rule decided; ``confirmed_changes`` are the
+    change points (absolute indices) of the significance check when it ran.
+    """
+
+    steady: bool
+    start: int
+    settled: int
+    window: int
+    level: float
+    tolerance: float
+    classification: str
+    reason: str
+    confirmed_changes: tuple[int, ...]
+
+
+def window_medians(x: np.ndarray, window: int) -> np.ndarray:
+    """Medians of consecutive windows of ``window`` samples (a short last window included).
+
+    O(n) on average (``numpy.median`` uses introselect).
+    """
+    n = int(x.shape[0])
+    full = n // window
+    medians = np.median(x[: full * window].reshape(full, window), axis=1) if full else np.empty(0)
+    if full * window < n:
+        medians = np.append(medians, np.median(x[full * window :]))
+    return medians
+
+
+def _robust_spread(values: np.ndarray) -> float:
+    """Normal-consistent MAD (1.4826 · median absolute deviation)."""
+    return float(1.4826 * np.median(np.abs(values - np.median(values))))
+
+
+def equivalence_phase(
+    x: np.ndarray,
+    *,
+    tolerance: float,
+    min_steady_fraction: float,
+    min_warmup_fraction: float,
+    higher_is_better: bool,
+    significance_level: float,
+) -> EquivalenceOutcome:
+    """Steady-state onset and class of a long fork (see ``stable_phase``, Notes).
+
+    ``x`` is a validated finite float64 array with at least
+    ``_config.EQUIVALENCE_MIN_LENGTH`` samples. Cost: O(n), plus one
+    :func:`~pilotstats.changepoints.detect_changes` of the settled part when the spread
+    rule alone cannot confirm the steady state.
+    """
+    n = int(x.shape[0])
+    window = max(_config.EQUIVALENCE_MIN_WINDOW, n // _config.EQUIVALENCE_WINDOWS)
+    medians = window_medians(x, window)
+    count = int(medians.shape[0])
+    final_level = float(np.median(x[n - max(1, int(n * _config.EQUIVALENCE_FINAL_SHARE)) :]))
+    excursion = float(np.max(x) - np.min(x))
+    scale = abs(final_level)
+    # Practical equivalence: a window is "at the final level" when its median lies within
+    # the largest of (a) a share of the fork's total excursion, (b) a share of the level,
+    # (c) the sampling noise of a window median (robust spread over the second half).
+    noise = _robust_spread(medians[count // 2 :])
+    band = max(
+        tolerance * excursion,
+        _config.EQUIVALENCE_LEVEL_TOLERANCE * scale,
+        _config.EQUIVALENCE_NOISE_MULTIPLIER * noise,
+    )
+    outside = np.flatnonzero(np.abs(medians - final_level) > band)
+    settled = 0 if outside.size == 0 else min(n, int(outside[-1] + 1) * window)
+    start = max(settled, int(np.ceil(min_warmup_fraction * n)))
+
+    def outcome(steady: bool, reason: str, changes: tuple[int, ...] = ()) -> EquivalenceOutcome:
+        if not steady:
+            label = "no_steady_state"
+        elif settled == 0:
+            label = "flat"
+        else:
+            before = float(np.median(x[:settled]))
+            slower_before = before < final_level if higher_is_better else before > final_level
+            label = "warmup" if slower_before else "slowdown"
+        return EquivalenceOutcome(
+            steady=steady,
+            start=start if steady else 0,
+            settled=settled,
+            window=window,
+            level=final_level,
+            tolerance=band,
+            classification=label,
+            reason=reason,
+            confirmed_changes=changes,
+        )
+
+    if n - settled < min_steady_fraction * n:
+        return outcome(False, "the fork settles only in its last "
+                       f"{n - settled} of {n} samples (< {min_steady_fraction:g} of the fork)")
+    tail = x[settled:]
+    low, high = np.percentile(tail, [10.0, 90.0])
+    spread_limit = max(
+        _config.EQUIVALENCE_SPREAD_EXCURSION * excursion,
+        _config.EQUIVALENCE_SPREAD_LEVEL * scale,
+    )
+    if high - low <= spread_limit:
+        return outcome(True, "settled inside the band; spread small")
+    # The settled part scatters widely compared with the fork's excursion: steady only if
+    # no significant change remains in it (stationary noise is steady, a wandering level
+    # is not).
+    from pilotstats.changepoints.detect import detect_changes
+
+    part = x[start:]
+    if part.shape[0] < 2 * _config.EQUIVALENCE_CONFIRM_MIN_SIZE:
+        return outcome(True, "settled inside the band; too short to test further")
+    found = detect_changes(
+        part, min_size=_config.EQUIVALENCE_CONFIRM_MIN_SIZE,
+        significance_level=significance_level,
+    ).locations
+    changes = tuple(start + c for c in found)
+    if changes:
+        return outcome(False, f"significant changes keep occurring after the onset at {changes}",
+                       changes)
+    return outcome(True, "settled inside the band; no significant change after the onset")
