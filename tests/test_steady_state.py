@@ -209,3 +209,14 @@ def test_jmh_development_split_floors() -> None:
     assert result["accuracy"] >= 0.80
     assert result["median_onset_error"] <= 160
     assert result["in_band"] >= 0.58
+
+
+@pytest.mark.parametrize("n", [3000, 16000])
+def test_step_inside_a_window_is_the_end_of_the_transient(n: int) -> None:
+    """A step that falls inside a window is located by the significance check, not read as
+    a change that keeps occurring."""
+    rng = np.random.default_rng(16)
+    x = np.r_[rng.normal(10.0, 1.0, n // 2), rng.normal(12.0, 1.0, n - n // 2)]
+    phase = stable_phase(x)
+    assert phase.found and phase.classification == "slowdown"
+    assert abs(phase.start - n // 2) <= 40

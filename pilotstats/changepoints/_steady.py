@@ -105,19 +105,22 @@ def equivalence_phase(
     settled = 0 if outside.size == 0 else min(n, int(outside[-1] + 1) * window)
     start = max(settled, int(np.ceil(min_warmup_fraction * n)))
 
-    def outcome(steady: bool, reason: str, changes: tuple[int, ...] = ()) -> EquivalenceOutcome:
+    def outcome(
+        steady: bool, reason: str, changes: tuple[int, ...] = (), end_of_transient: int = -1
+    ) -> EquivalenceOutcome:
+        transient = settled if end_of_transient < 0 else end_of_transient
         if not steady:
             label = "no_steady_state"
-        elif settled == 0:
+        elif transient == 0:
             label = "flat"
         else:
-            before = float(np.median(x[:settled]))
+            before = float(np.median(x[:transient]))
             slower_before = before < final_level if higher_is_better else before > final_level
             label = "warmup" if slower_before else "slowdown"
         return EquivalenceOutcome(
             steady=steady,
-            start=start if steady else 0,
-            settled=settled,
+            start=max(start, transient) if steady else 0,
+            settled=transient,
             window=window,
             level=final_level,
             tolerance=band,
@@ -149,8 +152,14 @@ def equivalence_phase(
         part, min_size=_config.EQUIVALENCE_CONFIRM_MIN_SIZE,
         significance_level=significance_level,
     ).locations
-    changes = tuple(start + c for c in found)
-    if changes:
-        return outcome(False, f"significant changes keep occurring after the onset at {changes}",
-                       changes)
+    # A change inside the first window of the settled part is the end of the transient,
+    # located more precisely than the window grid allows: the steady state starts there.
+    late = tuple(start + c for c in found if c >= window)
+    if late:
+        return outcome(False, f"significant changes keep occurring after the onset at {late}",
+                       late)
+    if found:
+        end = start + found[-1]
+        return outcome(True, "settled inside the band; the transient ends at a significant "
+                       f"change at {end}; no significant change after it", end_of_transient=end)
     return outcome(True, "settled inside the band; no significant change after the onset")
