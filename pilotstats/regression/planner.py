@@ -178,11 +178,6 @@ class WorkPlanner:
         each bisection level), so Pilot's rate basis merges ever more rounds and the
         ``h >= min_subsessions`` rule is rarely met; the residual basis measures only the
         correlation of the errors.
-    outlier_threshold : float or None, default 10.0
-        Rounds whose residual from the least-squares line exceeds this many robust standard
-        deviations (normal-consistent median absolute deviation) are excluded from the fit,
-        one at a time and at most 10 % of the rounds (isolated outliers only); they are
-        listed in :attr:`outlier_rounds`. None keeps every round.
     unit : str, default "units"
         Work unit label passed to the fits.
     method : {None, "default", "pilot"}, optional
@@ -191,6 +186,11 @@ class WorkPlanner:
         least 5 slices, slice halved at the top), no alpha-based raise of the lower bound,
         ``wps(method="pilot")`` fits and Pilot's stop rule ``0 < v_ci < W_req`` (wps spec
         §7.1). For comparison with Pilot only.
+    outlier_threshold : float or None, default 10.0
+        Rounds whose residual from the least-squares line exceeds this many robust standard
+        deviations (normal-consistent median absolute deviation) are excluded from the fit,
+        one at a time and at most 10 % of the rounds (isolated outliers only); they are
+        listed in :attr:`outlier_rounds`. None keeps every round.
 
     Attributes
     ----------
