@@ -550,9 +550,13 @@ class SessionResult(Result):
     def summary(self) -> str:
         """A multi-line report of every analysis, with notes on what was excluded."""
         reason = "" if self.stop_reason is None else f", stop reason: {self.stop_reason}"
+        work = (
+            f", total work {format_number(self.total_work)} {self.unit}"
+            if self.total_work > 0
+            else ""
+        )
         lines = [
-            f"Benchmark session: {self.n_rounds} rounds, total work "
-            f"{format_number(self.total_work)} {self.unit}, total time "
+            f"Benchmark session: {self.n_rounds} rounds{work}, total time "
             f"{format_quantity(self.total_duration, 's')}, "
             f"{'done' if self.done else 'running'}{reason}"
         ]
