@@ -57,6 +57,7 @@ PRESETS: dict[str, dict[str, float]] = {
 }
 EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, EXIT_PROGRAM_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 4, 130
 STATE_FILE = "session.json"
+ROUNDS_LOG = "rounds.jsonl"
 
 
 class _UsageError(Exception):
@@ -68,10 +69,11 @@ def add_run_parser(commands: Any) -> None:
     run = commands.add_parser(
         "run",
         help="run a benchmark program round after round until every CI is narrow enough",
+        usage="pilotstats run [options] -- PROGRAM ARGS...",
         description="Run PROGRAM ARGS... round after round (a CI-driven benchmark session). "
-        "%%WORK_AMOUNT%% and %%RESULT_DIR%% in the arguments are substituted each round. "
-        "Presets (Pilot's values): quick = autocorrelation limit 0.8, CI 20 %% of the mean, "
-        "30 subsessions, 3 s rounds; normal = 0.2, 10 %%, 50, 10 s; strict = 0.1, 10 %%, "
+        "%WORK_AMOUNT% and %RESULT_DIR% in the arguments are substituted each round. "
+        "Presets (Pilot's values): quick = autocorrelation limit 0.8, CI 20 % of the mean, "
+        "30 subsessions, 3 s rounds; normal = 0.2, 10 %, 50, 10 s; strict = 0.1, 10 %, "
         "200, 20 s (the round threshold only with -w). Exit status: 0 done, 1 regression "
         "against --baseline, 2 bad usage, 4 program failed (rounds kept, --resume "
         "continues), 130 interrupted.",
@@ -133,7 +135,8 @@ def add_run_parser(commands: Any) -> None:
                      "the others a significant increase is a regression")
     run.add_argument("-o", "--output-dir", default=None, metavar="DIR",
                      help="write rounds, readings, unit readings and the summary as CSV plus "
-                     "the session state (default: pilotstats_run_<UTC time>)")
+                     "the session state, session.json and rounds.jsonl (default: "
+                     "pilotstats_run_<UTC time>)")
     run.add_argument("--resume", default=None, metavar="DIR",
                      help="continue the interrupted session saved in DIR")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -342,13 +345,40 @@ def _write_csv(path: str, header: list[str], rows: list[list[Any]]) -> None:
         writer.writerows(rows)
 
 
-def _save_state(directory: str, config: dict[str, Any], session: BenchmarkSession) -> None:
+def _save_config(directory: str, config: dict[str, Any], session: BenchmarkSession) -> None:
+    """``session.json``: the run configuration and the session options (atomic rewrite)."""
     target = os.path.join(directory, STATE_FILE)
     temporary = target + ".tmp"
+    options = session.state(first_round=session.n_rounds)
+    del options["rounds"]
     with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump({"version": 1, "run": config, "session": session.state()}, handle,
-                  allow_nan=False)
+        json.dump({"version": 1, "run": config, "session": options}, handle, allow_nan=False)
     os.replace(temporary, target)
+
+
+def _append_round(directory: str, session: BenchmarkSession) -> None:
+    """Append the newest round to ``rounds.jsonl`` (O(1) per round; kept on any failure)."""
+    record = session.state(first_round=session.n_rounds - 1)["rounds"][0]
+    with open(os.path.join(directory, ROUNDS_LOG), "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, allow_nan=False) + "\n")
+        handle.flush()
+
+
+def _load_saved(directory: str) -> tuple[dict[str, Any], BenchmarkSession]:
+    """The run configuration and the session replayed from ``session.json`` and the log."""
+    with open(os.path.join(directory, STATE_FILE), encoding="utf-8") as handle:
+        saved = json.load(handle)
+    rounds = []
+    log = os.path.join(directory, ROUNDS_LOG)
+    if os.path.exists(log):
+        with open(log, encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    rounds.append(json.loads(line))
+                except ValueError:
+                    break  # a line cut short by a crash: the rounds before it are complete
+    state = {**saved["session"], "rounds": rounds}
+    return saved["run"], BenchmarkSession.from_state(state)
 
 
 def _export(directory: str, config: dict[str, Any], session: BenchmarkSession,
@@ -428,7 +458,11 @@ def _record_round(session: BenchmarkSession, config: dict[str, Any],
                        timeout=config["timeout"], round_label=label)
     readings = unit_readings = None
     if pis:
-        unit_mode = config["unit_readings"] or (session.n_rounds == 0 and len(output.rows) > 1)
+        unit_mode = (
+            config["unit_readings"]
+            or (session.n_rounds == 0 and len(output.rows) > 1)
+            or bool(session.result().unit_readings)
+        )
         if unit_mode:
             config["unit_readings"] = True
             unit_readings = [np.array(column) for column in zip(*output.rows, strict=True)]
@@ -459,7 +493,8 @@ def _finish(args: argparse.Namespace, directory: str, config: dict[str, Any],
     summary = {"command": "run", "program": config["program"], "output_dir": directory,
                "exit_status": status, "interrupted": interrupted, "error": error,
                "regressions": regressions, "result": result.to_dict()}
-    _save_state(directory, config, session)
+    config["elapsed"] = config.get("elapsed", 0.0)
+    _save_config(directory, config, session)
     _export(directory, config, session, result, summary)
     if args.json:
         print(json.dumps(summary, indent=2, allow_nan=False), file=out)
@@ -468,7 +503,8 @@ def _finish(args: argparse.Namespace, directory: str, config: dict[str, Any],
     for item in regressions:
         lines.append(f"REGRESSION: {item['name']} changed by {format_number(item['difference'])}"
                      f" vs baseline (p = {item['p_value']:.3g})")
-    lines.append(f"results: {directory} (rounds.csv, summary.csv, summary.json, {STATE_FILE})")
+    lines.append(f"results: {directory} (rounds.csv, summary.csv, summary.json; session state "
+                 f"{STATE_FILE} and {ROUNDS_LOG})")
     print("\n".join(lines), file=out)
     return status
 
@@ -480,10 +516,7 @@ def run_command(args: argparse.Namespace) -> int:
         if args.resume is not None:
             directory = args.resume
             try:
-                with open(os.path.join(directory, STATE_FILE), encoding="utf-8") as handle:
-                    saved = json.load(handle)
-                config = saved["run"]
-                session = BenchmarkSession.from_state(saved["session"])
+                config, session = _load_saved(directory)
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise _UsageError(f"--resume {directory}: no session state to resume "
                                   f"({type(exc).__name__}: {exc})") from None
@@ -494,6 +527,11 @@ def run_command(args: argparse.Namespace) -> int:
             stamp = datetime.now(UTC).strftime("%Y%m%d_%H%M%S")
             directory = args.output_dir or f"pilotstats_run_{stamp}"
         os.makedirs(directory, exist_ok=True)
+        if args.resume is None:
+            if os.path.exists(os.path.join(directory, ROUNDS_LOG)):
+                raise _UsageError(f"{directory} already holds a session; continue it with "
+                                  f"--resume {directory} or choose another -o DIR")
+            _save_config(directory, config, session)
     except (_UsageError, InvalidInputError) as exc:
         print(f"pilotstats run: error: {exc}", file=err)
         return EXIT_USAGE
@@ -506,8 +544,8 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         while not session.done:
             _record_round(session, config, pis, directory)
+            _append_round(directory, session)
             config["elapsed"] = time.monotonic() - start
-            _save_state(directory, config, session)
             if show:
                 line = _progress_line(session, session.result(), config["elapsed"])
                 print(("\r\x1b[2K" if tty else "") + line, end="" if tty else "\n", file=err,

@@ -1336,15 +1336,28 @@ class BenchmarkSession:
 
     # -- persistence ---------------------------------------------------------------------
 
-    def state(self) -> dict[str, Any]:
+    def state(self, *, first_round: int = 0) -> dict[str, Any]:
         """The complete session as JSON-safe data: its options and every recorded round.
 
         :meth:`from_state` rebuilds an identical session from it (the planner and every
         analysis are replayed from the raw rounds).
+
+        Parameters
+        ----------
+        first_round : int, default 0
+            Include only the rounds from this one on (0-based), e.g. to append each new
+            round to a log instead of rewriting the whole state.
+
+        Returns
+        -------
+        dict
+            ``{"version", "options", "rounds"}``; each round is ``{"work", "duration",
+            "readings", "unit_readings"}`` as recorded (short rounds included).
         """
+        start = check_int(first_round, "first_round", low=0)
         rounds = [
             {"work": work, "duration": duration, "readings": readings, "unit_readings": units}
-            for work, duration, readings, units in self._raw
+            for work, duration, readings, units in self._raw[start:]
         ]
         return {"version": STATE_VERSION, "options": dict(self._options), "rounds": rounds}
 

@@ -72,6 +72,13 @@ def script(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
+def saved_session(out: Path) -> BenchmarkSession:
+    """The session replayed from the state files (``session.json`` + ``rounds.jsonl``)."""
+    saved = json.loads((out / "session.json").read_text())
+    rounds = [json.loads(line) for line in (out / "rounds.jsonl").read_text().splitlines()]
+    return BenchmarkSession.from_state({**saved["session"], "rounds": rounds})
+
+
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     status = main(["run", *argv])
     captured = capsys.readouterr()
@@ -107,7 +114,7 @@ def test_unit_readings_session_covers_the_truth(
     assert len(progress) == result["n_rounds"]
     assert "95 % CI width" in progress[-1] and "target 20.0 %" in progress[-1]
     for name in ("rounds.csv", "unit_readings.csv", "summary.csv", "summary.json",
-                 "session.json"):
+                 "session.json", "rounds.jsonl"):
         assert (out / name).exists(), name
     units = read_csv(out / "unit_readings.csv")
     assert len(units) == 50 * result["n_rounds"] and set(units[0]) == {
@@ -135,8 +142,7 @@ def test_wps_session_short_rounds_and_text_summary(
     assert status == 0, stderr
     assert "WPS throughput: v = " in stdout and "stored but not used" in stdout
     assert stderr == ""  # --quiet
-    saved = json.loads((out / "session.json").read_text())
-    session = BenchmarkSession.from_state(saved["session"])
+    session = saved_session(out)
     result = session.result()
     assert result.wps is not None and result.wps_done
     # Simulated t = 0.05 + w / 1e5: the interval of v holds the truth.
@@ -163,7 +169,9 @@ def test_failing_program_keeps_rounds_and_resumes(
     assert status == 4
     assert "round 4 (0-based): the program exited with status 3" in stderr
     assert "disk full" in stderr and f"--resume {out}" in stderr
-    assert len(read_csv(out / "rounds.csv")) == 4
+    assert len(read_csv(out / "rounds.csv")) == 4 and saved_session(out).n_rounds == 4
+    status, _, stderr = run_cli(capsys, *args)  # the same -o again: refused, nothing lost
+    assert status == 2 and "already holds a session" in stderr
     assert json.loads((out / "summary.json").read_text())["error"].startswith("round 4")
     # The program fails only on its fifth call: resuming continues the same session.
     status, stdout, stderr = run_cli(capsys, "--resume", str(out), "-q")
@@ -207,19 +215,19 @@ def test_ctrl_c_writes_partial_results(tmp_path: Path) -> None:
          "--", sys.executable, str(program), "50"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    state = out / "session.json"
+    log = out / "rounds.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if state.exists() and len(json.loads(state.read_text())["session"]["rounds"]) >= 3:
+        if log.exists() and len(log.read_text().splitlines()) >= 3:
             break
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
     assert "interrupted after" in stderr and "Benchmark session:" in stdout
-    saved = json.loads(state.read_text())
-    assert len(saved["session"]["rounds"]) >= 3
-    assert len(read_csv(out / "rounds.csv")) == len(saved["session"]["rounds"])
+    session = saved_session(out)
+    assert session.n_rounds >= 3 and not session.done
+    assert len(read_csv(out / "rounds.csv")) == session.n_rounds
     assert json.loads((out / "summary.json").read_text())["interrupted"] is True
 
 
