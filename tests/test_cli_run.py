@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -293,3 +294,24 @@ def test_presets_hold_pilots_values() -> None:
         preset = PRESETS[name]
         assert (preset["ac"], preset["ci_perc"], preset["min_sample_size"],
                 preset["min_round_duration"]) == values
+
+
+def test_readme_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The README's `pilotstats run` example: its bench.py and command, run as written.
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### `pilotstats run`"):]
+    program = section[section.index("cat > bench.py <<'EOF'\n") + 23: section.index("\nEOF\n")]
+    command = section[section.index("pilotstats run -o results"): section.index(
+        "python bench.py 50") + len("python bench.py 50")]
+    (tmp_path / "bench.py").write_text(program, encoding="utf-8")
+    argv = shlex.split(command.replace("\\\n", " "))[2:]
+    argv = [str(tmp_path / "results") if a == "results" else a for a in argv]
+    assert argv[-3:] == ["python", "bench.py", "50"]
+    argv[-3:-1] = [sys.executable, str(tmp_path / "bench.py")]
+    status, stdout, stderr = run_cli(capsys, *argv)
+    assert status == 0, stderr
+    shown = section[section.index("Benchmark session: 10 rounds"):]
+    for line in stdout.splitlines()[:3]:  # the same lines as the README shows
+        head = line.split(":")[0]
+        assert head in shown, line
+    assert "unit_readings[latency]: mean" in stdout  # (its program is unseeded: no values)
