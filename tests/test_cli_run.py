@@ -206,13 +206,15 @@ def test_timeout_stops_with_error(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert len(read_csv(out / "rounds.csv")) == 1
 
 
-def test_ctrl_c_writes_partial_results(tmp_path: Path) -> None:
+def test_ctrl_c_writes_partial_results_and_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     program = script(tmp_path, "latency", LATENCY)
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     process = subprocess.Popen(
         [sys.executable, "-m", "pilotstats", "run", "-o", str(out), "--pi", "latency,ms,0",
-         "--min-rounds", "500", "--max-rounds", "500", "--env", "SLEEP=0.1", "-q",
+         "--min-rounds", "15", "--env", "SLEEP=0.1", "-q",
          "--", sys.executable, str(program), "50"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -230,6 +232,12 @@ def test_ctrl_c_writes_partial_results(tmp_path: Path) -> None:
     assert session.n_rounds >= 3 and not session.done
     assert len(read_csv(out / "rounds.csv")) == session.n_rounds
     assert json.loads((out / "summary.json").read_text())["interrupted"] is True
+    # Resume the interrupted session: it continues from the saved rounds to the end.
+    status, stdout, stderr = run_cli(capsys, "--resume", str(out), "-q")
+    assert status == 0, stderr
+    resumed = saved_session(out)
+    assert resumed.done and resumed.n_rounds == 15 and "targets_met" in stdout
+    assert resumed.state()["rounds"][:3] == session.state()["rounds"][:3]
 
 
 def test_baseline_regression_exit_status(
