@@ -193,8 +193,8 @@ def _read_baseline(path: str, pis: list[IndexColumn]) -> list[Baseline | None]:
     baselines: list[Baseline | None] = []
     for position, pi in enumerate(pis):
         match = [i for i in items if isinstance(i, dict) and i.get("name") == pi.name]
-        if not match and len(items) > position and not items[position].get("name"):
-            match = [items[position]]
+        if not match and len(items) > position and isinstance(items[position], dict):
+            match = [items[position]] if not items[position].get("name") else []
         analysis = match[0].get("analysis") if match else None
         if not analysis:
             baselines.append(None)

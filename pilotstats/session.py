@@ -83,7 +83,7 @@ from pilotstats.exceptions import (
 from pilotstats.regression._outliers import OUTLIER_THRESHOLD
 from pilotstats.regression.planner import WorkPlanner, unit_reading_work_amount
 from pilotstats.regression.wps import WpsResult
-from pilotstats.results import Result, format_number, format_quantity
+from pilotstats.results import Result, format_number, format_quantity, json_safe
 
 __all__ = [
     "Baseline",
@@ -807,7 +807,7 @@ class BenchmarkSession:
         options["unit_readings_indices"] = [list(i) for i in self.unit_readings_indices] or None
         options["baseline_readings"] = _state_baselines(baseline_readings)
         options["baseline_unit_readings"] = _state_baselines(baseline_unit_readings)
-        self._options = options
+        self._options = {key: json_safe(value) for key, value in options.items()}
         # Raw rounds (for saving): work, duration, readings row, unit-reading rows.
         self._raw: list[tuple[float | None, float, list[float] | None, list[list[float]] | None]]
         self._raw = []
@@ -1167,16 +1167,16 @@ class BenchmarkSession:
         comparison_note = None
         if baseline is not None and variance_and_count is not None and variance_and_count[2] >= 2:
             estimate, variance, count, size = variance_and_count
-            comparison = welch_test(
-                estimate,
-                variance,
-                count,
-                baseline.mean,
-                baseline.variance,
-                baseline.n,
-                confidence_level=self.confidence_level,
-            )
             try:
+                comparison = welch_test(
+                    estimate,
+                    variance,
+                    count,
+                    baseline.mean,
+                    baseline.variance,
+                    baseline.n,
+                    confidence_level=self.confidence_level,
+                )
                 comparison_required = required_sample_size_for_comparison(
                     baseline.mean,
                     baseline.variance,
@@ -1190,6 +1190,8 @@ class BenchmarkSession:
                 )
             except UnreachableTargetError as exc:
                 comparison_note = str(exc)
+            except PilotStatsError as exc:  # e.g. both variances 0: no test is possible
+                comparison_note = f"no Welch comparison: {exc}"
         enough = required is not None and required.enough
         comparison_ok = (
             baseline is None
@@ -1395,15 +1397,21 @@ class BenchmarkSession:
                 f"{STATE_VERSION}), got {type(state).__name__}"
                 + (f" version {state.get('version')!r}" if isinstance(state, dict) else "")
             )
-        options = dict(state.get("options", {}))
-        for key in ("baseline_readings", "baseline_unit_readings"):
-            if options.get(key) is not None:
-                options[key] = [None if b is None else tuple(b) for b in options[key]]
-        session = cls(**options)
-        for item in state.get("rounds", []):
-            session._record(
-                item["work"], item["duration"], item["readings"], item["unit_readings"]
-            )
+        try:
+            options = dict(state.get("options", {}))
+            for key in ("baseline_readings", "baseline_unit_readings"):
+                if options.get(key) is not None:
+                    options[key] = [None if b is None else tuple(b) for b in options[key]]
+            session = cls(**options)
+            for item in state.get("rounds", []):
+                session._record(
+                    item["work"], item["duration"], item["readings"], item["unit_readings"]
+                )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise InvalidInputError(
+                f"state is not a valid session state ({type(exc).__name__}: {exc}); it must "
+                "come from BenchmarkSession.state()"
+            ) from None
         session._analyse_all()
         session._update_stop()
         return session

@@ -297,6 +297,29 @@ def test_from_state_rejects_garbage() -> None:
         BenchmarkSession.from_state({"version": 99})
     with pytest.raises(InvalidInputError, match="state must be a dict"):
         BenchmarkSession.from_state([])  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="not a valid session state"):
+        BenchmarkSession.from_state({"version": 1, "options": {"speed": 3}, "rounds": []})
+    with pytest.raises(InvalidInputError, match="not a valid session state"):
+        BenchmarkSession.from_state({"version": 1, "options": {}, "rounds": [{"work": 1}]})
+    # numpy scalars in the options are saved as plain JSON numbers
+    session = BenchmarkSession(min_rounds=np.int64(3), confidence_level=np.float64(0.9))
+    assert json.dumps(session.state())
+
+
+def test_binary_baseline_without_variance_does_not_crash() -> None:
+    from pilotstats.session import Baseline
+
+    session = BenchmarkSession(
+        min_rounds=4,
+        readings_indices=[PerformanceIndex("ok", "", "binary")],
+        baseline_readings=Baseline(1.0, 0.0, 20),
+    )
+    for _ in range(4):
+        session.record(None, 1.0, readings=[1.0])
+    item = session.result().readings[0]
+    assert item.analysis is not None and item.estimate == 1.0
+    assert item.comparison is not None and item.comparison.difference == 0.0
+    assert item.comparison_note is not None and "no sample size" in item.comparison_note
 
 
 # ------------------------------------------------------------------------------------------
