@@ -515,6 +515,9 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         if args.resume is not None:
             directory = args.resume
+            if [arg for arg in args.program if arg != "--"] or args.pi or args.work_amount:
+                raise _UsageError("--resume DIR continues the saved session with its own "
+                                  "program and options; do not repeat them")
             try:
                 config, session = _load_saved(directory)
             except (OSError, ValueError, KeyError, TypeError) as exc:

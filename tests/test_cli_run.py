@@ -288,6 +288,8 @@ def test_resume_without_state_is_a_usage_error(
 ) -> None:
     status, _, stderr = run_cli(capsys, "--resume", str(tmp_path))
     assert status == 2 and "no session state to resume" in stderr
+    status, _, stderr = run_cli(capsys, "--resume", str(tmp_path), "--", "prog")
+    assert status == 2 and "do not repeat them" in stderr
 
 
 def test_presets_hold_pilots_values() -> None:
