@@ -34,6 +34,9 @@ WpsMethod: TypeAlias = Literal["default", "pilot"]
 PlannerPhase: TypeAlias = Literal["doubling", "ramp", "bisection", "slices"]
 #: How a benchmark session removes warm-up and cool-down from each round's unit readings.
 WarmupRemoval: TypeAlias = Literal["stable_phase", "trim", "none"]
+#: Type of a session's performance index: arithmetic mean, harmonic mean (rates) or a
+#: 0/1 proportion with the Wilson interval.
+IndexType: TypeAlias = Literal["ordinary", "ratio", "binary"]
 #: Series whose autocorrelation chooses the WPS subsession size (wps spec §3.2).
 SubsessionBasis: TypeAlias = Literal["rates", "residuals"]
 #: Label of an MDL trend group relative to the previous group (mdl spec §7).

@@ -7,6 +7,7 @@ Subcommands::
     pilotstats compare BASE NEW [--json] [--min-change-percent 0]
     pilotstats trend FILE... [--json]
     pilotstats changepoints FILE --column C [--time-column T] [--json]
+    pilotstats run [options] -- PROGRAM ARGS...   (see pilotstats._cli_run)
 
 Result files of pyperf, pytest-benchmark, asv, Google Benchmark, hyperfine, JMH and
 criterion.rs are recognised from their content; CSV files need ``--column``. Exit status: 0
@@ -95,6 +96,9 @@ def _parser() -> argparse.ArgumentParser:
     points.add_argument("--delimiter", default=",")
     points.add_argument("--json", action="store_true",
                         help="print Otava-like change-point records as JSON")
+    from pilotstats._cli_run import add_run_parser
+
+    add_run_parser(commands)
     return parser
 
 
@@ -248,6 +252,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_compare(args)
         if args.command == "trend":
             return _run_trend(args)
+        if args.command == "run":
+            from pilotstats._cli_run import run_command
+
+            return run_command(args)
         return _run_changepoints(args)
     except PilotStatsError as exc:
         print(f"pilotstats: error: {exc}", file=sys.stderr)

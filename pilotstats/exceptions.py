@@ -7,6 +7,8 @@ exception, so ``except ValueError`` keeps working in user code. Every warning de
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "ConvergenceWarning",
     "DataRangeWarning",
@@ -22,10 +24,12 @@ __all__ = [
     "PerformanceWarning",
     "PilotStatsError",
     "PilotStatsWarning",
+    "SessionFinishedError",
     "ShortRoundWarning",
     "SubsessionSizeNotFoundError",
     "TargetNotExtremeWarning",
     "UnreachableTargetError",
+    "WorkloadError",
 ]
 
 
@@ -181,3 +185,60 @@ class MissingDependencyError(PilotStatsError, ImportError):
     def __init__(self, message: str, *, package: str | None = None):
         super().__init__(message, name=package)
         self.package = package
+
+
+class SessionFinishedError(PilotStatsError, RuntimeError):
+    """A benchmark session was asked to record a round after it had finished.
+
+    Check :attr:`pilotstats.session.BenchmarkSession.done` before running another round;
+    to continue with stricter targets, start a new session from the saved state.
+
+    Examples
+    --------
+    >>> from pilotstats.session import BenchmarkSession
+    >>> session = BenchmarkSession(min_rounds=1, max_rounds=1)
+    >>> session.record(None, 1.0)
+    >>> try:
+    ...     session.record(None, 1.0)
+    ... except SessionFinishedError as error:
+    ...     print(str(error)[:45])
+    the session is finished (stop reason: targets
+    """
+
+
+class WorkloadError(PilotStatsError, RuntimeError):
+    """The benchmark workload failed during a session; nothing measured is lost.
+
+    Raised from the original exception (``__cause__``). :attr:`session` is the session with
+    every round recorded before the failure (save it, inspect it, or continue it with
+    ``run_session(workload, session=error.session)``), :attr:`result` its current estimates
+    and :attr:`round_index` the 0-based number of the failed round.
+
+    Examples
+    --------
+    >>> from pilotstats.session import run_session
+    >>> def workload(work):
+    ...     if workload.calls == 3:
+    ...         raise OSError("disk full")
+    ...     workload.calls += 1
+    ...     return 0.5
+    >>> workload.calls = 0
+    >>> try:
+    ...     run_session(workload, min_rounds=5)
+    ... except WorkloadError as error:
+    ...     print(error.round_index, error.session.n_rounds, type(error.__cause__).__name__)
+    3 3 OSError
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        session: Any = None,
+        result: Any = None,
+        round_index: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.session = session
+        self.result = result
+        self.round_index = round_index

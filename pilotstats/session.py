@@ -5,26 +5,38 @@ shall I run this benchmark to get a precise result?". A harness asks :meth:`~Ben
 next_round` for a work amount, runs the round, and hands back its duration and optional
 per-round readings and per-unit readings with :meth:`~BenchmarkSession.record`;
 :attr:`~BenchmarkSession.done` turns True once every requested confidence-interval target
-(and baseline comparison) is met. :func:`run_session` drives a Python callable this way.
+(and baseline comparison) is met. :func:`run_session` drives a Python callable this way; the
+command ``pilotstats run`` drives any program.
 
 Analyses (specifications ``specs/wps.md`` and ``specs/autocorrelation.md`` §3–§7):
 
 - **WPS throughput** from whole rounds, ``t = alpha + w / v``
   (:func:`pilotstats.regression.wps`), paced by :class:`pilotstats.regression.WorkPlanner`;
+  isolated outlier rounds are excluded from the fit and reported;
 - **readings** (one value per round and performance index): subsession analysis and
   required sample size;
 - **unit readings** (many values per round, e.g. per-operation latencies): warm-up and
   cool-down removal per round, then subsession analysis and required sample size; the work
   amount is paced to deliver the missing readings (wps spec §6.7);
+- each performance index is *ordinary* (arithmetic mean), *ratio* (harmonic mean, for
+  rates) or *binary* (a 0/1 proportion with the Wilson interval), and may be recorded
+  without having to meet its target (``must_satisfy=False``);
 - optional **baseline comparison** (Welch's test on subsession statistics) with the sample
   size needed to separate the result from the baseline.
+
+Rounds shorter than ``min_round_duration`` (and rounds a coarse timer measured as 0 s) are
+*stored but not used*, as in Pilot: no analysis sees them, and the result lists them.
+A session's complete state (options and raw rounds) is JSON; :meth:`BenchmarkSession.save`
+and :meth:`BenchmarkSession.load` persist and resume it.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -33,6 +45,7 @@ import numpy as np
 from pilotstats._typing import (
     ArrayLike1D,
     Float64Array1D,
+    IndexType,
     MeanMethod,
     SubsessionBasis,
     WarmupRemoval,
@@ -47,9 +60,11 @@ from pilotstats._validation import (
 )
 from pilotstats.autocorrelation import (
     ComparisonSampleSizeResult,
+    ProportionResult,
     SampleSizeResult,
     SubsessionResult,
     WelchResult,
+    proportion_interval,
     required_sample_size,
     required_sample_size_for_comparison,
     subsession_analysis,
@@ -61,16 +76,20 @@ from pilotstats.exceptions import (
     InvalidInputError,
     NotEnoughDataError,
     PilotStatsError,
+    SessionFinishedError,
     UnreachableTargetError,
+    WorkloadError,
 )
+from pilotstats.regression._outliers import OUTLIER_THRESHOLD
 from pilotstats.regression.planner import WorkPlanner, unit_reading_work_amount
 from pilotstats.regression.wps import WpsResult
-from pilotstats.results import Result, format_number, format_quantity
+from pilotstats.results import Result, format_number, format_quantity, json_safe
 
 __all__ = [
     "Baseline",
     "BenchmarkSession",
     "IndexAnalysis",
+    "PerformanceIndex",
     "SessionProgress",
     "SessionResult",
     "run_session",
@@ -78,6 +97,9 @@ __all__ = [
 ]
 
 _WARMUP_METHODS: tuple[WarmupRemoval, ...] = ("stable_phase", "trim", "none")
+_INDEX_TYPES: tuple[IndexType, ...] = ("ordinary", "ratio", "binary")
+#: Version of the JSON state written by :meth:`BenchmarkSession.save`.
+STATE_VERSION = 1
 
 
 class Baseline(NamedTuple):
@@ -111,12 +133,85 @@ class Baseline(NamedTuple):
     n: int
 
 
+class PerformanceIndex(NamedTuple):
+    """Declaration of one performance index of a session (Pilot's ``--pi``).
+
+    Attributes
+    ----------
+    name : str
+        Label used in reports (may be empty: the index number is shown instead).
+    unit : str
+        Unit of the values, for display.
+    index_type : {"ordinary", "ratio", "binary"}
+        ``"ordinary"``: arithmetic mean (times, sizes); ``"ratio"``: harmonic mean, for
+        rates such as throughput (Pilot's type 1); ``"binary"``: 0/1 outcomes, a
+        proportion with the Wilson interval (no warm-up removal).
+    must_satisfy : bool
+        The index must meet its interval target before the session stops; False records
+        and reports it only.
+
+    Examples
+    --------
+    A latency that must reach the target and a hit/miss flag that is only reported:
+
+    >>> from pilotstats.session import BenchmarkSession, PerformanceIndex
+    >>> session = BenchmarkSession(
+    ...     min_rounds=3,
+    ...     readings_indices=[PerformanceIndex("latency", "ms"),
+    ...                       PerformanceIndex("hit", "", "binary", must_satisfy=False)])
+    >>> for value, hit in [(10.1, 1), (9.9, 0), (10.0, 1), (10.05, 1), (9.95, 1)]:
+    ...     session.record(None, 1.0, readings=[value, hit])
+    >>> print(session.result().readings[1])  # doctest: +ELLIPSIS
+    readings[hit]: proportion 0.8 (95 % CI [0.3755, 0.9638] wilson, n = 5) (not required...)
+    """
+
+    name: str = ""
+    unit: str = ""
+    index_type: IndexType = "ordinary"
+    must_satisfy: bool = True
+
+
+def _as_index(value: Any, name: str) -> PerformanceIndex:
+    if isinstance(value, str):
+        return PerformanceIndex(value)
+    if isinstance(value, dict):
+        value = PerformanceIndex(**value)
+    if isinstance(value, (tuple, list)) and not isinstance(value, PerformanceIndex):
+        value = PerformanceIndex(*value)
+    if not isinstance(value, PerformanceIndex):
+        raise InvalidInputError(
+            f"{name} must be a PerformanceIndex(name, unit, index_type, must_satisfy) or a "
+            f"name, got {type(value).__name__}"
+        )
+    index_type = check_choice(value.index_type, f"{name}.index_type", _INDEX_TYPES)
+    if not isinstance(value.must_satisfy, (bool, np.bool_)):
+        raise InvalidInputError(
+            f"{name}.must_satisfy must be True or False, got {value.must_satisfy!r}"
+        )
+    return PerformanceIndex(
+        str(value.name), str(value.unit), index_type, bool(value.must_satisfy)
+    )
+
+
+def _as_indices(value: Any, name: str) -> tuple[PerformanceIndex, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, (str, PerformanceIndex, dict)):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        raise InvalidInputError(
+            f"{name} must be a list of PerformanceIndex (one per index), got "
+            f"{type(value).__name__}"
+        )
+    return tuple(_as_index(item, f"{name}[{i}]") for i, item in enumerate(value))
+
+
 def _as_baseline(value: Any, name: str) -> Baseline | None:
     if value is None:
         return None
     if isinstance(value, SubsessionResult):
         return Baseline(value.mean, value.subsession_variance, value.n_subsessions)
-    if isinstance(value, tuple) and len(value) == 3:
+    if isinstance(value, (tuple, list)) and len(value) == 3:
         mean = check_real(value[0], f"{name} mean")
         variance = check_real(value[1], f"{name} variance", low=0.0)
         n = check_int(value[2], f"{name} n", low=2)
@@ -157,7 +252,7 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
     Parameters
     ----------
     values : array_like, shape (n,)
-        The round's unit readings (may be empty).
+        The round's unit readings (numbers; may be empty).
     fraction : float, default 0.1
         Fraction of the round treated as warm-up, in [0, 1).
 
@@ -166,12 +261,17 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
     (start, end) : tuple of int
         Half-open range of the readings kept.
 
+    Raises
+    ------
+    InvalidInputError
+        ``values`` is not a 1-D array of finite numbers, or ``fraction`` is outside [0, 1).
+
     Examples
     --------
     >>> trim_warmup([1, 5, 10, 20, 30, 40, 42, 43, 41])
     (1, 9)
     """
-    n = int(np.asarray(values).shape[0])
+    n = int(as_float_array(values, "values", min_length=0).shape[0])
     p = check_real(fraction, "trim_fraction", low=0.0, high=1.0, high_inclusive=False)
     if n == 0:
         return 0, 0
@@ -179,18 +279,26 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
     return drop, n
 
 
+#: Outcome of warm-up removal in one round: removed (or nothing to remove), too short to
+#: search (fewer than 2 * min_size readings), or change points without a dominant segment.
+_REMOVED, _TOO_SHORT, _UNRESOLVED = "removed", "too_short", "unresolved"
+
+
 def _stable_range(
-    values: Float64Array1D, method: WarmupRemoval, fraction: float
-) -> tuple[int, int]:
+    values: Float64Array1D, method: WarmupRemoval, fraction: float, min_size: int
+) -> tuple[int, int, str]:
     """The one switch for warm-up/cool-down removal of a round's unit readings."""
-    if method == "none" or values.shape[0] == 0:
-        return 0, int(values.shape[0])
+    n = int(values.shape[0])
+    if method == "none" or n == 0:
+        return 0, n, _REMOVED
     if method == "trim":
-        return trim_warmup(values, fraction)
-    phase = stable_phase(values)
+        return (*trim_warmup(values, fraction), _REMOVED)
+    if n < 2 * min_size:
+        return 0, n, _TOO_SHORT  # cannot be searched: kept whole and reported
+    phase = stable_phase(values, min_size=min_size)
     if not phase.found:
-        return 0, int(values.shape[0])  # no dominant segment: keep the round (documented)
-    return int(phase.start), int(phase.end)
+        return 0, n, _UNRESOLVED  # no dominant segment: keep the round (reported)
+    return int(phase.start), int(phase.end), _REMOVED
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,12 +311,24 @@ class IndexAnalysis(Result):
         ``"readings"`` or ``"unit_readings"``.
     index : int
         Performance index.
+    name : str
+        Declared name of the index (``""`` when undeclared).
+    unit : str
+        Unit of its values.
+    index_type : str
+        ``"ordinary"`` (arithmetic mean), ``"ratio"`` (harmonic mean) or ``"binary"``
+        (proportion with the Wilson interval).
+    must_satisfy : bool
+        The index must meet its target for the session to stop.
     n : int
-        Samples analysed (unit readings: after warm-up removal).
+        Samples analysed (unit readings: after warm-up removal; short rounds excluded).
     n_removed : int
         Unit readings removed as warm-up/cool-down (0 for readings).
-    analysis : SubsessionResult or None
-        Mean with its confidence interval (None while no subsession size qualifies).
+    warmup_kept_rounds : int
+        Rounds whose unit readings kept their warm-up because it could not be searched
+        (fewer than ``2 * min_size`` readings) or located (no dominant stable segment).
+    analysis : SubsessionResult, ProportionResult or None
+        Mean (binary: proportion) with its confidence interval (None while undetermined).
     required : SampleSizeResult or None
         Samples needed for the target width.
     comparison : WelchResult or None
@@ -217,6 +337,8 @@ class IndexAnalysis(Result):
         Samples needed to reach the target p-value against the baseline.
     comparison_note : str or None
         Why no comparison requirement applies (e.g. the difference is unreachable).
+    note : str or None
+        Why the interval may mislead (warm-up kept in some rounds), if it may.
     done : bool
         The width target is met and, with a baseline, the comparison size too.
     progress : float
@@ -242,22 +364,47 @@ class IndexAnalysis(Result):
 
     kind: str
     index: int
+    name: str
+    unit: str
+    index_type: str
+    must_satisfy: bool
     n: int
     n_removed: int
-    analysis: SubsessionResult | None
+    warmup_kept_rounds: int
+    analysis: SubsessionResult | ProportionResult | None
     required: SampleSizeResult | None
     comparison: WelchResult | None
     comparison_required: ComparisonSampleSizeResult | None
     comparison_note: str | None
+    note: str | None
     done: bool
     progress: float
 
-    def __str__(self) -> str:
-        head = f"{self.kind}[{self.index}]"
+    @property
+    def label(self) -> str:
+        """``kind[name]`` (``kind[index]`` for an unnamed index)."""
+        return f"{self.kind}[{self.name or self.index}]"
+
+    @property
+    def estimate(self) -> float | None:
+        """The mean (binary: the proportion), or None while undetermined."""
         if self.analysis is None:
-            return f"{head}: n = {self.n}, interval undetermined (collect more data)"
-        state = "done" if self.done else f"{self.progress:.0%} of target"
-        return f"{head}: {self.analysis} ({state})"
+            return None
+        if isinstance(self.analysis, ProportionResult):
+            return self.analysis.proportion
+        return self.analysis.mean
+
+    def __str__(self) -> str:
+        if self.analysis is None:
+            return f"{self.label}: n = {self.n}, interval undetermined (collect more data)"
+        if self.done:
+            state = "done"
+        elif not self.must_satisfy:
+            state = "not required"
+        else:
+            state = f"{self.progress:.0%} of target"
+        flag = "; warm-up kept, see note" if self.warmup_kept_rounds else ""
+        return f"{self.label}: {self.analysis} ({state}{flag})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,13 +415,13 @@ class SessionProgress(Result):
     ----------
     fraction : float
         Overall progress in [0, 1]: the least advanced of the rounds floor and every
-        analysis (1.0 when done).
+        required analysis (1.0 when done).
     n_rounds, min_rounds : int
         Rounds recorded and the minimum.
     done : bool
         The session is finished.
     analyses : dict
-        Progress of each analysis by name (``"wps"``, ``"readings[0]"``, ...).
+        Progress of each required analysis by name (``"wps"``, ``"readings[0]"``, ...).
     message : str
         Short human-readable status.
 
@@ -302,6 +449,11 @@ class SessionProgress(Result):
         return f"{self.fraction:.0%} ({self.message})"
 
 
+def _round_list(rounds: Sequence[int]) -> str:
+    shown = ", ".join(str(r) for r in rounds[:10])
+    return shown + (", ..." if len(rounds) > 10 else "")
+
+
 @dataclass(frozen=True, slots=True)
 class SessionResult(Result):
     """Current estimates of a :class:`BenchmarkSession`.
@@ -309,7 +461,7 @@ class SessionResult(Result):
     Attributes
     ----------
     n_rounds : int
-        Rounds recorded.
+        Rounds recorded (short ones included).
     total_work : float
         Sum of the work amounts.
     total_duration : float
@@ -317,7 +469,7 @@ class SessionResult(Result):
     done : bool
         The session is finished (targets met, or a limit reached).
     targets_met : bool
-        Every requested target is met (and at least ``min_rounds`` rounds were run).
+        Every required target is met (and at least ``min_rounds`` were run).
     stop_reason : str or None
         ``"targets_met"``, ``"max_rounds"``, ``"max_duration"`` or None while running.
     wps : WpsResult or None
@@ -326,8 +478,20 @@ class SessionResult(Result):
         Required full width of the throughput interval at the current estimate.
     wps_done : bool or None
         The WPS stop rule holds (None when WPS is disabled).
+    wps_error : str or None
+        Why the latest WPS fit failed (too few rounds, no subsession size, ...), if it did.
     readings, unit_readings : tuple of IndexAnalysis
         One analysis per performance index.
+    short_rounds : tuple of int
+        0-based numbers of the rounds shorter than ``min_round_duration`` (or measured as
+        0 s): stored but not used by any analysis.
+    outlier_rounds : tuple of int
+        0-based numbers of the isolated outlier rounds excluded from the WPS fit.
+    warmup_kept : bool
+        Some round kept its warm-up (unit readings), so an interval may be biased; see
+        ``notes``.
+    notes : tuple of str
+        Everything excluded or not removed, in words.
     confidence_level : float
         Level of every interval.
     unit : str
@@ -360,8 +524,13 @@ class SessionResult(Result):
     wps: WpsResult | None
     wps_target_width: float | None
     wps_done: bool | None
+    wps_error: str | None
     readings: tuple[IndexAnalysis, ...]
     unit_readings: tuple[IndexAnalysis, ...]
+    short_rounds: tuple[int, ...]
+    outlier_rounds: tuple[int, ...]
+    warmup_kept: bool
+    notes: tuple[str, ...]
     confidence_level: float
     unit: str
 
@@ -374,14 +543,20 @@ class SessionResult(Result):
         if self.wps is not None:
             parts.append(str(self.wps))
         parts.extend(str(item) for item in (*self.readings, *self.unit_readings))
+        if self.short_rounds or self.outlier_rounds or self.warmup_kept:
+            parts.append(f"{len(self.notes)} note(s)")
         return "; ".join(parts)
 
     def summary(self) -> str:
-        """A multi-line report of every analysis."""
+        """A multi-line report of every analysis, with notes on what was excluded."""
         reason = "" if self.stop_reason is None else f", stop reason: {self.stop_reason}"
+        work = (
+            f", total work {format_number(self.total_work)} {self.unit}"
+            if self.total_work > 0
+            else ""
+        )
         lines = [
-            f"Benchmark session: {self.n_rounds} rounds, total work "
-            f"{format_number(self.total_work)} {self.unit}, total time "
+            f"Benchmark session: {self.n_rounds} rounds{work}, total time "
             f"{format_quantity(self.total_duration, 's')}, "
             f"{'done' if self.done else 'running'}{reason}"
         ]
@@ -398,10 +573,13 @@ class SessionResult(Result):
                 f"{self.wps.naive_relative_error:.2%} "
                 f"(naive v = {format_number(self.wps.naive_throughput)} {self.unit}/s)"
             )
+        elif self.wps_error is not None:
+            lines.append(f"  WPS throughput: undetermined ({self.wps_error})")
         for item in (*self.readings, *self.unit_readings):
             lines.append(f"  {item}")
             if item.comparison is not None:
                 lines.append(f"    vs baseline: {item.comparison}")
+        lines.extend(f"  note: {note}" for note in self.notes)
         return "\n".join(lines)
 
 
@@ -409,6 +587,14 @@ def _positive_or_none(value: float | None, name: str) -> float | None:
     if value is None:
         return None
     return check_real(value, name, low=0.0, low_inclusive=False)
+
+
+def _state_baselines(value: Any) -> Any:
+    """Baselines as JSON (lists) for the saved state."""
+    if value is None:
+        return None
+    baselines = _as_baselines(value, "baseline")
+    return [None if b is None else [b.mean, b.variance, b.n] for b in baselines]
 
 
 class BenchmarkSession:
@@ -440,8 +626,11 @@ class BenchmarkSession:
         Stop (``stop_reason="max_rounds"``) after this many rounds.
     max_duration : float, optional
         Stop once the recorded rounds add up to this many seconds.
-    min_round_duration : float, default 1.0
-        Shorter rounds are doubled and not analysed by WPS (s).
+    min_round_duration : float, optional
+        Rounds shorter than this (s) are *short*: stored but not used by any analysis
+        (Pilot's rule), listed in :attr:`SessionResult.short_rounds`, and the planner
+        doubles the work. None: 1 s when the session sets the work amount (``max_work``),
+        0 s otherwise. A round measured as 0 s (a coarse timer) is always short.
     target_initial_time : float, default 60.0
         Time budget of the planner's initial ramp (s).
     wps_analysis : bool, default True
@@ -453,12 +642,20 @@ class BenchmarkSession:
     warmup_removal : {"stable_phase", "trim", "none"}, default "stable_phase"
         How each round's unit readings lose their warm-up and cool-down:
         :func:`pilotstats.changepoints.stable_phase` (a round without a dominant stable
-        segment is kept whole), Pilot's fixed-percentage trimming (:func:`trim_warmup`) or
-        nothing.
+        segment, or with fewer than ``2 * min_size`` readings, is kept whole and
+        reported), Pilot's fixed-percentage trimming (:func:`trim_warmup`) or nothing.
+    min_size : int, default 30
+        Minimum segment length of the stable-phase search (``stable_phase(min_size=)``).
+        Rounds need at least ``2 * min_size`` unit readings to be searched; for short
+        rounds set it to about a sixth of the round length (at least 5).
     trim_fraction : float, default 0.1
         Fraction trimmed by ``warmup_removal="trim"``.
     readings_mean, unit_readings_mean : {"arithmetic", "harmonic"}, default "arithmetic"
-        Mean of the readings / unit readings (harmonic for rates).
+        Mean of undeclared readings / unit-readings indices (harmonic for rates);
+        declared indices follow their ``index_type``.
+    readings_indices, unit_readings_indices : sequence of PerformanceIndex, optional
+        Declarations of the indices (name, unit, type, must_satisfy), one per index in
+        the order of the values passed to :meth:`record`.
     baseline_readings, baseline_unit_readings : Baseline or sequence, optional
         Baselines per index (a single one applies to index 0); each index with a baseline
         is compared by Welch's test and must also reach ``target_p_value`` where reachable.
@@ -466,6 +663,10 @@ class BenchmarkSession:
         p-value the comparison with a baseline aims for.
     subsession_basis : {"residuals", "rates"}, default "residuals"
         Passed to the WPS regression (see :func:`pilotstats.regression.wps`).
+    outlier_threshold : float or None, default 10.0
+        Rounds whose duration lies further than this many robust standard deviations from
+        the WPS line are excluded from the fit (isolated outliers, at most 10 % of the
+        rounds) and listed in :attr:`SessionResult.outlier_rounds`; None keeps all.
     unit : str, default "units"
         Work unit label.
 
@@ -480,6 +681,10 @@ class BenchmarkSession:
     level and autocorrelation limit are honoured everywhere; the throughput interval is the
     t-based inverted slope interval; unit-reading warm-up is removed per round with an
     explicit outcome instead of discarding rounds; sample sizes are rounded up.
+
+    A session never reports an interval built on a silent rule: short rounds, outlier
+    rounds and rounds whose warm-up could not be removed are listed in
+    :attr:`SessionResult.notes` (and ``warmup_kept`` flags the last case).
 
     Examples
     --------
@@ -508,22 +713,27 @@ class BenchmarkSession:
         min_rounds: int = 10,
         max_rounds: int | None = 1000,
         max_duration: float | None = None,
-        min_round_duration: float = 1.0,
+        min_round_duration: float | None = None,
         target_initial_time: float = 60.0,
         wps_analysis: bool = True,
         min_subsessions: int = 21,
         readings_min_subsessions: int = 10,
         unit_readings_min_subsessions: int = 10,
         warmup_removal: WarmupRemoval = "stable_phase",
+        min_size: int = 30,
         trim_fraction: float = 0.1,
         readings_mean: MeanMethod = "arithmetic",
         unit_readings_mean: MeanMethod = "arithmetic",
+        readings_indices: Sequence[PerformanceIndex] | None = None,
+        unit_readings_indices: Sequence[PerformanceIndex] | None = None,
         baseline_readings: Any = None,
         baseline_unit_readings: Any = None,
         target_p_value: float = 0.05,
         subsession_basis: SubsessionBasis = "residuals",
+        outlier_threshold: float | None = OUTLIER_THRESHOLD,
         unit: str = "units",
     ) -> None:
+        options = {key: value for key, value in locals().items() if key != "self"}
         self.confidence_level = check_confidence_level(confidence_level)
         self.autocorrelation_limit = check_autocorrelation_limit(autocorrelation_limit)
         self.min_rounds = check_int(min_rounds, "min_rounds", low=1)
@@ -548,6 +758,7 @@ class BenchmarkSession:
         self.warmup_removal: WarmupRemoval = check_choice(
             warmup_removal, "warmup_removal", _WARMUP_METHODS
         )
+        self.min_size = check_int(min_size, "min_size", low=2)
         self.trim_fraction = check_real(
             trim_fraction, "trim_fraction", low=0.0, high=1.0, high_inclusive=False
         )
@@ -557,6 +768,8 @@ class BenchmarkSession:
         self.unit_readings_mean: MeanMethod = check_choice(
             unit_readings_mean, "unit_readings_mean", ("arithmetic", "harmonic")
         )
+        self.readings_indices = _as_indices(readings_indices, "readings_indices")
+        self.unit_readings_indices = _as_indices(unit_readings_indices, "unit_readings_indices")
         self._baseline_readings = _as_baselines(baseline_readings, "baseline_readings")
         self._baseline_units = _as_baselines(baseline_unit_readings, "baseline_unit_readings")
         self.target_p_value = check_probability(target_p_value, "target_p_value")
@@ -566,13 +779,18 @@ class BenchmarkSession:
             if max_work is None
             else check_real(max_work, "max_work", low=0.0, low_inclusive=False)
         )
+        if min_round_duration is None:
+            min_round_duration = 1.0 if self.max_work is not None else 0.0
+        self.min_round_duration = check_real(min_round_duration, "min_round_duration", low=0.0)
+        if not isinstance(wps_analysis, (bool, np.bool_)):
+            raise InvalidInputError(f"wps_analysis must be True or False, got {wps_analysis!r}")
         self.wps_analysis = bool(wps_analysis) and self.max_work is not None
         self.planner: WorkPlanner | None = None
         if self.max_work is not None:
             self.planner = WorkPlanner(
                 min_work,
                 self.max_work,
-                min_round_duration=min_round_duration,
+                min_round_duration=self.min_round_duration,
                 target_initial_time=target_initial_time,
                 initial_work=initial_work,
                 ci_percent_of_mean=ci_percent_of_mean,
@@ -583,12 +801,25 @@ class BenchmarkSession:
                 wps_analysis=self.wps_analysis,
                 subsession_basis=subsession_basis,
                 unit=self.unit,
+                outlier_threshold=outlier_threshold,
             )
+        options["readings_indices"] = [list(i) for i in self.readings_indices] or None
+        options["unit_readings_indices"] = [list(i) for i in self.unit_readings_indices] or None
+        options["baseline_readings"] = _state_baselines(baseline_readings)
+        options["baseline_unit_readings"] = _state_baselines(baseline_unit_readings)
+        self._options = {key: json_safe(value) for key, value in options.items()}
+        # Raw rounds (for saving): work, duration, readings row, unit-reading rows.
+        self._raw: list[tuple[float | None, float, list[float] | None, list[list[float]] | None]]
+        self._raw = []
         self._work: list[float] = []
         self._durations: list[float] = []
-        self._readings: list[Float64Array1D] = []
-        self._unit_kept: list[list[Float64Array1D]] = []  # per index, per round
+        self._short: list[int] = []
+        self._n_readings: int | None = None  # number of readings indices
+        self._reading_values: list[list[float]] = []  # per index, used rounds only
+        self._unit_kept: list[list[Float64Array1D]] = []  # per index, per used round
         self._unit_removed: list[int] = []
+        self._unit_too_short: list[int] = []
+        self._unit_unresolved: list[int] = []
         self._readings_analyses: tuple[IndexAnalysis, ...] = ()
         self._unit_analyses: tuple[IndexAnalysis, ...] = ()
         self._stop_reason: str | None = None
@@ -607,7 +838,7 @@ class BenchmarkSession:
 
     @property
     def n_rounds(self) -> int:
-        """Rounds recorded so far."""
+        """Rounds recorded so far (short rounds included)."""
         return len(self._durations)
 
     @property
@@ -622,10 +853,14 @@ class BenchmarkSession:
 
     @property
     def targets_met(self) -> bool:
-        """Every active analysis meets its target and at least ``min_rounds`` were run."""
+        """Every required analysis meets its target and at least ``min_rounds`` were run."""
         if self.n_rounds < self.min_rounds:
             return False
-        states = [item.done for item in (*self._readings_analyses, *self._unit_analyses)]
+        states = [
+            item.done
+            for item in (*self._readings_analyses, *self._unit_analyses)
+            if item.must_satisfy
+        ]
         wps_done = self._wps_done()
         if wps_done is not None:
             states.append(wps_done)
@@ -659,20 +894,39 @@ class BenchmarkSession:
         work_amount : float or None
             Work done by the round (> 0); None only when the session has no ``max_work``.
         duration : float
-            Round duration in seconds (> 0).
+            Round duration in seconds (>= 0). A round shorter than ``min_round_duration``,
+            or measured as 0 s by a coarse timer, is stored but not used.
         readings : float or array_like, optional
             One reading per performance index for this round.
         unit_readings : array_like or sequence of array_like, optional
             The round's unit readings: a 1-D array for a single index, or one 1-D array
-            per index.
+            per index. The first round with unit readings must not be empty (an empty
+            index could never meet its target); later rounds may be.
 
         Raises
         ------
+        SessionFinishedError
+            The session is already done.
         InvalidInputError
-            Non-positive or non-finite values, or a different number of indices than in
-            earlier rounds.
+            Negative or non-finite values, a different number of indices than in earlier
+            rounds or than declared, non-0/1 values of a binary index, or empty unit
+            readings in the first round that has any.
         """
-        d = check_real(duration, "duration", low=0.0, low_inclusive=False)
+        if self.done:
+            raise SessionFinishedError(
+                f"the session is finished (stop reason: {self._stop_reason}) after "
+                f"{self.n_rounds} rounds; check BenchmarkSession.done before running "
+                "another round"
+            )
+        self._record(work_amount, duration, readings, unit_readings)
+        self._analyse_all()
+        self._update_stop()
+
+    def _record(
+        self, work_amount: float | None, duration: float, readings: Any, unit_readings: Any
+    ) -> None:
+        """Validate and store one round (no analysis)."""
+        d = check_real(duration, "duration", low=0.0)
         if self.planner is not None:
             if work_amount is None:
                 raise InvalidInputError("work_amount is required when the session has max_work")
@@ -682,61 +936,92 @@ class BenchmarkSession:
         reading_row = self._check_readings(readings)
         unit_rows = self._check_unit_readings(unit_readings)
 
+        round_index = self.n_rounds
+        self._raw.append(
+            (
+                None if work_amount is None else w,
+                d,
+                None if reading_row is None else reading_row.tolist(),
+                None if unit_rows is None else [row.tolist() for row in unit_rows],
+            )
+        )
         self._work.append(w)
         self._durations.append(d)
+        short = d <= 0.0 or d < self.min_round_duration
         if reading_row is not None:
-            self._readings.append(reading_row)
+            if self._n_readings is None:
+                self._n_readings = int(reading_row.shape[0])
+                self._reading_values = [[] for _ in range(self._n_readings)]
+            if not short:
+                for index, value in enumerate(reading_row):
+                    self._reading_values[index].append(float(value))
         if unit_rows is not None:
             if not self._unit_kept:
-                self._unit_kept = [[] for _ in unit_rows]
-                self._unit_removed = [0 for _ in unit_rows]
-            for index, values in enumerate(unit_rows):
-                start, end = _stable_range(values, self.warmup_removal, self.trim_fraction)
-                self._unit_kept[index].append(values[start:end])
-                self._unit_removed[index] += int(values.shape[0]) - (end - start)
+                count = len(unit_rows)
+                self._unit_kept = [[] for _ in range(count)]
+                self._unit_removed = [0] * count
+                self._unit_too_short = [0] * count
+                self._unit_unresolved = [0] * count
+            if not short:
+                for index, values in enumerate(unit_rows):
+                    self._keep_unit_readings(index, values)
+        if short:
+            self._short.append(round_index)
         if self.planner is not None:
             self.planner.record(w, d)
-        self._readings_analyses = tuple(
-            self._analyse(
-                "readings",
-                i,
-                np.array([row[i] for row in self._readings]),
-                0,
-                self._readings_target,
-                self.readings_min_subsessions,
-                self.readings_mean,
-                self._baseline_readings,
+
+    def _keep_unit_readings(self, index: int, values: Float64Array1D) -> None:
+        binary = self._index_type("unit_readings", index) == "binary"
+        method: WarmupRemoval = "none" if binary else self.warmup_removal
+        start, end, outcome = _stable_range(values, method, self.trim_fraction, self.min_size)
+        self._unit_kept[index].append(values[start:end])
+        self._unit_removed[index] += int(values.shape[0]) - (end - start)
+        if outcome == _TOO_SHORT:
+            self._unit_too_short[index] += 1
+        elif outcome == _UNRESOLVED:
+            self._unit_unresolved[index] += 1
+
+    def _declared(self, kind: str) -> tuple[PerformanceIndex, ...]:
+        return self.readings_indices if kind == "readings" else self.unit_readings_indices
+
+    def _index_type(self, kind: str, index: int) -> IndexType:
+        declared = self._declared(kind)
+        if index < len(declared):
+            return declared[index].index_type
+        mean = self.readings_mean if kind == "readings" else self.unit_readings_mean
+        return "ratio" if mean == "harmonic" else "ordinary"
+
+    def _check_values(self, kind: str, index: int, values: Float64Array1D, name: str) -> None:
+        index_type = self._index_type(kind, index)
+        if index_type == "binary" and not np.all((values == 0.0) | (values == 1.0)):
+            raise InvalidInputError(
+                f"{name} belongs to a binary index and must hold only 0 and 1, got "
+                f"{values[(values != 0.0) & (values != 1.0)][0]!r}"
             )
-            for i in range(len(self._readings[0]) if self._readings else 0)
-        )
-        self._unit_analyses = tuple(
-            self._analyse(
-                "unit_readings",
-                i,
-                np.concatenate(kept),
-                self._unit_removed[i],
-                self._unit_target,
-                self.unit_readings_min_subsessions,
-                self.unit_readings_mean,
-                self._baseline_units,
+        if index_type == "ratio" and np.any(values <= 0.0):
+            raise InvalidInputError(
+                f"{name} belongs to a ratio index (harmonic mean) and must be > 0"
             )
-            for i, kept in enumerate(self._unit_kept)
-        )
-        self._update_stop()
 
     def _check_readings(self, readings: Any) -> Float64Array1D | None:
         if readings is None:
             return None
         row = as_float_array(np.atleast_1d(readings), "readings")
-        if self._readings and row.shape[0] != self._readings[0].shape[0]:
+        expected = self._n_readings
+        if expected is None and self.readings_indices:
+            expected = len(self.readings_indices)
+        if expected is not None and row.shape[0] != expected:
             raise InvalidInputError(
-                f"readings must have one value per performance index "
-                f"({self._readings[0].shape[0]} as in earlier rounds), got {row.shape[0]}"
+                f"readings must have one value per performance index ({expected} as "
+                f"{'declared' if self._n_readings is None else 'in earlier rounds'}), "
+                f"got {row.shape[0]}"
             )
-        if not self._readings and self.n_rounds > 0:
+        if self._n_readings is None and self.n_rounds > 0:
             raise InvalidInputError(
                 "readings must be given for every round (earlier rounds had none)"
             )
+        for index in range(row.shape[0]):
+            self._check_values("readings", index, row[index : index + 1], f"readings[{index}]")
         return row
 
     def _check_unit_readings(self, unit_readings: Any) -> list[Float64Array1D] | None:
@@ -755,12 +1040,71 @@ class BenchmarkSession:
             as_float_array(item, f"unit_readings[{i}]", min_length=0)
             for i, item in enumerate(items)
         ]
-        if self._unit_kept and len(rows) != len(self._unit_kept):
+        expected = len(self._unit_kept) or len(self.unit_readings_indices) or None
+        if expected is not None and len(rows) != expected:
             raise InvalidInputError(
-                f"unit_readings must have one array per performance index "
-                f"({len(self._unit_kept)} as in earlier rounds), got {len(rows)}"
+                f"unit_readings must have one array per performance index ({expected} as "
+                f"{'in earlier rounds' if self._unit_kept else 'declared'}), got {len(rows)}"
             )
+        if not self._unit_kept:
+            empty = [i for i, row in enumerate(rows) if row.shape[0] == 0]
+            if empty:
+                raise InvalidInputError(
+                    f"unit_readings[{empty[0]}] is empty in the first round with unit "
+                    "readings: an index without readings can never meet its target; pass "
+                    "None for a round without unit readings"
+                )
+        for index, row in enumerate(rows):
+            self._check_values("unit_readings", index, row, f"unit_readings[{index}]")
         return rows
+
+    # -- analyses ------------------------------------------------------------------------
+
+    def _analyse_all(self) -> None:
+        self._readings_analyses = tuple(
+            self._analyse(
+                "readings",
+                i,
+                np.array(values, dtype=np.float64),
+                0,
+                0,
+                self._readings_target,
+                self.readings_min_subsessions,
+                self._baseline_readings,
+            )
+            for i, values in enumerate(self._reading_values)
+        )
+        self._unit_analyses = tuple(
+            self._analyse(
+                "unit_readings",
+                i,
+                np.concatenate(kept) if kept else np.empty(0),
+                self._unit_removed[i],
+                self._unit_too_short[i] + self._unit_unresolved[i],
+                self._unit_target,
+                self.unit_readings_min_subsessions,
+                self._baseline_units,
+            )
+            for i, kept in enumerate(self._unit_kept)
+        )
+
+    def _warmup_note(self, label: str, index: int) -> str | None:
+        too_short, unresolved = self._unit_too_short[index], self._unit_unresolved[index]
+        if not too_short and not unresolved:
+            return None
+        used = len(self._unit_kept[index])
+        parts = []
+        if too_short:
+            parts.append(
+                f"{too_short} had fewer than 2 * min_size = {2 * self.min_size} unit "
+                "readings to search (lower min_size, or run longer rounds)"
+            )
+        if unresolved:
+            parts.append(f"{unresolved} had change points but no dominant stable segment")
+        return (
+            f"{label}: warm-up could not be removed in {too_short + unresolved} of {used} "
+            f"rounds ({'; '.join(parts)}); the interval may be biased by warm-up"
+        )
 
     def _analyse(
         self,
@@ -768,23 +1112,41 @@ class BenchmarkSession:
         index: int,
         data: Float64Array1D,
         removed: int,
+        warmup_kept: int,
         target: tuple[float | None, float | None],
         min_subsessions: int,
-        mean: MeanMethod,
         baselines: tuple[Baseline | None, ...],
     ) -> IndexAnalysis:
-        """Subsession analysis, required size and baseline comparison of one index."""
+        """Interval, required size and baseline comparison of one index."""
+        declared = self._declared(kind)
+        spec = declared[index] if index < len(declared) else PerformanceIndex()
+        index_type = self._index_type(kind, index)
         n = int(data.shape[0])
-        analysis: SubsessionResult | None = None
+        analysis: SubsessionResult | ProportionResult | None = None
         required: SampleSizeResult | None = None
+        mean: MeanMethod = "harmonic" if index_type == "ratio" else "arithmetic"
+        variance_and_count: tuple[float, float, int, int] | None = None
         if n >= 3:
             try:
-                analysis = subsession_analysis(
-                    data,
-                    confidence_level=self.confidence_level,
-                    autocorrelation_limit=self.autocorrelation_limit,
-                    mean=mean,
-                )
+                if index_type == "binary":
+                    proportion = proportion_interval(data, confidence_level=self.confidence_level)
+                    analysis = proportion
+                    p = proportion.proportion
+                    variance_and_count = (p, p * (1.0 - p) * n / (n - 1), n, 1)
+                else:
+                    sub = subsession_analysis(
+                        data,
+                        confidence_level=self.confidence_level,
+                        autocorrelation_limit=self.autocorrelation_limit,
+                        mean=mean,
+                    )
+                    analysis = sub
+                    variance_and_count = (
+                        sub.mean,
+                        sub.subsession_variance,
+                        sub.n_subsessions,
+                        sub.subsession_size,
+                    )
             except NotEnoughDataError:
                 analysis = None
             try:
@@ -796,40 +1158,44 @@ class BenchmarkSession:
                     autocorrelation_limit=self.autocorrelation_limit,
                     min_subsessions=min_subsessions,
                     mean=mean,
+                    kind="proportion" if index_type == "binary" else "mean",
                 )
             except PilotStatsError:
                 required = None
         baseline = baselines[index] if index < len(baselines) else None
         comparison = comparison_required = None
-        note = None
-        if baseline is not None and analysis is not None and analysis.n_subsessions >= 2:
-            comparison = welch_test(
-                analysis.mean,
-                analysis.subsession_variance,
-                analysis.n_subsessions,
-                baseline.mean,
-                baseline.variance,
-                baseline.n,
-                confidence_level=self.confidence_level,
-            )
+        comparison_note = None
+        if baseline is not None and variance_and_count is not None and variance_and_count[2] >= 2:
+            estimate, variance, count, size = variance_and_count
             try:
+                comparison = welch_test(
+                    estimate,
+                    variance,
+                    count,
+                    baseline.mean,
+                    baseline.variance,
+                    baseline.n,
+                    confidence_level=self.confidence_level,
+                )
                 comparison_required = required_sample_size_for_comparison(
                     baseline.mean,
                     baseline.variance,
                     baseline.n,
-                    analysis.mean,
-                    analysis.subsession_variance,
-                    analysis.n_subsessions,
+                    estimate,
+                    variance,
+                    count,
                     target_p_value=self.target_p_value,
-                    subsession_size=analysis.subsession_size,
+                    subsession_size=size,
                     min_subsessions=min_subsessions,
                 )
             except UnreachableTargetError as exc:
-                note = str(exc)
+                comparison_note = str(exc)
+            except PilotStatsError as exc:  # e.g. both variances 0: no test is possible
+                comparison_note = f"no Welch comparison: {exc}"
         enough = required is not None and required.enough
         comparison_ok = (
             baseline is None
-            or note is not None
+            or comparison_note is not None
             or (comparison_required is not None and n >= comparison_required.samples)
         )
         progress = 0.0
@@ -838,16 +1204,23 @@ class BenchmarkSession:
         if baseline is not None and comparison_required is not None:
             progress = min(progress, n / comparison_required.samples)
         done = enough and comparison_ok
+        label = f"{kind}[{spec.name or index}]"
         return IndexAnalysis(
             kind=kind,
             index=index,
+            name=spec.name,
+            unit=spec.unit,
+            index_type=index_type,
+            must_satisfy=spec.must_satisfy,
             n=n,
             n_removed=removed,
+            warmup_kept_rounds=warmup_kept,
             analysis=analysis,
             required=required,
             comparison=comparison,
             comparison_required=comparison_required,
-            comparison_note=note,
+            comparison_note=comparison_note,
+            note=self._warmup_note(label, index) if kind == "unit_readings" else None,
             done=done,
             progress=1.0 if done else min(progress, 0.999),
         )
@@ -857,7 +1230,7 @@ class BenchmarkSession:
         proposals = []
         total_work = math.fsum(self._work)
         for item in self._unit_analyses:
-            if item.done or not self._work:
+            if item.done or not item.must_satisfy or not self._work:
                 continue
             required = None if item.required is None else item.required.samples
             if item.comparison_required is not None and item.comparison_note is None:
@@ -895,12 +1268,13 @@ class BenchmarkSession:
 
     @property
     def progress(self) -> SessionProgress:
-        """Progress towards the targets (the least advanced analysis sets the fraction)."""
+        """Progress towards the targets (the least advanced required analysis sets it)."""
         analyses: dict[str, float] = {"rounds": min(1.0, self.n_rounds / self.min_rounds)}
         if self.wps_analysis:
             analyses["wps"] = self._wps_progress()
         for item in (*self._readings_analyses, *self._unit_analyses):
-            analyses[f"{item.kind}[{item.index}]"] = item.progress
+            if item.must_satisfy:
+                analyses[item.label] = item.progress
         fraction = 1.0 if self.done else min(analyses.values())
         lagging = min(analyses, key=lambda key: analyses[key])
         if self.done:
@@ -916,9 +1290,31 @@ class BenchmarkSession:
             message=message,
         )
 
+    def _notes(self, outliers: tuple[int, ...]) -> list[str]:
+        notes = []
+        if self._short:
+            notes.append(
+                f"{len(self._short)} of {self.n_rounds} rounds were shorter than "
+                f"min_round_duration = {format_quantity(self.min_round_duration, 's')} (or "
+                f"measured as 0 s) and were stored but not used: rounds "
+                f"{_round_list(self._short)} (0-based)"
+            )
+        if outliers:
+            notes.append(
+                f"{len(outliers)} isolated outlier round(s) excluded from the WPS fit "
+                f"(duration further than the outlier threshold from the line): rounds "
+                f"{_round_list(outliers)} (0-based)"
+            )
+        notes.extend(item.note for item in self._unit_analyses if item.note is not None)
+        return notes
+
     def result(self) -> SessionResult:
-        """All current estimates."""
+        """All current estimates, with notes on everything excluded."""
         planner = self.planner
+        outliers = () if planner is None or not self.wps_analysis else planner.outlier_rounds
+        wps_error = None
+        if planner is not None and self.wps_analysis and planner.wps_result is None:
+            wps_error = planner.wps_error or "fewer than 4 rounds recorded"
         return SessionResult(
             n_rounds=self.n_rounds,
             total_work=math.fsum(self._work),
@@ -929,11 +1325,137 @@ class BenchmarkSession:
             wps=None if planner is None or not self.wps_analysis else planner.wps_result,
             wps_target_width=None if planner is None else planner.required_ci_width,
             wps_done=self._wps_done(),
+            wps_error=wps_error,
             readings=self._readings_analyses,
             unit_readings=self._unit_analyses,
+            short_rounds=tuple(self._short),
+            outlier_rounds=tuple(outliers),
+            warmup_kept=any(item.warmup_kept_rounds for item in self._unit_analyses),
+            notes=tuple(self._notes(tuple(outliers))),
             confidence_level=self.confidence_level,
             unit=self.unit,
         )
+
+    # -- persistence ---------------------------------------------------------------------
+
+    def state(self, *, first_round: int = 0) -> dict[str, Any]:
+        """The complete session as JSON-safe data: its options and every recorded round.
+
+        :meth:`from_state` rebuilds an identical session from it (the planner and every
+        analysis are replayed from the raw rounds).
+
+        Parameters
+        ----------
+        first_round : int, default 0
+            Include only the rounds from this one on (0-based), e.g. to append each new
+            round to a log instead of rewriting the whole state.
+
+        Returns
+        -------
+        dict
+            ``{"version", "options", "rounds"}``; each round is ``{"work", "duration",
+            "readings", "unit_readings"}`` as recorded (short rounds included).
+        """
+        start = check_int(first_round, "first_round", low=0)
+        rounds = [
+            {"work": work, "duration": duration, "readings": readings, "unit_readings": units}
+            for work, duration, readings, units in self._raw[start:]
+        ]
+        return {"version": STATE_VERSION, "options": dict(self._options), "rounds": rounds}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> BenchmarkSession:
+        """Rebuild a session from :meth:`state` (to resume it after an interruption).
+
+        Parameters
+        ----------
+        state : dict
+            Output of :meth:`state` (or the parsed JSON written by :meth:`save`).
+
+        Returns
+        -------
+        BenchmarkSession
+            The session with every recorded round replayed.
+
+        Raises
+        ------
+        InvalidInputError
+            ``state`` is not a session state of a supported version.
+
+        Examples
+        --------
+        >>> session = BenchmarkSession(min_rounds=5, readings_ci_percent_of_mean=5)
+        >>> for value in (1.0, 1.1, 0.9):
+        ...     session.record(None, 1.0, readings=[value])
+        >>> copy = BenchmarkSession.from_state(session.state())
+        >>> copy.n_rounds, copy.result().readings[0].n
+        (3, 3)
+        """
+        if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+            raise InvalidInputError(
+                f"state must be a dict written by BenchmarkSession.state() (version "
+                f"{STATE_VERSION}), got {type(state).__name__}"
+                + (f" version {state.get('version')!r}" if isinstance(state, dict) else "")
+            )
+        try:
+            options = dict(state.get("options", {}))
+            for key in ("baseline_readings", "baseline_unit_readings"):
+                if options.get(key) is not None:
+                    options[key] = [None if b is None else tuple(b) for b in options[key]]
+            session = cls(**options)
+            for item in state.get("rounds", []):
+                session._record(
+                    item["work"], item["duration"], item["readings"], item["unit_readings"]
+                )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise InvalidInputError(
+                f"state is not a valid session state ({type(exc).__name__}: {exc}); it must "
+                "come from BenchmarkSession.state()"
+            ) from None
+        session._analyse_all()
+        session._update_stop()
+        return session
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`state` as JSON to ``path`` (atomically: a crash leaves the old file).
+
+        Parameters
+        ----------
+        path : str or path-like
+            File to write.
+        """
+        target = os.fspath(path)
+        temporary = f"{target}.tmp"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(self.state(), handle, allow_nan=False)
+        os.replace(temporary, target)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> BenchmarkSession:
+        """Resume a session saved with :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or path-like
+            File written by :meth:`save`.
+
+        Returns
+        -------
+        BenchmarkSession
+            The session, ready for its next round.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> session = BenchmarkSession(min_rounds=5)
+        >>> session.record(None, 1.0, readings=[2.0])
+        >>> path = os.path.join(tempfile.mkdtemp(), "session.json")
+        >>> session.save(path)
+        >>> BenchmarkSession.load(path).n_rounds
+        1
+        """
+        with open(os.fspath(path), encoding="utf-8") as handle:
+            return cls.from_state(json.load(handle))
 
 
 def _parse_outcome(outcome: Any, measured: float) -> tuple[float, Any]:
@@ -974,6 +1496,7 @@ def run_session(
     progress: Any = None,
     timer: Callable[[], float] = time.perf_counter,
     session: BenchmarkSession | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
     **options: Any,
 ) -> SessionResult:
     """Run ``workload`` round after round until the session's targets are met.
@@ -992,10 +1515,15 @@ def run_session(
         a status message) or a function called with a :class:`SessionProgress` after
         every round.
     timer : callable, default time.perf_counter
-        Clock used to time rounds.
+        Clock used to time rounds. A round it measures as 0 s (a coarse clock) is stored
+        as short and not used; the session continues.
     session : BenchmarkSession, optional
         Continue an existing session instead of creating one (``max_work`` and
-        ``options`` must then be omitted).
+        ``options`` must then be omitted), e.g. ``WorkloadError.session`` or
+        ``BenchmarkSession.load(path)``.
+    checkpoint : str or path-like, optional
+        Save the session (:meth:`BenchmarkSession.save`) to this file after every round,
+        so an interrupted session can be resumed with ``BenchmarkSession.load``.
     **options
         Keyword arguments of :class:`BenchmarkSession`.
 
@@ -1003,6 +1531,13 @@ def run_session(
     -------
     SessionResult
         The final estimates (``stop_reason`` says why the session ended).
+
+    Raises
+    ------
+    WorkloadError
+        The workload raised; the error carries the session with every round recorded
+        before (``error.session``, ``error.result``), and the original exception as its
+        cause.
 
     Examples
     --------
@@ -1020,9 +1555,21 @@ def run_session(
     while not session.done:
         work = session.next_round()
         start = timer()
-        outcome = workload(work)
-        measured = timer() - start
+        try:
+            outcome = workload(work)
+        except Exception as exc:
+            raise WorkloadError(
+                f"the workload raised {type(exc).__name__} in round {session.n_rounds} "
+                f"(0-based; work amount {work}): {exc}; the {session.n_rounds} rounds "
+                "recorded before are kept in error.session",
+                session=session,
+                result=session.result(),
+                round_index=session.n_rounds,
+            ) from exc
+        measured = max(timer() - start, 0.0)
         duration, unit_readings = _parse_outcome(outcome, measured)
         session.record(work, duration, unit_readings=unit_readings)
+        if checkpoint is not None:
+            session.save(checkpoint)
         _report(progress, session.progress, shown)
     return session.result()

@@ -252,7 +252,7 @@ def test_invalid_arguments() -> None:
         WorkPlanner(1, 10, subsession_basis="blocks")  # type: ignore[arg-type]
     planner = WorkPlanner(1, 10)
     with pytest.raises(InvalidInputError, match="duration"):
-        planner.record(1, 0.0)
+        planner.record(1, -1.0)  # 0 s (a coarse timer) is accepted as a short round
     with pytest.raises(InvalidInputError, match="work"):
         planner.record(float("nan"), 1.0)
     with pytest.raises(InvalidInputError, match="required_unit_readings"):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import time
 from typing import Any
 
 import numpy as np
@@ -47,8 +46,9 @@ def test_trim_warmup_v4(r0: list[int], kept: list[int]) -> None:
     assert got == kept
     # The session applies the same trimming per round.
     session = BenchmarkSession(warmup_removal="trim", min_rounds=1, unit_readings_min_subsessions=0)
-    session.record(None, 1.0, unit_readings=r0)
-    session.record(None, 1.0, unit_readings=R1)
+    # An empty first round cannot register an index (issue 13); later rounds may be empty.
+    for values in ((R1, r0) if not r0 else (r0, R1)):
+        session.record(None, 1.0, unit_readings=values)
     item = session.result().unit_readings[0]
     assert item.n == len(kept) and item.n_removed == len(r0) + len(R1) - len(kept)
     if item.analysis is not None:
@@ -286,6 +286,9 @@ def _hash_kib(kib: float | None) -> None:
 
 
 def test_session_real_hashing_workload() -> None:
+    # A real workload timed with time.perf_counter. The machine may be loaded (CI runs on
+    # shared cores), so the live timings are illustrative: only properties that hold for any
+    # timing are asserted (issue 13: no assertion on a live wall-clock timing).
     result = run_session(
         _hash_kib,
         60_000,
@@ -293,24 +296,18 @@ def test_session_real_hashing_workload() -> None:
         target_initial_time=0.5,
         ci_percent_of_mean=20,
         min_rounds=10,
-        max_rounds=800,
+        max_rounds=150,
         unit="KiB",
     )
-    assert result.n_rounds >= 10
-    assert result.stop_reason == "targets_met", result.summary()
+    assert result.n_rounds >= 10 and result.stop_reason in ("targets_met", "max_rounds")
+    assert result.total_work > 0 and result.total_duration > 0
     fit = result.wps
-    assert fit is not None and fit.bounded
-    assert result.wps_target_width is not None
-    assert fit.throughput_ci_width <= result.wps_target_width
-    # Independent check: median rate of five timed runs of 20 000 KiB. The machine is shared,
-    # so only the order of magnitude is asserted.
-    rates = []
-    for _ in range(5):
-        start = time.perf_counter()
-        _hash_kib(20_000)
-        rates.append(20_000 / (time.perf_counter() - start))
-    reference = float(np.median(rates))
-    assert 0.5 * reference <= fit.throughput <= 2.0 * reference
+    if result.stop_reason == "targets_met":
+        assert fit is not None and fit.bounded and result.wps_target_width is not None
+        assert fit.throughput_ci_width <= result.wps_target_width
+    elif fit is None:
+        assert result.wps_error is not None
+    json.dumps(result.to_dict(), allow_nan=False)
 
 
 # ------------------------------------------------------------------------------------------

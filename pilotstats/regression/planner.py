@@ -34,6 +34,7 @@ from pilotstats.exceptions import (
     PilotStatsError,
     ShortRoundWarning,
 )
+from pilotstats.regression._outliers import OUTLIER_THRESHOLD, isolated_outliers
 from pilotstats.regression.wps import WpsResult, wps
 
 __all__ = ["WorkPlanner", "work_amount_sequence"]
@@ -185,6 +186,11 @@ class WorkPlanner:
         least 5 slices, slice halved at the top), no alpha-based raise of the lower bound,
         ``wps(method="pilot")`` fits and Pilot's stop rule ``0 < v_ci < W_req`` (wps spec
         §7.1). For comparison with Pilot only.
+    outlier_threshold : float or None, default 10.0
+        Rounds whose residual from the least-squares line exceeds this many robust standard
+        deviations (normal-consistent median absolute deviation) are excluded from the fit,
+        one at a time and at most 10 % of the rounds (isolated outliers only); they are
+        listed in :attr:`outlier_rounds`. None keeps every round.
 
     Attributes
     ----------
@@ -198,6 +204,9 @@ class WorkPlanner:
         Why the latest fit failed (too few rounds, no subsession size, ...), if it did.
     wps_warning : str or None
         Convergence note of the latest fit (its alpha filter did not settle), if any.
+    outlier_rounds : tuple of int
+        Positions (0-based, among the recorded rounds) of the isolated outlier rounds
+        excluded from the latest fit.
 
     Notes
     -----
@@ -250,6 +259,7 @@ class WorkPlanner:
         subsession_basis: SubsessionBasis = "residuals",
         unit: str = "units",
         method: WpsMethod | None = None,
+        outlier_threshold: float | None = OUTLIER_THRESHOLD,
     ) -> None:
         self.min_work = check_real(min_work, "min_work", low=0.0)
         self.max_work = check_real(max_work, "max_work", low=0.0, low_inclusive=False)
@@ -286,6 +296,11 @@ class WorkPlanner:
         self.unit_readings_min_subsessions = check_int(
             unit_readings_min_subsessions, "unit_readings_min_subsessions", low=0
         )
+        self.outlier_threshold = (
+            None
+            if outlier_threshold is None
+            else check_real(outlier_threshold, "outlier_threshold", low=0.0, low_inclusive=False)
+        )
         if initial_work is None:
             first = max(1.0, self.min_work)
         else:
@@ -301,6 +316,7 @@ class WorkPlanner:
         self.wps_result: WpsResult | None = None
         self.wps_error: str | None = None
         self.wps_warning: str | None = None
+        self.outlier_rounds: tuple[int, ...] = ()
         self._work: list[float] = []
         self._durations: list[float] = []
         self._ramp: tuple[float, int, float] | None = None  # k, n_eff, rate
@@ -416,7 +432,8 @@ class WorkPlanner:
         work : float
             Work amount of the round (> 0).
         duration : float
-            Its duration in seconds (> 0).
+            Its duration in seconds (>= 0; a round a coarse timer measured as 0 s is short
+            whatever ``min_round_duration``, and never enters a fit).
         unit_readings : array_like or int, optional
             The round's unit readings (kept after any warm-up removal), or just their count.
             Recording any activates unit-reading pacing (wps spec §6.7).
@@ -438,12 +455,12 @@ class WorkPlanner:
             the non-stable phases); the lower bound is left unchanged.
         """
         w = check_real(work, "work", low=0.0, low_inclusive=False)
-        d = check_real(duration, "duration", low=0.0, low_inclusive=False)
+        d = check_real(duration, "duration", low=0.0)
         self._record_unit_readings(unit_readings, required_unit_readings)
         self._work.append(w)
         self._durations.append(d)
         self._advance(w, d)
-        if self.phase == "doubling" and w >= self.max_work:
+        if self.phase == "doubling" and w >= self.max_work and d > 0:
             warnings.warn(
                 f"a round at max_work ({self.max_work:g}) took {d:g} s, still shorter than "
                 f"min_round_duration={self.min_round_duration:g} s; increase max_work or "
@@ -497,14 +514,14 @@ class WorkPlanner:
     def _advance(self, w: float, d: float) -> None:
         """Move the phase machine after a recorded round."""
         if self.method == "pilot":
-            if self.phase == "doubling" and d >= self.min_round_duration:
+            if self.phase == "doubling" and d >= self.min_round_duration and d > 0:
                 self.lower_bound = max(self.min_work, w)
                 self.phase = "slices"
-            if self.phase == "slices" and self.wps_analysis:
+            if self.phase == "slices" and self.wps_analysis and d > 0:
                 self._pilot_next = self._pilot_slice_proposal(w, d)
             return
         if self.phase == "doubling":
-            if d >= self.min_round_duration:
+            if d >= self.min_round_duration and d > 0:
                 self.lower_bound = max(self.min_work, w)
                 ramp = _ramp_increment(self.target_initial_time, d, self.initial_rounds)
                 if ramp is None or not self.wps_analysis:
@@ -551,13 +568,29 @@ class WorkPlanner:
             return low + size
         return low + (math.floor((w_last - low) / size) + 1) * size
 
+    def _fit_rounds(self) -> np.ndarray:
+        """Positions of the rounds the fit may use: timed (> 0 s), isolated outliers out."""
+        work = np.array(self._work, dtype=np.float64)
+        durations = np.array(self._durations, dtype=np.float64)
+        timed = np.flatnonzero(durations > 0)
+        eligible = timed[durations[timed] >= self.min_round_duration]
+        outliers: list[int] = []
+        if self.outlier_threshold is not None and self.method == "default":
+            found = isolated_outliers(
+                work[eligible], durations[eligible], threshold=self.outlier_threshold
+            )
+            outliers = sorted(int(eligible[i]) for i in found)
+        self.outlier_rounds = tuple(outliers)
+        return np.setdiff1d(timed, np.array(outliers, dtype=np.int64))
+
     def _refit(self) -> None:
+        used = self._fit_rounds()
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
                 result = wps(
-                    self._work,
-                    self._durations,
+                    np.array(self._work, dtype=np.float64)[used],
+                    np.array(self._durations, dtype=np.float64)[used],
                     confidence_level=self.confidence_level,
                     autocorrelation_limit=self.autocorrelation_limit,
                     min_duration=self.min_round_duration,
