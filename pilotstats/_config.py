@@ -180,8 +180,19 @@ DETECT_LOCATION_TOLERANCE: int = 10
 #: median +/- DETECT_LOCATION_CLIP * MAD (scaled to sigma), so that spikes cannot move it.
 DETECT_LOCATION_CLIP: float = 4.0
 
+#: Most re-scan passes of the guard of detect_changes (each pass: re-scan every confirmed
+#: segment, then backward elimination). The guard also stops when a segmentation repeats,
+#: so the number of passes is bounded by this constant, not by n // min_size.
+DETECT_MAX_GUARD_PASSES: int = 8
+
+#: Most refits of the noise dependence of detect_changes under the fitted segmentation
+#: (each refit reruns the guard with the larger variance inflation; inflation only grows).
+DETECT_MAX_REFITS: int = 3
+
 _DEFAULTS.update(
     {
+        "DETECT_MAX_GUARD_PASSES": DETECT_MAX_GUARD_PASSES,
+        "DETECT_MAX_REFITS": DETECT_MAX_REFITS,
         "DETECT_LOCATION_TOLERANCE": DETECT_LOCATION_TOLERANCE,
         "DETECT_LOCATION_CLIP": DETECT_LOCATION_CLIP,
         "DETECT_THRESHOLD_FACTOR": DETECT_THRESHOLD_FACTOR,

@@ -435,9 +435,7 @@ def test_tcpd_quality_control(datasets_dir: Path, index: int, truth: int | None)
 # ------------------------------------------------------------------------------------------
 
 
-def _naive_posterior_location(
-    x: np.ndarray, min_size: int, inflation: float, tolerance: int
-) -> int:
+def _naive_posterior_location(x: np.ndarray, min_size: int, tolerance: int) -> int:
     """Plain-loop restatement of :func:`detect._posterior_location` on a whole series."""
     n = x.size
     provisional = detect_module._rank_scan(x, 0, n, min_size, 1.0).location
@@ -453,7 +451,10 @@ def _naive_posterior_location(
         left, right = values[:t], values[t:]
         rss.append(float(((left - left.mean()) ** 2).sum() + ((right - right.mean()) ** 2).sum()))
     best = int(np.argmin(rss))
-    noise = inflation * rss[best] / (n - 2)
+    if best in (0, len(splits) - 1):  # mode at an end of the admissible range
+        return splits[best]
+    successive = sum((values[i + 1] - values[i]) ** 2 for i in range(n - 1)) / (2 * (n - 1))
+    noise = min(rss[best] / (n - 2), successive)
     weights = [np.exp(-(r - rss[best]) / (2 * noise)) for r in rss]
     mass = [
         sum(weights[j] for j in range(len(splits)) if abs(j - i) <= tolerance)
@@ -472,9 +473,20 @@ def test_location_matches_brute_force(seed: int, tolerance: int) -> None:
     x[: 20 + 5 * seed] += 0.8 + 0.2 * seed
     if seed % 2:
         x[rng.integers(0, 120, 2)] += 15.0  # spikes are clipped
-    assert detect_module._posterior_location(x, 0, x.size, 10, 1.3, tolerance) == (
-        _naive_posterior_location(x, 10, 1.3, tolerance)
+    assert detect_module._posterior_location(x, 0, x.size, 10, tolerance) == (
+        _naive_posterior_location(x, 10, tolerance)
     )
+
+
+def test_location_at_the_admissible_edge_is_the_mode() -> None:
+    """A change closer to the start than min_size (TCPD nile: 28 with δ = 30) piles the
+    posterior on the first admissible split; the truncated window must not push the
+    estimate up to h samples inwards (it returned 40 before)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(100) * 0.3
+    x[:26] += 2.0
+    assert detect_module._posterior_location(x, 0, x.size, 30, 10) == 30
+    assert detect_changes(x).locations == (30,)
 
 
 def test_location_tolerance_is_passed_and_recorded() -> None:
