@@ -614,6 +614,25 @@ def _guard(scanner: _Scanner, candidates: Sequence[int], n: int, threshold: floa
     )
 
 
+def _refit_needed(
+    guarded: _Guarded, inflation: float, fitted: float, n: int, min_size: int, threshold: float
+) -> bool:
+    """Whether the larger inflation ``fitted`` would make a confirmed change point fail.
+
+    The statistics scale by ``sqrt(inflation / fitted)``; when every confirmed change point
+    stays below ``threshold`` with its window's selection-adjusted p-value, the
+    segmentation stands (re-scans only get harder) and the guard is not rerun.
+    """
+    if not guarded.locations or not fitted > inflation:
+        return False
+    bounds = [0, *guarded.locations, n]
+    shrink = math.sqrt(inflation / fitted)
+    return any(
+        _scan_p_value(statistic * shrink, bounds[j + 2] - bounds[j], min_size) > threshold
+        for j, statistic in enumerate(guarded.statistics)
+    )
+
+
 # ----------------------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------------------
@@ -848,7 +867,9 @@ def detect_changes(
             # long-run variance; it only ever grows, so this ends after a few refits
             for _ in range(int(_config.DETECT_MAX_REFITS)):
                 fitted = _segment_residual_autocorrelation(data, guarded.locations)
-                if not (guarded.locations and _variance_inflation(fitted) > inflation):
+                if not _refit_needed(
+                    guarded, inflation, _variance_inflation(fitted), n, delta, threshold
+                ):
                     break
                 rho, inflation = fitted, _variance_inflation(fitted)
                 scanner = _RankScanner(
