@@ -133,7 +133,10 @@ def main() -> None:
             peer = time_ruptures(n, seed) if n <= 16_000 else None
             peer_text = f"{peer:.2f}" if peer is not None else "–"
             ratio = f"{seconds / peer:.2f}" if peer else "–"
-            print(f"| {n:,} | {seed} | {seconds:.2f} | {found} | {passes} | {peer_text} | {ratio} |")
+            print(
+                f"| {n:,} | {seed} | {seconds:.2f} | {found} | {passes} "
+                f"| {peer_text} | {ratio} |"
+            )
     if not quick:
         elapsed, rounds, code = time_analyze()
         print(f"\npilotstats analyze on a pytest-benchmark JSON of {rounds:,} rounds "

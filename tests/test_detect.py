@@ -614,34 +614,6 @@ def test_guard_stops_on_a_repeated_segmentation(monkeypatch: pytest.MonkeyPatch)
     assert guarded.passes == 1 and calls["eliminate"] == 2
 
 
-def _pytest_benchmark_like(n: int, seed: int) -> np.ndarray:
-    from tests.scripts import load_script
-
-    bench = load_script(Path(__file__).resolve().parents[1] / "benchmarks" / "bench_detect_heavy.py")
-    return bench.pytest_benchmark_like(n, seed)
-
-
-def test_heavy_tailed_rounds_bounded_guard(monkeypatch: pytest.MonkeyPatch) -> None:
-    """On pytest-benchmark-like rounds (lognormal body, slow level changes, 1 % spikes of
-    100x) the guard makes a bounded number of passes and locates each window once."""
-    counted = {"locate": 0}
-    original = detect_module._posterior_location
-
-    def counting(*args: object) -> int:
-        counted["locate"] += 1
-        return original(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(detect_module, "_posterior_location", counting)
-    x = _pytest_benchmark_like(4000, 0)
-    result = detect_changes(x)
-    cap = _config.DETECT_MAX_GUARD_PASSES * (1 + _config.DETECT_MAX_REFITS)
-    assert 1 <= result.guard_passes <= cap
-    assert counted["locate"] <= 40 * (len(result.candidates) + len(result.locations) + 1)
-    assert all(s.n >= 30 for s in result.segments)
-    json.dumps(result.to_dict(), allow_nan=False)
-    assert result.to_dict()["guard_passes"] == result.guard_passes
-
-
 # ------------------------------------------------------------------------------------------
 # dependence estimated under the fitted segmentation (trends are not staircases)
 # ------------------------------------------------------------------------------------------
