@@ -615,12 +615,20 @@ def _guard(scanner: _Scanner, candidates: Sequence[int], n: int, threshold: floa
 
 
 def _refit_needed(
-    guarded: _Guarded, inflation: float, fitted: float, n: int, min_size: int, threshold: float
+    guarded: _Guarded,
+    inflation: float,
+    fitted: float,
+    n: int,
+    min_size: int,
+    threshold: float,
+    tests: int,
 ) -> bool:
     """Whether the larger inflation ``fitted`` would make a confirmed change point fail.
 
-    The statistics scale by ``sqrt(inflation / fitted)``; when every confirmed change point
-    stays below ``threshold`` with its window's selection-adjusted p-value, the
+    The level statistics scale by ``sqrt(inflation / fitted)`` (changes of variance are
+    tested on the absolute differences, whose inflation does not change); when every
+    confirmed change point stays below ``threshold`` with its window's selection-adjusted
+    p-value (times ``tests``, the Bonferroni factor of ``variance=True``), the
     segmentation stands (re-scans only get harder) and the guard is not rerun.
     """
     if not guarded.locations or not fitted > inflation:
@@ -628,8 +636,9 @@ def _refit_needed(
     bounds = [0, *guarded.locations, n]
     shrink = math.sqrt(inflation / fitted)
     return any(
-        _scan_p_value(statistic * shrink, bounds[j + 2] - bounds[j], min_size) > threshold
-        for j, statistic in enumerate(guarded.statistics)
+        tests * _scan_p_value(statistic * shrink, bounds[j + 2] - bounds[j], min_size) > threshold
+        for j, (statistic, kind) in enumerate(zip(guarded.statistics, guarded.kinds, strict=True))
+        if kind == "level"
     )
 
 
@@ -911,7 +920,8 @@ def detect_changes(
             for _ in range(int(_config.DETECT_MAX_REFITS)):
                 fitted = _segment_residual_autocorrelation(data, guarded.locations)
                 if not _refit_needed(
-                    guarded, inflation, _variance_inflation(fitted), n, delta, threshold
+                    guarded, inflation, _variance_inflation(fitted), n, delta, threshold,
+                    2 if variance else 1,
                 ):
                     break
                 rho, inflation = fitted, _variance_inflation(fitted)
