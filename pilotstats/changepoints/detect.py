@@ -473,8 +473,10 @@ class DetectedChangePoints(ChangePoints):
         ``detect_changes(..., variance=True)`` found its window's scale test the more
         significant.
     guard_passes : int
-        Re-scan passes the guard made (at most ``_config.DETECT_MAX_GUARD_PASSES``, 8;
-        0 when nothing was searched): a diagnostic of the cost, bounded by a constant.
+        Re-scan passes the guard made, summed over its runs (at most
+        ``_config.DETECT_MAX_GUARD_PASSES`` = 8 per run and ``1 + _config.DETECT_MAX_REFITS``
+        = 4 runs; 0 when nothing was searched): a diagnostic of the cost, bounded by a
+        constant.
     (All other attributes: see :class:`ChangePoints`.)
 
     Examples
