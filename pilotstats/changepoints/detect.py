@@ -745,8 +745,8 @@ def detect_changes(
     arXiv:1411.7955, 2014; reference ``twitter/BreakoutDetection`` ``src/edm-per.cpp``) with
     δ = ``min_size``, percent 0.25, degree 1 on ``(x − min)/(max − min)``. EDM accepts the
     first split whatever the data (spec §4.2), so candidates alone mean nothing. Series
-    longer than ``_config.DETECT_EDM_MAX_POINTS`` (12,000) are searched on block medians
-    (block ``b = ceil(n/12000)``, δ_b = ``ceil(δ/b)``), locations then refined on the raw
+    longer than ``_config.DETECT_EDM_MAX_POINTS`` (6,000) are searched on block medians
+    (block ``b = ceil(n/6000)``, δ_b = ``ceil(δ/b)``), locations then refined on the raw
     data.
 
     **Test** (spec §8.3, ``"rank"``): change point c_j is tested on the pooled window
@@ -819,7 +819,7 @@ def detect_changes(
     (TCPDBench protocol, defaults) F1 0.676 and cover 0.593 (``variance=True``: 0.679 and
     0.632); see ``benchmarks/RESULTS_detect.md``.
 
-    Cost: EDM candidates O(n²) (O(m²), m <= 12,000, for long series) plus O(K·n log n) for
+    Cost: EDM candidates O(n²) (O(m²), m <= 6,000, for long series) plus O(K·n log n) for
     K elimination rounds (``"permutation"``: O(K·B·n log n)); on heavy-tailed
     pytest-benchmark-like rounds 0.4–1.1 s at n = 16,000 and 1.4–2.7 s at n = 10^5 on a
     loaded 2-core machine.
