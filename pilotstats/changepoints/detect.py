@@ -821,8 +821,8 @@ def detect_changes(
 
     Cost: EDM candidates O(n²) (O(m²), m <= 6,000, for long series) plus O(K·n log n) for
     K elimination rounds (``"permutation"``: O(K·B·n log n)); on heavy-tailed
-    pytest-benchmark-like rounds 0.4–1.1 s at n = 16,000 and 1.4–2.7 s at n = 10^5 on a
-    loaded 2-core machine.
+    pytest-benchmark-like rounds 0.4–0.8 s at n = 16,000 and 1.4–6.1 s at n = 10^5 on a
+    shared 2-core machine (load average 2–7).
 
     References
     ----------
