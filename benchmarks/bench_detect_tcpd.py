@@ -32,6 +32,12 @@ from pilotstats.changepoints import detect_changes  # noqa: E402
 TCPD = ROOT.parent / "shared" / "datasets" / "tcpd"
 EXCLUDED = {f"quality_control_{i}" for i in range(1, 6)} | {"uk_coal_employ", "run_log"}
 MARGIN = 5
+CONFIGURATIONS = (
+    ("detect_changes (defaults: min_size 30)", 30, False),
+    ("detect_changes (min_size 30, variance=True)", 30, True),
+    ("detect_changes (min_size 5)", 5, False),
+    ("detect_changes (min_size 5, variance=True)", 5, True),
+)
 
 
 def true_positives(truth: set[int], prediction: set[int], margin: int) -> int:
@@ -83,19 +89,15 @@ def main() -> None:
     )
     names = sorted(p.stem for p in (TCPD / "datasets").glob("*.json") if p.stem not in EXCLUDED)
     ours: dict[str, dict[str, list[float]]] = {
-        "detect_changes (min_size 30)": {"f1": [], "cover": []},
-        "detect_changes (min_size 5)": {"f1": [], "cover": []},
+        label: {"f1": [], "cover": []} for label, _, _ in CONFIGURATIONS
     }
     for name in names:
         data = json.loads((TCPD / "datasets" / f"{name}.json").read_text())
         x = np.asarray(data["series"][0]["raw"], dtype=float)
         x = (x - x.mean()) / x.std()  # TCPDBench z-scores every series
         n = x.size
-        for label, size in (
-            ("detect_changes (min_size 30)", 30),
-            ("detect_changes (min_size 5)", 5),
-        ):
-            found = list(detect_changes(x, min_size=size).locations)
+        for label, size, variance in CONFIGURATIONS:
+            found = list(detect_changes(x, min_size=size, variance=variance).locations)
             ours[label]["f1"].append(f1_score(annotations[name], found, n))
             ours[label]["cover"].append(cover_score(annotations[name], found, n))
     methods = sorted(next(iter(published_f1.values())).keys())

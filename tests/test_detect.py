@@ -263,6 +263,9 @@ class TestBadInput:
             ({"test": "t-test"}, "test"),
             ({"rng": "seed"}, "rng"),
             ({"rng": -1}, "rng"),
+            ({"variance": "yes"}, "variance"),
+            ({"variance": 1}, "variance"),
+            ({"variance": True, "test": "permutation", "rng": 1}, "variance"),
         ],
     )
     def test_bad_parameters(self, kwargs: dict[str, object], match: str) -> None:
@@ -435,9 +438,7 @@ def test_tcpd_quality_control(datasets_dir: Path, index: int, truth: int | None)
 # ------------------------------------------------------------------------------------------
 
 
-def _naive_posterior_location(
-    x: np.ndarray, min_size: int, inflation: float, tolerance: int
-) -> int:
+def _naive_posterior_location(x: np.ndarray, min_size: int, tolerance: int) -> int:
     """Plain-loop restatement of :func:`detect._posterior_location` on a whole series."""
     n = x.size
     provisional = detect_module._rank_scan(x, 0, n, min_size, 1.0).location
@@ -453,7 +454,10 @@ def _naive_posterior_location(
         left, right = values[:t], values[t:]
         rss.append(float(((left - left.mean()) ** 2).sum() + ((right - right.mean()) ** 2).sum()))
     best = int(np.argmin(rss))
-    noise = inflation * rss[best] / (n - 2)
+    if best in (0, len(splits) - 1):  # mode at an end of the admissible range
+        return splits[best]
+    successive = sum((values[i + 1] - values[i]) ** 2 for i in range(n - 1)) / (2 * (n - 1))
+    noise = min(rss[best] / (n - 2), successive)
     weights = [np.exp(-(r - rss[best]) / (2 * noise)) for r in rss]
     mass = [
         sum(weights[j] for j in range(len(splits)) if abs(j - i) <= tolerance)
@@ -472,9 +476,20 @@ def test_location_matches_brute_force(seed: int, tolerance: int) -> None:
     x[: 20 + 5 * seed] += 0.8 + 0.2 * seed
     if seed % 2:
         x[rng.integers(0, 120, 2)] += 15.0  # spikes are clipped
-    assert detect_module._posterior_location(x, 0, x.size, 10, 1.3, tolerance) == (
-        _naive_posterior_location(x, 10, 1.3, tolerance)
+    assert detect_module._posterior_location(x, 0, x.size, 10, tolerance) == (
+        _naive_posterior_location(x, 10, tolerance)
     )
+
+
+def test_location_at_the_admissible_edge_is_the_mode() -> None:
+    """A change closer to the start than min_size (TCPD nile: 28 with δ = 30) piles the
+    posterior on the first admissible split; the truncated window must not push the
+    estimate up to h samples inwards (it returned 40 before)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(100) * 0.3
+    x[:26] += 2.0
+    assert detect_module._posterior_location(x, 0, x.size, 30, 10) == 30
+    assert detect_changes(x).locations == (30,)
 
 
 def test_location_tolerance_is_passed_and_recorded() -> None:
@@ -490,3 +505,140 @@ def test_location_tolerance_is_passed_and_recorded() -> None:
 def test_location_tolerance_rejected(bad: object) -> None:
     with pytest.raises(InvalidInputError, match="location_tolerance"):
         detect_changes(np.arange(100.0), location_tolerance=bad)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------------------
+# changes of variance (``variance=True``)
+# ------------------------------------------------------------------------------------------
+
+
+class TestVariance:
+    def test_variance_doubling_found_only_with_the_option(self) -> None:
+        rng = np.random.default_rng(11)
+        x = rng.standard_normal(500)
+        x[250:] *= 2.0
+        assert detect_changes(x).locations == ()
+        result = detect_changes(x, variance=True)
+        assert len(result.locations) == 1 and abs(result.locations[0] - 250) <= 25
+        assert result.change_types == ("variance",)
+        assert result.p_values is not None and result.p_values[0] < 1e-4
+        assert result.parameters["variance"] is True
+
+    def test_level_change_stays_a_level_change(self) -> None:
+        x = step([0.0, 2.0], [150, 150], seed=2)
+        plain = detect_changes(x)
+        both = detect_changes(x, variance=True)
+        assert both.locations == plain.locations
+        assert abs(plain.locations[0] - 150) <= 2
+        assert both.change_types == plain.change_types == ("level",)
+        # Bonferroni over the two scans: the combined p-value is twice the level scan's
+        assert both.p_values is not None and plain.p_values is not None
+        assert both.p_values[0] == pytest.approx(min(1.0, 2.0 * plain.p_values[0]))
+
+    def test_absolute_steps_are_scale_equivariant_and_level_blind(self) -> None:
+        rng = np.random.default_rng(5)
+        x = rng.standard_normal(80)
+        steps = detect_module._absolute_steps(x)
+        assert steps.shape == x.shape and steps[0] == steps[1] == abs(x[1] - x[0])
+        np.testing.assert_allclose(detect_module._absolute_steps(3.0 * x + 7.0), 3.0 * steps)
+        shifted = x.copy()
+        shifted[40:] += 100.0
+        moved = detect_module._absolute_steps(shifted)
+        assert np.count_nonzero(~np.isclose(moved, steps)) == 1  # only the step at the shift
+
+    def test_variance_is_affine_invariant_and_input_untouched(self) -> None:
+        rng = np.random.default_rng(8)
+        x = rng.standard_normal(400)
+        x[200:] *= 3.0
+        copy = x.copy()
+        base = detect_changes(x, variance=True)
+        assert np.array_equal(x, copy)
+        assert detect_changes(0.5 * x - 3.0, variance=True).locations == base.locations
+
+    def test_quiet_on_noise(self) -> None:
+        rng = np.random.default_rng(12)
+        assert all(
+            detect_changes(rng.standard_normal(300), variance=True).locations == ()
+            for _ in range(10)
+        )
+
+
+# ------------------------------------------------------------------------------------------
+# the guard's cost is bounded by a constant, not by n // min_size
+# ------------------------------------------------------------------------------------------
+
+
+class _SplitEverything:
+    """A stand-in scanner for which every window is significant and splits in the middle:
+    binary segmentation alone would need about log2(n / δ) passes."""
+
+    name = "stub"
+
+    def __init__(self, min_size: int) -> None:
+        self.min_size = min_size
+        self.scans = 0
+
+    def scan(self, start: int, end: int) -> object:
+        self.scans += 1
+        return detect_module._Scan((start + end) // 2, 10.0, 0.0)
+
+    def locate(self, start: int, end: int) -> int:
+        return (start + end) // 2
+
+    def kind(self, start: int, end: int) -> str:
+        return "level"
+
+
+def test_guard_passes_capped_by_a_constant() -> None:
+    scanner = _SplitEverything(2)
+    guarded = detect_module._guard(scanner, [], 2**14, 0.005)  # type: ignore[arg-type]
+    assert guarded.passes == _config.DETECT_MAX_GUARD_PASSES == 8
+    # 8 passes of binary segmentation from one segment: 2**8 - 1 change points
+    assert len(guarded.locations) == 2**8 - 1
+    _config.DETECT_MAX_GUARD_PASSES = 3
+    assert detect_module._guard(_SplitEverything(2), [], 2**14, 0.005).passes == 3  # type: ignore[arg-type]
+
+
+def test_guard_stops_on_a_repeated_segmentation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A re-scan whose elimination undoes it (the cycle seen on real pytest-benchmark rounds)
+    ends the guard after one pass instead of n // min_size passes."""
+    calls = {"eliminate": 0}
+
+    def eliminate(scanner: object, candidates: list[int], n: int, threshold: float) -> tuple:
+        calls["eliminate"] += 1
+        return [500], [detect_module._Scan(500, 10.0, 0.0)]  # always back to [500]
+
+    monkeypatch.setattr(detect_module, "_eliminate", eliminate)
+    guarded = detect_module._guard(_SplitEverything(30), [500], 16_000, 0.005)  # type: ignore[arg-type]
+    assert guarded.locations == (500,)
+    assert guarded.passes == 1 and calls["eliminate"] == 2
+
+
+# ------------------------------------------------------------------------------------------
+# dependence estimated under the fitted segmentation (trends are not staircases)
+# ------------------------------------------------------------------------------------------
+
+
+def test_segment_residual_autocorrelation_sees_trends_not_steps() -> None:
+    rng = np.random.default_rng(4)
+    noise = rng.standard_normal(600)
+    steps = np.repeat([0.0, 4.0, 1.0], 200) + noise
+    assert abs(detect_module._segment_residual_autocorrelation(steps, [200, 400])) < 0.1
+    trend = np.linspace(0.0, 30.0, 600) + 0.2 * noise
+    staircase = list(range(40, 600, 40))
+    assert detect_module._segment_residual_autocorrelation(trend, staircase) > 0.5
+    # the running median follows the trend and cannot see it
+    assert detect_module._rank_residual_autocorrelation(trend, 30) < 0.1
+
+
+def test_smooth_trend_is_not_cut_into_steps() -> None:
+    """A trend that dominates the noise within δ samples is not reported as a staircase
+    (without the refit under the fitted segmentation it was). Where the noise dominates
+    the ramp of one segment (slope·δ below about the noise sd), the steps stay
+    statistically real and are reported."""
+    x = np.linspace(0.0, 20.0, 500) + 0.2 * np.random.default_rng(2).standard_normal(500)
+    result = detect_changes(x)
+    assert result.locations == ()
+    assert result.rank_autocorrelation > 0.5
+    _config.DETECT_MAX_REFITS = 0
+    assert len(detect_changes(x).locations) >= 5
