@@ -21,7 +21,7 @@ pytest.importorskip("pooch")
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
@@ -128,7 +128,7 @@ def test_offline_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     monkeypatch.setenv("PILOTSTATS_DATA_URL", f"http://127.0.0.1:{port}")
-    with pytest.raises(DatasetDownloadError, match="could not download seatbelts.json") as caught:
+    with pytest.raises(DatasetDownloadError, match=r"could not download seatbelts\.json") as caught:
         datasets.fetch("seatbelts.json", cache_dir=tmp_path)
     assert "place a copy of the file" in str(caught.value)
     assert isinstance(caught.value, OSError)
