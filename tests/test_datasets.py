@@ -3,12 +3,7 @@ against a local HTTP server on 127.0.0.1 serving copies of the files."""
 
 from __future__ import annotations
 
-import functools
 import shutil
-import socket
-import threading
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -18,27 +13,6 @@ from pilotstats import datasets
 from pilotstats.exceptions import DatasetDownloadError, InvalidInputError
 
 pytest.importorskip("pooch")
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator[tuple[Path, str]]:
-    """A folder served over HTTP on 127.0.0.1 and its base URL."""
-    root = tmp_path / "served"
-    root.mkdir()
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield root, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_embedded_samples_unchanged() -> None:
@@ -83,10 +57,10 @@ def test_unknown_names_are_named_errors() -> None:
 
 
 def test_download_from_local_server_and_cache(
-    serve: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    http_folder: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     datasets_dir: Path,
 ) -> None:
-    root, url = serve
+    root, url = http_folder
     shutil.copy(datasets_dir / "tcpd" / "datasets" / "nile.json", root / "nile.json")
     monkeypatch.setenv("PILOTSTATS_DATA_URL", url)
     cache = tmp_path / "cache"
@@ -98,10 +72,10 @@ def test_download_from_local_server_and_cache(
 
 
 def test_tokio_summaries_from_local_server(
-    serve: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    http_folder: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     datasets_dir: Path,
 ) -> None:
-    root, url = serve
+    root, url = http_folder
     for path in (datasets_dir / "tokio").glob("*-summaries_*.csv.gz"):
         shutil.copy(path, root / path.name)
     monkeypatch.setenv("PILOTSTATS_DATA_URL", url)
@@ -112,9 +86,9 @@ def test_tokio_summaries_from_local_server(
 
 
 def test_corrupt_download_is_refused(
-    serve: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    http_folder: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root, url = serve
+    root, url = http_folder
     (root / "nile.json").write_text('{"not": "the nile"}')
     monkeypatch.setenv("PILOTSTATS_DATA_URL", url)
     with pytest.raises(DatasetDownloadError, match="SHA-256") as caught:
@@ -123,11 +97,10 @@ def test_corrupt_download_is_refused(
     assert not (tmp_path / "cache" / "nile.json").exists()
 
 
-def test_offline_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with socket.socket() as probe:  # a port with nothing listening
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    monkeypatch.setenv("PILOTSTATS_DATA_URL", f"http://127.0.0.1:{port}")
+def test_offline_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, offline_data: dict[str, str]
+) -> None:
+    monkeypatch.setenv("PILOTSTATS_DATA_URL", offline_data["PILOTSTATS_DATA_URL"])
     with pytest.raises(DatasetDownloadError, match=r"could not download seatbelts\.json") as caught:
         datasets.fetch("seatbelts.json", cache_dir=tmp_path)
     assert "place a copy of the file" in str(caught.value)
