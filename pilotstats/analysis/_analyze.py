@@ -221,6 +221,36 @@ class AnalysisReport(Result):
     def __str__(self) -> str:
         from pilotstats.analysis._table import render_table
 
+        header, rows, notes = self._table_parts()
+        return "\n".join([render_table(header, rows), *notes])
+
+    def _repr_html_(self) -> str:
+        from pilotstats.analysis._frames import report_html
+
+        header, rows, notes = self._table_parts()
+        title = f"Analysis of {len(self)} benchmark(s)" + (f" ({self.source})" if self.source
+                                                           else "")
+        return report_html(title, header, rows, (note.strip() for note in notes))
+
+    def to_frame(self) -> Any:
+        """One row per benchmark (index ``name``), the columns of
+        :meth:`BenchmarkAnalysis.to_dict`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pilotstats.io import Measurements
+        >>> from pilotstats.analysis import analyze
+        >>> rng = np.random.default_rng(0)
+        >>> frame = analyze(Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="b")).to_frame()
+        >>> int(frame.loc["b", "n"]), float(frame.loc["b", "mean"].round(4))
+        (200, 0.002)
+        """
+        from pilotstats.analysis._frames import records_frame
+
+        return records_frame(self.benchmarks, "name")
+
+    def _table_parts(self) -> tuple[list[str], list[list[str]], list[str]]:
         level = f"{format_number(self.confidence_level * 100, 6)} % CI"
         rows = []
         for b in self.benchmarks:
@@ -236,7 +266,7 @@ class AnalysisReport(Result):
                          "-" if b.samples_needed is None else str(b.samples_needed)])
         header = ["benchmark", "n", "warm-up removed", f"estimate [{level}]", "q",
                   f"n for ±{format_number(self.target_percent)} %"]
-        lines = [render_table(header, rows)]
+        lines: list[str] = []
         shared = set.intersection(*(set(b.notes) for b in self.benchmarks)) if len(
             self.benchmarks) > 1 else set()
         for note in sorted(shared):
@@ -250,7 +280,7 @@ class AnalysisReport(Result):
             for note in b.notes:
                 if note not in shared:
                     lines.append(f"  {b.name}: {note}")
-        return "\n".join(lines)
+        return header, rows, lines
 
     def plot(self, *, ax: Any = None) -> Any:
         """Forest plot of the intervals relative to each estimate (needs matplotlib).

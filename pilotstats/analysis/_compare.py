@@ -179,6 +179,39 @@ class ComparisonReport(Result):
     def __str__(self) -> str:
         from pilotstats.analysis._table import render_table
 
+        header, rows, notes = self._table_parts()
+        return "\n".join([render_table(header, rows), *notes])
+
+    def _repr_html_(self) -> str:
+        from pilotstats.analysis._frames import report_html
+
+        header, rows, notes = self._table_parts()
+        return report_html(f"Comparison of {len(self)} benchmark(s): baseline vs new",
+                           header, rows, (note.strip() for note in notes))
+
+    def to_frame(self) -> Any:
+        """One row per compared benchmark (index ``name``), the columns of
+        :meth:`BenchmarkComparison.to_dict`; benchmarks present on one side only are rows
+        with the verdict ``"only in baseline"`` / ``"only in new"``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pilotstats.io import Measurements
+        >>> from pilotstats.analysis import compare
+        >>> rng = np.random.default_rng(3)
+        >>> base = Measurements(rng.normal(1.00, 0.01, 200), benchmark="b")
+        >>> new = Measurements(rng.normal(1.05, 0.01, 200), benchmark="b")
+        >>> compare(base, new).to_frame().loc["b", "verdict"]
+        'regression'
+        """
+        from pilotstats.analysis._frames import records_frame
+
+        one_sided = [{"name": name, "verdict": "only in baseline"} for name in self.only_in_base]
+        one_sided += [{"name": name, "verdict": "only in new"} for name in self.only_in_new]
+        return records_frame([*self.comparisons, *one_sided], "name")
+
+    def _table_parts(self) -> tuple[list[str], list[list[str]], list[str]]:
         level = f"{format_number(self.confidence_level * 100, 6)} % CI"
         rows = []
         for c in self.comparisons:
@@ -193,7 +226,7 @@ class ComparisonReport(Result):
                 c.verdict,
             ])
         header = ["benchmark", "base", "new", "change", level, "Welch p", "verdict"]
-        lines = [render_table(header, rows)]
+        lines: list[str] = []
         for c in self.comparisons:
             if c.note:
                 lines.append(f"  {c.name}: {c.note}")
@@ -206,7 +239,7 @@ class ComparisonReport(Result):
                      f"subsession means, p < {format_number(1 - self.confidence_level)}"
                      + (f", change >= {format_number(self.min_change_percent)} %"
                         if self.min_change_percent > 0 else "") + ")")
-        return "\n".join(lines)
+        return header, rows, lines
 
     def plot(self, *, ax: Any = None) -> Any:
         """Forest plot of the relative changes with their intervals (needs matplotlib).

@@ -127,6 +127,15 @@ class TrendReport(Result):
     def __str__(self) -> str:
         from pilotstats.analysis._table import render_table
 
+        return render_table(*self._table_parts())
+
+    def _repr_html_(self) -> str:
+        from pilotstats.analysis._frames import report_html
+
+        return report_html(f"Trend of {len(self.benchmarks)} benchmark(s) over "
+                           f"{len(self.labels)} results (MDL levels)", *self._table_parts())
+
+    def _table_parts(self) -> tuple[list[str], list[list[str]]]:
         rows = []
         for b in self.benchmarks:
             if not b.segments:
@@ -135,7 +144,36 @@ class TrendReport(Result):
             for s in b.segments:
                 rows.append([b.name, f"{self.labels[s.start]} .. {self.labels[s.end - 1]}",
                              format_quantity(s.mean, b.unit), s.classification])
-        return render_table(["benchmark", "results", "mean", "segment"], rows)
+        return ["benchmark", "results", "mean", "segment"], rows
+
+    def to_frame(self) -> Any:
+        """Long table: one row per benchmark and result (index ``benchmark``, ``result``)
+        with the result's ``mean`` and its MDL ``segment`` (number), ``segment_mean`` and
+        ``classification``.
+
+        Examples
+        --------
+        >>> from pilotstats.io import Measurements
+        >>> from pilotstats.analysis import trend
+        >>> files = [Measurements([1.0, 1.01, 0.99, 1.0] * 5, benchmark="b") for _ in range(4)]
+        >>> files += [Measurements([1.5, 1.51, 1.49, 1.5] * 5, benchmark="b") for _ in range(4)]
+        >>> frame = trend(files).to_frame()
+        >>> frame.loc[("b", "7"), "classification"]
+        'regression'
+        """
+        from pilotstats.analysis._frames import records_frame
+
+        rows = []
+        for b in self.benchmarks:
+            for i, (label, mean) in enumerate(zip(self.labels, b.means, strict=True)):
+                found = [(j, s) for j, s in enumerate(b.segments) if s.start <= i < s.end]
+                j, segment = found[0] if found else (None, None)
+                rows.append({"benchmark": b.name, "result": label, "mean": mean, "unit": b.unit,
+                             "segment": j,
+                             "segment_mean": None if segment is None else segment.mean,
+                             "classification": None if segment is None
+                             else segment.classification})
+        return records_frame(rows, ["benchmark", "result"])
 
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
         """Means of one benchmark with its MDL levels (needs matplotlib).
