@@ -128,3 +128,25 @@ def test_reports_render_html_tables() -> None:
         assert "<table>" in text and "<th" in text and "<caption" in text
         assert "[{" not in text and "<strong>" in text
         assert text.count("<tr>") >= 3  # header + one row per benchmark
+
+
+def test_compare_and_trend_plots_are_titled_with_uncertainty() -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = compare(_two_benchmarks(1), _two_benchmarks(2, slow=1.1), detect_warmup=False).plot()
+    assert ax.get_title().startswith("new vs baseline: 1 regression(s)")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["regression",
+                                                                  "no significant change"]
+    rng = np.random.default_rng(5)
+    files = [Measurements(rng.normal(1.0 + 0.5 * (i >= 3), 0.01, 100), benchmark="b")
+             for i in range(6)]
+    report = trend(files, labels=[f"v{i}" for i in range(6)], detect_warmup=False)
+    assert all(low is not None and low < mean < high for low, mean, high in
+               zip(report["b"].ci_low, report["b"].means, report["b"].ci_high, strict=True))
+    ax = report.plot()
+    (bars,) = ax.containers
+    assert len(bars.lines[2][0].get_segments()) == 6
+    assert ax.get_xlabel() == "result (oldest first)"
+    assert "interval of each mean (95 % CI)" in [t.get_text() for t in ax.get_legend().get_texts()]
