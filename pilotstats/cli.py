@@ -3,7 +3,7 @@
 Subcommands::
 
     pilotstats demo
-    pilotstats analyze FILE|FOLDER... [--json] [--target-percent 1] [--confidence-level 0.95]
+    pilotstats analyze FILE|FOLDER... [--json] [--target-percent 1] [--statistic median]
     pilotstats compare BASE NEW [--json] [--min-change-percent 0] [--allow-missing]
     pilotstats trend FILE|FOLDER... [--json] [--fail-on-regression]
     pilotstats changepoints FILE [--column C | --benchmark B] [--method detect|edm] [--json]
@@ -60,6 +60,10 @@ def _parser() -> argparse.ArgumentParser:
                          help="CSV input: unit of the time column (ns, us, ms, s)")
         sub.add_argument("--no-warmup-detection", action="store_true",
                          help="do not run stable-phase (warm-up/cool-down) detection")
+        sub.add_argument("--statistic", choices=("mean", "median", "min"), default="mean",
+                         help="headline statistic: mean (subsession t interval), median "
+                         "(order-statistic interval on subsession medians) or min (mean of "
+                         "subsession minima); median/min suit heavy-tailed timings")
         sub.add_argument("--no-progress", action="store_true", help="no progress bars")
 
     analyze = commands.add_parser("analyze", help="per benchmark: warm-up, mean with CI, "
@@ -182,7 +186,7 @@ def _analyze_one(path: str, args: argparse.Namespace, **options: Any) -> Any:
     return analyze(_load(path, args), confidence_level=args.confidence_level,
                    autocorrelation_limit=args.autocorrelation_limit,
                    detect_warmup=not args.no_warmup_detection, progress=_progress(args),
-                   **options)
+                   statistic=args.statistic, **options)
 
 
 def _run_analyze(args: argparse.Namespace) -> int:
@@ -211,7 +215,8 @@ def _run_compare(args: argparse.Namespace) -> int:
                      confidence_level=args.confidence_level,
                      autocorrelation_limit=args.autocorrelation_limit,
                      min_change_percent=args.min_change_percent,
-                     detect_warmup=not args.no_warmup_detection, progress=_progress(args))
+                     detect_warmup=not args.no_warmup_detection, progress=_progress(args),
+                     statistic=args.statistic)
     unanalysable = [c.name for c in report if c.verdict == "not analysable"]
     compared = len(report) - len(unanalysable)
     incomplete = compared == 0 or bool(unanalysable)

@@ -96,8 +96,9 @@ def _spy(monkeypatch: pytest.MonkeyPatch, name: str) -> list[dict[str, Any]]:
 
 
 OPTIONS = ["--confidence-level", "0.9", "--autocorrelation-limit", "0.3",
-           "--no-warmup-detection", "--no-progress"]
-EXPECTED = {"confidence_level": 0.9, "autocorrelation_limit": 0.3, "detect_warmup": False}
+           "--no-warmup-detection", "--no-progress", "--statistic", "median"]
+EXPECTED = {"confidence_level": 0.9, "autocorrelation_limit": 0.3, "detect_warmup": False,
+            "statistic": "median"}
 
 
 @pytest.mark.parametrize("command", ["analyze", "trend", "compare"])
@@ -209,3 +210,33 @@ def test_broken_pipe_ends_quietly(tmp_path: Path) -> None:
     reader.stdin.close()
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
     assert done.returncode == 1
+
+
+def test_median_and_min_statistics_on_heavy_tails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pytest-benchmark-like timings with rare 100x outliers: the median's interval is
+    narrow and stays near the typical value; the mean's is pulled by the outliers."""
+    rng = np.random.default_rng(4)
+
+    def write(name: str, level: float) -> Path:
+        times = level * (1 + 0.01 * rng.standard_normal(400))
+        times[rng.choice(400, 8, replace=False)] *= 100.0
+        path = tmp_path / name
+        path.write_text(json.dumps({"results": [{"command": "job", "times": times.tolist()}]}))
+        return path
+
+    base, new = write("base.json", 1e-3), write("new.json", 1.03e-3)
+    status, out, _ = run(["compare", str(base), str(new), "--statistic", "median",
+                          "--json", "--no-warmup-detection"], capsys)
+    item = json.loads(out)["comparisons"][0]
+    assert status == 1 and item["statistic"] == "median"
+    assert item["relative_change"] == pytest.approx(0.03, abs=0.01)
+    status, out, _ = run(["compare", str(base), str(new), "--json", "--no-warmup-detection"],
+                         capsys)
+    assert json.loads(out)["comparisons"][0]["verdict"] != "regression"  # the mean misses it
+    status, out, _ = run(["analyze", str(base), "--statistic", "min", "--json",
+                          "--no-warmup-detection"], capsys)
+    item = json.loads(out)["results"][0]["benchmarks"][0]
+    assert item["statistic"] == "subsession min"
+    assert item["ci_low"] < item["mean"] < item["ci_high"] < 1e-3

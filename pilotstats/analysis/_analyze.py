@@ -341,6 +341,7 @@ def _analyze_one(
     detect_warmup: bool,
     regression: bool,
     method: str,
+    statistic: str = "mean",
 ) -> BenchmarkAnalysis:
     meta = part.metadata.get(name, {})
     unit = "s" if str(meta.get("unit", "s")) in ("s", "second") else str(meta.get("unit"))
@@ -422,6 +423,18 @@ def _analyze_one(
         stats = {k: v for k, v in empty.items() if k != "samples_needed"}
         if mean_method == "arithmetic":
             stats["mean"] = float(np.mean(values))
+    if status == "ok" and statistic != "mean":
+        if mean_method != "arithmetic":
+            notes.append(f"statistic {statistic!r} not applied: JMH throughput uses the "
+                         f"harmonic mean")
+        else:
+            from pilotstats.analysis._robust import STATISTICS, block_statistic
+
+            robust = block_statistic(values, int(stats["subsession_size"]), statistic,
+                                     confidence_level)
+            notes.extend(robust.pop("notes"))
+            stats.update(robust)
+            base["statistic"] = STATISTICS[statistic]
     needed = None
     if status == "ok":
         try:
@@ -487,6 +500,7 @@ def analyze(
     method: str = "pilot",
     benchmarks: Iterable[str] | None = None,
     progress: bool = False,
+    statistic: str = "mean",
 ) -> AnalysisReport:
     """Analyse every benchmark of harness measurements.
 
@@ -516,6 +530,11 @@ def analyze(
         Names to analyse (default all).
     progress : bool, default False
         Show a progress bar over benchmarks (needs ``tqdm``; silently off without it).
+    statistic : {"mean", "median", "min"}, default "mean"
+        Headline statistic. ``"median"``: the samples' median with an order-statistic
+        interval on the subsession medians; ``"min"``: the mean of the subsession minima
+        with a t interval (for heavy-tailed timings). Both use the subsession size chosen
+        for the mean; ``samples_needed`` always refers to the mean.
 
     Returns
     -------
@@ -552,6 +571,9 @@ def analyze(
                                 low_inclusive=False)
     if method not in ("pilot", "iterate"):
         raise InvalidInputError(f"method must be 'pilot' or 'iterate', got {method!r}")
+    if statistic not in ("mean", "median", "min"):
+        raise InvalidInputError(
+            f"statistic must be 'mean', 'median' or 'min', got {statistic!r}")
     wanted = None if benchmarks is None else list(benchmarks)
     names = [n for n in measurements.names if wanted is None or n in wanted]
     if wanted is not None:
@@ -564,7 +586,7 @@ def analyze(
         _analyze_one(name, measurements[name], confidence_level=confidence_level,
                      autocorrelation_limit=autocorrelation_limit,
                      target_percent=target_percent, detect_warmup=detect_warmup,
-                     regression=regression, method=method)
+                     regression=regression, method=method, statistic=statistic)
         for name in iterator
     )
     sources = {str(m.get("source")) for m in measurements.metadata.values() if m.get("source")}

@@ -211,6 +211,11 @@ class ComparisonReport(Result):
         one_sided += [{"name": name, "verdict": "only in new"} for name in self.only_in_new]
         return records_frame([*self.comparisons, *one_sided], "name")
 
+    def _tested(self) -> str:
+        kinds = {c.statistic for c in self.comparisons}
+        return {frozenset({"median"}): "medians",
+                frozenset({"subsession min"}): "minima"}.get(frozenset(kinds), "means")
+
     def _table_parts(self) -> tuple[list[str], list[list[str]], list[str]]:
         level = f"{format_number(self.confidence_level * 100, 6)} % CI"
         rows = []
@@ -236,7 +241,8 @@ class ComparisonReport(Result):
             lines.append(f"only in the new results: {', '.join(self.only_in_new)}")
         lines.append(f"{len(self.regressions)} significant regression(s), "
                      f"{len(self.improvements)} improvement(s) (two-sided Welch test on "
-                     f"subsession means, p < {format_number(1 - self.confidence_level)}"
+                     f"subsession {self._tested()}, p < "
+                     f"{format_number(1 - self.confidence_level)}"
                      + (f", change >= {format_number(self.min_change_percent)} %"
                         if self.min_change_percent > 0 else "") + ")")
         return header, rows, lines
@@ -319,6 +325,7 @@ def compare(
     min_change_percent: float = 0.0,
     detect_warmup: bool = True,
     progress: bool = False,
+    statistic: str = "mean",
 ) -> ComparisonReport:
     """Compare every benchmark present in both a baseline and new measurements.
 
@@ -341,6 +348,9 @@ def compare(
         Stable-phase warm-up detection when analysing :class:`Measurements`.
     progress : bool, default False
         Progress bar while analysing (needs ``tqdm``).
+    statistic : {"mean", "median", "min"}, default "mean"
+        Headline statistic when analysing :class:`Measurements` (see :func:`analyze`); the
+        Welch test then runs on the subsession medians or minima.
 
     Returns
     -------
@@ -375,7 +385,7 @@ def compare(
             reports.append(analyze(value, confidence_level=level,
                                    autocorrelation_limit=autocorrelation_limit,
                                    detect_warmup=detect_warmup, regression=False,
-                                   progress=progress))
+                                   progress=progress, statistic=statistic))
         else:
             raise InvalidInputError(f"{side} must be Measurements or AnalysisReport, got "
                                     f"{type(value).__name__}")
