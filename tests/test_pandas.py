@@ -186,3 +186,33 @@ def test_median_interval_coverage() -> None:
         result = block_statistic(x, q, "median", 0.95)
         covered += result["ci_low"] <= 0.0 <= result["ci_high"]
     assert covered / 400 >= 0.91
+
+
+def test_progress_moves_inside_each_benchmark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One step per run and one per benchmark's intervals, each naming what it does."""
+    import sys
+    import types
+
+    events: list[tuple[str, object]] = []
+
+    class FakeBar:
+        def __init__(self, total: int, **kwargs: object) -> None:
+            events.append(("total", total))
+
+        def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+            events.append(("at", text))
+
+        def update(self, n: int) -> None:
+            events.append(("update", n))
+
+        def close(self) -> None:
+            events.append(("close", None))
+
+    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=FakeBar))
+    rng = np.random.default_rng(0)
+    m = Measurements(rng.normal(1.0, 0.01, 60), run=np.repeat([0, 1, 2], 20), benchmark="b")
+    analyze(m, progress=True, detect_warmup=False)
+    assert events[0] == ("total", 4) and events[-1] == ("close", None)
+    assert [text for kind, text in events if kind == "at"] == [
+        "b, run 0", "b, run 1", "b, run 2", "b, intervals"]
+    assert sum(1 for kind, _ in events if kind == "update") == 4

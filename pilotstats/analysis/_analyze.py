@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -342,6 +342,7 @@ def _analyze_one(
     regression: bool,
     method: str,
     statistic: str = "mean",
+    tick: Callable[[str], None] | None = None,
 ) -> BenchmarkAnalysis:
     meta = part.metadata.get(name, {})
     unit = "s" if str(meta.get("unit", "s")) in ("s", "second") else str(meta.get("unit"))
@@ -359,6 +360,8 @@ def _analyze_one(
     detected_warmup = 0
     detected_cooldown = 0
     for run_id, run in part.by_run():
+        if tick is not None:
+            tick(f"{name}, run {run_id}")
         series = run.time_per_work
         harness = int(np.sum(run.warmup))
         start, end = 0, series.size
@@ -404,6 +407,8 @@ def _analyze_one(
         notes.append(f"need at least 3 samples after warm-up removal, have {values.size}")
         return BenchmarkAnalysis(**base, **empty, status="not_enough_data", notes=tuple(notes))
     status = "ok"
+    if tick is not None:
+        tick(f"{name}, intervals")
     try:
         result = subsession_analysis(values, confidence_level=confidence_level,
                                      autocorrelation_limit=autocorrelation_limit,
@@ -529,7 +534,9 @@ def analyze(
     benchmarks : iterable of str, optional
         Names to analyse (default all).
     progress : bool, default False
-        Show a progress bar over benchmarks (needs ``tqdm``; silently off without it).
+        Show a progress bar (needs ``tqdm``; silently off without it) that moves inside
+        each benchmark: one step per run (stable-phase detection) and one for its intervals,
+        naming the current step.
     statistic : {"mean", "median", "min"}, default "mean"
         Headline statistic. ``"median"``: the samples' median with an order-statistic
         interval on the subsession medians; ``"min"``: the mean of the subsession minima
@@ -581,17 +588,45 @@ def analyze(
         if missing:
             raise InvalidInputError(f"benchmarks {missing} not in the measurements; "
                                     f"available: {list(measurements.names)}")
-    iterator: Iterable[str] = _progress(names, progress, "analyze")
-    items = tuple(
-        _analyze_one(name, measurements[name], confidence_level=confidence_level,
-                     autocorrelation_limit=autocorrelation_limit,
-                     target_percent=target_percent, detect_warmup=detect_warmup,
-                     regression=regression, method=method, statistic=statistic)
-        for name in iterator
-    )
+    steps = sum(len(measurements[name].runs) + 1 for name in names)
+    with _StepBar(steps if progress else 0, "analyze") as bar:
+        items = tuple(
+            _analyze_one(name, measurements[name], confidence_level=confidence_level,
+                         autocorrelation_limit=autocorrelation_limit,
+                         target_percent=target_percent, detect_warmup=detect_warmup,
+                         regression=regression, method=method, statistic=statistic,
+                         tick=bar.step)
+            for name in names
+        )
     sources = {str(m.get("source")) for m in measurements.metadata.values() if m.get("source")}
     return AnalysisReport(items, confidence_level, target_percent,
                           sources.pop() if len(sources) == 1 else None)
+
+
+class _StepBar:
+    """A tqdm bar over the steps of a long analysis (each run's stable-phase detection, each
+    benchmark's intervals), showing the current step; silent without tqdm or steps."""
+
+    def __init__(self, total: int, label: str) -> None:
+        self._bar: Any = None
+        if total >= 2:
+            try:
+                from tqdm import tqdm  # type: ignore[import-untyped]
+            except ImportError:
+                return
+            self._bar = tqdm(total=total, desc=label, unit="step", leave=False)
+
+    def step(self, what: str) -> None:
+        if self._bar is not None:
+            self._bar.set_postfix_str(what, refresh=False)
+            self._bar.update(1)
+
+    def __enter__(self) -> _StepBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
 def _progress(items: list[str], enabled: bool, label: str) -> Iterable[str]:
