@@ -111,20 +111,24 @@ The Turing Change Point Dataset (van den Burg & Williams 2020) has series annota
 people each. We read one series (the Nile's annual flow at Aswan, 1871–1970, whose drop
 after the Aswan Low Dam was built in 1898–1902 is the textbook change point), z-score it
 as TCPDBench does, and compare with the annotations using TCPDBench's F1 (margin 5, index 0
-added to every set). The data sit in `shared/datasets/tcpd` beside the repository (or set
-`PILOTSTATS_DATASETS`); the section is skipped when they are absent."""),
-    ("code", """default = Path.cwd().parent / "shared" / "datasets"
-tcpd = Path(os.environ.get("PILOTSTATS_DATASETS", default)) / "tcpd"
-HAVE_TCPD = (tcpd / "datasets" / "nile.json").is_file() and (tcpd / "annotations.json").is_file()
-if not HAVE_TCPD:
-    print(f"TCPD not found at {tcpd}: skipping the real-data section")
+added to every set). `pilotstats.datasets.tcpd_series` downloads this series on first use
+(the Nile data are GPL-2, so they are fetched, not bundled; the CC0 / CC BY series are
+bundled) and caches it; without a network the section is skipped."""),
+    ("code", """from pilotstats import datasets
+from pilotstats.exceptions import DatasetDownloadError, MissingDependencyError
+
+try:
+    tcpd = datasets.tcpd_series("nile")
+except (DatasetDownloadError, MissingDependencyError) as error:
+    HAVE_TCPD = False
+    print(f"TCPD nile not available ({type(error).__name__}): skipping the real-data section")
 else:
-    document = json.loads((tcpd / "datasets" / "nile.json").read_text())
-    annotations = json.loads((tcpd / "annotations.json").read_text())["nile"]
-    nile = np.asarray(document["series"][0]["raw"], dtype=float)
-    years = [int(year) for year in document["time"]["raw"]]
+    HAVE_TCPD = True
+    annotations = {k: list(v) for k, v in tcpd.annotations.items()}
+    nile = tcpd.values
+    years = [int(year) for year in tcpd.time]
     z = (nile - nile.mean()) / nile.std()
-    print(f"{document['longname']}: n = {nile.size}, years {years[0]}..{years[-1]}")
+    print(f"{tcpd.longname}: n = {nile.size}, years {years[0]}..{years[-1]}")
     print("annotations:", annotations)"""),
     ("code", """def f1_score(annotations, predicted, n, margin=5):
     \"\"\"TCPDBench's F1: precision over the union of annotators, recall averaged.\"\"\"

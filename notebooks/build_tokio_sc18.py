@@ -1,7 +1,7 @@
 """Build ``tokio_sc18.ipynb`` (SC'18 headline numbers from the TOKIO data) with nbformat.
 
 Run from anywhere: ``python notebooks/build_tokio_sc18.py``. The notebook is saved without
-outputs; ``tests/test_smoothing_notebook.py`` executes it when the data are present.
+outputs; ``tests/test_smoothing_notebook.py`` executes it against a local mirror of the data.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ CELLS: list[tuple[str, str]] = [
     ("md", """# A year in the life of a parallel file system, with `pilotstats.smoothing`
 
 This notebook recomputes the headline numbers of G. K. Lockwood et al., *A Year in the Life
-of a Parallel File System* (SC'18) from the public TOKIO summaries
-(`../shared/datasets/tokio/`, modified BSD licence, NERSC/tokio-abcutils `summaries/`):
+of a Parallel File System* (SC'18) from the public TOKIO summaries (NERSC/tokio-abcutils
+`summaries/`, modified BSD licence). `pilotstats.datasets.tokio_summaries()` downloads the
+three files (6 MB, SHA-256 checked) on first use and caches them; it needs `pooch`
+(`pip install "pilotstats[data]"`):
 
 1. the observations left after the paper's cleaning and filters,
 2. the Cori HACC global means (298 / 204 GiB/s),
@@ -26,21 +28,19 @@ of a Parallel File System* (SC'18) from the public TOKIO summaries
 5. the contributor ranking of Fig. 10.
 
 The closing cell states which numbers reproduce exactly."""),
-    ("code", """import os
-from pathlib import Path
-
-import numpy as np
+    ("code", """import numpy as np
 import pandas as pd
 import matplotlib
 import matplotlib.pyplot as plt
 
+from pilotstats.datasets import tokio_summaries
 from pilotstats.smoothing import (
     TOKIO_METRIC_LABELS, TOKIO_PLATFORM_LABELS, analyze_regions, crossovers,
     divergence_regions, plot_contributor_ranking, plot_timeline, plot_umami,
     read_tokio_summaries, sma,
 )
 
-DATA = Path(os.environ.get("PILOTSTATS_TOKIO_DIR", "../../shared/datasets/tokio"))
+DATA = tokio_summaries()
 TARGET = "darshan_normalized_perf_by_max"
 LA = "America/Los_Angeles"
 reproduced = {}  # claim -> (expected, obtained)"""),

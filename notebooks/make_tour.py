@@ -24,12 +24,15 @@ Data used here:
 
 * benchmark-harness output shipped with the tests (`tests/data/harnesses/`: real pyperf,
   pytest-benchmark, asv, Google Benchmark and hyperfine files);
-* TOKIO, *A Year in the Life of a Parallel File System* (Lockwood et al., SC'18): a year of
-  daily I/O benchmark jobs on NERSC's Cori (`shared/datasets/tokio/`);
+* TOKIO, *A Year in the Life of a Parallel File System* (Lockwood et al., SC'18): half a
+  year of daily I/O benchmark jobs on NERSC's Cori (`pilotstats.datasets.tokio_sample()`,
+  bundled with its modified BSD licence);
 * a real MongoDB performance series from MongoDB's change-point library
-  (`shared/datasets/mongodb_spa/`).
+  (`pilotstats.datasets.mongodb_series()`, Apache-2.0).
 
-The notebook runs from the repository root; the shared datasets sit beside the repository."""),
+Both data sets ship inside the package (`pilotstats.datasets.dataset_licence` prints their
+licences and citations); the harness files come from the repository's test data, so run the
+notebook from the repository root."""),
     ("code", """import json
 import os
 from pathlib import Path
@@ -38,13 +41,11 @@ import numpy as np
 import pandas as pd
 
 import pilotstats
-from pilotstats import io
+from pilotstats import datasets, io
 from pilotstats.analysis import analyze, compare, trend
 
 ROOT = Path.cwd()
 HARNESSES = ROOT / "tests" / "data" / "harnesses"
-DATASETS = Path(os.environ.get("PILOTSTATS_DATASETS", ROOT.parent / "shared" / "datasets"))
-assert DATASETS.is_dir(), f"shared datasets not found at {DATASETS}"
 print("pilotstats", pilotstats.__version__)"""),
     ("md", """## 1. Harness output in, honest statistics out
 
@@ -64,21 +65,19 @@ print(report)"""),
              "asv_result.json"]:
     print(f"--- {name}")
     print(analyze(io.load(HARNESSES / name)))"""),
-    ("md", """## 2. A year of parallel-file-system benchmarks (TOKIO, Cori)
+    ("md", """## 2. Half a year of parallel-file-system benchmarks (TOKIO, Cori)
 
-Each row is one benchmark job: an I/O kernel (HACC, VPIC, DBSCAN, IOR) run on a fixed number
-of processes and a data volume. `darshan_agg_perf_by_slowest_posix` is the job's I/O rate in
+Each row is one benchmark job: here the HACC write kernel, run daily on a fixed number of
+processes with a data volume. `darshan_agg_perf_by_slowest_posix` is the job's I/O rate in
 MiB/s, so the job's I/O time is volume / rate. One benchmark = one application at one
-process count; its jobs move different volumes, which is what the work-per-second
-regression needs."""),
+process count; the volume is the work of each sample."""),
     ("code", """columns = ["_datetime_start", "darshan_app", "darshan_nprocs",
            "darshan_total_gibs_posix", "darshan_agg_perf_by_slowest_posix"]
-jobs = pd.read_csv(DATASETS / "tokio" / "cori-summaries_2017-02-14-2018-02-15.csv.gz",
-                   usecols=columns).sort_values("_datetime_start")
+jobs = datasets.tokio_sample()[columns].sort_values("_datetime_start")
 jobs = jobs[jobs["darshan_agg_perf_by_slowest_posix"] > 0]
 jobs["benchmark"] = (jobs["darshan_app"].map(os.path.basename) + " np="
                      + jobs["darshan_nprocs"].astype(str))
-jobs = jobs[jobs.groupby("benchmark")["benchmark"].transform("size") >= 500]
+jobs = jobs[jobs.groupby("benchmark")["benchmark"].transform("size") >= 100]
 jobs["mib"] = jobs["darshan_total_gibs_posix"] * 1024.0
 jobs["seconds"] = jobs["mib"] / jobs["darshan_agg_perf_by_slowest_posix"]
 
@@ -90,11 +89,14 @@ def to_measurements(frame):
 
 year = to_measurements(jobs)
 print(year)"""),
-    ("md", """Seconds per MiB, with 95 % intervals. A year of daily jobs has no warm-up, so
+    ("md", """Seconds per MiB, with 95 % intervals. Months of daily jobs have no warm-up, so
 stable-phase detection is switched off here (it would keep only the dominant level of the
-year). Daily jobs on a shared file system are autocorrelated (the file system's load and
-fullness drift), so for several benchmarks the subsession size `q` is large and the naive
-interval with `q = 1` would be far too narrow."""),
+period). Daily jobs on a shared file system can be autocorrelated (the file system's load and
+fullness drift); the subsession size `q` is chosen so that the subsession means are nearly
+uncorrelated. The next cell compares that interval with the naive one (`q = 1`): on this
+sample the lag-1 autocorrelation is small and the two agree, on the full year's data of
+`pilotstats.datasets.tokio_summaries()` (a 6 MB download) several benchmarks need a large
+`q`."""),
     ("code", """cori = analyze(year, target_percent=2.0, detect_warmup=False)
 print(cori)"""),
     ("code", """from pilotstats.autocorrelation import lag1_autocorrelation, subsession_analysis
@@ -107,7 +109,7 @@ print("lag-1 autocorrelation of the daily values:", round(lag1_autocorrelation(s
 print("naive (q = 1):   ", naive)
 print("subsession:      ", honest)
 print("width ratio: %.1f" % (honest.ci_width / naive.ci_width))"""),
-    ("md", """### Did the second half of the year get slower?
+    ("md", """### Did the second half get slower?
 
 `compare` matches benchmarks by name (it never pairs jobs) and runs Welch's test on the
 subsession statistics of each half."""),
@@ -139,8 +141,9 @@ ax.legend(fontsize=7)
 fig.tight_layout()"""),
     ("md", """### Overhead and throughput (work-per-second regression)
 
-Within one benchmark, jobs move different volumes. Fitting `t = α + w / v` separates a fixed
-per-job overhead `α` from the sustained rate `v` (shown by `analyze` when the work varies)."""),
+Within one benchmark, jobs may move different volumes. Fitting `t = α + w / v` separates a fixed
+per-job overhead `α` from the sustained rate `v` (shown by `analyze` when the work varies;
+this sample's HACC jobs all write the same volume, so the fit is refused and says why)."""),
     ("code", """from pilotstats.results import format_number
 
 for item in cori:
@@ -160,7 +163,7 @@ Otava-like records (index = first sample of the new regime). MDL partitioning of
 series gives a second opinion."""),
     ("code", """from pilotstats.changepoints import edm, mdl_partition
 
-values = json.loads((DATASETS / "mongodb_spa" / "real_series.json").read_text())
+values = datasets.mongodb_series()
 print(edm(values, min_size=10))
 candidates = edm(values, min_size=10, percent=0.05)
 print(candidates)

@@ -38,6 +38,18 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _single_column(frame: Any, name: str) -> Any:
+    """The only column of a pandas DataFrame passed where a series is expected."""
+    columns = list(frame.columns)
+    if len(columns) != 1:
+        raise InvalidInputError(
+            f"{name} must be a series; got a DataFrame with {len(columns)} columns "
+            f"({', '.join(map(str, columns[:5]))}): pass one column, e.g. frame[{columns[0]!r}]"
+            if columns else f"{name} must be a series; got a DataFrame without columns"
+        )
+    return frame.iloc[:, 0]
+
+
 def as_float_array(
     values: Any,
     name: str = "x",
@@ -53,7 +65,8 @@ def as_float_array(
     Parameters
     ----------
     values : array_like
-        Numbers: list, tuple, numpy array, pandas Series/Index, or anything
+        Numbers: list, tuple, numpy array, pandas Series/Index, a one-column pandas
+        DataFrame (taken as its column when ``ndim == 1``), or anything
         :func:`numpy.asarray` understands. Booleans count as 0/1.
     name : str
         Argument name used in error messages.
@@ -78,6 +91,8 @@ def as_float_array(
     NotEnoughDataError
         Fewer than ``min_length`` values.
     """
+    if ndim == 1 and hasattr(values, "columns") and hasattr(values, "iloc"):
+        values = _single_column(values, name)  # a 1-column pandas DataFrame is a series
     if isinstance(values, (str, bytes)):
         raise InvalidInputError(
             f"{name} must be an array of numbers, got a {type(values).__name__}"

@@ -3,16 +3,20 @@
 Subcommands::
 
     pilotstats demo
-    pilotstats analyze FILE... [--json] [--target-percent 1] [--confidence-level 0.95]
-    pilotstats compare BASE NEW [--json] [--min-change-percent 0]
-    pilotstats trend FILE... [--json]
-    pilotstats changepoints FILE --column C [--time-column T] [--json]
     pilotstats run [options] -- PROGRAM ARGS...   (see pilotstats._cli_run)
+    pilotstats analyze FILE|FOLDER... [--json] [--target-percent 1] [--statistic median]
+    pilotstats compare BASE NEW [--json] [--min-change-percent 0] [--allow-missing]
+    pilotstats trend FILE|FOLDER... [--json] [--fail-on-regression]
+    pilotstats changepoints FILE [--column C | --benchmark B] [--method detect|edm] [--json]
 
 Result files of pyperf, pytest-benchmark, asv, Google Benchmark, hyperfine, JMH and
-criterion.rs are recognised from their content; CSV files need ``--column``. Exit status: 0
-on success, 1 when ``compare`` finds a significant regression (or ``trend`` ends in one with
-``--fail-on-regression``), 2 on bad input.
+criterion.rs are recognised from their content; CSV files need ``--column``. A FOLDER
+argument of ``analyze``/``trend`` is an asv results folder or a pytest-benchmark storage
+folder (``.benchmarks``), read whole in commit/time order. Exit status: 0 on success, 1 when
+``compare`` finds a significant regression (or ``trend`` ends in one with
+``--fail-on-regression``), 2 on bad input, and 2 from ``compare`` when nothing could be
+compared or a benchmark is not analysable (unless ``--allow-missing``). Output piped into a
+closed reader (``| head``) ends quietly with the same exit status.
 """
 
 from __future__ import annotations
@@ -57,6 +61,10 @@ def _parser() -> argparse.ArgumentParser:
                          help="CSV input: unit of the time column (ns, us, ms, s)")
         sub.add_argument("--no-warmup-detection", action="store_true",
                          help="do not run stable-phase (warm-up/cool-down) detection")
+        sub.add_argument("--statistic", choices=("mean", "median", "min"), default="mean",
+                         help="headline statistic: mean (subsession t interval), median "
+                         "(order-statistic interval on subsession medians) or min (mean of "
+                         "subsession minima); median/min suit heavy-tailed timings")
         sub.add_argument("--no-progress", action="store_true", help="no progress bars")
 
     analyze = commands.add_parser("analyze", help="per benchmark: warm-up, mean with CI, "
@@ -74,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("new", metavar="NEW")
     compare.add_argument("--min-change-percent", type=float, default=0.0, metavar="P",
                          help="ignore changes smaller than P %% (default 0)")
+    compare.add_argument("--allow-missing", action="store_true",
+                         help="exit 0 (not 2) when no benchmark could be compared or one is "
+                         "not analysable")
     common(compare)
 
     trend = commands.add_parser("trend", help="MDL partition of per-file means over many "
@@ -83,16 +94,31 @@ def _parser() -> argparse.ArgumentParser:
                        help="exit 1 when a benchmark's newest segment is a regression")
     common(trend)
 
-    points = commands.add_parser("changepoints", help="EDM change points of a CSV column")
+    points = commands.add_parser(
+        "changepoints", help="significance-tested change points (detect_changes) of a CSV "
+        "column or a harness file's benchmark; --method edm for the faithful EDM")
     points.add_argument("file", metavar="FILE")
-    points.add_argument("--column", required=True, metavar="C", help="numeric column")
+    points.add_argument("--column", default=None, metavar="C",
+                        help="CSV input: numeric column (required for CSV)")
+    points.add_argument("--benchmark", default=None, metavar="NAME",
+                        help="harness input: the benchmark whose time per work is searched "
+                        "(required when the file holds several)")
+    points.add_argument("--format", default=None, metavar="NAME",
+                        help="harness input: skip format detection")
     points.add_argument("--time-column", default=None, metavar="T",
                         help="column with the time stamp of each row (for the records)")
-    points.add_argument("--min-size", type=int, default=30, metavar="N",
+    points.add_argument("--method", choices=("detect", "edm"), default="detect",
+                        help="detect (default): EDM candidates kept only when a rank test "
+                        "finds them significant, with p-values; edm: the faithful, untested "
+                        "E-Divisive with Medians (BreakoutDetection)")
+    points.add_argument("--min-size", type=int, default=None, metavar="N",
                         help="minimum segment length (default 30)")
-    points.add_argument("--beta", type=float, default=None, help="EDM-multi penalty")
+    points.add_argument("--significance-level", type=float, default=None, metavar="A",
+                        help="--method detect: family-wise significance level (default 0.05)")
+    points.add_argument("--beta", type=float, default=None,
+                        help="--method edm: EDM-multi penalty")
     points.add_argument("--percent", type=float, default=None,
-                        help="EDM-percent threshold (instead of --beta)")
+                        help="--method edm: EDM-percent threshold (instead of --beta)")
     points.add_argument("--delimiter", default=",")
     points.add_argument("--json", action="store_true",
                         help="print Otava-like change-point records as JSON")
@@ -118,21 +144,59 @@ def _progress(args: argparse.Namespace) -> bool:
     return not args.no_progress and sys.stderr.isatty()
 
 
+def _out(text: str) -> None:
+    """Print to stdout; a closed reader (``| head``) ends the output quietly.
+
+    The standard output is then pointed at ``os.devnull`` so that the interpreter's final
+    flush cannot fail either; the command still returns its own exit status.
+    """
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
 def _emit(data: Any) -> None:
-    print(json.dumps(data, indent=2, allow_nan=False))
+    _out(json.dumps(data, indent=2, allow_nan=False))
+
+
+def _cli_text(text: str) -> str:
+    """Library advice rephrased with the command line's options."""
+    return text.replace("raise autocorrelation_limit, or pass subsession_size explicitly",
+                        "or raise --autocorrelation-limit")
+
+
+def _expand(paths: Sequence[str]) -> list[tuple[str, str]]:
+    """(path, label) of every result: folders (asv results, pytest-benchmark storage) are
+    read whole, oldest first; files stand for themselves."""
+    from pilotstats.io._result_history import result_history
+
+    expanded: list[tuple[str, str]] = []
+    for path in paths:
+        if Path(path).is_dir():
+            expanded += [(str(e.path), e.label) for e in result_history(path)]
+        else:
+            expanded.append((path, Path(path).name))
+    return expanded
+
+
+def _analyze_one(path: str, args: argparse.Namespace, **options: Any) -> Any:
+    from pilotstats.analysis import analyze
+
+    return analyze(_load(path, args), confidence_level=args.confidence_level,
+                   autocorrelation_limit=args.autocorrelation_limit,
+                   detect_warmup=not args.no_warmup_detection, progress=_progress(args),
+                   statistic=args.statistic, **options)
 
 
 def _run_analyze(args: argparse.Namespace) -> int:
-    from pilotstats.analysis import analyze
-
-    results = []
-    for path in args.files:
-        report = analyze(_load(path, args), confidence_level=args.confidence_level,
-                         autocorrelation_limit=args.autocorrelation_limit,
-                         target_percent=args.target_percent,
-                         detect_warmup=not args.no_warmup_detection,
-                         benchmarks=args.benchmark, progress=_progress(args))
-        results.append((path, report))
+    results = [(path, _analyze_one(path, args, target_percent=args.target_percent,
+                                   benchmarks=args.benchmark))
+               for path, _ in _expand(args.files)]
     if args.json:
         _emit({"command": "analyze",
                "results": [{**report.to_dict(), "file": path} for path, report in results]})
@@ -140,49 +204,81 @@ def _run_analyze(args: argparse.Namespace) -> int:
         blocks = []
         for path, report in results:
             blocks.append(f"{path}\n{report}" if len(results) > 1 else str(report))
-        print("\n\n".join(blocks))
+        _out(_cli_text("\n\n".join(blocks)))
     return 0
 
 
 def _run_compare(args: argparse.Namespace) -> int:
     from pilotstats.analysis import compare
 
+    for path in (args.base, args.new):
+        if Path(path).is_dir():
+            raise SystemExit(f"pilotstats: {path} is a folder; compare takes two result "
+                             f"files (use trend for a folder of results)")
     report = compare(_load(args.base, args), _load(args.new, args),
                      confidence_level=args.confidence_level,
                      autocorrelation_limit=args.autocorrelation_limit,
                      min_change_percent=args.min_change_percent,
-                     detect_warmup=not args.no_warmup_detection, progress=_progress(args))
+                     detect_warmup=not args.no_warmup_detection, progress=_progress(args),
+                     statistic=args.statistic)
+    unanalysable = [c.name for c in report if c.verdict == "not analysable"]
+    compared = len(report) - len(unanalysable)
+    incomplete = compared == 0 or bool(unanalysable)
+    summary = (f"compared {compared} of {len(report) + len(report.only_in_base)} baseline "
+               f"benchmark(s): {len(report.regressions)} regression(s), "
+               f"{len(report.improvements)} improvement(s), {len(unanalysable)} not "
+               f"analysable, {len(report.only_in_base)} only in the baseline, "
+               f"{len(report.only_in_new)} only in the new results")
+    if incomplete:
+        summary += ("; incomplete comparison (allowed by --allow-missing)" if args.allow_missing
+                    else "; incomplete comparison: exit status 2 (pass --allow-missing to "
+                    "accept it)")
     if args.json:
-        _emit({"command": "compare", "base": args.base, "new": args.new, **report.to_dict()})
+        _emit({"command": "compare", "base": args.base, "new": args.new, **report.to_dict(),
+               "not_analysable": unanalysable, "incomplete": incomplete, "summary": summary})
     else:
-        print(f"baseline: {args.base}\nnew:      {args.new}\n{report}")
-    return 1 if report.has_regression else 0
+        _out(_cli_text(f"baseline: {args.base}\nnew:      {args.new}\n{report}\n{summary}"))
+    if report.has_regression:
+        return 1
+    return 2 if incomplete and not args.allow_missing else 0
 
 
 def _run_trend(args: argparse.Namespace) -> int:
     from pilotstats.analysis import trend
 
-    loaded = [_load(path, args) for path in args.files]
-    report = trend(loaded, labels=[Path(p).name for p in args.files],
-                   confidence_level=args.confidence_level, progress=_progress(args))
+    expanded = _expand(args.files)
+    reports = [_analyze_one(path, args) for path, _ in expanded]
+    report = trend(reports, labels=[label for _, label in expanded],
+                   confidence_level=args.confidence_level)
     if args.json:
-        _emit({"command": "trend", "files": list(args.files), **report.to_dict()})
+        _emit({"command": "trend", "files": [path for path, _ in expanded], **report.to_dict()})
     else:
-        print(report)
+        _out(str(report))
     return 1 if args.fail_on_regression and report.regressions else 0
 
 
-def _run_changepoints(args: argparse.Namespace) -> int:
+def _series(args: argparse.Namespace) -> tuple[Any, list[str] | None, str]:
+    """The searched values, their time stamps (or None) and the metric's name."""
     import csv
 
-    from pilotstats.analysis import _backends
     from pilotstats.io._source import read_text
 
-    edm = _backends.edm()
-    if edm is None:
-        raise SystemExit("pilotstats: this build lacks pilotstats.changepoints.edm")
+    lower = args.file.lower()
+    if not lower.endswith((".csv", ".csv.gz", ".tsv")) or args.format is not None:
+        from pilotstats import io
+
+        measurements = io.load(args.file, format=args.format)
+        names = measurements.names
+        name = args.benchmark or (names[0] if len(names) == 1 else None)
+        if name is None or name not in names:
+            raise SystemExit(f"pilotstats: {args.file}: choose a benchmark with --benchmark "
+                             f"(available: {', '.join(names)})")
+        return measurements[name].time_per_work, None, name
+    if args.column is None:
+        raise SystemExit(f"pilotstats: {args.file} is CSV; name its numeric column with --column")
     text, label = read_text(args.file, kind="CSV")
-    rows = list(csv.DictReader(text.splitlines(), delimiter=args.delimiter))
+    delimiter = "\t" if lower.endswith(".tsv") else args.delimiter
+    rows = list(csv.DictReader(text.splitlines(), delimiter=delimiter))
     if not rows or args.column not in rows[0]:
         header = list(rows[0]) if rows else []
         raise SystemExit(f"pilotstats: {label}: column {args.column!r} not found "
@@ -199,20 +295,44 @@ def _run_changepoints(args: argparse.Namespace) -> int:
         if args.time_column not in rows[0]:
             raise SystemExit(f"pilotstats: {label}: time column {args.time_column!r} not found")
         times = [row[args.time_column] for row in rows]
-    options: dict[str, Any] = {"min_size": args.min_size}
-    if args.percent is not None:
-        options["percent"] = args.percent
-    elif args.beta is not None:
-        options["beta"] = args.beta
-    result = edm(values, **options)
-    records = result.to_records(args.column, times, otava_keys=True)
-    if args.json:
-        _emit({"command": "changepoints", "file": args.file, "column": args.column,
-               "result": result.to_dict(), "records": records})
+    return values, times, args.column
+
+
+def _run_changepoints(args: argparse.Namespace) -> int:
+    from pilotstats.changepoints import ChangePoints, detect_changes, edm
+
+    values, times, metric = _series(args)
+    result: ChangePoints
+    options: dict[str, Any] = {}
+    if args.min_size is not None:
+        options["min_size"] = args.min_size
+    if args.method == "detect":
+        if args.beta is not None or args.percent is not None:
+            raise SystemExit("pilotstats: --beta and --percent belong to --method edm")
+        if args.significance_level is not None:
+            options["significance_level"] = args.significance_level
+        result = detect_changes(values, **options)
     else:
-        print(result)
-        for segment in result.segments:
-            print(f"  {segment}")
+        if args.significance_level is not None:
+            raise SystemExit("pilotstats: --significance-level belongs to --method detect "
+                             "(the faithful EDM tests nothing)")
+        options.setdefault("min_size", 30)
+        if args.percent is not None:
+            options["percent"] = args.percent
+        elif args.beta is not None:
+            options["beta"] = args.beta
+        result = edm(values, **options)
+    records = result.to_records(metric, times, otava_keys=True)
+    if args.json:
+        _emit({"command": "changepoints", "file": args.file, "column": metric,
+               "method": args.method, "result": result.to_dict(), "records": records})
+    else:
+        lines = [str(result)]
+        if args.method == "edm":
+            lines.append("  (faithful EDM: candidates are not significance-tested; the "
+                         "default --method detect tests them)")
+        lines += [f"  {segment}" for segment in result.segments]
+        _out("\n".join(lines))
     return 0
 
 

@@ -12,6 +12,7 @@ from typing import Any
 __all__ = [
     "ConvergenceWarning",
     "DataRangeWarning",
+    "DatasetDownloadError",
     "DegenerateDesignError",
     "EmptyGroupError",
     "FormatError",
@@ -242,3 +243,18 @@ class WorkloadError(PilotStatsError, RuntimeError):
         self.session = session
         self.result = result
         self.round_index = round_index
+
+
+class DatasetDownloadError(PilotStatsError, OSError):
+    """A data set of :mod:`pilotstats.datasets` could not be downloaded or verified.
+
+    Raised when the machine is offline, the server refuses the file or the file's SHA-256
+    does not match the registry. The message names the file, the URL tried and the cache
+    folder into which a manually downloaded copy can be placed. The attributes :attr:`url`
+    and :attr:`path` hold the same information.
+    """
+
+    def __init__(self, message: str, *, url: str | None = None, path: str | None = None):
+        super().__init__(message)
+        self.url = url
+        self.path = path

@@ -13,6 +13,9 @@ from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
+#: Every notebook test executes its notebook this many times (fresh kernel each time) so that
+#: a flaky cell fails CI; ``PILOTSTATS_NOTEBOOK_RUNS=1`` for a quick local run.
+NOTEBOOK_RUNS = int(os.environ.get("PILOTSTATS_NOTEBOOK_RUNS", "3"))
 
 
 def build_from_script(script: str) -> Any:
@@ -39,25 +42,27 @@ def execute_notebook(
     timeout: int = 600,
     cwd: Path = ROOT,
 ) -> Any:
-    """Execute a notebook in a fresh kernel that imports this checkout's pilotstats.
+    """Execute a notebook ``NOTEBOOK_RUNS`` times, each in a fresh kernel that imports this
+    checkout's pilotstats, and return the last run.
 
     The kernel runs in ``cwd`` with ``MPLBACKEND=Agg``, this checkout first on
     ``PYTHONPATH`` and the extra ``env`` variables; the test process's environment is
-    restored afterwards. A cell that raises fails the test (nbclient's
+    restored afterwards. A cell that raises in any run fails the test (nbclient's
     ``CellExecutionError``).
     """
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
-    notebook = nbformat.read(NOTEBOOKS / notebook_name, as_version=4)
     saved = dict(os.environ)
     python_path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     os.environ.update({"MPLBACKEND": "Agg", "PYTHONPATH": python_path, **(env or {})})
     try:
-        client = nbclient.NotebookClient(
-            notebook, timeout=timeout, kernel_name="python3",
-            resources={"metadata": {"path": str(cwd)}},
-        )
-        client.execute()
+        for _ in range(max(NOTEBOOK_RUNS, 1)):
+            notebook = nbformat.read(NOTEBOOKS / notebook_name, as_version=4)
+            client = nbclient.NotebookClient(
+                notebook, timeout=timeout, kernel_name="python3",
+                resources={"metadata": {"path": str(cwd)}},
+            )
+            client.execute()
     finally:
         os.environ.clear()
         os.environ.update(saved)

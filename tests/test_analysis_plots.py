@@ -56,8 +56,13 @@ def test_trend_plot() -> None:
              for i in range(4)]
     files += [Measurements(np.full(30, 2.0) + 0.01 * np.sin(np.arange(30) + i), benchmark="b")
               for i in range(4)]
-    ax = trend(files).plot()
-    assert len(ax.collections) == 2  # one level line per MDL segment
+    report = trend(files)
+    ax = report.plot()
+    (bars,) = ax.containers  # one interval per result that has one
+    with_ci = sum(low is not None for low in report["b"].ci_low)
+    assert with_ci >= 1 and len(bars.lines[2][0].get_segments()) == with_ci
+    assert len(ax.collections) == 2 + 1  # one level line per MDL segment, and the intervals
+    assert ax.get_title().startswith("b: MDL levels") and ax.get_legend() is not None
     assert [t.get_text() for t in ax.get_xticklabels()] == [str(i) for i in range(8)]
 
 

@@ -20,8 +20,8 @@ def test_notebook_is_current() -> None:
 
 
 @pytest.mark.slow
-def test_notebook_executes() -> None:
-    notebook = execute_notebook("changepoints.ipynb")
+def test_notebook_executes(data_mirror: dict[str, str]) -> None:
+    notebook = execute_notebook("changepoints.ipynb", env=data_mirror)
     text = stream_text(notebook)
     assert "same as batch edm: True" in text
     assert "detect_changes       : ()" in text  # no change on pure noise
@@ -32,7 +32,7 @@ def test_notebook_executes() -> None:
     assert re.search(r"noise +pilot : keep \[[1-9]\d*, 600\)", text)
     warmup = re.search(r"warm-up +robust: keep \[(\d+), 600\)", text)
     assert warmup is not None and 20 <= int(warmup.group(1)) <= 100
-    if "TCPD not found" in text:
+    if "TCPD nile not available" in text:
         assert image_count(notebook) == 1
     else:
         match = re.search(r"detect_changes +\((\d+),\) +years \[(\d+)\] +F1 = ([\d.]+)", text)
@@ -42,8 +42,11 @@ def test_notebook_executes() -> None:
 
 
 @pytest.mark.slow
-def test_notebook_skips_tcpd_cleanly_when_absent(tmp_path: Path) -> None:
-    notebook = execute_notebook("changepoints.ipynb", env={"PILOTSTATS_DATASETS": str(tmp_path)})
+def test_notebook_skips_tcpd_cleanly_when_offline(
+    tmp_path: Path, offline_data: dict[str, str]
+) -> None:
+    env = {**offline_data, "PILOTSTATS_DATA_DIR": str(tmp_path)}
+    notebook = execute_notebook("changepoints.ipynb", env=env)
     text = stream_text(notebook)
-    assert f"TCPD not found at {tmp_path / 'tcpd'}" in text and "F1 =" not in text
+    assert "TCPD nile not available (DatasetDownloadError)" in text and "F1 =" not in text
     assert image_count(notebook) == 1

@@ -1,8 +1,6 @@
-"""Execute the tour notebook (nbclient, Agg backend) on real data from shared/datasets."""
+"""Execute the tour notebook (nbclient, Agg backend) on the real data bundled in the package."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
@@ -10,15 +8,17 @@ from tests.notebook_runner import (
     assert_notebook_current,
     error_outputs,
     execute_notebook,
-    require_datasets,
+    stream_text,
 )
 
 
 @pytest.mark.slow
-def test_tour_notebook(datasets_dir: Path) -> None:
-    require_datasets(datasets_dir, "tokio", "mongodb_spa")
-    notebook = execute_notebook("tour.ipynb", env={"PILOTSTATS_DATASETS": str(datasets_dir)})
+def test_tour_notebook(offline_data: dict[str, str]) -> None:
+    """Offline, with nothing beside the repository: the tour needs only bundled data."""
+    notebook = execute_notebook("tour.ipynb", env=offline_data)
     assert not error_outputs(notebook)
+    text = stream_text(notebook)
+    assert "hacc_io_write np=4096" in text and "edm-percent: 7 change points" in text
 
 
 def test_tour_notebook_is_current() -> None:

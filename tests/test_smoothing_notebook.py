@@ -1,4 +1,5 @@
-"""Execute ``notebooks/tokio_sc18.ipynb`` (SC'18 reproduction) when the TOKIO data exist."""
+"""Execute ``notebooks/tokio_sc18.ipynb`` (SC'18 reproduction) against a local mirror of the
+TOKIO data (when the shared copies exist)."""
 
 from __future__ import annotations
 
@@ -20,10 +21,11 @@ def test_notebook_is_built_from_its_script() -> None:
 
 
 @pytest.mark.slow
-def test_notebook_executes(datasets_dir: Path) -> None:
+def test_notebook_executes(datasets_dir: Path, data_mirror: dict[str, str]) -> None:
+    """Downloads the TOKIO files from a 127.0.0.1 mirror of the shared copies."""
     require_datasets(datasets_dir, "tokio")
     notebook = execute_notebook(
-        "tokio_sc18.ipynb", env={"PILOTSTATS_TOKIO_DIR": str(datasets_dir / "tokio")},
+        "tokio_sc18.ipynb", env=data_mirror,
         timeout=300, cwd=NOTEBOOKS,
     )
     text = cell_text(notebook.cells[-2])  # the closing check of the reproduction

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -221,6 +221,36 @@ class AnalysisReport(Result):
     def __str__(self) -> str:
         from pilotstats.analysis._table import render_table
 
+        header, rows, notes = self._table_parts()
+        return "\n".join([render_table(header, rows), *notes])
+
+    def _repr_html_(self) -> str:
+        from pilotstats.analysis._frames import report_html
+
+        header, rows, notes = self._table_parts()
+        title = f"Analysis of {len(self)} benchmark(s)" + (f" ({self.source})" if self.source
+                                                           else "")
+        return report_html(title, header, rows, (note.strip() for note in notes))
+
+    def to_frame(self) -> Any:
+        """One row per benchmark (index ``name``), the columns of
+        :meth:`BenchmarkAnalysis.to_dict`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pilotstats.io import Measurements
+        >>> from pilotstats.analysis import analyze
+        >>> rng = np.random.default_rng(0)
+        >>> frame = analyze(Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="b")).to_frame()
+        >>> int(frame.loc["b", "n"]), float(frame.loc["b", "mean"].round(4))
+        (200, 0.002)
+        """
+        from pilotstats.analysis._frames import records_frame
+
+        return records_frame(self.benchmarks, "name")
+
+    def _table_parts(self) -> tuple[list[str], list[list[str]], list[str]]:
         level = f"{format_number(self.confidence_level * 100, 6)} % CI"
         rows = []
         for b in self.benchmarks:
@@ -236,7 +266,7 @@ class AnalysisReport(Result):
                          "-" if b.samples_needed is None else str(b.samples_needed)])
         header = ["benchmark", "n", "warm-up removed", f"estimate [{level}]", "q",
                   f"n for ±{format_number(self.target_percent)} %"]
-        lines = [render_table(header, rows)]
+        lines: list[str] = []
         shared = set.intersection(*(set(b.notes) for b in self.benchmarks)) if len(
             self.benchmarks) > 1 else set()
         for note in sorted(shared):
@@ -250,7 +280,7 @@ class AnalysisReport(Result):
             for note in b.notes:
                 if note not in shared:
                     lines.append(f"  {b.name}: {note}")
-        return "\n".join(lines)
+        return header, rows, lines
 
     def plot(self, *, ax: Any = None) -> Any:
         """Forest plot of the intervals relative to each estimate (needs matplotlib).
@@ -311,6 +341,8 @@ def _analyze_one(
     detect_warmup: bool,
     regression: bool,
     method: str,
+    statistic: str = "mean",
+    tick: Callable[[str], None] | None = None,
 ) -> BenchmarkAnalysis:
     meta = part.metadata.get(name, {})
     unit = "s" if str(meta.get("unit", "s")) in ("s", "second") else str(meta.get("unit"))
@@ -328,6 +360,8 @@ def _analyze_one(
     detected_warmup = 0
     detected_cooldown = 0
     for run_id, run in part.by_run():
+        if tick is not None:
+            tick(f"{name}, run {run_id}")
         series = run.time_per_work
         harness = int(np.sum(run.warmup))
         start, end = 0, series.size
@@ -373,6 +407,8 @@ def _analyze_one(
         notes.append(f"need at least 3 samples after warm-up removal, have {values.size}")
         return BenchmarkAnalysis(**base, **empty, status="not_enough_data", notes=tuple(notes))
     status = "ok"
+    if tick is not None:
+        tick(f"{name}, intervals")
     try:
         result = subsession_analysis(values, confidence_level=confidence_level,
                                      autocorrelation_limit=autocorrelation_limit,
@@ -392,6 +428,18 @@ def _analyze_one(
         stats = {k: v for k, v in empty.items() if k != "samples_needed"}
         if mean_method == "arithmetic":
             stats["mean"] = float(np.mean(values))
+    if status == "ok" and statistic != "mean":
+        if mean_method != "arithmetic":
+            notes.append(f"statistic {statistic!r} not applied: JMH throughput uses the "
+                         f"harmonic mean")
+        else:
+            from pilotstats.analysis._robust import STATISTICS, block_statistic
+
+            robust = block_statistic(values, int(stats["subsession_size"]), statistic,
+                                     confidence_level)
+            notes.extend(robust.pop("notes"))
+            stats.update(robust)
+            base["statistic"] = STATISTICS[statistic]
     needed = None
     if status == "ok":
         try:
@@ -457,6 +505,7 @@ def analyze(
     method: str = "pilot",
     benchmarks: Iterable[str] | None = None,
     progress: bool = False,
+    statistic: str = "mean",
 ) -> AnalysisReport:
     """Analyse every benchmark of harness measurements.
 
@@ -485,7 +534,14 @@ def analyze(
     benchmarks : iterable of str, optional
         Names to analyse (default all).
     progress : bool, default False
-        Show a progress bar over benchmarks (needs ``tqdm``; silently off without it).
+        Show a progress bar (needs ``tqdm``; silently off without it) that moves inside
+        each benchmark: one step per run (stable-phase detection) and one for its intervals,
+        naming the current step.
+    statistic : {"mean", "median", "min"}, default "mean"
+        Headline statistic. ``"median"``: the samples' median with an order-statistic
+        interval on the subsession medians; ``"min"``: the mean of the subsession minima
+        with a t interval (for heavy-tailed timings). Both use the subsession size chosen
+        for the mean; ``samples_needed`` always refers to the mean.
 
     Returns
     -------
@@ -522,6 +578,9 @@ def analyze(
                                 low_inclusive=False)
     if method not in ("pilot", "iterate"):
         raise InvalidInputError(f"method must be 'pilot' or 'iterate', got {method!r}")
+    if statistic not in ("mean", "median", "min"):
+        raise InvalidInputError(
+            f"statistic must be 'mean', 'median' or 'min', got {statistic!r}")
     wanted = None if benchmarks is None else list(benchmarks)
     names = [n for n in measurements.names if wanted is None or n in wanted]
     if wanted is not None:
@@ -529,17 +588,45 @@ def analyze(
         if missing:
             raise InvalidInputError(f"benchmarks {missing} not in the measurements; "
                                     f"available: {list(measurements.names)}")
-    iterator: Iterable[str] = _progress(names, progress, "analyze")
-    items = tuple(
-        _analyze_one(name, measurements[name], confidence_level=confidence_level,
-                     autocorrelation_limit=autocorrelation_limit,
-                     target_percent=target_percent, detect_warmup=detect_warmup,
-                     regression=regression, method=method)
-        for name in iterator
-    )
+    steps = sum(len(measurements[name].runs) + 1 for name in names)
+    with _StepBar(steps if progress else 0, "analyze") as bar:
+        items = tuple(
+            _analyze_one(name, measurements[name], confidence_level=confidence_level,
+                         autocorrelation_limit=autocorrelation_limit,
+                         target_percent=target_percent, detect_warmup=detect_warmup,
+                         regression=regression, method=method, statistic=statistic,
+                         tick=bar.step)
+            for name in names
+        )
     sources = {str(m.get("source")) for m in measurements.metadata.values() if m.get("source")}
     return AnalysisReport(items, confidence_level, target_percent,
                           sources.pop() if len(sources) == 1 else None)
+
+
+class _StepBar:
+    """A tqdm bar over the steps of a long analysis (each run's stable-phase detection, each
+    benchmark's intervals), showing the current step; silent without tqdm or steps."""
+
+    def __init__(self, total: int, label: str) -> None:
+        self._bar: Any = None
+        if total >= 2:
+            try:
+                from tqdm import tqdm  # type: ignore[import-untyped]
+            except ImportError:
+                return
+            self._bar = tqdm(total=total, desc=label, unit="step", leave=False)
+
+    def step(self, what: str) -> None:
+        if self._bar is not None:
+            self._bar.set_postfix_str(what, refresh=False)
+            self._bar.update(1)
+
+    def __enter__(self) -> _StepBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()
 
 
 def _progress(items: list[str], enabled: bool, label: str) -> Iterable[str]:

@@ -179,6 +179,44 @@ class ComparisonReport(Result):
     def __str__(self) -> str:
         from pilotstats.analysis._table import render_table
 
+        header, rows, notes = self._table_parts()
+        return "\n".join([render_table(header, rows), *notes])
+
+    def _repr_html_(self) -> str:
+        from pilotstats.analysis._frames import report_html
+
+        header, rows, notes = self._table_parts()
+        return report_html(f"Comparison of {len(self)} benchmark(s): baseline vs new",
+                           header, rows, (note.strip() for note in notes))
+
+    def to_frame(self) -> Any:
+        """One row per compared benchmark (index ``name``), the columns of
+        :meth:`BenchmarkComparison.to_dict`; benchmarks present on one side only are rows
+        with the verdict ``"only in baseline"`` / ``"only in new"``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pilotstats.io import Measurements
+        >>> from pilotstats.analysis import compare
+        >>> rng = np.random.default_rng(3)
+        >>> base = Measurements(rng.normal(1.00, 0.01, 200), benchmark="b")
+        >>> new = Measurements(rng.normal(1.05, 0.01, 200), benchmark="b")
+        >>> compare(base, new).to_frame().loc["b", "verdict"]
+        'regression'
+        """
+        from pilotstats.analysis._frames import records_frame
+
+        one_sided = [{"name": name, "verdict": "only in baseline"} for name in self.only_in_base]
+        one_sided += [{"name": name, "verdict": "only in new"} for name in self.only_in_new]
+        return records_frame([*self.comparisons, *one_sided], "name")
+
+    def _tested(self) -> str:
+        kinds = {c.statistic for c in self.comparisons}
+        return {frozenset({"median"}): "medians",
+                frozenset({"subsession min"}): "minima"}.get(frozenset(kinds), "means")
+
+    def _table_parts(self) -> tuple[list[str], list[list[str]], list[str]]:
         level = f"{format_number(self.confidence_level * 100, 6)} % CI"
         rows = []
         for c in self.comparisons:
@@ -193,7 +231,7 @@ class ComparisonReport(Result):
                 c.verdict,
             ])
         header = ["benchmark", "base", "new", "change", level, "Welch p", "verdict"]
-        lines = [render_table(header, rows)]
+        lines: list[str] = []
         for c in self.comparisons:
             if c.note:
                 lines.append(f"  {c.name}: {c.note}")
@@ -203,10 +241,11 @@ class ComparisonReport(Result):
             lines.append(f"only in the new results: {', '.join(self.only_in_new)}")
         lines.append(f"{len(self.regressions)} significant regression(s), "
                      f"{len(self.improvements)} improvement(s) (two-sided Welch test on "
-                     f"subsession means, p < {format_number(1 - self.confidence_level)}"
+                     f"subsession {self._tested()}, p < "
+                     f"{format_number(1 - self.confidence_level)}"
                      + (f", change >= {format_number(self.min_change_percent)} %"
                         if self.min_change_percent > 0 else "") + ")")
-        return "\n".join(lines)
+        return header, rows, lines
 
     def plot(self, *, ax: Any = None) -> Any:
         """Forest plot of the relative changes with their intervals (needs matplotlib).
@@ -286,6 +325,7 @@ def compare(
     min_change_percent: float = 0.0,
     detect_warmup: bool = True,
     progress: bool = False,
+    statistic: str = "mean",
 ) -> ComparisonReport:
     """Compare every benchmark present in both a baseline and new measurements.
 
@@ -308,6 +348,9 @@ def compare(
         Stable-phase warm-up detection when analysing :class:`Measurements`.
     progress : bool, default False
         Progress bar while analysing (needs ``tqdm``).
+    statistic : {"mean", "median", "min"}, default "mean"
+        Headline statistic when analysing :class:`Measurements` (see :func:`analyze`); the
+        Welch test then runs on the subsession medians or minima.
 
     Returns
     -------
@@ -342,7 +385,7 @@ def compare(
             reports.append(analyze(value, confidence_level=level,
                                    autocorrelation_limit=autocorrelation_limit,
                                    detect_warmup=detect_warmup, regression=False,
-                                   progress=progress))
+                                   progress=progress, statistic=statistic))
         else:
             raise InvalidInputError(f"{side} must be Measurements or AnalysisReport, got "
                                     f"{type(value).__name__}")

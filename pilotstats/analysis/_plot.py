@@ -168,6 +168,18 @@ def plot_comparison(report: ComparisonReport, *, ax: Any = None) -> Any:
     ax.set_xlabel(
         f"change of the mean, new vs baseline (%, {level_text(report.confidence_level)})"
     )
+    from matplotlib.lines import Line2D
+
+    shown = [v for v in _VERDICT_COLORS if any(c.verdict == v for c in rows)]
+    handles = [Line2D([], [], color=_VERDICT_COLORS[v], marker="o", linewidth=3, label=v)
+               for v in shown]
+    if handles:
+        ax.legend(handles=handles, fontsize=7, title="verdict (point: change, bar: CI)",
+                  title_fontsize=7)
+    missing = len(report.comparisons) - len(rows)
+    ax.set_title(f"new vs baseline: {len(report.regressions)} regression(s), "
+                 f"{len(report.improvements)} improvement(s) of {len(rows)} compared"
+                 + (f", {missing} not analysable" if missing else ""))
     return ax
 
 
@@ -203,6 +215,15 @@ def plot_trend(report: TrendReport, *, benchmark: str | None = None, ax: Any = N
     means = np.array([np.nan if v is None else v for v in item.means], dtype=float)
     label, factor = time_scale(means)
     x = np.arange(means.size)
+    low = np.array([np.nan if v is None else v for v in item.ci_low] or [np.nan] * x.size)
+    high = np.array([np.nan if v is None else v for v in item.ci_high] or [np.nan] * x.size)
+    has_ci = np.isfinite(low) & np.isfinite(high) & np.isfinite(means)
+    if has_ci.any():
+        level = level_text(report.confidence_level)
+        ax.errorbar(x[has_ci], means[has_ci] / factor,
+                    yerr=[(means - low)[has_ci] / factor, (high - means)[has_ci] / factor],
+                    fmt="none", ecolor="tab:blue", alpha=0.6, capsize=2,
+                    label=f"interval of each mean ({level})")
     ax.plot(x, means / factor, "o", color="tab:blue", label="mean of each result")
     for segment in item.segments:
         color = {"regression": "tab:red", "progression": "tab:green"}.get(
@@ -210,6 +231,8 @@ def plot_trend(report: TrendReport, *, benchmark: str | None = None, ax: Any = N
         ax.hlines(segment.mean / factor, segment.start - 0.4, segment.end - 0.6, color=color,
                   linewidth=2)
     ax.set_xticks(x, list(report.labels), rotation=60, fontsize=7)
+    ax.set_xlabel("result (oldest first)")
     ax.set_ylabel(f"mean time per work unit ({label})")
     ax.set_title(f"{item.name}: MDL levels (red: regression, green: progression)")
+    ax.legend(fontsize=7)
     return ax

@@ -52,7 +52,8 @@ class BenchmarkTrend(Result):
     """One benchmark's means over the result files and their MDL segments.
 
     ``means[i]`` is the estimate of result file ``i`` (None where the benchmark is missing or
-    not analysable). ``segments`` are half-open ranges of file indices; a segment classified
+    not analysable), ``ci_low[i]``/``ci_high[i]`` its confidence interval (None where it has
+    none). ``segments`` are half-open ranges of file indices; a segment classified
     ``"regression"`` has a higher (slower) level than the previous one.
 
     Examples
@@ -76,6 +77,8 @@ class BenchmarkTrend(Result):
     means: tuple[float | None, ...]
     segments: tuple[TrendSegment, ...]
     note: str = ""
+    ci_low: tuple[float | None, ...] = ()
+    ci_high: tuple[float | None, ...] = ()
 
     @property
     def last_classification(self) -> str | None:
@@ -109,6 +112,7 @@ class TrendReport(Result):
 
     labels: tuple[str, ...]
     benchmarks: tuple[BenchmarkTrend, ...]
+    confidence_level: float = 0.95
 
     def __iter__(self) -> Iterator[BenchmarkTrend]:
         return iter(self.benchmarks)
@@ -127,6 +131,15 @@ class TrendReport(Result):
     def __str__(self) -> str:
         from pilotstats.analysis._table import render_table
 
+        return render_table(*self._table_parts())
+
+    def _repr_html_(self) -> str:
+        from pilotstats.analysis._frames import report_html
+
+        return report_html(f"Trend of {len(self.benchmarks)} benchmark(s) over "
+                           f"{len(self.labels)} results (MDL levels)", *self._table_parts())
+
+    def _table_parts(self) -> tuple[list[str], list[list[str]]]:
         rows = []
         for b in self.benchmarks:
             if not b.segments:
@@ -135,7 +148,36 @@ class TrendReport(Result):
             for s in b.segments:
                 rows.append([b.name, f"{self.labels[s.start]} .. {self.labels[s.end - 1]}",
                              format_quantity(s.mean, b.unit), s.classification])
-        return render_table(["benchmark", "results", "mean", "segment"], rows)
+        return ["benchmark", "results", "mean", "segment"], rows
+
+    def to_frame(self) -> Any:
+        """Long table: one row per benchmark and result (index ``benchmark``, ``result``)
+        with the result's ``mean`` and its MDL ``segment`` (number), ``segment_mean`` and
+        ``classification``.
+
+        Examples
+        --------
+        >>> from pilotstats.io import Measurements
+        >>> from pilotstats.analysis import trend
+        >>> files = [Measurements([1.0, 1.01, 0.99, 1.0] * 5, benchmark="b") for _ in range(4)]
+        >>> files += [Measurements([1.5, 1.51, 1.49, 1.5] * 5, benchmark="b") for _ in range(4)]
+        >>> frame = trend(files).to_frame()
+        >>> frame.loc[("b", "7"), "classification"]
+        'regression'
+        """
+        from pilotstats.analysis._frames import records_frame
+
+        rows = []
+        for b in self.benchmarks:
+            for i, (label, mean) in enumerate(zip(self.labels, b.means, strict=True)):
+                found = [(j, s) for j, s in enumerate(b.segments) if s.start <= i < s.end]
+                j, segment = found[0] if found else (None, None)
+                rows.append({"benchmark": b.name, "result": label, "mean": mean, "unit": b.unit,
+                             "segment": j,
+                             "segment_mean": None if segment is None else segment.mean,
+                             "classification": None if segment is None
+                             else segment.classification})
+        return records_frame(rows, ["benchmark", "result"])
 
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
         """Means of one benchmark with its MDL levels (needs matplotlib).
@@ -152,8 +194,10 @@ class TrendReport(Result):
         return cls(
             tuple(data["labels"]),
             tuple(BenchmarkTrend(b["name"], b["unit"], tuple(b["means"]),
-                                 tuple(TrendSegment(**s) for s in b["segments"]), b["note"])
+                                 tuple(TrendSegment(**s) for s in b["segments"]), b["note"],
+                                 tuple(b.get("ci_low", ())), tuple(b.get("ci_high", ())))
                   for b in data["benchmarks"]),
+            float(data.get("confidence_level", 0.95)),
         )
 
 
@@ -236,25 +280,35 @@ def trend(
     trends = []
     for name, unit in ordered.items():
         means: list[float | None] = []
+        lows: list[float | None] = []
+        highs: list[float | None] = []
         for report in reports:
             try:
-                means.append(report[name].mean)
+                entry = report[name]
             except KeyError:
                 means.append(None)
+                lows.append(None)
+                highs.append(None)
+                continue
+            means.append(entry.mean)
+            lows.append(entry.ci_low)
+            highs.append(entry.ci_high)
+        bounds = {"ci_low": tuple(lows), "ci_high": tuple(highs)}
         present = [m for m in means if m is not None]
         if len(present) < 2:
             trends.append(BenchmarkTrend(name, unit, tuple(means), (),
-                                         "present in fewer than 2 results"))
+                                         "present in fewer than 2 results", **bounds))
             continue
         values = [math.nan if m is None else m for m in means]
         try:
             groups, caught = _backends.call_collecting_warnings(
                 partition, values, higher_is_better=False, nan_policy="omit")
         except PilotStatsError as exc:
-            trends.append(BenchmarkTrend(name, unit, tuple(means), (), str(exc)))
+            trends.append(BenchmarkTrend(name, unit, tuple(means), (), str(exc), **bounds))
             continue
         segments = tuple(TrendSegment(int(g.start), int(g.end), int(g.n_runs), float(g.avg),
                                       float(g.stdev), str(g.classification))
                          for g in groups.groups)
-        trends.append(BenchmarkTrend(name, unit, tuple(means), segments, "; ".join(caught)))
-    return TrendReport(tuple(names), tuple(trends))
+        trends.append(BenchmarkTrend(name, unit, tuple(means), segments, "; ".join(caught),
+                                     **bounds))
+    return TrendReport(tuple(names), tuple(trends), level)

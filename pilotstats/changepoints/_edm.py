@@ -22,7 +22,12 @@ from pilotstats._kernels import edm as _k
 from pilotstats._kernels._jit import numba_available
 from pilotstats._typing import ArrayLike1D, EdmScale, EdmTree, Float64Array1D
 from pilotstats._validation import as_float_array, check_choice, check_int, check_real
-from pilotstats.changepoints._results import ChangePoints, SingleChangePoint, make_segments
+from pilotstats.changepoints._results import (
+    ChangePoints,
+    SingleChangePoint,
+    keeps_index,
+    make_segments,
+)
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
 __all__ = ["EdmStream", "edm", "edm_single"]
@@ -200,6 +205,7 @@ def _make_result(
     )
 
 
+@keeps_index
 def edm(
     x: ArrayLike1D,
     *,

@@ -12,18 +12,29 @@ never contain 0 or n.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import Result, format_number, json_safe
 
-__all__ = ["ChangePoints", "Segment", "SingleChangePoint", "make_segments"]
+__all__ = [
+    "ChangePoints",
+    "Segment",
+    "SingleChangePoint",
+    "keeps_index",
+    "make_segments",
+    "with_index_labels",
+]
+
+CP = TypeVar("CP", bound="ChangePoints")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -77,6 +88,29 @@ class Segment(Result):
         if self.n < 2:
             return 0.0
         return float(self.std * math.sqrt((self.n - 1) / self.n))
+
+
+def with_index_labels(result: CP, x: Any) -> CP:
+    """``result`` with ``labels`` taken from ``x.index`` when ``x`` is a pandas Series or
+    DataFrame whose index has one entry per sample; otherwise ``result`` unchanged."""
+    index = getattr(x, "index", None)
+    if index is None or callable(index) or not hasattr(index, "tolist"):
+        return result
+    values = index.tolist()
+    if len(values) != result.n:
+        return result
+    return dataclasses.replace(result, labels=tuple(values[c] for c in result.locations))
+
+
+def keeps_index(function: F) -> F:
+    """Decorate a detector ``f(x, ...) -> ChangePoints`` so that a pandas Series keeps its
+    index: the result's ``labels`` hold the index values of the change points."""
+
+    @functools.wraps(function)
+    def wrapper(x: Any, *args: Any, **kwargs: Any) -> Any:
+        return with_index_labels(function(x, *args, **kwargs), x)
+
+    return cast(F, wrapper)
 
 
 def make_segments(x: np.ndarray, locations: Sequence[int]) -> tuple[Segment, ...]:
@@ -154,6 +188,10 @@ class ChangePoints(Result):
         True when the series was too short to search (n < 2·min_size); then no change point.
     unit : str or None
         Optional label of the measured quantity.
+    labels : tuple or None
+        The index labels of the change points when the series was a pandas Series (or a
+        one-column DataFrame): ``labels[j]`` is the index value of sample
+        ``locations[j]``; None for unlabelled input.
 
     Examples
     --------
@@ -179,9 +217,18 @@ class ChangePoints(Result):
     score: float | None = None
     too_short: bool = False
     unit: str | None = None
+    labels: tuple[Any, ...] | None = None
 
     def __post_init__(self) -> None:
         locations = tuple(int(c) for c in self.locations)
+        if self.labels is not None:
+            labels = tuple(self.labels)
+            if len(labels) != len(locations):
+                raise InvalidInputError(
+                    f"labels must have one entry per change point ({len(locations)}), "
+                    f"got {len(labels)}"
+                )
+            object.__setattr__(self, "labels", labels)
         object.__setattr__(self, "locations", locations)
         object.__setattr__(self, "segments", tuple(self.segments))
         object.__setattr__(self, "n", int(self.n))
@@ -225,6 +272,8 @@ class ChangePoints(Result):
                 ps = ", ".join(format_number(p, 3) for p in self.p_values)
                 head += f" (p = [{ps}]"
                 head += f", {self.test})" if self.test else ")"
+            if self.labels is not None:
+                head += f", labels {[str(label) for label in self.labels]}"
         tail = f"n = {self.n}"
         if shown:
             tail += f", {shown}"

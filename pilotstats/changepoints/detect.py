@@ -31,7 +31,7 @@ from pilotstats._validation import (
     coerce_rng,
 )
 from pilotstats.changepoints._edm import _edm_percent_locations
-from pilotstats.changepoints._results import ChangePoints, make_segments
+from pilotstats.changepoints._results import ChangePoints, keeps_index, make_segments
 from pilotstats.exceptions import InvalidInputError
 
 __all__ = ["DetectedChangePoints", "detect_changes"]
@@ -653,6 +653,7 @@ def _check_significance_level(value: Any) -> float:
     return check_probability(value, "significance_level")
 
 
+@keeps_index
 def detect_changes(
     x: ArrayLike1D,
     *,

@@ -289,19 +289,108 @@ class Measurements:
         return (f"Measurements({nb} benchmark{'s' if nb != 1 else ''}, {self.n_samples} "
                 f"samples, {nr} run{'s' if nr != 1 else ''})")
 
-    def __str__(self) -> str:
-        lines = [repr(self)]
+    def _summary_rows(self) -> list[tuple[str, int, int, int, str]]:
+        """(name, samples, warm-ups, runs, mean per work unit) of each benchmark."""
+        rows = []
         for name, part in self.items():
             meta = part.metadata[name]
             unit = str(meta.get("unit", "s"))
             kept = part.without_warmups()
             mean = float(np.mean(kept.time_per_work)) if kept.n_samples else math.nan
-            lines.append(
-                f"  {name}: {kept.n_samples} samples + {part.n_samples - kept.n_samples} "
-                f"warm-ups in {len(part.runs)} runs, mean "
-                f"{format_quantity(mean, unit if unit != 'second' else 's', 3)} per work unit"
-            )
+            rows.append((name, kept.n_samples, part.n_samples - kept.n_samples, len(part.runs),
+                         format_quantity(mean, unit if unit != "second" else "s", 3)))
+        return rows
+
+    def __str__(self) -> str:
+        lines = [repr(self)]
+        for name, kept, warm, runs, mean in self._summary_rows():
+            lines.append(f"  {name}: {kept} samples + {warm} warm-ups in {runs} runs, "
+                         f"mean {mean} per work unit")
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from pilotstats.analysis._frames import report_html
+
+        return report_html(repr(self), ["benchmark", "samples", "warm-ups", "runs",
+                                        "mean per work unit"], self._summary_rows())
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: Any,
+        *,
+        benchmark: str | None = "benchmark",
+        run: str | None = "run",
+        value: str = "elapsed",
+        work: str | None = "work",
+        order: str | None = "order",
+        warmup: str | None = "warmup",
+        metadata: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> Measurements:
+        """Build measurements from a pandas DataFrame with one row per sample.
+
+        Each keyword names the column holding that field. A field whose column is None, or
+        whose default column name is absent from the frame, takes the constructor's default
+        (one benchmark ``"benchmark"``, run 0, work 1, no warm-ups, order by row). The
+        defaults are the columns of :meth:`to_frame`, so ``from_frame(m.to_frame())`` round
+        trips (without ``metadata``). Rows must be in time order within each run.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            One row per sample.
+        benchmark, run, work, order, warmup : str or None
+            Column names of the benchmark name, replicate id, work per sample, position in
+            the run and harness warm-up flag.
+        value : str, default "elapsed"
+            Column of the elapsed time of each sample (seconds).
+        metadata : mapping, optional
+            Per-benchmark metadata, as for the constructor.
+
+        Returns
+        -------
+        Measurements
+
+        Raises
+        ------
+        InvalidInputError
+            ``frame`` is not a DataFrame, or a named column is missing.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from pilotstats.io import Measurements
+        >>> frame = pd.DataFrame({"test": ["a", "a", "b"], "seconds": [1.0, 1.2, 3.0]})
+        >>> m = Measurements.from_frame(frame, benchmark="test", value="seconds")
+        >>> m.names, m["b"].elapsed.tolist()
+        (('a', 'b'), [3.0])
+        """
+        columns = getattr(frame, "columns", None)
+        if columns is None or not hasattr(frame, "iloc"):
+            raise InvalidInputError(
+                f"frame must be a pandas DataFrame with one row per sample, got "
+                f"{type(frame).__name__}"
+            )
+        defaults = {"benchmark": "benchmark", "run": "run", "work": "work", "order": "order",
+                    "warmup": "warmup"}
+        chosen = {"benchmark": benchmark, "run": run, "value": value, "work": work,
+                  "order": order, "warmup": warmup}
+        data: dict[str, Any] = {}
+        for field_name, column in chosen.items():
+            if column is None:
+                continue
+            if column not in columns:
+                if defaults.get(field_name) == column:
+                    continue
+                raise InvalidInputError(
+                    f"{field_name}={column!r} is not a column of the frame; columns: "
+                    f"{', '.join(map(str, columns))}"
+                )
+            data[field_name] = frame[column].to_numpy()
+        elapsed = data.pop("value")
+        if "benchmark" in data:
+            data["benchmark"] = data["benchmark"].astype(str)
+        return cls(elapsed, metadata=metadata, **data)
 
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
         """Time per work unit of each sample, one colour per run (needs matplotlib).

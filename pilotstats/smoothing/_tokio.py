@@ -230,7 +230,8 @@ def read_tokio_summaries(
 
     Examples
     --------
-    >>> frame = read_tokio_summaries("../shared/datasets/tokio")  # doctest: +SKIP
+    >>> from pilotstats.datasets import tokio_summaries
+    >>> frame = read_tokio_summaries(tokio_summaries())  # doctest: +SKIP
     >>> len(frame)  # doctest: +SKIP
     11986
     """
