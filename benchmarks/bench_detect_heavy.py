@@ -37,7 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pilotstats.changepoints import detect_changes  # noqa: E402
+from pilotstats.changepoints import detect_changes, stable_phase  # noqa: E402
 
 
 def pytest_benchmark_like(n: int, seed: int = 0) -> np.ndarray:
@@ -62,6 +62,15 @@ def time_detect(n: int, seed: int) -> tuple[float, int, int]:
     start = time.perf_counter()
     result = detect_changes(x)
     return time.perf_counter() - start, len(result.locations), result.guard_passes
+
+
+def time_stable_phase(n: int, seed: int) -> tuple[float, str]:
+    """Seconds of ``stable_phase`` (defaults: the equivalence model from n = 1000) and its
+    class."""
+    x = pytest_benchmark_like(n, seed)
+    start = time.perf_counter()
+    phase = stable_phase(x)
+    return time.perf_counter() - start, phase.classification
 
 
 def time_ruptures(n: int, seed: int) -> float | None:
@@ -123,19 +132,21 @@ def main() -> None:
     print(f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
           f"{os.cpu_count()} CPUs, {platform.machine()}")
     detect_changes(pytest_benchmark_like(2_000))  # JIT compile / cache load
+    stable_phase(pytest_benchmark_like(2_000))
     sizes = (16_000,) if quick else (16_000, 100_000)
     print("\n| n | seed | detect_changes (s) | change points | guard passes "
-          "| ruptures Binseg l2 (s) | ratio ours/Binseg |")
-    print("|---|---|---|---|---|---|---|")
+          "| ruptures Binseg l2 (s) | ratio ours/Binseg | stable_phase (s) | class |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for n in sizes:
         for seed in (0, 1, 2):
             seconds, found, passes = time_detect(n, seed)
             peer = time_ruptures(n, seed) if n <= 16_000 else None
             peer_text = f"{peer:.2f}" if peer is not None else "–"
             ratio = f"{seconds / peer:.2f}" if peer else "–"
+            phase_seconds, label = time_stable_phase(n, seed)
             print(
                 f"| {n:,} | {seed} | {seconds:.2f} | {found} | {passes} "
-                f"| {peer_text} | {ratio} |"
+                f"| {peer_text} | {ratio} | {phase_seconds:.2f} | {label} |"
             )
     if not quick:
         elapsed, rounds, code = time_analyze()
