@@ -48,6 +48,8 @@ EdmTree: TypeAlias = Literal["paper", "reference"]
 ChangeTest: TypeAlias = Literal["rank", "permutation"]
 #: Engine of stable-phase detection (edm spec §4.5).
 StablePhaseMethod: TypeAlias = Literal["robust", "pilot"]
+#: Where the series of ``detect_many``/``trend_many`` run: a local thread pool or Dask.
+FleetEngine: TypeAlias = Literal["threads", "dask"]
 
 #: Which edges of the centred SMA window are closed (smoothing spec §3).
 WindowClosed: TypeAlias = Literal["left", "right", "both", "neither"]

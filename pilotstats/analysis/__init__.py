@@ -9,6 +9,7 @@ regression and MDL trend partitioning.
 from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze
 from pilotstats.analysis._compare import BenchmarkComparison, ComparisonReport, compare
 from pilotstats.analysis._export import to_otava_csv
+from pilotstats.analysis._many import detect_many, trend_many, write_parquet
 from pilotstats.analysis._plot import (
     plot_analysis,
     plot_comparison,
@@ -27,10 +28,13 @@ __all__ = [
     "TrendSegment",
     "analyze",
     "compare",
+    "detect_many",
     "plot_analysis",
     "plot_comparison",
     "plot_measurements",
     "plot_trend",
     "to_otava_csv",
     "trend",
+    "trend_many",
+    "write_parquet",
 ]
