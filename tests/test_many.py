@@ -164,6 +164,16 @@ class TestDetectMany:
         with pytest.raises(InvalidInputError, match="table must be"):
             detect_many(42, by="test", value="mpps")
 
+    def test_dask_engine_without_client_is_a_named_error(self) -> None:
+        distributed = pytest.importorskip("distributed")
+        try:
+            distributed.get_client()
+            pytest.skip("a default dask client exists in this process")
+        except ValueError:
+            pass
+        with pytest.raises(InvalidInputError, match="Client"):
+            detect_many({"a": np.ones(10)}, engine="dask")
+
     def test_progress_bar(self, capsys: pytest.CaptureFixture[str]) -> None:
         pytest.importorskip("tqdm")
         series = {f"s{i}": np.arange(5, dtype=float) for i in range(3)}
