@@ -7,6 +7,8 @@ Subcommands::
     pilotstats compare BASE NEW [--json] [--min-change-percent 0]
     pilotstats trend FILE... [--json]
     pilotstats changepoints FILE --column C [--time-column T] [--json]
+    pilotstats fleet SOURCE [--by COL...] [--order COL] [--value COL] [--json] [--html FILE]
+    pilotstats warmup
 
 Result files of pyperf, pytest-benchmark, asv, Google Benchmark, hyperfine, JMH and
 criterion.rs are recognised from their content; CSV files need ``--column``. Exit status: 0
@@ -95,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     points.add_argument("--delimiter", default=",")
     points.add_argument("--json", action="store_true",
                         help="print Otava-like change-point records as JSON")
+    from pilotstats._cli_fleet import add_commands
+
+    add_commands(commands)  # fleet, warmup
     return parser
 
 
@@ -237,6 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     try:
+        if hasattr(args, "run"):  # fleet, warmup (pilotstats._cli_fleet)
+            return int(args.run(args))
         if args.command == "demo":
             from pilotstats._demo import run_demo
 

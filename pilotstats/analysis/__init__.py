@@ -9,6 +9,7 @@ regression and MDL trend partitioning.
 from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze
 from pilotstats.analysis._compare import BenchmarkComparison, ComparisonReport, compare
 from pilotstats.analysis._export import to_otava_csv
+from pilotstats.analysis._fleet_report import FleetReport, fleet_report
 from pilotstats.analysis._many import detect_many, trend_many, write_parquet
 from pilotstats.analysis._plot import (
     plot_analysis,
@@ -24,11 +25,13 @@ __all__ = [
     "BenchmarkComparison",
     "BenchmarkTrend",
     "ComparisonReport",
+    "FleetReport",
     "TrendReport",
     "TrendSegment",
     "analyze",
     "compare",
     "detect_many",
+    "fleet_report",
     "plot_analysis",
     "plot_comparison",
     "plot_measurements",

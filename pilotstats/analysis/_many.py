@@ -725,13 +725,3 @@ def write_parquet(frame: Any, path: str | os.PathLike[str]) -> Path:
             copy[column] = [list(v) if isinstance(v, tuple) else v for v in copy[column]]
     copy.to_parquet(target, engine="pyarrow", index=False)
     return target
-
-
-def iter_series(table: Any, *, by: str | Sequence[str] | None = None,
-                order: str | None = None, value: str | None = None
-                ) -> list[tuple[str, np.ndarray]]:
-    """``(series name, values)`` pairs of ``table`` in the batch functions' order."""
-    if _is_dask_collection(table):
-        table = table.compute()
-    return [(name, np.asarray(values, dtype=np.float64))
-            for name, _, values in _tasks(table, by, order, value)]
