@@ -26,7 +26,7 @@ __all__ = ["ENTRY_POINTS", "WarmupReport", "cache_location", "warmup"]
 
 def _series(n: int = 240) -> np.ndarray:
     rng = np.random.default_rng(0)
-    return np.r_[rng.normal(10.0, 1.0, n // 2), rng.normal(12.0, 1.0, n - n // 2)]
+    return np.concatenate([rng.normal(10.0, 1.0, n // 2), rng.normal(12.0, 1.0, n - n // 2)])
 
 
 def _subsession_analysis() -> Any:
