@@ -71,3 +71,12 @@ def test_nogil_is_a_config_flag() -> None:
     _config.NOGIL = False
     _config.reset()
     assert _config.NOGIL is True
+
+
+def test_compiled_kernels_release_the_gil() -> None:
+    if not _jit.numba_available():
+        pytest.skip("kernels run as plain Python (JIT disabled)")
+    from pilotstats._kernels import mdl
+
+    dispatcher = mdl.mdl_advance.compiled()
+    assert dispatcher.targetoptions.get("nogil") is True
