@@ -21,6 +21,7 @@ import numpy as np
 
 from pilotstats._typing import FleetEngine
 from pilotstats._validation import check_choice
+from pilotstats.analysis._many import _classify
 from pilotstats.results import Result, format_number, json_safe
 
 __all__ = ["DASHBOARD_COLUMNS", "FleetReport", "fleet_report"]
@@ -49,17 +50,10 @@ def _levels(row: Mapping[str, Any], kind: str, n: int, higher_is_better: bool
         means = list(row["segment_means"])
         labels = ["normal"]
         for before, after in itertools.pairwise(means):
-            labels.append(_label(after, before, higher_is_better))
+            labels.append(_classify(after, before, higher_is_better))
     ends = [*starts[1:], n]
     return [(s, e, float(m), str(c))
             for s, e, m, c in zip(starts, ends, means, labels, strict=True)]
-
-
-def _label(after: float, before: float, higher_is_better: bool) -> str:
-    if after == before:
-        return "normal"
-    worse = after < before if higher_is_better else after > before
-    return "regression" if worse else "progression"
 
 
 def trend_svg(values: np.ndarray, levels: Sequence[tuple[int, int, float, str]]) -> str:

@@ -59,7 +59,7 @@ RowFunction = Callable[..., dict[str, Any]]
 
 
 def _is_dask_collection(table: Any) -> bool:
-    return type(table).__module__.split(".")[0] == "dask" and hasattr(table, "to_delayed")
+    return type(table).__module__.startswith("dask") and hasattr(table, "to_delayed")
 
 
 def _as_columns(by: str | Sequence[str] | None) -> list[str]:
@@ -127,7 +127,7 @@ def _frame_tasks(frame: Any, by: list[str], order: str | None, value: str) -> li
     if order is not None:
         frame = frame.sort_values(order, kind="stable")
     try:
-        values = np.asarray(frame[value], dtype=np.float64)
+        values = frame[value].to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"value column {value!r} must be numeric: {exc}") from None
     groups = frame.groupby(by if len(by) > 1 else by[0], sort=False, dropna=False).indices
