@@ -4,6 +4,11 @@ They take the :class:`~pilotstats.io.Measurements` returned by :mod:`pilotstats.
 combine the pillars: stable-phase warm-up detection, subsession confidence intervals and
 required sample sizes, Welch comparisons on subsession statistics, the work-per-second
 regression and MDL trend partitioning.
+
+Fleets of series: :func:`detect_many` and :func:`trend_many` run the change-point detector
+or the MDL trend analysis on every series of a long table (threads or a Dask cluster), and
+:func:`fleet_report` turns the result into FD.io CSIT's trending dashboard (DataFrame, text,
+static HTML page); :func:`write_parquet` stores a batch result.
 """
 
 from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze
