@@ -38,6 +38,8 @@ WarmupRemoval: TypeAlias = Literal["stable_phase", "trim", "none"]
 SubsessionBasis: TypeAlias = Literal["rates", "residuals"]
 #: Label of an MDL trend group relative to the previous group (mdl spec §7).
 MdlLabel: TypeAlias = Literal["normal", "regression", "progression"]
+#: Where the series of ``detect_many``/``trend_many`` run: a local thread pool or Dask.
+FleetEngine: TypeAlias = Literal["threads", "dask"]
 #: Handling of NaN samples in trend data (mdl spec §9).
 NanPolicy: TypeAlias = Literal["raise", "omit", "zero"]
 #: Preprocessing of EDM change-point searches (edm spec §2.2).
@@ -48,8 +50,6 @@ EdmTree: TypeAlias = Literal["paper", "reference"]
 ChangeTest: TypeAlias = Literal["rank", "permutation"]
 #: Engine of stable-phase detection (edm spec §4.5).
 StablePhaseMethod: TypeAlias = Literal["robust", "pilot"]
-#: Where the series of ``detect_many``/``trend_many`` run: a local thread pool or Dask.
-FleetEngine: TypeAlias = Literal["threads", "dask"]
 
 #: Which edges of the centred SMA window are closed (smoothing spec §3).
 WindowClosed: TypeAlias = Literal["left", "right", "both", "neither"]

@@ -2,13 +2,13 @@
 
 Subcommands::
 
+    pilotstats fleet SOURCE [--by COL...] [--order COL] [--value COL] [--json] [--html FILE]
+    pilotstats warmup
     pilotstats demo
     pilotstats analyze FILE... [--json] [--target-percent 1] [--confidence-level 0.95]
     pilotstats compare BASE NEW [--json] [--min-change-percent 0]
     pilotstats trend FILE... [--json]
     pilotstats changepoints FILE --column C [--time-column T] [--json]
-    pilotstats fleet SOURCE [--by COL...] [--order COL] [--value COL] [--json] [--html FILE]
-    pilotstats warmup
 
 Result files of pyperf, pytest-benchmark, asv, Google Benchmark, hyperfine, JMH and
 criterion.rs are recognised from their content; CSV files need ``--column``. Exit status: 0
@@ -37,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("demo", help="analyse embedded sample data and print a report")
+    from pilotstats._cli_fleet import add_commands
+
+    add_commands(commands)  # fleet, warmup
 
     def common(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -97,9 +100,6 @@ def _parser() -> argparse.ArgumentParser:
     points.add_argument("--delimiter", default=",")
     points.add_argument("--json", action="store_true",
                         help="print Otava-like change-point records as JSON")
-    from pilotstats._cli_fleet import add_commands
-
-    add_commands(commands)  # fleet, warmup
     return parser
 
 
