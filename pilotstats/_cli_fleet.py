@@ -46,12 +46,12 @@ def add_commands(commands: Any) -> None:
                        help="also write the per-series results as Parquet (needs pyarrow)")
     fleet.add_argument("--json", action="store_true", help="print JSON instead of a table")
     fleet.add_argument("--no-progress", action="store_true", help="no progress bar")
-    fleet.set_defaults(run=run_fleet)
+    fleet.set_defaults(fleet_handler=run_fleet)
 
     warmup = commands.add_parser(
         "warmup", help="compile every numba kernel into the on-disk cache (for images and CI)")
     warmup.add_argument("--json", action="store_true", help="print JSON instead of text")
-    warmup.set_defaults(run=run_warmup)
+    warmup.set_defaults(fleet_handler=run_warmup)
 
 
 def run_fleet(args: argparse.Namespace) -> int:

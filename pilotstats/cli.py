@@ -242,8 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     try:
-        if hasattr(args, "run"):  # fleet, warmup (pilotstats._cli_fleet)
-            return int(args.run(args))
+        if hasattr(args, "fleet_handler"):  # fleet, warmup (pilotstats._cli_fleet)
+            return int(args.fleet_handler(args))
         if args.command == "demo":
             from pilotstats._demo import run_demo
 
