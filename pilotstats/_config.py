@@ -28,6 +28,11 @@ EDM_PARALLEL: bool = False
 #: Allow numba ``parallel=True`` kernels (results are identical to the serial kernels).
 PARALLEL: bool = True
 
+#: Compile kernels with ``nogil=True``: they release the GIL, so the thread pool of
+#: ``detect_many``/``trend_many`` runs kernels of different series on several cores. Read
+#: when a kernel is first compiled; it changes no result.
+NOGIL: bool = True
+
 #: Safety margin of the MDL pruning test, in bits per bit of the best code length
 #: (absorbs floating-point rounding of the bound; see ``_kernels/mdl.py``).
 MDL_PRUNING_MARGIN: float = 1e-7
@@ -82,6 +87,7 @@ _DEFAULTS = {
     "DEFAULT_CONFIDENCE_LEVEL": DEFAULT_CONFIDENCE_LEVEL,
     "DEFAULT_AUTOCORRELATION_LIMIT": DEFAULT_AUTOCORRELATION_LIMIT,
     "PARALLEL": PARALLEL,
+    "NOGIL": NOGIL,
     "MDL_PRUNING_MARGIN": MDL_PRUNING_MARGIN,
     "EDM_DEFAULT_BETA": EDM_DEFAULT_BETA,
     "MVA_P0_CLAMP": MVA_P0_CLAMP,

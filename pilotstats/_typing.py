@@ -41,6 +41,8 @@ IndexType: TypeAlias = Literal["ordinary", "ratio", "binary"]
 SubsessionBasis: TypeAlias = Literal["rates", "residuals"]
 #: Label of an MDL trend group relative to the previous group (mdl spec §7).
 MdlLabel: TypeAlias = Literal["normal", "regression", "progression"]
+#: Where the series of ``detect_many``/``trend_many`` run: a local thread pool or Dask.
+FleetEngine: TypeAlias = Literal["threads", "dask"]
 #: Handling of NaN samples in trend data (mdl spec §9).
 NanPolicy: TypeAlias = Literal["raise", "omit", "zero"]
 #: Preprocessing of EDM change-point searches (edm spec §2.2).

@@ -2,6 +2,8 @@
 
 Subcommands::
 
+    pilotstats fleet SOURCE [--by COL...] [--order COL] [--value COL] [--json] [--html FILE]
+    pilotstats warmup
     pilotstats demo
     pilotstats run [options] -- PROGRAM ARGS...   (see pilotstats._cli_run)
     pilotstats analyze FILE|FOLDER... [--json] [--target-percent 1] [--statistic median]
@@ -40,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("demo", help="analyse embedded sample data and print a report")
+    from pilotstats._cli_fleet import add_commands
+
+    add_commands(commands)  # fleet, warmup
 
     def common(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -361,6 +366,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     try:
+        if hasattr(args, "fleet_handler"):  # fleet, warmup (pilotstats._cli_fleet)
+            return int(args.fleet_handler(args))
         if args.command == "demo":
             from pilotstats._demo import run_demo
 

@@ -2,7 +2,9 @@
 
 Each kernel is written once as a plain Python function and decorated with :func:`kernel`.
 Nothing is imported from numba and nothing is compiled until the kernel is first called;
-then it is compiled with ``numba.njit(cache=True)`` (never fastmath) and memoised.
+then it is compiled with ``numba.njit(cache=True, nogil=_config.NOGIL)`` (never fastmath)
+and memoised. ``nogil`` lets the thread pool of :func:`pilotstats.analysis.detect_many` run
+kernels of different series on several cores at once.
 
 Kernels may call other kernels: at compile time every global of the kernel that is itself a
 :class:`LazyKernel` is replaced by its compiled dispatcher, so nested calls stay in machine
@@ -16,6 +18,7 @@ to import, the dispatcher falls back to the pure-Python path and emits
 
 from __future__ import annotations
 
+import threading
 import types
 import warnings
 from collections.abc import Callable
@@ -77,6 +80,7 @@ class LazyKernel(Generic[P, R]):
         self.parallel = parallel
         self.error_model = error_model
         self._compiled: Callable[P, R] | None = None
+        self._lock = threading.Lock()  # threads of detect_many compile a kernel only once
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__
         self.__doc__ = func.__doc__
@@ -86,7 +90,9 @@ class LazyKernel(Generic[P, R]):
     def compiled(self) -> Callable[P, R]:
         """Return the callable used at run time (compiled, or the plain function)."""
         if self._compiled is None:
-            self._compiled = self._build()
+            with self._lock:
+                if self._compiled is None:
+                    self._compiled = self._build()
         return self._compiled
 
     def _build(self) -> Callable[P, R]:
@@ -113,7 +119,8 @@ class LazyKernel(Generic[P, R]):
             func.__module__ = self.py_func.__module__
         parallel = bool(self.parallel and _config.PARALLEL)
         compiled: Callable[P, R] = numba.njit(
-            cache=True, parallel=parallel, error_model=self.error_model
+            cache=True, parallel=parallel, error_model=self.error_model,
+            nogil=bool(_config.NOGIL),
         )(func)
         return compiled
 

@@ -888,6 +888,17 @@ def mdl_partition(
     )
 
 
+def _push(buffer: np.ndarray, used: int, values: np.ndarray) -> np.ndarray:
+    """Write ``values`` after the first ``used`` entries, doubling the buffer when full."""
+    need = used + values.shape[0]
+    if need > buffer.shape[0]:
+        grown = np.zeros(max(need, 2 * buffer.shape[0]), dtype=buffer.dtype)
+        grown[:used] = buffer[:used]
+        buffer = grown
+    buffer[used:need] = values
+    return buffer
+
+
 class MdlStream:
     """Incremental MDL partition: append runs, get exactly the batch result.
 
@@ -930,14 +941,17 @@ class MdlStream:
             )
         self.higher_is_better = bool(higher_is_better)
         self._engine = _Engine(unit_value, sbps_value, bool(pruning), name="stream")
-        self._original: list[int] = []
-        self._replaced: list[bool] = []
-        self._missing: list[bool] = []
+        # per-run bookkeeping in growing buffers (no list -> array copy per result)
+        self._original = np.empty(16, dtype=np.int64)
+        self._replaced = np.zeros(16, dtype=bool)
+        self._missing = np.zeros(16, dtype=bool)
+        self._n_runs = 0  # runs appended (missing ones included)
+        self._n_kept = 0  # entries of _original: runs that hold samples
         self.recomputations = 0
 
     def __len__(self) -> int:
         """Number of runs appended (missing ones included)."""
-        return len(self._missing)
+        return self._n_runs
 
     def append(self, run: Any) -> None:
         """Append one run (a number or a non-empty sequence of numbers) and update."""
@@ -957,12 +971,16 @@ class MdlStream:
         parsed = _parse_values(items, self._policy, name="runs")
         _check_range(parsed.samples, "runs")
         engine = self._engine
-        before = len(self._missing)
+        before = self._n_runs
         old_max, old_low = engine.max_used, engine.low_used
         engine.add_runs(parsed.samples, parsed.offsets)
-        self._original.extend(int(i) + before for i in parsed.original)
-        self._replaced.extend(bool(x) for x in parsed.replaced)
-        self._missing.extend(bool(x) for x in parsed.missing)
+        kept = np.asarray(parsed.original, dtype=np.int64) + before
+        self._original = _push(self._original, self._n_kept, kept)
+        self._n_kept += kept.shape[0]
+        added = np.asarray(parsed.missing, dtype=bool)
+        self._replaced = _push(self._replaced, before, np.asarray(parsed.replaced, dtype=bool))
+        self._missing = _push(self._missing, before, added)
+        self._n_runs += added.shape[0]
         if engine.max_value > 0.0:
             low = min(0.0, engine.min_value)
             if engine.done and (
@@ -987,8 +1005,8 @@ class MdlStream:
         _warn_mixed_signs(engine.min_value, engine.max_value, "stream")
         return engine.result(
             self.higher_is_better,
-            np.array(self._original, dtype=np.int64),
-            len(self._missing),
-            np.array(self._replaced, dtype=bool),
-            np.array(self._missing, dtype=bool),
+            self._original[: self._n_kept],
+            self._n_runs,
+            self._replaced[: self._n_runs],
+            self._missing[: self._n_runs],
         )

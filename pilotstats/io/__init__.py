@@ -7,6 +7,7 @@ recognised), an open file, the file's text or bytes, or an already-parsed object
 :func:`load_pyperf`       pyperf JSON suites (warm-ups, calibration runs, per-process runs)
 :func:`load_pytest_benchmark`  pytest-benchmark JSON (``--benchmark-json``)
 :func:`load_asv`          asv result files with recorded samples
+:func:`load_asv_history`  a whole asv results folder as one long table (every commit)
 :func:`load_google_benchmark`  Google Benchmark JSON (repetitions; aggregates skipped)
 :func:`load_hyperfine`    hyperfine ``--export-json``
 :func:`load_jmh`          JMH ``-rf json`` (forks, ``rawData``)
@@ -24,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from pilotstats.exceptions import FormatError
+from pilotstats.io._asv_history import load_asv_history
 from pilotstats.io._demo import demo_io
 from pilotstats.io._harness import (
     load_asv,
@@ -54,6 +56,7 @@ __all__ = [
     "detect_format",
     "load",
     "load_asv",
+    "load_asv_history",
     "load_criterion",
     "load_csv",
     "load_google_benchmark",

@@ -1,0 +1,102 @@
+"""Benchmark: first calls in fresh processes with an empty numba cache, and import time.
+
+Usage::
+
+    python benchmarks/bench_cold_start.py              # every entry point, 1 process each
+    python benchmarks/bench_cold_start.py --repeat 3   # median of 3 fresh processes each
+    python benchmarks/bench_cold_start.py --warm       # also the same calls with a warm cache
+
+Each entry point of ``pilotstats._warmup.ENTRY_POINTS`` (the calls ``python -m pilotstats
+warmup`` makes) runs in its own fresh Python process with ``NUMBA_CACHE_DIR`` set to a new
+empty folder. Reported: CPU seconds of the first call (everything after ``import
+pilotstats``: the subpackage imports, ``import numba``, LLVM start-up and the compilation of
+the kernels the call uses) and its wall time; the issue's target is <= 2 s CPU each. The
+import line measures ``import pilotstats`` after ``import numpy`` in fresh processes
+(target <= 0.3 s), median of 7.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pilotstats._warmup import ENTRY_POINTS  # noqa: E402
+
+CALL = """
+import json, sys, time
+import pilotstats
+from pilotstats._warmup import ENTRY_POINTS
+cpu, wall = time.process_time(), time.perf_counter()
+ENTRY_POINTS[sys.argv[1]]()
+print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall}))
+"""
+
+IMPORT = """
+import json, time
+import numpy
+cpu, wall = time.process_time(), time.perf_counter()
+import pilotstats
+print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall}))
+"""
+
+
+def _run(code: str, *args: str, cache: str | None = None) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("PILOTSTATS_DISABLE_JIT", None)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = cache
+    out = subprocess.run([sys.executable, "-c", code, *args], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1, help="fresh processes per entry")
+    parser.add_argument("--warm", action="store_true", help="also time with a warm cache")
+    parser.add_argument("--entries", nargs="*", default=None, help="subset of entry points")
+    args = parser.parse_args()
+    import numba
+
+    print(f"python {platform.python_version()}, numba {numba.__version__}, "
+          f"{platform.machine()}, {os.cpu_count()} CPUs, load average "
+          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print()
+    print("| entry point | first call, empty cache: CPU s | wall s |"
+          + (" warm cache: CPU s |" if args.warm else ""))
+    print("|---|---|---|" + ("---|" if args.warm else ""))
+    worst = 0.0
+    for name in args.entries or list(ENTRY_POINTS):
+        cold = []
+        warm = []
+        for _ in range(args.repeat):
+            with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+                cold.append(_run(CALL, name, cache=cache))
+                if args.warm:
+                    warm.append(_run(CALL, name, cache=cache))
+        cpu = statistics.median(r["cpu"] for r in cold)
+        wall = statistics.median(r["wall"] for r in cold)
+        worst = max(worst, cpu)
+        extra = f" {statistics.median(r['cpu'] for r in warm):.2f} |" if args.warm else ""
+        print(f"| `{name}` | {cpu:.2f} | {wall:.2f} |{extra}", flush=True)
+    imports = [_run(IMPORT) for _ in range(7)]
+    print()
+    print(f"largest first-call CPU: {worst:.2f} s")
+    print(f"import pilotstats after numpy: {statistics.median(r['wall'] for r in imports):.3f} s "
+          f"wall, {statistics.median(r['cpu'] for r in imports):.3f} s CPU (median of 7)")
+    print(f"load average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

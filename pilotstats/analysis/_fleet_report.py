@@ -1,0 +1,391 @@
+"""The fleet report: FD.io CSIT's trending-dashboard table over many series.
+
+:func:`fleet_report` runs :func:`~pilotstats.analysis.trend_many` (or
+:func:`~pilotstats.analysis.detect_many`) and returns a :class:`FleetReport`: the table as a
+DataFrame (worst regression first), as terminal text, and as a self-contained static HTML
+page with one small inline SVG trend plot per series (no script, no external file).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import itertools
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from pilotstats._typing import FleetEngine
+from pilotstats._validation import check_choice
+from pilotstats.analysis._many import _classify
+from pilotstats.results import Result, format_number, json_safe
+
+__all__ = ["DASHBOARD_COLUMNS", "FleetReport", "fleet_report"]
+
+#: Columns of :meth:`FleetReport.dashboard`, in order.
+DASHBOARD_COLUMNS = (
+    "series", "trend", "runs", "short_term_change_percent", "long_term_change_percent",
+    "regressions", "progressions", "new_regression", "last_classification", "error",
+)
+
+_COLOURS = {"regression": "#c0392b", "progression": "#1e8449", "normal": "#2e5c8a"}
+_PLOT_WIDTH, _PLOT_HEIGHT, _PLOT_POINTS = 180, 40, 240
+
+
+def _levels(row: Mapping[str, Any], kind: str, n: int, higher_is_better: bool
+            ) -> list[tuple[int, int, float, str]]:
+    """``(start, end, level, classification)`` of each trend segment of a result row."""
+    if row.get("error") is not None:
+        return []
+    if kind == "trend":
+        starts = [0, *row["boundaries"]]
+        means = list(row["group_means"])
+        labels = list(row["classifications"])
+    else:
+        starts = [0, *row["locations"]]
+        means = list(row["segment_means"])
+        labels = ["normal"]
+        for before, after in itertools.pairwise(means):
+            labels.append(_classify(after, before, higher_is_better))
+    ends = [*starts[1:], n]
+    return [(s, e, float(m), str(c))
+            for s, e, m, c in zip(starts, ends, means, labels, strict=True)]
+
+
+def trend_svg(values: np.ndarray, levels: Sequence[tuple[int, int, float, str]]) -> str:
+    """A small inline SVG: the series (grey) and its trend levels (coloured by label)."""
+    x = np.asarray(values, dtype=np.float64)
+    n = int(x.size)
+    finite = x[np.isfinite(x)]
+    if n == 0 or finite.size == 0:
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_PLOT_WIDTH}" '
+                f'height="{_PLOT_HEIGHT}" role="img"><title>no data</title></svg>')
+    low = min(float(finite.min()), *(m for _, _, m, _ in levels)) if levels else float(
+        finite.min())
+    high = max(float(finite.max()), *(m for _, _, m, _ in levels)) if levels else float(
+        finite.max())
+    span = high - low if high > low else 1.0
+
+    def px(i: float) -> float:
+        return 2.0 + (_PLOT_WIDTH - 4.0) * (i / max(n - 1, 1))
+
+    def py(v: float) -> float:
+        return 2.0 + (_PLOT_HEIGHT - 4.0) * (1.0 - (v - low) / span)
+
+    step = max(1, math.ceil(n / _PLOT_POINTS))
+    points = " ".join(f"{px(i):.1f},{py(float(x[i])):.1f}" for i in range(0, n, step)
+                      if math.isfinite(x[i]))
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_PLOT_WIDTH}" '
+             f'height="{_PLOT_HEIGHT}" viewBox="0 0 {_PLOT_WIDTH} {_PLOT_HEIGHT}" '
+             f'role="img"><title>{n} values, {len(levels)} trend segment(s)</title>',
+             f'<polyline fill="none" stroke="#9aa0a6" stroke-width="0.8" points="{points}"/>']
+    for start, end, level, label in levels:
+        parts.append(f'<line x1="{px(start):.1f}" x2="{px(max(end - 1, start)):.1f}" '
+                     f'y1="{py(level):.1f}" y2="{py(level):.1f}" stroke="{_COLOURS[label]}" '
+                     f'stroke-width="2"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FleetReport(Result):
+    """Trends of many series: the CSIT dashboard table, text, and a static HTML page.
+
+    Attributes
+    ----------
+    kind : {"trend", "detect"}
+        Which batch analysis produced :attr:`results` (MDL trend groups or guarded change
+        points).
+    results : pandas.DataFrame
+        The output of :func:`trend_many` or :func:`detect_many` (one row per series).
+    values : mapping of str to ndarray
+        Each series' values in order (for the plots).
+    higher_is_better : bool
+        Direction of the labels and of "worst".
+    unit : str or None
+        Label of the measured quantity (``"s"`` for times).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pilotstats.analysis import fleet_report
+    >>> rng = np.random.default_rng(0)
+    >>> report = fleet_report({"flat": rng.normal(10, 0.1, 50),
+    ...                        "slower": np.r_[rng.normal(10, 0.1, 45), [12.0] * 5]},
+    ...                       higher_is_better=False)
+    >>> report.new_regressions
+    ('slower',)
+    >>> report.dashboard()["series"].tolist()  # worst regression first
+    ['slower', 'flat']
+    """
+
+    kind: str
+    results: Any
+    values: Mapping[str, Any]
+    higher_is_better: bool
+    unit: str | None = None
+
+    @property
+    def new_regressions(self) -> tuple[str, ...]:
+        """Series with a new regression (see ``new_regression`` of the batch functions)."""
+        flags = self.results["new_regression"].fillna(False).astype(bool)
+        return tuple(str(s) for s in self.results.loc[flags, "series"])
+
+    def dashboard(self) -> Any:
+        """The CSIT trending-dashboard table, worst regression first.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``series``, ``trend`` (last trend), ``runs`` (runs in the last trend
+            group, or samples since the last change point), ``short_term_change_percent``,
+            ``long_term_change_percent``, ``regressions``, ``progressions``,
+            ``new_regression``, ``last_classification`` and ``error``. Sorted by new
+            regression, then number of regressions, then how much worse the long-term
+            change is (larger first), then series; failed series last.
+        """
+        import pandas as pd
+
+        r = self.results
+        if self.kind == "trend":
+            runs = r["runs_in_last_trend"]
+        else:
+            since = r["n"] - r["last_change"].fillna(0).astype("Int64")
+            runs = since.where(r["error"].isna(), pd.NA)
+        table = pd.DataFrame({
+            "series": r["series"], "trend": r["last_trend"], "runs": runs,
+            "short_term_change_percent": r["short_term_change_percent"],
+            "long_term_change_percent": r["long_term_change_percent"],
+            "regressions": r["regressions"], "progressions": r["progressions"],
+            "new_regression": r["new_regression"],
+            "last_classification": r["last_classification"], "error": r["error"],
+        })
+        sign = -1.0 if self.higher_is_better else 1.0
+        keys = pd.DataFrame({
+            "failed": r["error"].notna(),
+            "new": r["new_regression"].fillna(False).astype(bool),
+            "count": r["regressions"].fillna(0).astype("int64"),
+            "worse": (sign * r["long_term_change_percent"]).fillna(-math.inf),
+            "series": r["series"],
+        })
+        order = keys.sort_values(["failed", "new", "count", "worse", "series"],
+                                 ascending=[True, False, False, False, True],
+                                 kind="stable").index
+        return table.loc[order].reset_index(drop=True)
+
+    def _text_rows(self) -> list[list[str]]:
+        rows = []
+        for row in self.dashboard().itertuples(index=False):
+            if row.error is not None:
+                rows.append([row.series, "-", "-", "-", "-", "-", "-", f"error: {row.error}"])
+                continue
+            status = "NEW REGRESSION" if row.new_regression else str(row.last_classification)
+            rows.append([row.series, format_number(row.trend, 4), str(row.runs),
+                         format_number(row.short_term_change_percent, 3),
+                         format_number(row.long_term_change_percent, 3),
+                         str(row.regressions), str(row.progressions), status])
+        return rows
+
+    def __str__(self) -> str:
+        from pilotstats.analysis._table import render_table
+
+        unit = f" [{self.unit}]" if self.unit else ""
+        header = [f"series ({len(self.results)})", f"trend{unit}", "runs", "short-term %",
+                  "long-term %", "regressions", "progressions", "status"]
+        return render_table(header, self._text_rows())
+
+    def to_html(self, *, title: str = "pilotstats fleet report") -> str:
+        """A self-contained static HTML page: the dashboard with one trend plot per series.
+
+        Parameters
+        ----------
+        title : str, default "pilotstats fleet report"
+            Page title and heading.
+
+        Returns
+        -------
+        str
+            The page (inline CSS and inline SVG only: it opens from disk in any browser).
+        """
+        esc = html.escape
+        by_series = {str(row["series"]): row for row in self.results.to_dict("records")}
+        body = []
+        for row in self.dashboard().itertuples(index=False):
+            values = _plottable(self.values.get(row.series, ()))
+            levels = _levels(by_series[row.series], self.kind, int(values.size),
+                             self.higher_is_better)
+            plot = trend_svg(values, levels)
+            if row.error is not None:
+                cells = ["-"] * 6 + [f"error: {row.error}"]
+                css = "failed"
+            else:
+                status = ("new regression" if row.new_regression
+                          else str(row.last_classification))
+                cells = [format_number(row.trend, 4), str(row.runs),
+                         format_number(row.short_term_change_percent, 3),
+                         format_number(row.long_term_change_percent, 3),
+                         str(row.regressions), str(row.progressions), status]
+                css = "regression" if row.new_regression else str(row.last_classification)
+            tds = "".join(f"<td>{esc(c)}</td>" for c in cells)
+            body.append(f'<tr class="{esc(css)}"><td class="name">{esc(row.series)}</td>'
+                        f"{tds}<td>{plot}</td></tr>")
+        unit = f" [{esc(self.unit)}]" if self.unit else ""
+        direction = "higher is better" if self.higher_is_better else "lower is better"
+        method = ("MDL trend groups (FD.io CSIT jumpavg)" if self.kind == "trend"
+                  else "guarded change points (detect_changes)")
+        header = "".join(f"<th>{h}</th>" for h in (
+            "series", f"trend{unit}", "runs", "short-term change %", "long-term change %",
+            "regressions", "progressions", "status", "trend plot"))
+        return (
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{esc(title)}</title><style>"
+            "body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"
+            "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"
+            "td.name{text-align:left;font-family:monospace}"
+            "tr.regression td{background:#fdecea}tr.progression td{background:#eafaf1}"
+            "tr.failed td{color:#888}</style></head><body>"
+            f"<h1>{esc(title)}</h1><p>{len(self.results)} series; {esc(method)}; "
+            f"{direction}; {len(self.new_regressions)} with a new regression. Worst "
+            "regression first.</p>"
+            f"<table><thead><tr>{header}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            "</body></html>\n"
+        )
+
+    def write_html(self, path: str | os.PathLike[str], *,
+                   title: str = "pilotstats fleet report") -> Path:
+        """Write :meth:`to_html` to ``path`` (UTF-8) and return the path.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Destination ``.html`` file.
+        title : str, default "pilotstats fleet report"
+            Page title.
+
+        Returns
+        -------
+        pathlib.Path
+        """
+        target = Path(os.fspath(path))
+        target.write_text(self.to_html(title=title), encoding="utf-8")
+        return target
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dashboard: ``kind``, ``higher_is_better``, ``unit``, ``series`` rows."""
+        rows = [{key: json_safe(None if value is _na() else value) for key, value in r.items()}
+                for r in self.dashboard().to_dict("records")]
+        return {"kind": self.kind, "higher_is_better": self.higher_is_better,
+                "unit": self.unit, "confidence_level": None,
+                "new_regressions": list(self.new_regressions), "series": rows}
+
+
+def _plottable(values: Any) -> np.ndarray:
+    """One number per run (the mean of multi-sample runs); empty when not numeric."""
+    try:
+        return np.asarray(values, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        try:
+            return np.array([np.mean(np.asarray(run, dtype=np.float64)) for run in values])
+        except (TypeError, ValueError):
+            return np.zeros(0)
+
+
+def _na() -> Any:
+    import pandas as pd
+
+    return pd.NA
+
+
+def fleet_report(
+    table: Any,
+    *,
+    by: str | Sequence[str] | None = None,
+    order: str | None = None,
+    value: str | None = None,
+    method: Literal["trend", "detect"] = "trend",
+    workers: int | None = None,
+    engine: FleetEngine = "threads",
+    client: Any = None,
+    higher_is_better: bool = True,
+    short_window: int = 10,
+    long_window: int = 180,
+    unit: str | None = None,
+    progress: bool | None = None,
+    **options: Any,
+) -> FleetReport:
+    """Analyse every series of a table and build the CSIT trending dashboard.
+
+    Parameters
+    ----------
+    table : DataFrame, Arrow table, Dask DataFrame, dict, or path
+        As in :func:`detect_many` (long table, dict of series, asv results folder, CSV or
+        Parquet file).
+    by : str or sequence of str
+        Series-key column(s).
+    order : str, optional
+        Order column.
+    value : str
+        Value column.
+    method : {"trend", "detect"}, default "trend"
+        :func:`trend_many` (MDL trend groups, CSIT) or :func:`detect_many` (guarded change
+        points).
+    workers : int, optional
+        Threads or Dask batches; ``workers=1`` is serial.
+    engine : {"threads", "dask"}, default "threads"
+        Where the series run.
+    client : distributed.Client, optional
+        Dask client for ``engine="dask"``.
+    higher_is_better : bool, default True
+        Direction (CSIT throughput); set False for times.
+    short_window, long_window : int, default 10, 180
+        CSIT's short and long windows, in runs.
+    unit : str, optional
+        Label of the measured quantity shown in the table header.
+    progress : bool, optional
+        Progress bar (default: for 200 series or more).
+    **options
+        Passed to the single-series function (``mdl_partition`` or ``detect_changes``).
+
+    Returns
+    -------
+    FleetReport
+
+    Raises
+    ------
+    InvalidInputError
+        Unknown ``method``; anything :func:`detect_many` refuses.
+
+    Notes
+    -----
+    The table is the one of FD.io CSIT's trending dashboard ("Trend", "Runs",
+    "Short-Term Change", "Long-Term Change", "Regressions", "Progressions"; CSIT
+    ``resources/tools/presentation/generator_tables.py``, ``table_perf_trending_dash``),
+    with the metrics of :func:`~pilotstats.changepoints.trend_compliance` (mdl spec §10).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pilotstats.analysis import fleet_report
+    >>> report = fleet_report({"a": np.r_[np.full(30, 5.0), np.full(5, 4.0)]})
+    >>> "<svg" in report.to_html(), report.new_regressions
+    (True, ('a',))
+    """
+    from pilotstats.analysis._many import _is_dask_collection, _tasks, detect_many, trend_many
+
+    chosen = check_choice(method, "method", ("trend", "detect"))
+    function = trend_many if chosen == "trend" else detect_many
+    if _is_dask_collection(table) and engine == "dask":
+        source: Any = table  # analysed where it lies; the plots need it locally too
+        values = {name: v for name, _, v in _tasks(table.compute(), by, order, value)}
+    else:  # split once: the batch gets the series in their final order
+        values = {name: v for name, _, v in _tasks(table, by, order, value)}
+        source, by, order, value = values, None, None, None
+    results = function(source, by=by, order=order, value=value, workers=workers,
+                       engine=engine, client=client, higher_is_better=higher_is_better,
+                       short_window=short_window, long_window=long_window,
+                       progress=progress, **options)
+    return FleetReport(chosen, results, values, bool(higher_is_better), unit)

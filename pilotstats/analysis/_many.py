@@ -1,0 +1,727 @@
+"""Many series at once: :func:`detect_many`, :func:`trend_many` and :func:`write_parquet`.
+
+Each series of a long table is analysed by the single-series function
+(:func:`~pilotstats.changepoints.detect_changes`, or
+:func:`~pilotstats.changepoints.mdl_partition` with
+:func:`~pilotstats.changepoints.trend_compliance`) on a thread pool (the numba kernels
+release the GIL) or on a Dask cluster; one output row per series, in a deterministic order,
+identical whatever the engine and the number of workers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pilotstats._typing import FleetEngine
+from pilotstats._validation import check_choice, check_int
+from pilotstats.exceptions import InvalidInputError, MissingDependencyError
+
+__all__ = ["DETECT_COLUMNS", "TREND_COLUMNS", "detect_many", "trend_many", "write_parquet"]
+
+#: Columns of :func:`detect_many`'s output, in order.
+DETECT_COLUMNS = (
+    "series", "n", "n_changes", "locations", "p_values", "segment_means", "last_trend",
+    "last_change", "last_classification", "short_term_change_percent",
+    "long_term_change_percent", "regressions", "progressions", "new_regression", "error",
+)
+
+#: Columns of :func:`trend_many`'s output, in order.
+TREND_COLUMNS = (
+    "series", "n", "n_groups", "boundaries", "classifications", "group_means", "last_trend",
+    "runs_in_last_trend", "last_classification", "reference", "short_term_change_percent",
+    "long_term_change_percent", "regressions", "progressions", "new_regression",
+    "total_bits", "error",
+)
+
+_INT_COLUMNS = ("n", "n_changes", "n_groups", "last_change", "runs_in_last_trend",
+                "regressions", "progressions")
+_FLOAT_COLUMNS = ("last_trend", "reference", "short_term_change_percent",
+                  "long_term_change_percent", "total_bits")
+
+#: Batches with at least this many series show a progress bar when ``progress`` is None.
+PROGRESS_MIN_SERIES = 200
+
+Task = tuple[str, Any, np.ndarray]  # (series name, sort key, values)
+RowFunction = Callable[..., dict[str, Any]]
+
+
+# ----------------------------------------------------------------------------------------
+# input: a long table (pandas, Arrow, Dask, CSV/Parquet file), a dict, an asv folder
+# ----------------------------------------------------------------------------------------
+
+
+def _is_dask_collection(table: Any) -> bool:
+    return type(table).__module__.startswith("dask") and hasattr(table, "to_delayed")
+
+
+def _as_columns(by: str | Sequence[str] | None) -> list[str]:
+    if by is None:
+        raise InvalidInputError("a table needs by= naming its series-key column(s)")
+    if isinstance(by, str):
+        return [by]
+    columns = [str(c) for c in by]
+    if not columns:
+        raise InvalidInputError("by must name at least one series-key column, got []")
+    return columns
+
+
+def _read_path(path: Path) -> tuple[Any, dict[str, Any]]:
+    """A file or folder as a pandas table plus the by/order/value defaults it implies."""
+    import pandas as pd
+
+    if path.is_dir():
+        from pilotstats.io import load_asv_history
+
+        return load_asv_history(path), {"by": ["machine", "env", "benchmark"],
+                                        "order": "date", "value": "value"}
+    name = path.name.lower()
+    if not path.is_file():
+        raise InvalidInputError(f"{path}: no such file or folder")
+    if name.endswith(".parquet"):
+        _require("pyarrow", "parquet")
+        return pd.read_parquet(path), {}
+    if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+        return pd.read_csv(path, sep="\t" if ".tsv" in name else ","), {}
+    raise InvalidInputError(f"{path}: expected an asv results folder, a .csv, .tsv or "
+                            ".parquet file")
+
+
+def _as_pandas(table: Any) -> Any:
+    """pandas DataFrame of any Arrow-compatible or interchange-protocol table."""
+    import pandas as pd
+
+    if isinstance(table, pd.DataFrame):
+        return table
+    if _is_dask_collection(table):
+        return table.compute()
+    if hasattr(table, "to_pandas"):  # pyarrow Table/RecordBatch, polars DataFrame
+        return table.to_pandas()
+    if hasattr(table, "__arrow_c_stream__"):
+        _require("pyarrow", "parquet")
+        import pyarrow as pa
+
+        return pa.table(table).to_pandas()
+    if hasattr(table, "__dataframe__"):
+        return pd.api.interchange.from_dataframe(table)
+    raise InvalidInputError(
+        f"table must be a pandas DataFrame, an Arrow-compatible table, a Dask DataFrame, a "
+        f"dict of arrays, an asv results folder or a CSV/Parquet file; got "
+        f"{type(table).__name__}"
+    )
+
+
+def _frame_tasks(frame: Any, by: list[str], order: str | None, value: str) -> list[Task]:
+    """One task per series of a long pandas table, sorted by key, values in ``order``."""
+    missing = [c for c in [*by, value, *([order] if order else [])] if c not in frame.columns]
+    if missing:
+        raise InvalidInputError(f"column(s) {missing} not in the table; its columns are "
+                                f"{[str(c) for c in frame.columns]}")
+    if order is not None:
+        frame = frame.sort_values(order, kind="stable")
+    try:
+        values = frame[value].to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"value column {value!r} must be numeric: {exc}") from None
+    groups = frame.groupby(by if len(by) > 1 else by[0], sort=False, dropna=False).indices
+    keyed = []
+    for key, index in groups.items():
+        parts = key if isinstance(key, tuple) else (key,)
+        parts = tuple(p.item() if isinstance(p, np.generic) else p for p in parts)
+        keyed.append(("/".join(str(p) for p in parts), parts, np.ascontiguousarray(values[index])))
+    keyed.sort(key=lambda task: task[1])
+    return keyed
+
+
+def _mapping_tasks(table: Mapping[Any, Any]) -> list[Task]:
+    tasks = []
+    for position, (name, series) in enumerate(table.items()):
+        tasks.append((str(name), position, series))
+    return tasks
+
+
+def _tasks(table: Any, by: str | Sequence[str] | None, order: str | None,
+           value: str | None) -> list[Task]:
+    """Split the input into series (see :func:`detect_many`, parameter ``table``)."""
+    if isinstance(table, (str, os.PathLike)):
+        table, defaults = _read_path(Path(os.fspath(table)))
+        by = defaults.get("by", by) if by is None else by
+        order = defaults.get("order") if order is None else order
+        value = defaults.get("value") if value is None else value
+    if isinstance(table, Mapping):
+        if by is None and value is None:
+            return _mapping_tasks(table)
+        import pandas as pd
+
+        table = pd.DataFrame(dict(table))
+    if value is None:
+        raise InvalidInputError("a table needs value= naming its value column")
+    return _frame_tasks(_as_pandas(table), _as_columns(by), order, str(value))
+
+
+# ----------------------------------------------------------------------------------------
+# per-series rows
+# ----------------------------------------------------------------------------------------
+
+
+def _classify(after: float, before: float, higher_is_better: bool) -> str:
+    if after == before:
+        return "normal"
+    worse = after < before if higher_is_better else after > before
+    return "regression" if worse else "progression"
+
+
+def _relative_percent(value: float, reference: float) -> float:
+    if not math.isfinite(reference) or reference == 0.0 or not math.isfinite(value):
+        return math.nan
+    return 100.0 * ((value - reference) / reference)
+
+
+def csit_changes(trend: np.ndarray, short_window: int, long_window: int,
+                 higher_is_better: bool) -> tuple[float, float, float]:
+    """CSIT's short- and long-term change (percent) and the long-term reference of a trend.
+
+    ``trend[r]`` is the trend (segment or group mean) at run r, NaN where missing; ``last``
+    is the last run with a trend and ``n = last + 1``. Short-term change: trend[last]
+    against trend[n − min(n, S)] (CSIT's "a week ago", ``avgs[max(-S, -len)]``); long-term
+    change: against the best trend of runs ``n − min(n, L) .. n − 1 − S`` (max when higher
+    is better), the reference of :func:`~pilotstats.changepoints.trend_compliance`.
+    """
+    present = np.flatnonzero(~np.isnan(trend))
+    if present.size == 0:
+        return math.nan, math.nan, math.nan
+    last = int(present[-1])
+    n = last + 1
+    now = float(trend[last])
+    short = math.nan
+    if short_window > 0:
+        short = _relative_percent(now, float(trend[n - min(n, short_window)]))
+    window = trend[n - min(n, long_window):n - min(n, short_window)]
+    window = window[~np.isnan(window)]
+    reference = math.nan
+    if window.size:
+        reference = float(window.max() if higher_is_better else window.min())
+    return short, _relative_percent(now, reference), reference
+
+
+def _error_row(columns: Sequence[str], series: str, n: int, exc: BaseException
+               ) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(columns)
+    row.update(series=series, n=n, error=f"{type(exc).__name__}: {exc}")
+    return row
+
+
+def _detect_row(series: str, values: np.ndarray, options: Mapping[str, Any],
+                higher_is_better: bool, short_window: int, long_window: int
+                ) -> dict[str, Any]:
+    """One output row of :func:`detect_many` (errors caught into ``error``)."""
+    from pilotstats.changepoints import detect_changes
+
+    try:
+        result = detect_changes(values, **options)
+        means = tuple(float(s.mean) for s in result.segments)
+        lengths = [s.end - s.start for s in result.segments]
+        trend = np.repeat(np.asarray(means, dtype=np.float64), lengths)
+        labels = [_classify(b, a, higher_is_better) for a, b in itertools.pairwise(means)]
+        short, long, _ = csit_changes(trend, short_window, long_window, higher_is_better)
+        last_label = labels[-1] if labels else "normal"
+        return {
+            "series": series, "n": result.n, "n_changes": len(result.locations),
+            "locations": tuple(result.locations),
+            "p_values": tuple(result.p_values or ()),
+            "segment_means": means, "last_trend": means[-1],
+            "last_change": result.locations[-1] if result.locations else None,
+            "last_classification": last_label,
+            "short_term_change_percent": short, "long_term_change_percent": long,
+            "regressions": labels.count("regression"),
+            "progressions": labels.count("progression"),
+            "new_regression": last_label == "regression", "error": None,
+        }
+    except Exception as exc:  # a failing series never aborts the batch
+        return _error_row(DETECT_COLUMNS, series, _length(values), exc)
+
+
+def _trend_row(series: str, values: Any, options: Mapping[str, Any], higher_is_better: bool,
+               short_window: int, long_window: int) -> dict[str, Any]:
+    """One output row of :func:`trend_many` (errors caught into ``error``)."""
+    from pilotstats.changepoints import mdl_partition, trend_compliance
+
+    try:
+        groups = mdl_partition(values, higher_is_better=higher_is_better, **options)
+        compliance = trend_compliance(groups, short_window=short_window,
+                                      long_window=long_window)
+        trend = np.asarray(groups.trend_mean, dtype=np.float64)
+        short, _, _ = csit_changes(trend, short_window, long_window, higher_is_better)
+        return {
+            "series": series, "n": groups.n_runs, "n_groups": len(groups.groups),
+            "boundaries": tuple(int(b) for b in groups.boundaries),
+            "classifications": tuple(str(g.classification) for g in groups.groups),
+            "group_means": tuple(float(g.avg) for g in groups.groups),
+            "last_trend": compliance.last_trend,
+            "runs_in_last_trend": compliance.n_runs,
+            "last_classification": str(groups.groups[-1].classification),
+            "reference": compliance.reference,
+            "short_term_change_percent": short,
+            "long_term_change_percent": 100.0 * compliance.trend_change,
+            "regressions": compliance.n_regressions,
+            "progressions": compliance.n_progressions,
+            "new_regression": compliance.n_regressions > 0,
+            "total_bits": float(groups.total_bits), "error": None,
+        }
+    except Exception as exc:  # a failing series never aborts the batch
+        return _error_row(TREND_COLUMNS, series, _length(values), exc)
+
+
+def _length(values: Any) -> int:
+    try:
+        return len(values)
+    except TypeError:
+        return 0
+
+
+def _run_batch(batch: Sequence[Task], function: RowFunction, arguments: tuple[Any, ...]
+               ) -> list[dict[str, Any]]:
+    """Rows of a batch of tasks, in order (the unit of work sent to a Dask worker)."""
+    return [function(name, values, *arguments) for name, _, values in batch]
+
+
+# ----------------------------------------------------------------------------------------
+# engines
+# ----------------------------------------------------------------------------------------
+
+
+def _require(module: str, extra: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise MissingDependencyError(
+            f"this needs {module}, which is not installed: pip install \"pilotstats[{extra}]\"",
+            package=module,
+        )
+
+
+def _progress_bar(total: int, progress: bool | None, label: str) -> Any:
+    enabled = total >= PROGRESS_MIN_SERIES if progress is None else bool(progress)
+    if not enabled or total < 2:
+        return None
+    try:
+        from tqdm import tqdm  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    return tqdm(total=total, desc=label, unit="series", leave=False)
+
+
+def _default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _run_threads(tasks: list[Task], function: RowFunction, arguments: tuple[Any, ...],
+                 workers: int, bar: Any) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    if workers == 1 or len(tasks) < 2:
+        for name, _, values in tasks:
+            rows.append(function(name, values, *arguments))
+            if bar is not None:
+                bar.update(1)
+        return rows
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pilotstats") as pool:
+        futures = [pool.submit(function, name, values, *arguments) for name, _, values in tasks]
+        for future in futures:
+            rows.append(future.result())
+            if bar is not None:
+                bar.update(1)
+    return rows
+
+
+def _dask_client(client: Any) -> Any:
+    _require("distributed", "dask")
+    if client is not None:
+        return client
+    from distributed import get_client
+
+    try:
+        return get_client()
+    except ValueError:
+        raise InvalidInputError(
+            "engine='dask' needs a dask.distributed Client: pass client=Client(...) (for "
+            "example Client(LocalCluster()) or Client('tcp://scheduler:8786')) or create "
+            "one before the call"
+        ) from None
+
+
+def _split(tasks: list[Task], parts: int) -> list[list[Task]]:
+    size = max(1, math.ceil(len(tasks) / max(1, parts)))
+    return [tasks[i:i + size] for i in range(0, len(tasks), size)]
+
+
+def _client_threads(client: Any) -> int:
+    try:
+        return max(1, int(sum(client.nthreads().values())))
+    except Exception:  # a client that cannot report its workers
+        return 1
+
+
+def _run_dask(tasks: list[Task], function: RowFunction, arguments: tuple[Any, ...],
+              client: Any, workers: int | None, bar: Any) -> list[dict[str, Any]]:
+    client = _dask_client(client)
+    parts = 4 * (workers if workers is not None else _client_threads(client))
+    batches = _split(tasks, parts)
+    if not batches:
+        return []
+    scattered = client.scatter(batches)
+    futures = client.map(_run_batch, scattered, function=function, arguments=arguments,
+                         pure=False)
+    if bar is not None:
+        from distributed import as_completed
+
+        for done in as_completed(futures):  # type: ignore[no-untyped-call]
+            bar.update(len(batches[futures.index(done)]))
+    return [row for batch in client.gather(futures) for row in batch]
+
+
+def _dask_frame_rows(part: Any, by: list[str], order: str | None, value: str,
+                     function: RowFunction, arguments: tuple[Any, ...]) -> list[dict[str, Any]]:
+    """Rows of the series of one Dask partition, each with its sort key."""
+    tasks = _frame_tasks(part, by, order, value)
+    rows = _run_batch(tasks, function, arguments)
+    for row, task in zip(rows, tasks, strict=True):
+        row["_key"] = task[1]
+    return rows
+
+
+def _run_dask_frame(table: Any, by: list[str], order: str | None, value: str,
+                    function: RowFunction, arguments: tuple[Any, ...], client: Any
+                    ) -> list[dict[str, Any]]:
+    """Each partition of a Dask DataFrame analysed where it lies (partitioned by series)."""
+    from dask.delayed import delayed
+
+    client = _dask_client(client)
+    parts = [delayed(_dask_frame_rows)(part, by, order, value, function, arguments)
+             for part in table.to_delayed()]
+    rows = [row for part in client.compute(parts, sync=True) for row in part]
+    seen: set[str] = set()
+    for row in rows:
+        if row["series"] in seen:
+            raise InvalidInputError(
+                f"series {row['series']!r} spans several partitions of the Dask DataFrame; "
+                f"partition it by series first, e.g. table.shuffle(on={by!r})"
+            )
+        seen.add(row["series"])
+    rows.sort(key=lambda row: row["_key"])
+    for row in rows:
+        del row["_key"]
+    return rows
+
+
+# ----------------------------------------------------------------------------------------
+# output
+# ----------------------------------------------------------------------------------------
+
+
+def _frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> Any:
+    import pandas as pd
+
+    data: dict[str, Any] = {}
+    for column in columns:
+        cells = [row[column] for row in rows]
+        if column == "series":
+            data[column] = pd.Series(cells, dtype=object).astype(str)
+        elif column in _INT_COLUMNS:
+            data[column] = pd.Series(cells, dtype="Int64")
+        elif column in _FLOAT_COLUMNS:
+            data[column] = pd.Series([math.nan if c is None else c for c in cells],
+                                     dtype="float64")
+        elif column == "new_regression":
+            data[column] = pd.Series(cells, dtype="boolean")
+        else:  # tuples, labels and error texts stay Python objects (None when missing)
+            data[column] = pd.Series(cells, dtype=object)
+    return pd.DataFrame(data, columns=list(columns))
+
+
+def _many(kind: str, table: Any, by: str | Sequence[str] | None, order: str | None,
+          value: str | None, workers: int | None, engine: str, client: Any,
+          progress: bool | None, function: RowFunction, arguments: tuple[Any, ...],
+          columns: Sequence[str]) -> Any:
+    chosen = check_choice(engine, "engine", ("threads", "dask"))
+    count = None if workers is None else check_int(workers, "workers", low=1)
+    if _is_dask_collection(table) and chosen == "dask":
+        if value is None:
+            raise InvalidInputError("a Dask DataFrame needs value= naming its value column")
+        rows = _run_dask_frame(table, _as_columns(by), order, str(value), function, arguments,
+                               client)
+        return _frame(rows, columns)
+    tasks = _tasks(table, by, order, value)
+    bar = _progress_bar(len(tasks), progress, kind)
+    try:
+        if chosen == "dask":
+            rows = _run_dask(tasks, function, arguments, client, count, bar)
+        else:
+            rows = _run_threads(tasks, function, arguments,
+                                _default_workers() if count is None else count, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    return _frame(rows, columns)
+
+
+def _check_windows(short_window: int, long_window: int) -> tuple[int, int]:
+    return (check_int(short_window, "short_window", low=0),
+            check_int(long_window, "long_window", low=1))
+
+
+def detect_many(
+    table: Any,
+    *,
+    by: str | Sequence[str] | None = None,
+    order: str | None = None,
+    value: str | None = None,
+    workers: int | None = None,
+    engine: FleetEngine = "threads",
+    client: Any = None,
+    higher_is_better: bool = True,
+    short_window: int = 10,
+    long_window: int = 180,
+    progress: bool | None = None,
+    **options: Any,
+) -> Any:
+    """Run :func:`~pilotstats.changepoints.detect_changes` on every series of a table.
+
+    Parameters
+    ----------
+    table : DataFrame, Arrow table, Dask DataFrame, dict, or path
+        A long table with one row per measurement: a pandas DataFrame, any Arrow-compatible
+        table (pyarrow, polars, or an object with ``__arrow_c_stream__`` or
+        ``__dataframe__``), a Dask DataFrame partitioned by series, or a dict of columns.
+        Also a dict ``{series name: 1-D values in order}`` (then ``by``, ``order`` and
+        ``value`` are left out), an asv results folder read whole (see
+        :func:`pilotstats.io.load_asv_history`; defaults ``by=["machine", "env",
+        "benchmark"]``, ``order="date"``, ``value="value"``) or a ``.csv``/``.parquet``
+        file holding a long table.
+    by : str or sequence of str
+        Series-key column(s); the ``series`` name joins their values with ``"/"``.
+    order : str, optional
+        Column giving the order of the measurements of a series (time, commit index or run
+        number; a stable sort, so ties keep the table's order). Without it, the table's
+        row order.
+    value : str
+        Column of the measured values.
+    workers : int, optional
+        Threads (``engine="threads"``; default: the cores available to this process) or
+        the number of Dask workers to split the series over (default: the cluster's
+        threads). ``workers=1`` runs serially in the calling thread.
+    engine : {"threads", "dask"}, default "threads"
+        ``"threads"``: a thread pool in this process (the numba kernels release the GIL).
+        ``"dask"``: batches of series on a ``dask.distributed`` cluster (needs
+        ``pip install "pilotstats[dask]"``); a Dask DataFrame is analysed partition by
+        partition where it lies.
+    client : distributed.Client, optional
+        Dask client for ``engine="dask"`` (default: the current client).
+    higher_is_better : bool, default True
+        Direction of the labels: with the default (throughput, CSIT), a lower level after a
+        change is a ``"regression"``; set False for times and latencies.
+    short_window, long_window : int, default 10, 180
+        CSIT's windows in samples for the short- and long-term change (see Notes).
+    progress : bool, optional
+        Progress bar (needs tqdm); default: shown for batches of 200 series or more.
+    **options
+        Passed to :func:`~pilotstats.changepoints.detect_changes` for every series
+        (``min_size``, ``significance_level``, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per series, sorted by series key (dict inputs: in the dict's order), with
+        columns ``series``, ``n``, ``n_changes``, ``locations`` (tuple of int, the
+        first sample of each new segment), ``p_values`` (tuple of float), ``segment_means``
+        (tuple), ``last_trend`` (mean of the last segment), ``last_change`` (location of
+        the last change), ``last_classification`` (``"normal"``, ``"regression"`` or
+        ``"progression"``: the last segment against the one before),
+        ``short_term_change_percent``, ``long_term_change_percent``, ``regressions`` and
+        ``progressions`` (counts over all change points), ``new_regression`` (the last
+        segment is a regression) and ``error`` (None, or the exception of a series that
+        failed; its other columns are then missing). A failing series never aborts the
+        batch.
+
+    Raises
+    ------
+    InvalidInputError
+        Unknown ``engine``, ``workers`` < 1, missing columns or a non-numeric value column,
+        an unsupported ``table``, or ``engine="dask"`` without a client.
+    MissingDependencyError
+        ``engine="dask"`` without dask.distributed installed.
+
+    See Also
+    --------
+    trend_many : MDL trend groups and CSIT compliance of every series.
+    pilotstats.analysis.FleetReport : the dashboard table and HTML page of a batch.
+
+    Notes
+    -----
+    Each row is exactly what ``detect_changes(values, **options)`` returns for the series
+    (tested against the live function), whatever the engine and the number of workers.
+    The per-sample trend is the mean of the segment holding each sample; with ``last`` its
+    newest sample and ``n = last + 1``, the short-term change is trend[last] against
+    trend[n − min(n, S)] and the long-term change is trend[last] against the best trend of
+    samples ``n − min(n, L) .. n − 1 − S`` (FD.io CSIT trending dashboard; see
+    :func:`~pilotstats.changepoints.trend_compliance`), both in percent.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from pilotstats.analysis import detect_many
+    >>> rng = np.random.default_rng(1)
+    >>> table = pd.DataFrame({
+    ...     "test": np.repeat(["a", "b"], 200),
+    ...     "run": np.tile(np.arange(200), 2),
+    ...     "mpps": np.r_[rng.normal(10, 0.1, 200),
+    ...                   rng.normal(10, 0.1, 100), rng.normal(9, 0.1, 100)]})
+    >>> out = detect_many(table, by="test", order="run", value="mpps", workers=2)
+    >>> out[["series", "locations", "last_classification"]].values.tolist()
+    [['a', (), 'normal'], ['b', (100,), 'regression']]
+    """
+    windows = _check_windows(short_window, long_window)
+    return _many("detect_many", table, by, order, value, workers, engine, client, progress,
+                 _detect_row, (options, bool(higher_is_better), *windows), DETECT_COLUMNS)
+
+
+def trend_many(
+    table: Any,
+    *,
+    by: str | Sequence[str] | None = None,
+    order: str | None = None,
+    value: str | None = None,
+    workers: int | None = None,
+    engine: FleetEngine = "threads",
+    client: Any = None,
+    higher_is_better: bool = True,
+    short_window: int = 10,
+    long_window: int = 180,
+    progress: bool | None = None,
+    **options: Any,
+) -> Any:
+    """MDL trend groups and CSIT compliance of every series of a table.
+
+    Runs :func:`~pilotstats.changepoints.mdl_partition` and
+    :func:`~pilotstats.changepoints.trend_compliance` per series, with the inputs, engines
+    and keywords of :func:`detect_many`.
+
+    Parameters
+    ----------
+    table : DataFrame, Arrow table, Dask DataFrame, dict, or path
+        As in :func:`detect_many`; each value is one run of the trend.
+    by : str or sequence of str
+        Series-key column(s).
+    order : str, optional
+        Order column (time, commit index or run number).
+    value : str
+        Column of the measured values.
+    workers : int, optional
+        Threads or Dask batches, as in :func:`detect_many`; ``workers=1`` is serial.
+    engine : {"threads", "dask"}, default "threads"
+        Where the series run.
+    client : distributed.Client, optional
+        Dask client for ``engine="dask"``.
+    higher_is_better : bool, default True
+        Passed to ``mdl_partition`` (CSIT throughput); set False for times.
+    short_window, long_window : int, default 10, 180
+        Passed to ``trend_compliance`` (S and L, runs standing in for a week and three
+        months).
+    progress : bool, optional
+        Progress bar (needs tqdm); default: shown for batches of 200 series or more.
+    **options
+        Passed to ``mdl_partition`` (``unit``, ``sbps``, ``nan_policy``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per series with ``series``, ``n`` (runs), ``n_groups``, ``boundaries``
+        (tuple of int), ``classifications`` and ``group_means`` (one per group),
+        ``last_trend``, ``runs_in_last_trend``, ``last_classification``, ``reference``,
+        ``short_term_change_percent``, ``long_term_change_percent`` (CSIT's trend change),
+        ``regressions`` and ``progressions`` (groups starting in the last ``short_window``
+        runs, CSIT's recent anomalies), ``new_regression`` (``regressions > 0``),
+        ``total_bits`` and ``error``.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`detect_many`.
+    MissingDependencyError
+        ``engine="dask"`` without dask.distributed installed.
+
+    See Also
+    --------
+    detect_many : guarded change points of every series.
+
+    Notes
+    -----
+    The partition is the minimum description length grouping of FD.io CSIT's jumpavg (mdl
+    spec §5); the compliance metrics are CSIT's trending-dashboard columns (mdl spec §10).
+    Rows are identical to a loop over ``mdl_partition`` and ``trend_compliance``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pilotstats.analysis import trend_many
+    >>> rng = np.random.default_rng(2)
+    >>> series = {"l2/64B": rng.normal(10, 0.05, 60),
+    ...           "ip4/64B": np.r_[rng.normal(10, 0.05, 55), rng.normal(8, 0.05, 5)]}
+    >>> out = trend_many(series)
+    >>> out[["series", "boundaries", "new_regression"]].values.tolist()
+    [['l2/64B', (), False], ['ip4/64B', (55,), True]]
+    """
+    windows = _check_windows(short_window, long_window)
+    return _many("trend_many", table, by, order, value, workers, engine, client, progress,
+                 _trend_row, (options, bool(higher_is_better), *windows), TREND_COLUMNS)
+
+
+def write_parquet(frame: Any, path: str | os.PathLike[str]) -> Path:
+    """Write the output of :func:`detect_many` or :func:`trend_many` to a Parquet file.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A batch result; tuple columns (``locations``, ``p_values``, ...) become Parquet
+        lists.
+    path : str or path-like
+        Destination file.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Raises
+    ------
+    MissingDependencyError
+        pyarrow is not installed (``pip install "pilotstats[parquet]"``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> from pilotstats.analysis import trend_many, write_parquet
+    >>> out = trend_many({"a": [1.0, 1.0, 2.0, 2.0, 2.0]})
+    >>> path = write_parquet(out, os.path.join(tempfile.mkdtemp(), "trend.parquet"))
+    >>> pd.read_parquet(path)["series"].tolist()
+    ['a']
+    """
+    _require("pyarrow", "parquet")
+    target = Path(os.fspath(path))
+    copy = frame.copy()
+    for column in copy.columns:
+        if copy[column].dtype == object and column != "series":
+            copy[column] = [list(v) if isinstance(v, tuple) else v for v in copy[column]]
+    copy.to_parquet(target, engine="pyarrow", index=False)
+    return target
