@@ -33,10 +33,10 @@ TCPD = ROOT.parent / "shared" / "datasets" / "tcpd"
 EXCLUDED = {f"quality_control_{i}" for i in range(1, 6)} | {"uk_coal_employ", "run_log"}
 MARGIN = 5
 CONFIGURATIONS = (
-    ("detect_changes (defaults: min_size 30)", 30, False),
-    ("detect_changes (min_size 30, variance=True)", 30, True),
-    ("detect_changes (min_size 5)", 5, False),
-    ("detect_changes (min_size 5, variance=True)", 5, True),
+    ("detect_changes (defaults: min_size 30, level and variance)", 30, None),
+    ("detect_changes (min_size 30, variance=False: level only)", 30, False),
+    ("detect_changes (min_size 5)", 5, None),
+    ("detect_changes (min_size 5, variance=False)", 5, False),
 )
 
 

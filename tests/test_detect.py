@@ -513,16 +513,28 @@ def test_location_tolerance_rejected(bad: object) -> None:
 
 
 class TestVariance:
-    def test_variance_doubling_found_only_with_the_option(self) -> None:
+    def test_variance_doubling_found_by_default_not_with_variance_false(self) -> None:
         rng = np.random.default_rng(11)
         x = rng.standard_normal(500)
         x[250:] *= 2.0
-        assert detect_changes(x).locations == ()
-        result = detect_changes(x, variance=True)
+        assert detect_changes(x, variance=False).locations == ()
+        result = detect_changes(x)
+        assert result.locations == detect_changes(x, variance=True).locations
         assert len(result.locations) == 1 and abs(result.locations[0] - 250) <= 25
         assert result.change_types == ("variance",)
         assert result.p_values is not None and result.p_values[0] < 1e-4
         assert result.parameters["variance"] is True
+
+    def test_default_variance_follows_the_test(self) -> None:
+        rng = np.random.default_rng(13)
+        x = rng.standard_normal(200)
+        assert detect_changes(x).parameters["variance"] is True
+        permuted = detect_changes(x, test="permutation", rng=1)
+        assert permuted.parameters["variance"] is False
+        with pytest.raises(InvalidInputError, match="needs test='rank'"):
+            detect_changes(x, test="permutation", variance=True)
+        with pytest.raises(InvalidInputError, match="variance must be True, False or None"):
+            detect_changes(x, variance="yes")  # type: ignore[arg-type]
 
     def test_level_change_stays_a_level_change(self) -> None:
         x = step([0.0, 2.0], [150, 150], seed=2)

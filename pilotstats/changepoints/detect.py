@@ -495,7 +495,7 @@ class DetectedChangePoints(ChangePoints):
     >>> result.variance_inflation  # ranks not positively autocorrelated: no inflation
     1.0
     >>> print(result)  # doctest: +ELLIPSIS
-    detect_changes: 1 change point at [61] (p = [1.01e-22], rank) (n = 300, ...)
+    detect_changes: 1 change point at [61] (p = [2.03e-22], rank) (n = 300, ...)
     """
 
     candidates: tuple[int, ...] = ()
@@ -663,7 +663,7 @@ def detect_changes(
     test: ChangeTest = "rank",
     n_permutations: int = 199,
     location_tolerance: int = _config.DETECT_LOCATION_TOLERANCE,
-    variance: bool = False,
+    variance: bool | None = None,
     unit: str | None = None,
 ) -> DetectedChangePoints:
     """Change points confirmed by a significance test (EDM candidates + backward elimination).
@@ -703,12 +703,13 @@ def detect_changes(
         placed where the posterior probability that the true change lies within
         ``± location_tolerance`` is largest (see Notes). Smaller values favour the single
         most likely split; 10 suits warm-up detection.
-    variance : bool, default False
+    variance : bool or None, default None
         Also detect changes of variance (scale), not only of level: every tested window
         is scanned a second time, on its absolute successive differences, and the two
         p-values are combined by Bonferroni (see Notes), so the false-alarm level holds.
-        ``change_types`` of the result says which kind each change point is. Needs
-        ``test="rank"``.
+        ``change_types`` of the result says which kind each change point is. None (the
+        default) means True with ``test="rank"`` and False with ``test="permutation"``,
+        which scans levels only; False restricts the rank test to changes of level.
     unit : str, optional
         Label of the measured quantity, carried into the result.
 
@@ -852,14 +853,14 @@ def detect_changes(
     >>> detect_changes(rng.normal(10.0, 1.0, 300)).locations
     ()
 
-    A change of variance only is found with ``variance=True``:
+    A change of variance only is found too, unless ``variance=False``:
 
     >>> y = np.concatenate([rng.normal(10.0, 1.0, 250), rng.normal(10.0, 2.0, 250)])
-    >>> detect_changes(y).locations
-    ()
-    >>> wide = detect_changes(y, variance=True)
+    >>> wide = detect_changes(y)
     >>> len(wide.locations), wide.change_types
     (1, ('variance',))
+    >>> detect_changes(y, variance=False).locations
+    ()
     """
     data = as_float_array(x, "x")
     delta = check_int(min_size, "min_size", low=2)
@@ -868,8 +869,10 @@ def detect_changes(
     generator = coerce_rng(rng)
     permutations = check_int(n_permutations, "n_permutations", low=1)
     tolerance = check_int(location_tolerance, "location_tolerance", low=0)
+    if variance is None:
+        variance = chosen == "rank"
     if not isinstance(variance, (bool, np.bool_)):
-        raise InvalidInputError(f"variance must be True or False, got {variance!r}")
+        raise InvalidInputError(f"variance must be True, False or None, got {variance!r}")
     if variance and chosen != "rank":
         raise InvalidInputError(
             "variance=True needs test='rank' (the permutation test scans levels only); "
