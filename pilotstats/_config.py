@@ -77,7 +77,21 @@ SMOOTHING_SIGNIFICANCE_LEVEL: float = 0.10
 #: Default p-value threshold of per-region Pearson correlations (smoothing spec §9).
 SMOOTHING_CORRELATION_P_THRESHOLD: float = 1e-5
 
+#: Largest integer accepted by ``check_int`` when no explicit bound is given (sizes, counts,
+#: indices): larger values would overflow 64-bit arithmetic inside compiled kernels.
+MAX_INTEGER_PARAMETER: int = 2**40
+
+#: Largest number of cells (stations × population lattice points) an exact MVA may allocate;
+#: larger problems raise InvalidInputError up front instead of exhausting memory.
+MAX_MVA_CELLS: int = 2**26
+
+#: Largest number of queueing stations accepted by the queueing models.
+MAX_STATIONS: int = 100_000
+
 _DEFAULTS = {
+    "MAX_INTEGER_PARAMETER": MAX_INTEGER_PARAMETER,
+    "MAX_MVA_CELLS": MAX_MVA_CELLS,
+    "MAX_STATIONS": MAX_STATIONS,
     "CEIL_RELATIVE_TOLERANCE": CEIL_RELATIVE_TOLERANCE,
     "DEFAULT_CONFIDENCE_LEVEL": DEFAULT_CONFIDENCE_LEVEL,
     "DEFAULT_AUTOCORRELATION_LIMIT": DEFAULT_AUTOCORRELATION_LIMIT,

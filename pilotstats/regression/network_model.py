@@ -84,8 +84,15 @@ class ClosedNetworkModel:
         multiserver: Literal["exact", "seidmann"] = "exact",
         solver: Literal["exact", "schweitzer"] = "exact",
     ) -> None:
-        self.n_stations = check_int(n_stations, "n_stations", low=1)
-        self.classes = check_int(classes, "classes", low=1)
+        from pilotstats import _config
+
+        self.n_stations = check_int(n_stations, "n_stations", low=1, high=_config.MAX_STATIONS)
+        self.classes = check_int(classes, "classes", low=1, high=_config.MAX_STATIONS)
+        if self.n_stations * self.classes > _config.MAX_STATIONS:
+            raise InvalidInputError(
+                f"n_stations × classes = {self.n_stations * self.classes} demands exceed the "
+                f"supported maximum of {_config.MAX_STATIONS}"
+            )
         self.measures = tuple(measures)
         if not self.measures:
             raise InvalidInputError("measures must name at least one measure")
@@ -342,7 +349,9 @@ class ThreadPoolModel:
     ) -> None:
         from pilotstats._validation import check_real
 
-        self.n_inner = check_int(n_inner, "n_inner", low=1)
+        from pilotstats import _config
+
+        self.n_inner = check_int(n_inner, "n_inner", low=1, high=_config.MAX_STATIONS)
         self.think_time = check_real(think_time, "think_time", low=0.0)
         self.measures = tuple(measures)
         if not self.measures:

@@ -33,6 +33,7 @@ import numpy.typing as npt
 from pilotstats import _config
 from pilotstats._config import SCHWEITZER_MAX_ITER, SCHWEITZER_TOL
 from pilotstats._kernels import queueing as _kq
+from pilotstats._validation import check_bool
 from pilotstats.exceptions import (
     ConvergenceWarning,
     InvalidInputError,
@@ -250,6 +251,29 @@ def _demands(demands: Any, name: str = "demands") -> tuple[FloatArray, bool]:
     if array.ndim == 1:
         return np.ascontiguousarray(array[:, None]), True
     return np.ascontiguousarray(array), False
+
+
+def _check_size(n_stations: int, populations: Any, what: str) -> None:
+    """Reject problems whose exact solution would allocate more than ``MAX_MVA_CELLS``.
+
+    Exact MVA stores one value per station and population-lattice point,
+    ``K · Π_c (N_c + 1)`` cells; an absurd size must fail up front with a named error rather
+    than exhaust memory or run for hours.
+    """
+    if n_stations > _config.MAX_STATIONS:
+        raise InvalidInputError(
+            f"{what}: {n_stations} stations exceed the supported maximum of "
+            f"{_config.MAX_STATIONS}; aggregate stations into fewer, larger ones"
+        )
+    cells = float(n_stations)
+    for count in np.atleast_1d(np.asarray(populations, dtype=np.float64)):
+        cells *= float(count) + 1.0
+    if cells > _config.MAX_MVA_CELLS:
+        raise InvalidInputError(
+            f"{what}: the exact solution needs {cells:.3g} cells (stations × population "
+            f"lattice), more than the limit of {_config.MAX_MVA_CELLS}; use amva (approximate "
+            f"MVA, O(K·C) memory) or a smaller population"
+        )
 
 
 def _as_float(values: Any, name: str, ndim: int) -> FloatArray:
@@ -610,7 +634,9 @@ def mva(
     from pilotstats._validation import check_choice
 
     check_choice(multiserver, "multiserver", ("exact", "seidmann"))
+    all_populations = check_bool(all_populations, "all_populations")
     total, pop, think, srv, _ = _prepare(demands, population, think_time, servers, visits)
+    _check_size(total.shape[0] * (2 if multiserver == "seidmann" else 1), pop, "mva")
     c_count = total.shape[1]
     multi = bool(((srv > 1) & np.isfinite(srv)).any())
     if multi and multiserver == "seidmann":
@@ -875,6 +901,10 @@ def open_as_closed(
             f"arrival_rate must be {c_count} positive finite value(s), got {rates.tolist()}"
         )
     srv = _servers(servers, service.shape[0])
+    if method == "exact" or (method == "auto" and c_count == 1):
+        _check_size(service.shape[0], np.full(c_count, population), "open_as_closed")
+    elif service.shape[0] > _config.MAX_STATIONS:
+        _check_size(service.shape[0], [0], "open_as_closed")
     total = service * _visits(visits, service.shape, one_class)
     per_server = np.where(np.isinf(srv), np.inf, srv)
     load = (total * rates[None, :]).sum(axis=1) / per_server
@@ -956,6 +986,13 @@ def thread_pool(
     )
     if inner.sum() <= 0:
         raise InvalidInputError("inner_demands must contain a positive demand")
+    _check_size(inner.shape[0] + outer.shape[0] + 1, [n], "thread_pool")
+    if float(n) * float(n) > _config.MAX_MVA_CELLS * 16:
+        raise InvalidInputError(
+            f"thread_pool: population {n} is too large for the load-dependent exact solution "
+            f"(O(N²) = {float(n) ** 2:.3g} steps); use a population of at most "
+            f"{int(math.sqrt(_config.MAX_MVA_CELLS * 16))}"
+        )
     j_max = int(min(m, n))
     ones = np.ones(inner.shape[0])
     x_in, r_in, _ = _single_class_exact(inner, 0.0, j_max, ones)
