@@ -29,6 +29,7 @@ __all__ = [
     "check_int",
     "check_probability",
     "check_real",
+    "check_text",
     "coerce_rng",
     "reject_container_misuse",
 ]
@@ -188,6 +189,22 @@ def check_bool(value: Any, name: str) -> bool:
     raise InvalidInputError(f"{name} must be True or False, got {_describe(value)}")
 
 
+def check_text(value: Any, name: str, *, allow_none: bool = False) -> Any:
+    """Check a free-text label (a unit, a name): a ``str`` (or None when allowed).
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is not a string (NaN, numbers and other objects are not labels).
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, str):
+        return value
+    expected = "a string or None" if allow_none else "a string"
+    raise InvalidInputError(f"{name} must be {expected}, got {_describe(value)}")
+
+
 def check_real(
     value: Any,
     name: str,
@@ -207,7 +224,13 @@ def check_real(
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidInputError(f"{name} must be a real number, got {_describe(value)}")
-    result = float(value)
+    try:
+        result = float(value)
+    except OverflowError:
+        raise InvalidInputError(
+            f"{name} must be a finite number, got an integer of {len(str(value))} digits "
+            "(beyond the float64 range)"
+        ) from None
     if math.isnan(result) or (math.isinf(result) and not allow_inf):
         raise InvalidInputError(f"{name} must be a finite number, got {result!r}")
     lower_ok = low is None or (result >= low if low_inclusive else result > low)
@@ -276,9 +299,9 @@ def check_int(
 
 
 def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
-    """Check that ``value`` is one of ``choices``."""
+    """Check that ``value`` is one of ``choices`` (compared by type and value)."""
     options = tuple(choices)
-    if value not in options:
+    if not any(isinstance(value, type(option)) and value == option for option in options):
         listed = ", ".join(repr(option) for option in options)
         raise InvalidInputError(f"{name} must be one of {listed}; got {_describe(value)}")
     return value

@@ -166,12 +166,18 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
     (start, end) : tuple of int
         Half-open range of the readings kept.
 
+    Raises
+    ------
+    InvalidInputError
+        ``values`` not a 1-D array of finite real numbers, or ``fraction`` outside [0, 1)
+        (reported as ``trim_fraction``, the session option it comes from).
+
     Examples
     --------
     >>> trim_warmup([1, 5, 10, 20, 30, 40, 42, 43, 41])
     (1, 9)
     """
-    n = int(np.asarray(values).shape[0])
+    n = int(as_float_array(values, "values", min_length=0).shape[0])
     p = check_real(fraction, "trim_fraction", low=0.0, high=1.0, high_inclusive=False)
     if n == 0:
         return 0, 0

@@ -169,6 +169,7 @@ class Target:
     flags: frozenset[str | int] = frozenset()
     slow: bool = False
     skip_values: frozenset[str] = frozenset()
+    valid: frozenset[tuple[str | int, str]] = frozenset()
     note: str = ""
 
 
@@ -182,8 +183,15 @@ def _measurements() -> Any:
 def _targets() -> list[Target]:
     # Imports inside: the module is imported by pytest collection and must stay cheap.
     import pilotstats as ps
-    from pilotstats import analysis, autocorrelation, changepoints, io, regression, session
-    from pilotstats import smoothing
+    from pilotstats import (
+        analysis,
+        autocorrelation,
+        changepoints,
+        io,
+        regression,
+        session,
+        smoothing,
+    )
 
     def stream(cls: Any, method: str) -> Callable[..., Any]:
         def call(x: Any, **kw: Any) -> Any:
@@ -209,7 +217,11 @@ def _targets() -> list[Target]:
         return 1.5e9 + 86400.0 * np.arange(n, dtype=float)
 
     x = _base_series
-    outcomes = (lambda: (np.arange(40) % 3 == 0).astype(float))
+    def outcomes() -> np.ndarray:
+        return (np.arange(40) % 3 == 0).astype(float)
+
+    # A run of MDL is a number or a sequence of samples; iterators of runs are documented.
+    mdl_runs = frozenset({(0, "ragged"), (0, "2-D"), (0, "generator")})
     model = regression.polynomial_model(1)
     cal_u = np.arange(1.0, 9.0)
     cal_y = 2.0 + 3.0 * cal_u + np.random.default_rng(5).normal(0, 0.1, 8)
@@ -262,19 +274,22 @@ def _targets() -> list[Target]:
                scalars=("min_size", "beta", "percent", "degree", "scale"),
                valid_none=frozenset({"beta", "percent"})),
         Target("mdl_partition", changepoints.mdl_partition, lambda: [x()],
+               valid=mdl_runs,
                scalars=("unit", "sbps", "higher_is_better", "nan_policy", "pruning"),
                valid_none=frozenset({"unit", "sbps"}),
                flags=frozenset({"higher_is_better", "pruning"})),
         Target("MdlStream.extend", stream(changepoints.MdlStream, "extend"), lambda: [x()],
+               valid=mdl_runs,
                scalars=("unit", "sbps", "higher_is_better", "nan_policy", "pruning"),
                valid_none=frozenset({"unit", "sbps"}),
                flags=frozenset({"higher_is_better", "pruning"})),
         Target("trend_compliance", changepoints.trend_compliance, lambda: [x()],
+               valid=mdl_runs,
                scalars=("short_window", "long_window", "higher_is_better", "unit", "sbps"),
                valid_none=frozenset({"higher_is_better", "unit", "sbps"}),
                flags=frozenset({"higher_is_better"})),
         Target("dominant_segment", changepoints.dominant_segment, lambda: [[10, 40], 64],
-               data=(0,), scalars=(1,)),
+               data=(0,), scalars=(1,), note="issue 11 rewrites changepoints/stable.py"),
         Target("detect_changes", changepoints.detect_changes, lambda: [x()],
                kwargs=lambda: {"min_size": 8, "n_permutations": 19, "rng": 0},
                scalars=("min_size", "significance_level", "test", "n_permutations",
@@ -351,32 +366,41 @@ def _targets() -> list[Target]:
                scalars=("fd_step", "max_scaled_condition"),
                valid_none=frozenset({"fd_step", "max_scaled_condition"})),
         # smoothing
+        # NaN values are documented as missing observations (ignored by the SMAs, compare
+        # as False in crossovers); datetime64 times are documented; a window of None is
+        # the documented infinite window (SMA_inf).
         Target("sma", smoothing.sma, lambda: [times(), x(), "7D"], data=(0, 1),
-               scalars=(2, "closed"), free_strings=frozenset({2})),
+               scalars=(2, "closed"), valid_none=frozenset({2}),
+               valid=frozenset({(0, "datetime64"), (1, "NaN")})),
         Target("crossovers", smoothing.crossovers, lambda: [x(), x(N, 2)], data=(0, 1),
-               scalars=("min_width",), valid_none=frozenset({"min_width"})),
+               scalars=("min_width",), valid_none=frozenset({"min_width"}),
+               valid=frozenset({(0, "NaN"), (1, "NaN"), (0, "+inf"), (1, "+inf"),
+                                (0, "-inf"), (1, "-inf")})),
         Target("divergence_regions", smoothing.divergence_regions,
                lambda: [times(), x()], data=(0, 1),
                scalars=("short", "long", "min_observations", "higher_is_better"),
+               valid_none=frozenset({"short", "long"}),
+               valid=frozenset({(0, "datetime64"), (1, "NaN")}),
                flags=frozenset({"higher_is_better"})),
         # io
+        # None means "the default" (work 1, run 0, no warm-up) for the per-sample columns.
         Target("Measurements", io.Measurements, lambda: [x()],
                kwargs=lambda: {"run": np.repeat([0, 1], N // 2),
                                "warmup": np.arange(N) < 4},
-               scalars=("work",)),
+               scalars=("work",), valid_none=frozenset({"work"})),
         Target("Measurements(run=)", lambda r, **kw: io.Measurements(x(), run=r, **kw),
-               lambda: [np.repeat([0, 1], N // 2)],
+               lambda: [np.repeat([0, 1], N // 2)], valid_none=frozenset({0}),
                skip_values=frozenset({"negative", "1e308", "-1e308", "subnormal",
                                       "1e-300..1e300", "offset 1e9", "constant"}),
                note="run ids: integral values only"),
         Target("Measurements(warmup=)", lambda w, **kw: io.Measurements(x(), warmup=w, **kw),
-               lambda: [np.arange(N) < 4],
+               lambda: [np.arange(N) < 4], valid_none=frozenset({0}),
                skip_values=frozenset({"negative", "1e308", "-1e308", "subnormal",
                                       "1e-300..1e300", "offset 1e9", "constant",
                                       "huge ints"}),
                note="warm-up flags: booleans or 0/1 only"),
         Target("Measurements(work=)", lambda w, **kw: io.Measurements(x(), work=w, **kw),
-               lambda: [np.full(N, 2.0)]),
+               lambda: [np.full(N, 2.0)], valid_none=frozenset({0})),
         Target("detect_format", io.detect_format, lambda: [{"benchmarks": []}], data=()),
         Target("load", io.load, lambda: ['{"results": [{"command": "a", "times": [1, 2]}]}'],
                data=(0,), scalars=("format",), valid_none=frozenset({"format"}),
@@ -517,7 +541,7 @@ def calls(quick: bool = False, only: set[str] | None = None) -> list[Call]:
                 if label in t.skip_values or (quick and not invalid and label not in (
                         "empty", "constant", "1e308")):
                     continue
-                if label == "None" and index in t.valid_none:
+                if (label == "None" and index in t.valid_none) or (index, label) in t.valid:
                     invalid = False
                 out.append(Call(t.name, index, label, invalid))
         for key in t.scalars:
@@ -532,6 +556,8 @@ def calls(quick: bool = False, only: set[str] | None = None) -> list[Call]:
                     invalid = key not in t.flags
                 if label == "'False'" and key not in t.flags:
                     continue
+                if (key, label) in t.valid:
+                    invalid = False
                 out.append(Call(t.name, key, label, invalid))
     return out
 
@@ -541,7 +567,7 @@ def _copy(value: Any) -> Any:
         return None
     try:
         return copy.deepcopy(value)
-    except Exception:  # noqa: BLE001 - an uncopyable input cannot be compared
+    except Exception:
         return None
 
 
@@ -559,9 +585,17 @@ def _equal(a: Any, b: Any) -> bool:
                 and all(_equal(a[k], b[k]) for k in a))
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
+    if type(a) is not type(b):
+        return False
+    if dataclasses.is_dataclass(a):
+        return all(_equal(getattr(a, f.name), getattr(b, f.name))
+                   for f in dataclasses.fields(a))
+    if type(a).__eq__ is object.__eq__:
+        state = getattr(a, "__dict__", None)
+        return state is None or _equal(state, b.__dict__)
     try:
         return bool(a == b)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return True
 
 
@@ -570,7 +604,7 @@ def _check_result(result: Any) -> str | None:
     if callable(to_dict) and not isinstance(result, type):
         try:
             json.dumps(to_dict(), allow_nan=False)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return f"to_dict not JSON-safe: {type(exc).__name__}: {exc}"
     return None
 
@@ -602,7 +636,7 @@ def run_call(call: Call) -> tuple[str, str]:
                 sys.stdout = stdout
     except PilotStatsError as exc:
         outcome, detail = "named", f"{type(exc).__name__}: {exc}"
-    except Exception as exc:  # noqa: BLE001 - classified, not hidden
+    except Exception as exc:
         outcome, detail = "other", f"{type(exc).__module__}.{type(exc).__name__}: {exc}"
     else:
         problem = _check_result(result)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._validation import check_confidence_level, check_real
+from pilotstats._validation import check_bool, check_confidence_level, check_real
 from pilotstats.analysis import _backends
 from pilotstats.autocorrelation import required_sample_size, subsession_analysis
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
@@ -518,6 +518,9 @@ def analyze(
     confidence_level = check_confidence_level(confidence_level)
     autocorrelation_limit = check_real(autocorrelation_limit, "autocorrelation_limit",
                                        low=0.0, high=1.0, low_inclusive=False)
+    detect_warmup = check_bool(detect_warmup, "detect_warmup")
+    regression = check_bool(regression, "regression")
+    progress = check_bool(progress, "progress")
     target_percent = check_real(target_percent, "target_percent", low=0.0,
                                 low_inclusive=False)
     if method not in ("pilot", "iterate"):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pilotstats import _config
-from pilotstats._validation import check_confidence_level, check_real
+from pilotstats._validation import check_bool, check_confidence_level, check_real
 from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze
 from pilotstats.autocorrelation import welch_test
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
@@ -334,6 +334,8 @@ def compare(
     """
     level = check_confidence_level(confidence_level)
     min_change = check_real(min_change_percent, "min_change_percent", low=0.0)
+    detect_warmup = check_bool(detect_warmup, "detect_warmup")
+    progress = check_bool(progress, "progress")
     reports = []
     for side, value in (("base", base), ("new", new)):
         if isinstance(value, AnalysisReport):

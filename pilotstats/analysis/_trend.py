@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pilotstats._validation import check_confidence_level
+from pilotstats._validation import check_bool, check_confidence_level
 from pilotstats.analysis import _backends
 from pilotstats.analysis._analyze import AnalysisReport, analyze
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, PilotStatsError
@@ -207,9 +207,16 @@ def trend(
     >>> [s.classification for s in report["b"].segments]
     ['normal', 'regression']
     """
+    if not isinstance(results, Sequence) or isinstance(results, (str, bytes)):
+        raise InvalidInputError(
+            f"results must be a sequence (list or tuple) of Measurements or AnalysisReport "
+            f"objects, oldest first; got {type(results).__name__}"
+        )
     if len(results) < 2:
         raise NotEnoughDataError(f"trend needs at least 2 results, got {len(results)}")
     level = check_confidence_level(confidence_level)
+    detect_warmup = check_bool(detect_warmup, "detect_warmup")
+    progress = check_bool(progress, "progress")
     partition = _backends.mdl_partition()
     if partition is None:
         raise PilotStatsError("trend needs pilotstats.changepoints.mdl_partition, which this "

@@ -431,15 +431,25 @@ def required_sample_size_for_comparison(
     dof = _dof(v1, c1, v2, c2)
     t = t_quantile(target / 2.0, dof) if math.isfinite(dof) else math.nan
     d = _difference(m1, m2)
-    reserve = (d / t) ** 2 - v1 / c1 if t != 0 else math.nan
-    if not (math.isfinite(reserve) and reserve > 0):
+    try:
+        reserve = (d / t) ** 2 - v1 / c1 if t != 0 else math.nan
+    except OverflowError:  # (d / t)^2 beyond float64: any n reaches the target
+        reserve = math.inf
+    if not reserve > 0:  # NaN or <= 0; +inf (a huge difference) is reachable by any n
         raise UnreachableTargetError(
             f"no sample size of the new side can reach p <= {target:g}: the observed "
             f"difference {d!r} is too small relative to the baseline's own standard error "
             f"{math.sqrt(v1 / c1)!r} (collect more baseline samples, or accept a larger "
             "target_p_value)"
         )
-    required = max(2, ceil_tol(v2 / reserve))
+    needed = v2 / reserve
+    if not (math.isfinite(needed) and needed < _config.MAX_INTEGER_PARAMETER):
+        raise UnreachableTargetError(
+            f"the new side would need more than {_config.MAX_INTEGER_PARAMETER} "
+            f"subsessions to reach p <= {target:g} (variance {v2!r} against a margin of "
+            f"{reserve!r}); accept a larger target_p_value"
+        )
+    required = max(2, ceil_tol(needed))
     return ComparisonSampleSizeResult(
         n_required=required, samples=q * max(required, floor), dof=dof,
         target_p_value=target, subsession_size=q,

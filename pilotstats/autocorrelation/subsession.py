@@ -15,7 +15,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._stats import two_sided_t
 from pilotstats._typing import MeanMethod
-from pilotstats._validation import check_confidence_level
+from pilotstats._validation import check_confidence_level, check_text
 from pilotstats.autocorrelation._blocks import (
     Samples,
     block_moments,
@@ -216,6 +216,7 @@ def subsession_analysis(
     """
     level = check_confidence_level(confidence_level)
     limit = check_autocorrelation_limit(autocorrelation_limit)
+    unit = check_text(unit, "unit", allow_none=True)
     samples = prepare(x, mean, min_length=2)
     if bool(np.all(samples.values == samples.values[0])):
         return build_result(samples, 1, level, limit, unit)

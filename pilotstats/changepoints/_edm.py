@@ -454,12 +454,13 @@ def edm_single(
         raise InvalidInputError(f"exact must be True or False, got {exact!r}")
     exact = bool(exact)
     params: dict[str, Any] = {"min_size": delta}
+    # Validated even when EDM-X ignores them: a bad value is a mistake either way.
+    alpha_value = check_real(alpha, "alpha", low=0.0, high=2.0, low_inclusive=False)
+    quantile_value = check_real(
+        quantile, "quantile", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False
+    )
+    tree_value: EdmTree = check_choice(tree, "tree", ("paper", "reference"))
     if not exact:
-        alpha_value = check_real(alpha, "alpha", low=0.0, high=2.0, low_inclusive=False)
-        quantile_value = check_real(
-            quantile, "quantile", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False
-        )
-        tree_value: EdmTree = check_choice(tree, "tree", ("paper", "reference"))
         params.update(alpha=alpha_value, quantile=quantile_value, tree=tree_value)
     method = "edm-x" if exact else "edm-tail"
     n = int(data.shape[0])

@@ -15,7 +15,7 @@ import dataclasses
 import math
 import numbers
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,7 +23,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._kernels import mdl as _k
 from pilotstats._typing import Float64Array1D, MdlLabel, NanPolicy
-from pilotstats._validation import check_choice, check_real
+from pilotstats._validation import check_bool, check_choice, check_real
 from pilotstats.exceptions import DataRangeWarning, InvalidInputError, NotEnoughDataError
 from pilotstats.results import Result, format_number
 
@@ -97,10 +97,21 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
+def _finite_float(value: Any, name: str) -> float:
+    """``float(value)``, with a named error for integers beyond the float64 range."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise InvalidInputError(
+            f"{name} is an integer too large for float64 ({len(str(value))} digits); "
+            "rescale the values"
+        ) from None
+
+
 def _parse_run(run: Any, index: int, name: str) -> list[float]:
     """Samples of one run (a real number or a non-empty iterable of reals)."""
     if _is_real(run):
-        return [float(run)]
+        return [_finite_float(run, f"{name}[{index}]")]
     if isinstance(run, (bool, np.bool_)):
         raise InvalidInputError(
             f"{name}[{index}] is a boolean ({run!r}); runs must be real numbers or "
@@ -124,7 +135,7 @@ def _parse_run(run: Any, index: int, name: str) -> list[float]:
                 f"{type(sample).__name__} {sample!r:.60}; a run is a flat sequence of "
                 "samples (nested runs are not allowed)"
             )
-        samples.append(float(sample))
+        samples.append(_finite_float(sample, f"{name}[{index}][{position}]"))
     if not samples:
         raise InvalidInputError(
             f"{name}[{index}] is an empty run; every run needs at least one sample "
@@ -173,6 +184,12 @@ def _parse_values(values: Any, policy: str, name: str = "values") -> _Runs:
         raise InvalidInputError(
             f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
             f"{type(values).__name__}"
+        )
+    if isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
+        raise InvalidInputError(
+            f"{name} must be a sequence of runs in time order, got a "
+            f"{type(values).__name__} (unordered or keyed); pass list(mapping.values()) "
+            "for a mapping's values in key order"
         )
     fast: np.ndarray | None = None
     if not isinstance(values, np.ndarray) and hasattr(values, "__array__"):
@@ -795,12 +812,15 @@ def mdl_partition(
     Parameters
     ----------
     values : sequence of runs
-        Runs in time order. A run is one real number (one sample) or a non-empty
-        sequence of reals (several samples of one test run, e.g. trials). A 1-D array is a
-        sequence of one-sample runs. Runs are indivisible: boundaries fall only between
-        runs. Note that CSIT found trial-to-trial noise within a run to be smaller than
-        run-to-run noise (FDio/csit#3289), so passing trials as samples understates the
-        noise between runs and over-detects.
+        Runs in time order (a list, tuple, array, pandas/polars series, or an iterator).
+        Mappings and sets are rejected (a dict would otherwise be read as its keys): pass
+        ``list(mapping.values())`` for a mapping's values in key order. A run is one real
+        number (one sample) or a non-empty sequence of reals (several samples of one test
+        run, e.g. trials). A 1-D array is a sequence of one-sample runs. Runs are
+        indivisible: boundaries fall only between runs. Note that CSIT found
+        trial-to-trial noise within a run to be smaller than run-to-run noise
+        (FDio/csit#3289), so passing trials as samples understates the noise between runs
+        and over-detects.
     unit : float, optional
         Resolution of the values (finite, > 0). Everything is coded in multiples of it.
     sbps : float, optional
@@ -868,10 +888,8 @@ def mdl_partition(
     """
     policy = check_choice(nan_policy, "nan_policy", ("raise", "omit", "zero"))
     unit_value, sbps_value = _check_unit_sbps(unit, sbps)
-    if not isinstance(higher_is_better, (bool, np.bool_)):
-        raise InvalidInputError(f"higher_is_better must be True or False, got {higher_is_better!r}")
-    if not isinstance(pruning, (bool, np.bool_)):
-        raise InvalidInputError(f"pruning must be True or False, got {pruning!r}")
+    check_bool(higher_is_better, "higher_is_better")
+    check_bool(pruning, "pruning")
     runs = _parse_values(values, policy)
     if runs.original.size == 0:
         raise NotEnoughDataError(
@@ -924,12 +942,10 @@ class MdlStream:
     ) -> None:
         self._policy = check_choice(nan_policy, "nan_policy", ("raise", "omit", "zero"))
         unit_value, sbps_value = _check_unit_sbps(unit, sbps)
-        if not isinstance(higher_is_better, (bool, np.bool_)):
-            raise InvalidInputError(
-                f"higher_is_better must be True or False, got {higher_is_better!r}"
-            )
-        self.higher_is_better = bool(higher_is_better)
-        self._engine = _Engine(unit_value, sbps_value, bool(pruning), name="stream")
+        self.higher_is_better = check_bool(higher_is_better, "higher_is_better")
+        self._engine = _Engine(
+            unit_value, sbps_value, check_bool(pruning, "pruning"), name="stream"
+        )
         self._original: list[int] = []
         self._replaced: list[bool] = []
         self._missing: list[bool] = []
@@ -951,6 +967,13 @@ class MdlStream:
         InvalidInputError
             A run is invalid (see :func:`mdl_partition`); no run of this call is kept.
         """
+        if isinstance(runs, (str, bytes, Mapping, set, frozenset)) or not isinstance(
+            runs, Iterable
+        ):
+            raise InvalidInputError(
+                f"runs must be a sequence (or iterable) of runs in time order, got "
+                f"{type(runs).__name__}; for a mapping pass list(mapping.values())"
+            )
         items = list(runs)
         if not items:
             return

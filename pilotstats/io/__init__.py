@@ -156,7 +156,7 @@ def load(source: Source, *, format: HarnessFormat | None = None, **options: Any
     2
     """
     if format is not None:
-        if format not in _LOADERS:
+        if not isinstance(format, str) or format not in _LOADERS:
             raise FormatError(f"unknown format {format!r}; choose one of {sorted(_LOADERS)}")
         return _LOADERS[format](source, **options)  # type: ignore[no-any-return]
     if isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):

@@ -62,6 +62,16 @@ def _float_column(values: Any, name: str, n: int, default: float) -> Float64Arra
     return _length_check(array, name, n)
 
 
+def _plain_array(values: Any) -> npt.NDArray[Any] | None:
+    """``numpy.asarray(values)``, or None when that fails (as_float_array then explains)."""
+    if isinstance(values, (str, bytes)):
+        return None
+    try:
+        return np.asarray(values)
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
 def _int_column(values: Any, name: str, n: int, default: int, *, low: int | None = None
                 ) -> Int64Array1D:
     """Integer ids (run, order): a scalar for every sample, or one per sample."""
@@ -70,7 +80,7 @@ def _int_column(values: Any, name: str, n: int, default: int, *, low: int | None
     if _is_scalar(values) and not isinstance(values, (str, bytes)):
         item = values.item() if isinstance(values, np.ndarray) else values
         return np.full(n, check_int(item, name, low=low), dtype=np.int64)
-    raw = np.asarray(values) if not isinstance(values, (str, bytes)) else None
+    raw = _plain_array(values)
     if raw is not None and raw.dtype.kind in "iub" and raw.ndim == 1:
         array = np.array(raw, dtype=np.int64, copy=True)
     else:
@@ -101,7 +111,7 @@ def _bool_column(values: Any, name: str, n: int) -> npt.NDArray[np.bool_]:
         raise InvalidInputError(
             f"{name} must be True/False or one flag per sample, got {values!r:.60}"
         )
-    raw = np.asarray(values) if not isinstance(values, (str, bytes)) else None
+    raw = _plain_array(values)
     if raw is not None and raw.dtype.kind == "b" and raw.ndim == 1:
         return _length_check(np.array(raw, dtype=np.bool_, copy=True), name, n)
     floats = as_float_array(values, name, min_length=0)

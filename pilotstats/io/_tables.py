@@ -6,6 +6,7 @@ import csv
 import io
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,11 +24,25 @@ _TRUE = {"1", "true", "yes", "y", "t"}
 _FALSE = {"0", "false", "no", "n", "f", ""}
 
 
+def check_delimiter(delimiter: Any) -> str:
+    """A CSV delimiter must be one character other than a quote, newline or NUL."""
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n\0":
+        raise InvalidInputError(
+            f"delimiter must be a single character such as ',' or '\\t' (not a quote or a "
+            f"newline), got {delimiter!r:.40}"
+        )
+    return delimiter
+
+
 def _rows(source: Source, delimiter: str) -> tuple[list[str], list[list[str]], str]:
+    check_delimiter(delimiter)
     text, label = read_text(source, kind="CSV")
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     # skip blank lines (and lines of empty cells, e.g. a trailing ",,")
-    lines = [row for row in reader if row and (row[0].strip() or "".join(row).strip())]
+    try:
+        lines = [row for row in reader if row and (row[0].strip() or "".join(row).strip())]
+    except csv.Error as exc:  # e.g. a field over csv.field_size_limit()
+        fail(label, None, f"malformed CSV: {exc}")
     if not lines:
         fail(label, None, "empty CSV: need a header row and at least one data row")
     header = [cell.strip() for cell in lines[0]]
@@ -118,7 +133,7 @@ def load_csv(
     if (value_column is None) == (elapsed_column is None):
         raise InvalidInputError("give exactly one of value_column= (time per unit of work) "
                                 "and elapsed_column= (total time of each sample)")
-    if time_unit not in TIME_UNITS:
+    if not isinstance(time_unit, str) or time_unit not in TIME_UNITS:
         raise InvalidInputError(
             f"time_unit must be one of {sorted(TIME_UNITS)}, got {time_unit!r}")
     header, rows, label = _rows(source, delimiter)

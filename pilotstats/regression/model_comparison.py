@@ -406,7 +406,7 @@ class PolynomialModel:
             raise InvalidInputError(
                 f"x must have {self.n_parameters} coefficients, got shape {coefficients.shape}"
             )
-        n = np.asarray(conditions, dtype=np.float64).reshape(-1)
+        n = as_float_array(conditions, "conditions")
         design = np.vander(n, self.n_parameters, increasing=True)
         out: FloatArray = (design @ coefficients)[:, None]
         return out

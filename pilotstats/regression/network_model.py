@@ -347,9 +347,8 @@ class ThreadPoolModel:
         think_time: float,
         measures: Sequence[str] = ("inner_residence_times", "response_time", "throughput"),
     ) -> None:
-        from pilotstats._validation import check_real
-
         from pilotstats import _config
+        from pilotstats._validation import check_real
 
         self.n_inner = check_int(n_inner, "n_inner", low=1, high=_config.MAX_STATIONS)
         self.think_time = check_real(think_time, "think_time", low=0.0)
@@ -388,7 +387,9 @@ class ThreadPoolModel:
                 f"integer=[{self.n_inner}] in calibrate"
             )
         rows = []
-        for n in np.asarray(conditions, dtype=np.float64).reshape(-1):
+        from pilotstats._validation import as_float_array
+
+        for n in as_float_array(conditions, "conditions"):
             result = _q.thread_pool(
                 values[:-1], int(check_int(n, "population", low=1)), pool_size=pool,
                 think_time=self.think_time,

@@ -234,7 +234,15 @@ class ThreadPoolResult(Result):
 
 def _demands(demands: Any, name: str = "demands") -> tuple[FloatArray, bool]:
     """Return demands as (K, C) and whether the input was one-dimensional (one class)."""
-    raw = np.asarray(demands) if not isinstance(demands, (str, bytes)) else demands
+    from pilotstats._validation import reject_container_misuse
+
+    reject_container_misuse(demands, name)
+    try:
+        raw = np.asarray(demands) if not isinstance(demands, (str, bytes)) else demands
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise InvalidInputError(
+            f"{name} must be a 1-D or 2-D array of numbers; it could not be converted ({exc})"
+        ) from exc
     ndim = getattr(raw, "ndim", None)
     if ndim not in (1, 2):
         raise InvalidInputError(
@@ -370,7 +378,28 @@ def _visits(visits: Any, shape: tuple[int, int], one_class: bool) -> FloatArray:
     return array
 
 
+def _check_scale(demands: FloatArray, think: FloatArray, population: FloatArray) -> None:
+    """Reject inputs whose cycle time ``N (Z + Σ D)`` overflows float64 (inf/NaN results)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        cycle = (think + demands.sum(axis=0)) * (population + 1.0)
+    if not np.isfinite(cycle).all():
+        raise InvalidInputError(
+            "demands, think times and population are so large that the cycle time "
+            "N·(Z + ΣD) overflows float64; rescale the times (e.g. use milliseconds -> "
+            "seconds) before solving"
+        )
+    total = think + demands.sum(axis=0)
+    with np.errstate(over="ignore", divide="ignore"):
+        rate = (population + 1.0) / np.where(total > 0, total, 1.0)
+    if not np.isfinite(rate).all() or ((total > 0) & (total < 1e-290)).any():
+        raise InvalidInputError(
+            "demands and think times are so small (subnormal) that throughputs N/(Z + ΣD) "
+            "overflow float64; rescale the times (e.g. seconds -> microseconds) before solving"
+        )
+
+
 def _check_cycle(demands: FloatArray, think: FloatArray, population: FloatArray) -> None:
+    _check_scale(demands, think, population)
     for c in range(demands.shape[1]):
         if population[c] > 0 and think[c] + demands[:, c].sum() <= 0:
             raise InvalidInputError(
@@ -987,6 +1016,8 @@ def thread_pool(
     if inner.sum() <= 0:
         raise InvalidInputError("inner_demands must contain a positive demand")
     _check_size(inner.shape[0] + outer.shape[0] + 1, [n], "thread_pool")
+    _check_scale(np.concatenate([inner, outer])[:, None], np.array([think]), np.array([n]))
+    _check_scale(inner[:, None], np.zeros(1), np.array([float(min(m, n))]))
     if float(n) * float(n) > _config.MAX_MVA_CELLS * 16:
         raise InvalidInputError(
             f"thread_pool: population {n} is too large for the load-dependent exact solution "

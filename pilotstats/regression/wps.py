@@ -35,10 +35,12 @@ from pilotstats._typing import (
 )
 from pilotstats._validation import (
     as_float_array,
+    check_bool,
     check_choice,
     check_confidence_level,
     check_int,
     check_real,
+    check_text,
 )
 from pilotstats.autocorrelation import optimal_subsession_size
 from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
@@ -702,8 +704,8 @@ def wps(
         raise InvalidInputError(
             'method="pilot" chooses q from the rates; use subsession_basis="rates"'
         )
-    if not isinstance(alpha_filter, bool):
-        raise InvalidInputError(f"alpha_filter must be True or False, got {alpha_filter!r}")
+    alpha_filter = check_bool(alpha_filter, "alpha_filter")
+    unit = check_text(unit, "unit")
 
     if pilot:
         base = duration > threshold
