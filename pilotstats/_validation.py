@@ -109,7 +109,8 @@ def as_float_array(
             for item in flat:
                 if isinstance(item, (str, bytes)) or not isinstance(item, numbers.Real):
                     raise InvalidInputError(
-                        f"{name} must contain only real numbers; found {_describe(item)} "
+                        f"{name} must contain only real numbers; found the non-numeric entry "
+                        f"{_describe(item)} "
                         f"(convert strings with float() first; complex numbers, dates and "
                         f"other objects are not accepted)"
                     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -16,7 +15,14 @@ from pilotstats.analysis import _backends
 from pilotstats.autocorrelation import required_sample_size, subsession_analysis
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
 from pilotstats.io import Measurements
-from pilotstats.results import Result, format_interval, format_number, format_quantity
+from pilotstats.results import (
+    Result,
+    decode_float,
+    decode_float_fields,
+    format_interval,
+    format_number,
+    format_quantity,
+)
 
 __all__ = ["AnalysisReport", "BenchmarkAnalysis", "analyze"]
 
@@ -165,8 +171,7 @@ class BenchmarkAnalysis(Result):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BenchmarkAnalysis:
         """Rebuild from :meth:`to_dict` output (e.g. ``pilotstats analyze --json``)."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in names}
+        values = decode_float_fields(cls, data)
         values["notes"] = tuple(values.get("notes", ()))
         return cls(**values)
 
@@ -278,7 +283,7 @@ class AnalysisReport(Result):
         return cls(
             tuple(BenchmarkAnalysis.from_dict(b) for b in data["benchmarks"]),
             float(data["confidence_level"]),
-            float(data["target_percent"]),
+            float(decode_float(data["target_percent"])),
             data.get("source"),
         )
 

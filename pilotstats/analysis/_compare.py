@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -14,7 +13,13 @@ from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, anal
 from pilotstats.autocorrelation import welch_test
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
 from pilotstats.io import Measurements
-from pilotstats.results import Result, format_number, format_quantity
+from pilotstats.results import (
+    Result,
+    decode_float,
+    decode_float_fields,
+    format_number,
+    format_quantity,
+)
 
 __all__ = ["BenchmarkComparison", "ComparisonReport", "compare"]
 
@@ -101,9 +106,8 @@ class BenchmarkComparison(Result):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BenchmarkComparison:
-        """Rebuild from :meth:`to_dict` output."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        """Rebuild from :meth:`to_dict` output (``"inf"``/``"-inf"`` decoded)."""
+        return cls(**decode_float_fields(cls, data))
 
 
 def _percent(value: float | None) -> str:
@@ -225,7 +229,7 @@ class ComparisonReport(Result):
             tuple(data["only_in_base"]),
             tuple(data["only_in_new"]),
             float(data["confidence_level"]),
-            float(data["min_change_percent"]),
+            float(decode_float(data["min_change_percent"])),
         )
 
 

@@ -12,7 +12,7 @@ from pilotstats.analysis import _backends
 from pilotstats.analysis._analyze import AnalysisReport, analyze
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, PilotStatsError
 from pilotstats.io import Measurements
-from pilotstats.results import Result, format_quantity
+from pilotstats.results import Result, decode_float, decode_float_fields, format_quantity
 
 __all__ = ["BenchmarkTrend", "TrendReport", "TrendSegment", "trend"]
 
@@ -151,8 +151,9 @@ class TrendReport(Result):
         """Rebuild from :meth:`to_dict` output."""
         return cls(
             tuple(data["labels"]),
-            tuple(BenchmarkTrend(b["name"], b["unit"], tuple(b["means"]),
-                                 tuple(TrendSegment(**s) for s in b["segments"]), b["note"])
+            tuple(BenchmarkTrend(b["name"], b["unit"], tuple(decode_float(b["means"])),
+                                 tuple(TrendSegment(**decode_float_fields(TrendSegment, s))
+                                       for s in b["segments"]), b["note"])
                   for b in data["benchmarks"]),
         )
 

@@ -47,7 +47,7 @@ def wilson_interval(p_hat: float, n: float, z: float) -> tuple[float, float]:
     ----------
     p_hat : float in [0, 1]
         Observed proportion of successes.
-    n : float > 0
+    n : float >= 1
         Number of trials (a real number, so effective sample sizes are allowed).
     z : float > 0
         Standard normal quantile of the two-sided level, ``Phi^-1((1 + c) / 2)``.
@@ -60,7 +60,7 @@ def wilson_interval(p_hat: float, n: float, z: float) -> tuple[float, float]:
     Raises
     ------
     InvalidInputError
-        ``p_hat`` outside [0, 1], ``n`` not positive, ``z`` not positive, or any of them
+        ``p_hat`` outside [0, 1], ``n`` below 1, ``z`` not positive, or any of them
         not a finite real number.
 
     Notes
@@ -75,7 +75,7 @@ def wilson_interval(p_hat: float, n: float, z: float) -> tuple[float, float]:
     (0.3421, 0.7418)
     """
     p_hat = check_real(p_hat, "p_hat", low=0.0, high=1.0)
-    n = check_real(n, "n", low=0.0, low_inclusive=False)
+    n = check_real(n, "n", low=1.0)
     z = check_real(z, "z", low=0.0, low_inclusive=False)
     shrink = 1.0 + z * z / n
     centre = (p_hat + z * z / (2.0 * n)) / shrink

@@ -325,7 +325,11 @@ def _blocks_required(
         raise InvalidInputError("the subsession variance is not finite; check the data scale")
     # Guard against a half-width that underflows (subnormal target widths) and against
     # counts beyond any feasible session, which would overflow to inf in the formula.
-    rough = variance / half_width**2 if half_width > 0 else math.inf
+    if half_width > 0:
+        ratio = math.sqrt(variance) / half_width  # float * and / give inf, never raise
+        rough = ratio * ratio
+    else:
+        rough = math.inf if variance > 0 else 0.0
     if not rough < _config.MAX_INTEGER_PARAMETER:
         raise UnreachableTargetError(
             f"the target CI half-width {half_width!r} is too small for the subsession "

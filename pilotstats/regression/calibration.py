@@ -147,7 +147,7 @@ def _frozen_conditions(conditions: Any) -> Any:
     anything else unchanged."""
     try:
         array = np.array(conditions, dtype=np.float64, copy=True)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return conditions
     array.setflags(write=False)
     return array

@@ -307,7 +307,7 @@ def _population(population: Any, n_classes: int, name: str = "population") -> Fl
     for c, value in enumerate(values):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
             raise InvalidInputError(f"{name} must contain integers, got {value!r}")
-        number = float(value)
+        number = float(value) if abs(value) < 2**1000 else math.inf
         if not math.isfinite(number) or not number.is_integer():
             raise InvalidInputError(
                 f"{name} must contain whole numbers of customers, got {value!r} for class "
@@ -323,7 +323,9 @@ def _population(population: Any, n_classes: int, name: str = "population") -> Fl
 
 def _per_class(value: Any, n_classes: int, name: str) -> FloatArray:
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        array = np.full(n_classes, float(value))
+        from pilotstats._validation import check_real
+
+        array = np.full(n_classes, check_real(value, name, allow_inf=True))
     else:
         array = _as_float(value, name, ndim=1)
         if array.shape[0] != n_classes:
@@ -915,14 +917,14 @@ def open_as_closed(
     >>> round(float(r.throughput[0]), 8)
     0.19881063
     """
-    from pilotstats._validation import check_choice, check_int
+    from pilotstats._validation import check_choice, check_int, check_real
 
     check_choice(method, "method", ("auto", "exact", "schweitzer"))
     population = check_int(population, "population", low=1)
     service, one_class = _demands(demands)
     c_count = service.shape[1]
     if isinstance(arrival_rate, numbers.Real) and not isinstance(arrival_rate, bool):
-        rates = np.full(c_count, float(arrival_rate))
+        rates = np.full(c_count, check_real(arrival_rate, "arrival_rate", allow_inf=True))
     else:
         rates = _as_float(arrival_rate, "arrival_rate", ndim=1)
     if rates.shape[0] != c_count or not (rates > 0).all() or not np.isfinite(rates).all():
@@ -1005,7 +1007,7 @@ def thread_pool(
     think = check_real(think_time, "think_time", low=0.0)
     if isinstance(pool_size, bool) or not isinstance(pool_size, numbers.Real):
         raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
-    m = float(pool_size)
+    m = float(pool_size) if abs(pool_size) < 2**1000 else math.nan
     if not (math.isinf(m) and m > 0) and (not m.is_integer() or m < 1):
         raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
     outer = (
