@@ -432,9 +432,26 @@ def _targets() -> list[Target]:
                note="a sequence of Measurements: numeric data are wrong-typed"),
         Target("json_safe", ps.results.json_safe, lambda: [1.0], data=(),
                note="documented to accept anything"),
+        Target("decode_float", ps.results.decode_float, lambda: ["inf"], data=(),
+               note="documented to return anything but 'inf'/'-inf' unchanged"),
     ]
     del ps
+    if os.environ.get("PILOTSTATS_FUZZ_PROBE"):  # self-test of the watchdog
+        targets.append(Target("probe", _probe, lambda: [0.5], data=(), scalars=(0,)))
     return targets
+
+
+def _probe(value: Any) -> Any:
+    """Crashes the interpreter on "abc", hangs on None, returns anything else."""
+    if value == "abc":
+        import ctypes
+
+        ctypes.string_at(0)  # segmentation fault
+    if value is None:
+        import time
+
+        time.sleep(3600)
+    return value
 
 
 #: Public callables that are not fuzz targets, with the reason.
@@ -465,6 +482,7 @@ EXCLUDED: dict[str, str] = {
     # Formatting helpers of results (documented to format any number or None).
     "format_interval": "formatting helper", "format_number": "formatting helper",
     "format_quantity": "formatting helper",
+    "decode_float_fields": "from_dict helper taking a result class (not user input)",
     # Typing protocol.
     "HarnessFormat": "a Literal type alias, not a function",
     # Loaders over files: covered by the CLI matrix and tests/test_io.py.
