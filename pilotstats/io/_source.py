@@ -46,7 +46,6 @@ def fail(label: str, path: str | None, problem: str) -> NoReturn:
 def _decode(raw: bytes, label: str) -> str:
     if raw[:2] == _GZIP_MAGIC:
         import gzip
-
         import zlib
 
         try:

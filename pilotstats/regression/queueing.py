@@ -307,7 +307,10 @@ def _population(population: Any, n_classes: int, name: str = "population") -> Fl
     for c, value in enumerate(values):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
             raise InvalidInputError(f"{name} must contain integers, got {value!r}")
-        number = float(value) if abs(value) < 2**1000 else math.inf
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond the float64 range
+            number = math.inf
         if not math.isfinite(number) or not number.is_integer():
             raise InvalidInputError(
                 f"{name} must contain whole numbers of customers, got {value!r} for class "
@@ -1007,7 +1010,10 @@ def thread_pool(
     think = check_real(think_time, "think_time", low=0.0)
     if isinstance(pool_size, bool) or not isinstance(pool_size, numbers.Real):
         raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
-    m = float(pool_size) if abs(pool_size) < 2**1000 else math.nan
+    try:
+        m = float(pool_size)
+    except OverflowError:
+        m = math.nan
     if not (math.isinf(m) and m > 0) and (not m.is_integer() or m < 1):
         raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
     outer = (
