@@ -77,6 +77,14 @@ SMOOTHING_SIGNIFICANCE_LEVEL: float = 0.10
 #: Default p-value threshold of per-region Pearson correlations (smoothing spec §9).
 SMOOTHING_CORRELATION_P_THRESHOLD: float = 1e-5
 
+#: Series length above which ``edm``/``edm_single`` (EDM-X) and ``EdmStream`` warn
+#: (PerformanceWarning): EDM is O(n²); n = 1e5 took 39 s on the reference machine
+#: (benchmarks/RESULTS_edm.md), so 1.5e5 is about a minute and a half.
+EDM_WARN_SIZE: int = 150_000
+
+#: The same for EDM-tail (``edm_single(exact=False)``), O(n² log n): 1e4 took 2.3 s.
+EDM_TAIL_WARN_SIZE: int = 50_000
+
 #: Largest integer accepted by ``check_int`` when no explicit bound is given (sizes, counts,
 #: indices): larger values would overflow 64-bit arithmetic inside compiled kernels.
 MAX_INTEGER_PARAMETER: int = 2**40
@@ -89,6 +97,8 @@ MAX_MVA_CELLS: int = 2**26
 MAX_STATIONS: int = 100_000
 
 _DEFAULTS = {
+    "EDM_WARN_SIZE": EDM_WARN_SIZE,
+    "EDM_TAIL_WARN_SIZE": EDM_TAIL_WARN_SIZE,
     "MAX_INTEGER_PARAMETER": MAX_INTEGER_PARAMETER,
     "MAX_MVA_CELLS": MAX_MVA_CELLS,
     "MAX_STATIONS": MAX_STATIONS,

@@ -23,7 +23,7 @@ from pilotstats._kernels._jit import numba_available
 from pilotstats._typing import ArrayLike1D, EdmScale, EdmTree, Float64Array1D
 from pilotstats._validation import as_float_array, check_choice, check_int, check_real
 from pilotstats.changepoints._results import ChangePoints, SingleChangePoint, make_segments
-from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
+from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, PerformanceWarning
 
 __all__ = ["EdmStream", "edm", "edm_single"]
 
@@ -31,6 +31,20 @@ __all__ = ["EdmStream", "edm", "edm_single"]
 # ----------------------------------------------------------------------------------------
 # validation
 # ----------------------------------------------------------------------------------------
+
+
+def _warn_size(n: int, limit: int, what: str, stacklevel: int = 3) -> None:
+    """Emit :class:`PerformanceWarning` when an O(n²) search of ``n`` values takes minutes."""
+    if n > limit:
+        import warnings
+
+        warnings.warn(
+            f"{what} is O(n²) in the series length: n = {n} is above "
+            f"{limit} (about a minute on one core; {n / limit:.3g}² times that here). "
+            "Analyse a window or a decimated series, or raise _config limits to silence this",
+            PerformanceWarning,
+            stacklevel=stacklevel,
+        )
 
 
 def _check_min_size(min_size: Any) -> int:
@@ -252,6 +266,12 @@ def edm(
     NotEnoughDataError
         ``x`` is empty.
 
+    Warns
+    -----
+    PerformanceWarning
+        ``n`` above ``_config.EDM_WARN_SIZE`` (150,000): the search is O(n²) and would
+        take minutes.
+
     See Also
     --------
     edm_single : at most one change (EDM-X, EDM-tail).
@@ -316,6 +336,8 @@ def edm(
     deg = _check_degree(degree)
     scale_mode = _check_scale(scale)
     n = int(data.shape[0])
+    if n >= 2 * delta:
+        _warn_size(n, _config.EDM_WARN_SIZE, "edm")
     low = float(np.min(data))
     high = float(np.max(data))
     params = _parameters(delta, percent_mode, penalty, deg, scale_mode, low, high)
@@ -401,6 +423,12 @@ def edm_single(
     NotEnoughDataError
         ``x`` is empty.
 
+    Warns
+    -----
+    PerformanceWarning
+        ``n`` above ``_config.EDM_WARN_SIZE`` (150,000; EDM-tail: ``EDM_TAIL_WARN_SIZE``,
+        50,000): the search is O(n²) (EDM-tail O(n² log n)) and would take minutes.
+
     See Also
     --------
     edm : multiple change points.
@@ -464,6 +492,9 @@ def edm_single(
         params.update(alpha=alpha_value, quantile=quantile_value, tree=tree_value)
     method = "edm-x" if exact else "edm-tail"
     n = int(data.shape[0])
+    if n >= 2 * delta:
+        _warn_size(n, _config.EDM_WARN_SIZE if exact else _config.EDM_TAIL_WARN_SIZE,
+                   f"edm_single ({method})")
     low = float(np.min(data))
     high = float(np.max(data))
     too_short = n < 2 * delta
@@ -677,6 +708,8 @@ class EdmStream:
             return
         n_old = self._n
         n_new = n_old + k
+        if n_old <= _config.EDM_WARN_SIZE < n_new:
+            _warn_size(n_new, _config.EDM_WARN_SIZE, "EdmStream (in total over its appends)")
         x = np.empty(n_new)
         x[:n_old] = self._x[:n_old]
         x[n_old:] = chunk
