@@ -393,8 +393,8 @@ def _check_scale(demands: FloatArray, think: FloatArray, population: FloatArray)
             "N·(Z + ΣD) overflows float64; rescale the times (e.g. use milliseconds -> "
             "seconds) before solving"
         )
-    total = think + demands.sum(axis=0)
-    with np.errstate(over="ignore", divide="ignore"):
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        total = think + demands.sum(axis=0)
         rate = (population + 1.0) / np.where(total > 0, total, 1.0)
     if not np.isfinite(rate).all() or ((total > 0) & (total < 1e-290)).any():
         raise InvalidInputError(
@@ -948,7 +948,13 @@ def open_as_closed(
             f"station {k} is saturated by the open load (utilisation {load[k]:.4g} >= 1); "
             "no steady state exists for this arrival_rate"
         )
-    think = population / rates
+    with np.errstate(over="ignore"):
+        think = population / rates
+    if not np.isfinite(think).all():
+        raise InvalidInputError(
+            f"arrival_rate {rates.tolist()} is so small that the equivalent closed think time "
+            f"population / arrival_rate overflows float64; rescale the time unit"
+        )
     pops = np.full(c_count, population)
     if method == "schweitzer" or (method == "auto" and c_count > 1):
         return amva(total, pops, think_time=think, servers=srv)
@@ -1021,7 +1027,7 @@ def thread_pool(
         if outer_demands is None
         else as_float_array(outer_demands, "outer_demands", nonnegative=True)
     )
-    if inner.sum() <= 0:
+    if not inner.max() > 0:
         raise InvalidInputError("inner_demands must contain a positive demand")
     _check_size(inner.shape[0] + outer.shape[0] + 1, [n], "thread_pool")
     _check_scale(np.concatenate([inner, outer])[:, None], np.array([think]), np.array([n]))

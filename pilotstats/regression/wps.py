@@ -616,10 +616,10 @@ def _alpha_filter(
 
     Iterates ``kept = base & (w > -alpha v)`` from the fit on ``base``. It stops at a fixed
     point. If the kept sets cycle (two fits exclude each other's rounds), the fit of the
-    cycle that keeps the most rounds (the earliest on a tie) is returned: a deterministic
-    rule that never excludes rounds on the strength of a fit other than the one returned
-    more than the cycle forces. Returns the fit and the alpha-implied minimum work applied
-    to obtain it (None when no round was excluded by it).
+    cycle that keeps the most rounds (the earliest on a tie) is returned; if a step would
+    leave no valid fit (too few rounds or subsessions), the filter stops before it. Both are
+    deterministic rules. Returns the fit and the alpha-implied minimum work applied to
+    obtain it (None when no round was excluded by it).
     """
     fit = _fit_kept(work, duration, base, describe_filter=describe, **fit_args)
     history: list[tuple[_LineFit, float | None]] = [(fit, None)]
@@ -645,7 +645,12 @@ def _alpha_filter(
             f"{describe} and a work amount above the alpha-implied minimum "
             f"{format_number(candidate)}"
         )
-        fit = _fit_kept(work, duration, kept, describe_filter=describe_alpha, **fit_args)
+        try:
+            fit = _fit_kept(work, duration, kept, describe_filter=describe_alpha, **fit_args)
+        except PilotStatsError:
+            # Filtering would leave no valid fit (too few rounds or subsessions, no
+            # qualifying size, a degenerate design): stop before that step.
+            return history[-1]
         history.append((fit, candidate))
     return fit, history[-1][1]  # pragma: no cover - the loop always returns
 
@@ -697,7 +702,8 @@ def wps(
     alpha_filter : bool, default True
         Also exclude rounds whose work is not above the alpha-implied minimum ``-alpha * v``,
         iterating to a fixed point (wps spec §5). If the kept sets cycle instead, the fit of
-        the cycle that keeps the most rounds (the earliest on a tie) is returned. With an
+        the cycle that keeps the most rounds (the earliest on a tie) is returned; a step
+        that would leave no valid fit is not taken. With an
         automatic subsession size, the filter is run again with the size it found, so the
         result equals ``wps(..., subsession_size=result.subsession_size)``.
     method : {None, "default", "pilot"}, optional
