@@ -647,13 +647,15 @@ def run_call(call: Call) -> tuple[str, str]:
     before = [_copy(a) for a in args] + [_copy(v) for v in kwargs.values()]
     sink = _stdio.StringIO()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             stdout, sys.stdout = sys.stdout, sink
             try:
                 result = target.call(*args, **kwargs)
             finally:
                 sys.stdout = stdout
+            numpy_noise = [str(w.message) for w in caught
+                           if issubclass(w.category, RuntimeWarning)]
     except PilotStatsError as exc:
         outcome, detail = "named", f"{type(exc).__name__}: {exc}"
     except Exception as exc:
@@ -666,6 +668,8 @@ def run_call(call: Call) -> tuple[str, str]:
             outcome, detail = "accepted", repr(result)[:200]
         else:
             outcome, detail = "answer", ""
+    if outcome in ("named", "answer") and locals().get("numpy_noise"):
+        outcome, detail = "runtime-warning", "; ".join(locals()["numpy_noise"])[:300]
     after = list(args) + list(kwargs.values())
     if not all(_equal(b, a) for b, a in zip(before, after, strict=True)):
         outcome, detail = "mutated", detail
@@ -744,7 +748,8 @@ def run_matrix(
     return results
 
 
-FAILURES = ("other", "accepted", "bad-result", "mutated", "crash", "hang")
+FAILURES = ("other", "accepted", "bad-result", "mutated", "crash", "hang",
+            "runtime-warning")
 
 
 def summarise(results: list[tuple[Call, str, str]]) -> str:
