@@ -69,6 +69,10 @@ def json_safe(value: Any) -> Any:
     become the strings ``"inf"``/``"-inf"`` and NaN becomes ``None`` (see the module's JSON
     schema), results and dataclasses become dicts (through their ``to_dict``).
 
+    Notes
+    -----
+    Complexity: O(size of the value).
+
     Examples
     --------
     >>> import numpy as np
@@ -112,6 +116,10 @@ def decode_float(value: Any) -> Any:
     Other values are returned unchanged (``None`` stays ``None``: a field that may be
     absent keeps its meaning; NaN was written as ``None``).
 
+    Notes
+    -----
+    Complexity: O(size of the value).
+
     Examples
     --------
     >>> decode_float("inf"), decode_float("-inf"), decode_float(2.5), decode_float(None)
@@ -129,6 +137,10 @@ def decode_float_fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
 
     Only fields annotated with ``float`` are decoded, so a string field whose value happens
     to be ``"inf"`` (a benchmark name) is left alone.
+
+    Notes
+    -----
+    Complexity: O(number of fields).
 
     Examples
     --------
@@ -149,7 +161,12 @@ _TIME_SCALES = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 
 
 def format_number(value: float | None, digits: int = 4) -> str:
-    """Format a number with ``digits`` significant digits (``nan``/``inf`` spelled out)."""
+    """Format a number with ``digits`` significant digits (``nan``/``inf`` spelled out).
+
+    Notes
+    -----
+    Complexity: O(1).
+    """
     if value is None:
         return "n/a"
     number = float(value)
@@ -172,7 +189,12 @@ def _time_scale(values: list[float]) -> tuple[str, float]:
 
 
 def format_quantity(value: float | None, unit: str | None = None, digits: int = 4) -> str:
-    """Format a value with its unit; seconds are auto-scaled to s/ms/µs/ns."""
+    """Format a value with its unit; seconds are auto-scaled to s/ms/µs/ns.
+
+    Notes
+    -----
+    Complexity: O(1).
+    """
     if unit == "s" and value is not None:
         label, factor = _time_scale([float(value)])
         return f"{format_number(float(value) / factor, digits)} {label}"
@@ -187,7 +209,12 @@ def format_interval(
     unit: str | None = None,
     digits: int = 4,
 ) -> str:
-    """Format ``95 % CI [low, high] unit`` (seconds auto-scaled consistently)."""
+    """Format ``95 % CI [low, high] unit`` (seconds auto-scaled consistently).
+
+    Notes
+    -----
+    Complexity: O(1).
+    """
     level = f"{format_number(confidence_level * 100, 6)} % CI"
     if unit == "s":
         label, factor = _time_scale([v for v in (low, high) if v is not None])

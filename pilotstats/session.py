@@ -172,6 +172,10 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
         ``values`` not a 1-D array of finite real numbers, or ``fraction`` outside [0, 1)
         (reported as ``trim_fraction``, the session option it comes from).
 
+    Notes
+    -----
+    Complexity: O(n).
+
     Examples
     --------
     >>> trim_warmup([1, 5, 10, 20, 30, 40, 42, 43, 41])

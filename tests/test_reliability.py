@@ -381,16 +381,16 @@ def test_confidence_level_hint_only_for_percentages() -> None:
     with pytest.raises(InvalidInputError) as info:
         subsession_analysis(x, confidence_level=1.5)
     assert "did you mean" not in str(info.value)
-    with pytest.raises(InvalidInputError, match="did you mean 0.95"):
+    with pytest.raises(InvalidInputError, match=r"did you mean 0\.95"):
         subsession_analysis(x, confidence_level=95)
 
 
 def test_comparison_sample_size_names_the_baseline_arguments() -> None:
     from pilotstats.autocorrelation import required_sample_size_for_comparison
 
-    with pytest.raises(InvalidInputError, match="^baseline_mean must"):
+    with pytest.raises(InvalidInputError, match=r"^baseline_mean must"):
         required_sample_size_for_comparison(math.nan, 1, 10, 1, 1, 10)
-    with pytest.raises(InvalidInputError, match="^var must"):
+    with pytest.raises(InvalidInputError, match=r"^var must"):
         required_sample_size_for_comparison(1, 1, 10, 1, -1, 10)
 
 
@@ -443,3 +443,18 @@ def test_cli_header_only_csv_says_no_rows() -> None:
         assert "no data rows" in err.getvalue() and "header []" not in err.getvalue()
     finally:
         path.unlink(missing_ok=True)
+
+
+def test_every_public_function_documents_its_complexity() -> None:
+    """Issue 13: every function states its cost (a "Complexity" note or an O(...) bound)."""
+    import inspect
+
+    from tests import fuzz_harness as harness
+
+    skipped = {name for name, reason in harness.EXCLUDED.items()
+               if reason == "result container" or "session.py" in reason}
+    skipped |= {"HarnessFormat", "main"}
+    missing = [name for name, obj in harness.public_callables().items()
+               if name not in skipped
+               and not any(mark in (inspect.getdoc(obj) or "") for mark in ("O(", "Complexity"))]
+    assert not missing, f"no complexity documented for {sorted(missing)}"

@@ -506,6 +506,10 @@ def analyze(
     them. JMH throughput benchmarks use the harmonic mean of times per op, i.e. the reciprocal
     of the mean throughput (harness spec §7.3).
 
+    Complexity: O(n log n) time and O(n) memory per benchmark of n samples (subsession-
+    size scan and WPS fit), plus the warm-up detection of
+    :func:`~pilotstats.changepoints.stable_phase` when ``detect_warmup``.
+
     Examples
     --------
     >>> from pilotstats.io import Measurements

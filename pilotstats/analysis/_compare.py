@@ -325,6 +325,9 @@ def compare(
     subsession statistics instead of raw samples keep the test honest for autocorrelated
     samples (spec §7, "never the raw (mean, var, n)").
 
+    Complexity: That of :func:`analyze` on both inputs (O(n log n) per benchmark), plus
+    O(B) for B benchmarks.
+
     Examples
     --------
     >>> import numpy as np

@@ -199,6 +199,9 @@ def trend(
     description length grouping of FD.io CSIT's jumpavg, reproduced by
     :func:`pilotstats.changepoints.mdl_partition`, with lower-is-better labels.
 
+    Complexity: That of :func:`analyze` on each of the R results, plus one MDL partition
+    of R means per benchmark (O(R²) at worst).
+
     Examples
     --------
     >>> from pilotstats.io import Measurements

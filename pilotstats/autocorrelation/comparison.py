@@ -76,6 +76,10 @@ def welch_degrees_of_freedom(var1: float, n1: int, var2: float, n2: int) -> floa
     NotEnoughDataError
         A count below 2.
 
+    Notes
+    -----
+    Complexity: O(1).
+
     Examples
     --------
     >>> import numpy as np
@@ -246,6 +250,8 @@ def welch_test(
     ``se = sqrt(v1/n1 + v2/n2)``, two-sided ``p = 2 F_nu(-|t|)``, interval
     ``d -/+ t_nu((1+c)/2) se``; ``nu`` from :func:`welch_degrees_of_freedom` (not floored).
 
+    Complexity: O(1).
+
     References
     ----------
     .. [1] B. L. Welch, "The generalization of Student's problem when several different
@@ -304,6 +310,10 @@ def compare_subsession_means(
         Level of the interval; defaults to ``a.confidence_level``.
     alternative : {"two-sided", "less", "greater"}
         As in :func:`welch_test`.
+
+    Notes
+    -----
+    Complexity: O(1).
 
     Examples
     --------
@@ -412,6 +422,8 @@ def required_sample_size_for_comparison(
     Specification ``autocorrelation.md`` §7.3: ``nu`` at the current sizes,
     ``t = t_nu(target / 2)``, ``D = (d / t)^2 - v_b / n_b``,
     ``n_required = max(2, ceil_tol(v / D))`` (Pilot truncates; rounding up is correct).
+
+    Complexity: O(1).
 
     Examples
     --------

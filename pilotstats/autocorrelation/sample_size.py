@@ -257,6 +257,9 @@ def required_sample_size(
     ``samples = q * max(h_req, min_subsessions)``; ``ceil_tol`` rounds up but ignores a
     relative excess below 1e-9.
 
+    Complexity: O(n log n) time (the subsession-size scan, see
+    :func:`subsession_analysis`) and O(n) memory.
+
     Examples
     --------
     >>> from pilotstats.datasets import ferrari_response_times

@@ -199,6 +199,10 @@ def subsession_analysis(
     interval is ``m -/+ t_{h-1}((1 + c)/2) sqrt(s2_q / h)``. Unlike Pilot's session code,
     ``confidence_level`` and ``autocorrelation_limit`` are honoured as passed.
 
+    Complexity: O(n log n) time and O(n) memory: the subsession-size scan evaluates q =
+    1..n/3 from double-double prefix sums at O(n/q) each (O(n) per q before issue 13,
+    O(n²) on a level-shifted series).
+
     References
     ----------
     .. [1] D. Ferrari, *Computer Systems Performance Evaluation*, Prentice-Hall, 1978, §3.

@@ -239,6 +239,9 @@ def trend_compliance(
     ``r >= n − L`` ("180 days or 180 runs, whichever comes first"). Missing runs (NaN
     trend) are ignored; n counts up to the last run that has a trend (spec §10).
 
+    Complexity: That of :func:`mdl_partition` on the values (nothing when a partition is
+    given), plus O(n).
+
     References
     ----------
     .. [1] FD.io CSIT, "Trend analysis" and "Trend compliance" sections of the trending

@@ -92,6 +92,10 @@ def detect_format(document: Any) -> str | None:
         ``"pyperf"``, ``"pytest-benchmark"``, ``"asv"``, ``"google-benchmark"``,
         ``"hyperfine"``, ``"jmh"``, ``"criterion"`` or None when unrecognised.
 
+    Notes
+    -----
+    Complexity: O(size of the document).
+
     Examples
     --------
     >>> detect_format({"results": [{"command": "ls", "times": [0.1]}]})
@@ -149,6 +153,10 @@ def load(source: Source, *, format: HarnessFormat | None = None, **options: Any
     ------
     FormatError
         Unknown or malformed format.
+
+    Notes
+    -----
+    Complexity: O(size of the file).
 
     Examples
     --------

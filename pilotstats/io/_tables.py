@@ -123,6 +123,10 @@ def load_csv(
     FormatError
         Missing column, non-numeric cell (the message gives row and column).
 
+    Notes
+    -----
+    Complexity: O(size of the file).
+
     Examples
     --------
     >>> text = "bench,ms\\na,1.5\\na,1.7\\nb,2.0\\n"
@@ -320,6 +324,8 @@ def load_pilot_baseline(source: Source) -> PilotBaseline:
     ``lib/test/unit_test_compare_results.cc``; pinned in the autocorrelation spec §11 V7.
     Pilot's "formatted" columns are ignored: they are derived (and its formatted variance is
     computed wrongly, spec §8.6).
+
+    Complexity: O(size of the file).
 
     Examples
     --------

@@ -1578,6 +1578,11 @@ def design_diagnostics(
     DesignDiagnostics
         Rank, condition numbers and the weakest parameter combination of M = Σ Hᵀ W H.
 
+    Notes
+    -----
+    Complexity: p + 1 model evaluations over the T trials (forward differences) plus
+    O(T·m·p² + p³) linear algebra for p parameters and m measures.
+
     Examples
     --------
     >>> from pilotstats.regression import ClosedNetworkModel, design_diagnostics

@@ -64,6 +64,11 @@ class ClosedNetworkModel:
         Demands >= 0, server counts >= 1 (used by :func:`calibrate` as default bounds).
     n_measures : int
 
+    Notes
+    -----
+    Complexity: Each evaluation costs one :func:`mva` (or :func:`amva`) solution per
+    distinct think-time vector.
+
     Examples
     --------
     >>> import numpy as np
@@ -331,6 +336,10 @@ class ThreadPoolModel:
     Attributes
     ----------
     n_parameters, parameter_names, lower_bounds, upper_bounds, n_measures
+
+    Notes
+    -----
+    Complexity: Each evaluation costs one :func:`thread_pool` solution per trial.
 
     Examples
     --------

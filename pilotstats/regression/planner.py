@@ -230,6 +230,9 @@ class WorkPlanner:
     unit-reading pacing active the larger of the proposals is taken (Pilot's rule). Pilot's
     own slice grid (spec §7.1) is not reproduced.
 
+    Complexity: Each :meth:`record` refits the WPS regression on all n rounds so far,
+    O(n log n); a session of n rounds costs O(n² log n) in total.
+
     Examples
     --------
     >>> planner = WorkPlanner(1, 1000, min_round_duration=1.0)

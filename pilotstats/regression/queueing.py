@@ -653,6 +653,10 @@ def mva(
     values in [−1e-9, 0) clamped to 0 and a warning below. Utilisation per server is
     U_k = X D_k / m_k.
 
+    Complexity: O(K·Π_c(N_c + 1)) time and memory for K stations and populations N_c
+    (one class: O(K·N)); a load-dependent (multi-server) station adds O(N²). Problems
+    beyond ``_config.MAX_MVA_CELLS`` cells are rejected up front.
+
     References
     ----------
     .. [1] M. Reiser and S. S. Lavenberg, J. ACM 27(2):313–322, 1980.
@@ -770,6 +774,8 @@ def seidmann(
     delay of demand D(m−1)/m (spec §2.4, [3]_). Exact at N = 1 and for the asymptotic
     throughput; in between the throughput is typically a few per cent low (2.6 % at N = 5
     in reference case RC-4).
+
+    Complexity: As :func:`mva` with twice the stations.
 
     References
     ----------
@@ -997,6 +1003,9 @@ def thread_pool(
     load-dependent MVA. With j customers at the pool the subsystem holds min(j, m), whose
     conditional state is that of the isolated subsystem, so inner residence times follow
     from T_k = Σ_j p(j | N) Q_k^in(min(j, m)) / X. Exact for product-form inner systems.
+
+    Complexity: O(K·N + N²) for K stations and population N (the pool is a load-
+    dependent station); populations beyond the size limit are rejected up front.
 
     References
     ----------

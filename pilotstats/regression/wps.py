@@ -773,6 +773,9 @@ def wps(
     multiplicative noise the 95 % interval covered the truth in about 88 % of runs (94 % with
     additive noise).
 
+    Complexity: O(n log n) per fit (the subsession-size scan) and at most
+    ``2·_config.WPS_MAX_FILTER_FITS`` fits with the alpha filter; O(n) memory.
+
     References
     ----------
     .. [1] Y. Li, Y. Ji, I. Kim, E. Miller, D. Long and C. Maltzahn, "Pilot: A Framework

@@ -228,6 +228,10 @@ def read_tokio_summaries(
     InvalidInputError
         Files not found or system not recognisable.
 
+    Notes
+    -----
+    Complexity: O(rows of the files).
+
     Examples
     --------
     >>> frame = read_tokio_summaries("../shared/datasets/tokio")  # doctest: +SKIP
