@@ -458,3 +458,21 @@ def test_every_public_function_documents_its_complexity() -> None:
                if name not in skipped
                and not any(mark in (inspect.getdoc(obj) or "") for mark in ("O(", "Complexity"))]
     assert not missing, f"no complexity documented for {sorted(missing)}"
+
+
+def test_mdl_warns_above_the_size_where_it_takes_minutes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pilotstats.changepoints import MdlStream, mdl_partition
+
+    x = 10.0 + np.random.default_rng(5).standard_normal(300)
+    monkeypatch.setattr(_config, "MDL_WARN_SIZE", 200)
+    with pytest.warns(PerformanceWarning, match=r"O\(N²\)"):
+        mdl_partition(x)
+    stream = MdlStream()
+    stream.extend(x[:150])
+    with pytest.warns(PerformanceWarning):
+        stream.extend(x[150:])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PerformanceWarning)
+        mdl_partition(x[:150])

@@ -24,7 +24,12 @@ from pilotstats import _config
 from pilotstats._kernels import mdl as _k
 from pilotstats._typing import Float64Array1D, MdlLabel, NanPolicy
 from pilotstats._validation import check_bool, check_choice, check_real
-from pilotstats.exceptions import DataRangeWarning, InvalidInputError, NotEnoughDataError
+from pilotstats.exceptions import (
+    DataRangeWarning,
+    InvalidInputError,
+    NotEnoughDataError,
+    PerformanceWarning,
+)
 from pilotstats.results import Result, format_number
 
 if TYPE_CHECKING:
@@ -95,6 +100,18 @@ def _tables(k_max: int) -> _Tables:
 
 def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _warn_size(n_runs: int, what: str) -> None:
+    """PerformanceWarning above ``_config.MDL_WARN_SIZE`` runs (O(N²) worst case)."""
+    if n_runs > _config.MDL_WARN_SIZE:
+        warnings.warn(
+            f"{what}: {n_runs} runs is above {_config.MDL_WARN_SIZE}; the MDL programme is "
+            "O(N²) when no level change lets the pruning discard candidates (i.i.d. noise) "
+            "and can take minutes; partition a window or per-day means instead",
+            PerformanceWarning,
+            stacklevel=3,
+        )
 
 
 def _finite_float(value: Any, name: str) -> float:
@@ -856,6 +873,10 @@ def mdl_partition(
     -----
     DataRangeWarning
         Some samples are negative while the maximum is positive.
+    PerformanceWarning
+        More than ``_config.MDL_WARN_SIZE`` (60,000) runs: the programme is O(N²) when the
+        pruning cannot discard candidates (noise without level changes), and such a call
+        can take minutes (2e4 i.i.d. runs: 7 s; 1e5: about 140 s on the reference machine).
 
     See Also
     --------
@@ -897,6 +918,7 @@ def mdl_partition(
             "least one finite sample"
         )
     _check_range(runs.samples, "values")
+    _warn_size(runs.n_original, "mdl_partition")
     engine = _Engine(unit_value, sbps_value, bool(pruning))
     engine.add_runs(runs.samples, runs.offsets)
     engine.resolved_unit()  # named error for a non-positive maximum before any work
@@ -981,6 +1003,8 @@ class MdlStream:
         _check_range(parsed.samples, "runs")
         engine = self._engine
         before = len(self._missing)
+        if before <= _config.MDL_WARN_SIZE < before + parsed.n_original:
+            _warn_size(before + parsed.n_original, "MdlStream (in total over its appends)")
         old_max, old_low = engine.max_used, engine.low_used
         engine.add_runs(parsed.samples, parsed.offsets)
         self._original.extend(int(i) + before for i in parsed.original)
