@@ -579,7 +579,7 @@ def _degenerate_blocks(w: Float64Array1D, q: int, pilot: bool) -> bool:
     blocks = w[: h * q].reshape(h, q).mean(axis=1) * (q if pilot else 1)
     spread = float(np.sum((blocks - blocks.mean()) ** 2))
     x_max = float(np.max(w)) * (q if pilot else 1)
-    return spread <= h * (_config.WPS_DEGENERATE_RELATIVE_TOLERANCE * x_max) ** 2
+    return bool(spread <= h * (_config.WPS_DEGENERATE_RELATIVE_TOLERANCE * x_max) ** 2)
 
 
 def _next_identifiable_size(
