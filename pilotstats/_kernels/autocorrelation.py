@@ -128,12 +128,13 @@ def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[floa
     Notes
     -----
     Two passes in float64: the overall mean is computed first (by the caller), then the
-    centred sums. Block sums run over ``x_i - x_0`` with Neumaier compensation, and the
-    deviation of an arithmetic block mean is formed as ``mean(x - x_0) - (m - x_0)``, so a
-    large common offset does not cancel the deviations. Cost O(h q) = O(n).
+    centred sums. Block sums run over ``y_i - y_0`` (``y = x``, or ``1/x`` for harmonic
+    means) with Neumaier compensation, and the deviation of an arithmetic block mean is
+    formed as ``mean(x - x_0) - (m - x_0)``, so a large common offset does not cancel the
+    deviations and constant data give deviations of exactly 0. Cost O(h q) = O(n).
     """
     h = x.shape[0] // q
-    shift = 0.0 if harmonic else x[0]
+    shift = 1.0 / x[0] if harmonic else x[0]
     if not harmonic and abs(shift) > 2.0**960:
         shift = 0.0  # differences of values this large could overflow
     centre = m - shift
@@ -145,7 +146,7 @@ def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[floa
         compensation = 0.0
         start = j * q
         for i in range(start, start + q):
-            value = 1.0 / x[i] if harmonic else x[i] - shift
+            value = (1.0 / x[i] if harmonic else x[i]) - shift
             t = block_total + value
             if abs(block_total) >= abs(value):
                 compensation += (block_total - t) + value
@@ -154,7 +155,7 @@ def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[floa
             block_total = t
         block_total += compensation
         if harmonic:
-            deviation = q / block_total - m
+            deviation = 1.0 / (shift + block_total / q) - m
         else:
             deviation = block_total / q - centre
         sum_squares += deviation * deviation
@@ -201,7 +202,7 @@ def lag1_from_prefix(
         b = a + q
         block = (high[b] - high[a]) + (low[b] - low[a])
         if harmonic:
-            deviation = q / (q * shift + block) - m
+            deviation = 1.0 / (shift + block / q) - m
         else:
             deviation = block / q - centre
         sum_squares += deviation * deviation
@@ -225,6 +226,8 @@ def first_subsession_size(x: np.ndarray, limit: float, harmonic: bool, m: float)
     was O(n) per candidate, O(n²) in that case.
     """
     n = x.shape[0]
+    if n // 3 >= 1 and abs(lag1_coefficient(x, 1, harmonic, m)) <= limit:
+        return 1  # the common case: one O(n) pass, no prefix arrays
     if not harmonic and abs(x[0]) > 2.0**960:
         for q in range(1, n // 3 + 1):
             if abs(lag1_coefficient(x, q, harmonic, m)) <= limit:

@@ -792,12 +792,25 @@ class _Engine:
         )
 
 
+#: Smallest magnitude of the largest sample: below it the unit ``max / (2**(sbps+1) - 1)``
+#: and the squared deviations underflow (a zero stdev, NaN code lengths).
+_MIN_MAGNITUDE = 2.0**-500
+
+
 def _check_range(samples: np.ndarray, name: str) -> None:
     if samples.size and float(np.abs(samples).max()) > _MAX_MAGNITUDE:
         raise InvalidInputError(
             f"{name} has a sample of magnitude above {_MAX_MAGNITUDE:g}; rescale the data "
             "(the moment accumulation would overflow)"
         )
+    if samples.size:
+        peak = float(np.abs(samples).max())
+        if 0.0 < peak < _MIN_MAGNITUDE:
+            raise InvalidInputError(
+                f"{name} has no sample of magnitude above {_MIN_MAGNITUDE:g} (largest "
+                f"{peak!r}): the resolution unit would be subnormal and the code lengths "
+                "NaN; rescale the data (e.g. change the unit)"
+            )
 
 
 def _warn_mixed_signs(min_value: float, max_value: float, name: str) -> None:
