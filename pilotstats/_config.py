@@ -89,6 +89,10 @@ EDM_TAIL_WARN_SIZE: int = 50_000
 #: the programme is O(N²) on noise without level changes (2e4 runs: 7 s, 1e5: ~140 s).
 MDL_WARN_SIZE: int = 60_000
 
+#: Largest sample or subsession count a sample-size function reports (int64-safe); a target
+#: needing more is unreachable (UnreachableTargetError instead of inf or ZeroDivisionError).
+MAX_REPORTED_COUNT: int = 2**62
+
 #: Largest integer accepted by ``check_int`` when no explicit bound is given (sizes, counts,
 #: indices): larger values would overflow 64-bit arithmetic inside compiled kernels.
 MAX_INTEGER_PARAMETER: int = 2**40
@@ -101,6 +105,7 @@ MAX_MVA_CELLS: int = 2**26
 MAX_STATIONS: int = 100_000
 
 _DEFAULTS = {
+    "MAX_REPORTED_COUNT": MAX_REPORTED_COUNT,
     "MDL_WARN_SIZE": MDL_WARN_SIZE,
     "EDM_WARN_SIZE": EDM_WARN_SIZE,
     "EDM_TAIL_WARN_SIZE": EDM_TAIL_WARN_SIZE,

@@ -455,9 +455,9 @@ def required_sample_size_for_comparison(
             "target_p_value)"
         )
     needed = v2 / reserve
-    if not (math.isfinite(needed) and needed < _config.MAX_INTEGER_PARAMETER):
+    if not (math.isfinite(needed) and needed < _config.MAX_REPORTED_COUNT):
         raise UnreachableTargetError(
-            f"the new side would need more than {_config.MAX_INTEGER_PARAMETER} "
+            f"the new side would need more than {_config.MAX_REPORTED_COUNT} "
             f"subsessions to reach p <= {target:g} (variance {v2!r} against a margin of "
             f"{reserve!r}); accept a larger target_p_value"
         )

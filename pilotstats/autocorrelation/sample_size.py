@@ -156,9 +156,9 @@ def smallest_passing(passes: Callable[[int], bool], low: int) -> int:
         return low
     failing, passing = low, low * 2
     while not passes(passing):
-        if passing > _config.MAX_INTEGER_PARAMETER:
+        if passing > _config.MAX_REPORTED_COUNT:
             raise UnreachableTargetError(
-                f"the target cannot be reached with fewer than {_config.MAX_INTEGER_PARAMETER} "
+                f"the target cannot be reached with fewer than {_config.MAX_REPORTED_COUNT} "
                 "samples; choose a wider target"
             )
         failing, passing = passing, passing * 2
@@ -248,7 +248,7 @@ def required_sample_size(
     NotEnoughDataError
         Fewer than 3 samples.
     UnreachableTargetError
-        The target width is so small that more than 2**40 subsessions would be needed.
+        The target width is so small that more than 2**62 subsessions would be needed.
 
     Notes
     -----
@@ -333,10 +333,10 @@ def _blocks_required(
         rough = ratio * ratio
     else:
         rough = math.inf if variance > 0 else 0.0
-    if not rough < _config.MAX_INTEGER_PARAMETER:
+    if not rough < _config.MAX_REPORTED_COUNT:
         raise UnreachableTargetError(
             f"the target CI half-width {half_width!r} is too small for the subsession "
-            f"variance {variance!r}: it would need more than {_config.MAX_INTEGER_PARAMETER} "
+            f"variance {variance!r}: it would need more than {_config.MAX_REPORTED_COUNT} "
             "subsessions; choose a wider target"
         )
     if method == "iterate":
