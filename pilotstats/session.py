@@ -157,7 +157,7 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
     Parameters
     ----------
     values : array_like, shape (n,)
-        The round's unit readings (may be empty).
+        The round's unit readings (numbers; may be empty).
     fraction : float, default 0.1
         Fraction of the round treated as warm-up, in [0, 1).
 
@@ -169,12 +169,7 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
     Raises
     ------
     InvalidInputError
-        ``values`` not a 1-D array of finite real numbers, or ``fraction`` outside [0, 1)
-        (reported as ``trim_fraction``, the session option it comes from).
-
-    Notes
-    -----
-    Complexity: O(n).
+        ``values`` is not a 1-D array of finite numbers, or ``fraction`` is outside [0, 1).
 
     Examples
     --------
