@@ -49,7 +49,6 @@ from pilotstats.exceptions import (
     DegenerateDesignError,
     InvalidInputError,
     NotEnoughDataError,
-    PilotStatsError,
     SubsessionSizeNotFoundError,
 )
 from pilotstats.results import (
@@ -616,10 +615,9 @@ def _alpha_filter(
 
     Iterates ``kept = base & (w > -alpha v)`` from the fit on ``base``. It stops at a fixed
     point. If the kept sets cycle (two fits exclude each other's rounds), the fit of the
-    cycle that keeps the most rounds (the earliest on a tie) is returned; if a step would
-    leave no valid fit (too few rounds or subsessions), the filter stops before it. Both are
-    deterministic rules. Returns the fit and the alpha-implied minimum work applied to
-    obtain it (None when no round was excluded by it).
+    cycle that keeps the most rounds (the earliest on a tie) is returned: a deterministic
+    rule. A step that leaves no valid fit raises, as before. Returns the fit and the
+    alpha-implied minimum work applied to obtain it (None when no round was excluded by it).
     """
     fit = _fit_kept(work, duration, base, describe_filter=describe, **fit_args)
     history: list[tuple[_LineFit, float | None]] = [(fit, None)]
@@ -645,12 +643,7 @@ def _alpha_filter(
             f"{describe} and a work amount above the alpha-implied minimum "
             f"{format_number(candidate)}"
         )
-        try:
-            fit = _fit_kept(work, duration, kept, describe_filter=describe_alpha, **fit_args)
-        except PilotStatsError:
-            # Filtering would leave no valid fit (too few rounds or subsessions, no
-            # qualifying size, a degenerate design): stop before that step.
-            return history[-1]
+        fit = _fit_kept(work, duration, kept, describe_filter=describe_alpha, **fit_args)
         history.append((fit, candidate))
     return fit, history[-1][1]  # pragma: no cover - the loop always returns
 
@@ -702,8 +695,7 @@ def wps(
     alpha_filter : bool, default True
         Also exclude rounds whose work is not above the alpha-implied minimum ``-alpha * v``,
         iterating to a fixed point (wps spec §5). If the kept sets cycle instead, the fit of
-        the cycle that keeps the most rounds (the earliest on a tie) is returned; a step
-        that would leave no valid fit is not taken. With an
+        the cycle that keeps the most rounds (the earliest on a tie) is returned. With an
         automatic subsession size, the filter is run again with the size it found, so the
         result equals ``wps(..., subsession_size=result.subsession_size)``.
     method : {None, "default", "pilot"}, optional
@@ -834,12 +826,11 @@ def wps(
             # The subsession size may change from one filter step to the next; the answer
             # is the explicit-q answer for the size found, so wps(w, t) and
             # wps(w, t, subsession_size=result.subsession_size) agree by construction.
-            try:
-                fit, min_work = _alpha_filter(
-                    work, duration, base, describe, {**fit_args, "subsession_size": fit.q}
-                )
-            except PilotStatsError:
-                pass  # the explicit size does not fit every filtered set: keep the auto fit
+            # An error here is the error the explicit call raises (the size does not fit
+            # a filtered set), so auto and explicit q agree on failures too.
+            fit, min_work = _alpha_filter(
+                work, duration, base, describe, {**fit_args, "subsession_size": fit.q}
+            )
     else:
         fit = _fit_kept(work, duration, base, describe_filter=describe, **fit_args)
     return _build_result(
