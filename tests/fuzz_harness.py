@@ -530,6 +530,12 @@ def public_callables() -> dict[str, Any]:
     return found
 
 
+def owned_elsewhere() -> set[str]:
+    """Public callables defined in ``pilotstats.session`` (owned by the session change)."""
+    return {name for name, obj in public_callables().items()
+            if getattr(obj, "__module__", "") == "pilotstats.session"}
+
+
 def target_names() -> set[str]:
     return {t.name.split("(")[0].split(".")[0] for t in _targets()}
 
