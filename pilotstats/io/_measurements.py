@@ -133,11 +133,16 @@ def _name_column(values: Any, n: int) -> npt.NDArray[np.str_]:
     if _is_scalar(values):
         raise InvalidInputError(f"benchmark must be a string or one string per sample, got "
                                 f"{values!r:.60}")
-    raw = np.asarray(values)
-    if raw.ndim != 1 or raw.dtype.kind not in "US":
+    raw = _plain_array(values)
+    if raw is not None and raw.ndim == 1 and raw.dtype.kind == "O" and all(
+        isinstance(item, str) for item in raw
+    ):  # pandas string columns, lists of str with mixed lengths
+        raw = raw.astype(np.str_)
+    if raw is None or raw.ndim != 1 or raw.dtype.kind not in "US":
         raise InvalidInputError(
-            f"benchmark must be a string or a 1-D sequence of strings, got dtype {raw.dtype} "
-            f"and shape {raw.shape}"
+            "benchmark must be a string or a 1-D sequence of strings, got "
+            + ("an unconvertible object" if raw is None else
+               f"dtype {raw.dtype} and shape {raw.shape}")
         )
     return _length_check(np.array(raw, dtype=np.str_, copy=True), "benchmark", n)
 
