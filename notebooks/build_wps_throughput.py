@@ -4,6 +4,11 @@ The notebook estimates the stable throughput of a real small workload (SHA-256 h
 in-memory bytes) with a CI-driven benchmark session and the work-per-second regression, and
 plots the fit with its confidence and prediction bands. It is executed by
 ``tests/test_notebook_wps.py``.
+
+Live timings are illustrative only: on a loaded machine a real workload can give any
+answer (even "v undetermined"), so no cell asserts on them and the figure falls back to a
+seeded simulation when the live fit is unusable. The assertions run on a seeded simulation
+with a known throughput (issue 13: a test must never assert on a live timing).
 """
 
 from __future__ import annotations
@@ -89,6 +94,14 @@ about 18 times too low).""",
         """fit = result.wps
 work = np.asarray(session.planner.work_amounts)
 durations = np.asarray(session.planner.durations)
+if fit is None or not fit.valid:
+    # Live timings on a loaded machine can be unusable; show a seeded simulation of the
+    # same model instead (illustration only; nothing below asserts on live timings).
+    print("live fit unusable on this machine:", fit, "- plotting a seeded simulation")
+    sim = np.random.default_rng(0)
+    work = np.tile(np.linspace(2_000, 60_000, 30), 2)
+    durations = 2e-4 + work / 400_000 * (1 + 0.02 * sim.standard_normal(work.size))
+    fit = wps(work, durations, subsession_basis="residuals", unit="KiB")
 used = np.zeros(work.size, dtype=bool)
 used[fit.rounds_used] = True
 
@@ -131,11 +144,35 @@ with a fixed multiplier 2. The default interval is the t-based slope interval in
     ),
     (
         "code",
-        """pilot = wps(work, durations, min_duration=0.01, method="pilot", unit="KiB")
-default = wps(work, durations, min_duration=0.01, subsession_basis="residuals", unit="KiB")
-print("default:", default)
-print("pilot:  ", pilot)
-assert default.throughput_ci_low <= default.throughput <= default.throughput_ci_high""",
+        """from pilotstats import PilotStatsError
+
+for label, options in (("default:", {"subsession_basis": "residuals"}),
+                       ("pilot:  ", {"method": "pilot"})):
+    try:
+        print(label, wps(work, durations, min_duration=0.01, unit="KiB", **options))
+    except PilotStatsError as error:  # live timings can be unusable on a loaded machine
+        print(label, "no fit on these live timings:", error)""",
+    ),
+    (
+        "markdown",
+        """## A check with a known answer
+
+Live timings cannot be checked against a true value. A seeded simulation of the same
+model (`alpha` = 0.2 ms, `v` = 400,000 KiB/s, 2 % multiplicative noise) can: the 95 %
+interval of the default method contains the true throughput.""",
+    ),
+    (
+        "code",
+        """rng = np.random.default_rng(13)
+true_v, true_alpha = 400_000.0, 2e-4  # KiB/s, s
+sim_work = rng.permutation(np.repeat(np.linspace(2_000, 60_000, 20), 3))
+sim_durations = true_alpha + sim_work / true_v * (1 + 0.02 * rng.standard_normal(sim_work.size))
+sim_default = wps(sim_work, sim_durations, subsession_basis="residuals", unit="KiB")
+sim_pilot = wps(sim_work, sim_durations, method="pilot", unit="KiB")
+print("default:", sim_default)
+print("pilot:  ", sim_pilot)
+assert sim_default.throughput_ci_low <= true_v <= sim_default.throughput_ci_high
+assert sim_default.throughput_ci_low <= sim_default.throughput <= sim_default.throughput_ci_high""",
     ),
 ]
 

@@ -82,7 +82,41 @@ SMOOTHING_SIGNIFICANCE_LEVEL: float = 0.10
 #: Default p-value threshold of per-region Pearson correlations (smoothing spec §9).
 SMOOTHING_CORRELATION_P_THRESHOLD: float = 1e-5
 
+#: Series length above which ``edm``/``edm_single`` (EDM-X) and ``EdmStream`` warn
+#: (PerformanceWarning): EDM is O(n²); n = 1e5 took 39 s on the reference machine
+#: (benchmarks/RESULTS_edm.md), so 1.5e5 is about a minute and a half.
+EDM_WARN_SIZE: int = 150_000
+
+#: The same for EDM-tail (``edm_single(exact=False)``), O(n² log n): 1e4 took 2.3 s.
+EDM_TAIL_WARN_SIZE: int = 50_000
+
+#: Number of runs above which ``mdl_partition`` and ``MdlStream`` warn (PerformanceWarning):
+#: the programme is O(N²) on noise without level changes (2e4 runs: 7 s, 1e5: ~140 s).
+MDL_WARN_SIZE: int = 60_000
+
+#: Largest sample or subsession count a sample-size function reports (int64-safe); a target
+#: needing more is unreachable (UnreachableTargetError instead of inf or ZeroDivisionError).
+MAX_REPORTED_COUNT: int = 2**62
+
+#: Largest integer accepted by ``check_int`` when no explicit bound is given (sizes, counts,
+#: indices): larger values would overflow 64-bit arithmetic inside compiled kernels.
+MAX_INTEGER_PARAMETER: int = 2**40
+
+#: Largest number of cells (stations × population lattice points) an exact MVA may allocate;
+#: larger problems raise InvalidInputError up front instead of exhausting memory.
+MAX_MVA_CELLS: int = 2**26
+
+#: Largest number of queueing stations accepted by the queueing models.
+MAX_STATIONS: int = 100_000
+
 _DEFAULTS = {
+    "MAX_REPORTED_COUNT": MAX_REPORTED_COUNT,
+    "MDL_WARN_SIZE": MDL_WARN_SIZE,
+    "EDM_WARN_SIZE": EDM_WARN_SIZE,
+    "EDM_TAIL_WARN_SIZE": EDM_TAIL_WARN_SIZE,
+    "MAX_INTEGER_PARAMETER": MAX_INTEGER_PARAMETER,
+    "MAX_MVA_CELLS": MAX_MVA_CELLS,
+    "MAX_STATIONS": MAX_STATIONS,
     "CEIL_RELATIVE_TOLERANCE": CEIL_RELATIVE_TOLERANCE,
     "DEFAULT_CONFIDENCE_LEVEL": DEFAULT_CONFIDENCE_LEVEL,
     "DEFAULT_AUTOCORRELATION_LIMIT": DEFAULT_AUTOCORRELATION_LIMIT,

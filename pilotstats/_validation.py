@@ -11,23 +11,27 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
 
+from pilotstats import _config
 from pilotstats._typing import Float64Array1D
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
 __all__ = [
     "as_float_array",
+    "check_bool",
     "check_choice",
     "check_confidence_level",
     "check_finite_scalar",
     "check_int",
     "check_probability",
     "check_real",
+    "check_text",
     "coerce_rng",
+    "reject_container_misuse",
 ]
 
 T = TypeVar("T")
@@ -87,9 +91,15 @@ def as_float_array(
     Raises
     ------
     InvalidInputError
-        Non-numeric data, wrong number of dimensions, NaN/inf, or values out of range.
+        Non-numeric data (strings, numeric strings, complex numbers, dates, objects), a
+        mapping (ambiguous: keys or values?), a one-shot iterator, wrong number of
+        dimensions, NaN/inf, numbers beyond the float64 range, or values out of range.
     NotEnoughDataError
         Fewer than ``min_length`` values.
+
+    Notes
+    -----
+    Complexity O(n) time and memory.
     """
     if ndim == 1 and hasattr(values, "columns") and hasattr(values, "iloc"):
         values = _single_column(values, name)  # a 1-column pandas DataFrame is a series
@@ -101,17 +111,27 @@ def as_float_array(
         raise InvalidInputError(
             f"{name} must be a {ndim}-D array of numbers, got the scalar {_describe(values)}"
         )
+    reject_container_misuse(values, name)
     try:
         raw = np.asarray(values)
-    except (ValueError, TypeError) as exc:  # ragged nested sequences
+    except (ValueError, TypeError, OverflowError) as exc:  # ragged nested sequences
         raise InvalidInputError(
             f"{name} must be a {ndim}-D array of numbers; it could not be converted ({exc})"
         ) from exc
     if raw.dtype.kind not in "biuf":
         if raw.dtype.kind == "O":
+            flat = raw.ravel()
+            for item in flat:
+                if isinstance(item, (str, bytes)) or not isinstance(item, numbers.Real):
+                    raise InvalidInputError(
+                        f"{name} must contain only real numbers; found the non-numeric entry "
+                        f"{_describe(item)} "
+                        f"(convert strings with float() first; complex numbers, dates and "
+                        f"other objects are not accepted)"
+                    )
             try:
                 raw = raw.astype(np.float64)
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, OverflowError) as exc:
                 raise InvalidInputError(
                     f"{name} must contain only real numbers; found non-numeric entries "
                     f"(object array: {exc})"
@@ -151,6 +171,56 @@ def as_float_array(
     return array
 
 
+def reject_container_misuse(values: Any, name: str) -> None:
+    """Reject mappings and one-shot iterators where an array of numbers is expected.
+
+    A ``dict`` would otherwise be read as its keys (``numpy.asarray`` of a dict is a 0-d
+    object array, and ``list(d)`` gives the keys); a generator would be consumed. Both raise
+    :class:`~pilotstats.exceptions.InvalidInputError` with the fix.
+    """
+    if isinstance(values, Mapping):
+        raise InvalidInputError(
+            f"{name} must be an array of numbers, got a mapping ({type(values).__name__}); "
+            f"pass list(mapping.values()) (or the keys) explicitly"
+        )
+    if isinstance(values, Iterator) or isinstance(values, (set, frozenset)):
+        raise InvalidInputError(
+            f"{name} must be an array of numbers, got a {type(values).__name__}; "
+            f"pass a list or numpy array (materialise iterators with list(...))"
+        )
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Check a boolean flag: ``True``/``False`` (or numpy booleans) only.
+
+    Strings such as ``'False'`` (truthy in Python) and numbers are rejected.
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is not a bool.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise InvalidInputError(f"{name} must be True or False, got {_describe(value)}")
+
+
+def check_text(value: Any, name: str, *, allow_none: bool = False) -> Any:
+    """Check a free-text label (a unit, a name): a ``str`` (or None when allowed).
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is not a string (NaN, numbers and other objects are not labels).
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, str):
+        return value
+    expected = "a string or None" if allow_none else "a string"
+    raise InvalidInputError(f"{name} must be {expected}, got {_describe(value)}")
+
+
 def check_real(
     value: Any,
     name: str,
@@ -170,7 +240,13 @@ def check_real(
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidInputError(f"{name} must be a real number, got {_describe(value)}")
-    result = float(value)
+    try:
+        result = float(value)
+    except OverflowError:
+        raise InvalidInputError(
+            f"{name} must be a finite number, got an integer of {len(str(value))} digits "
+            "(beyond the float64 range)"
+        ) from None
     if math.isnan(result) or (math.isinf(result) and not allow_inf):
         raise InvalidInputError(f"{name} must be a finite number, got {result!r}")
     lower_ok = low is None or (result >= low if low_inclusive else result > low)
@@ -199,9 +275,10 @@ def check_probability(value: Any, name: str) -> float:
 def check_confidence_level(value: Any, name: str = "confidence_level") -> float:
     """Check a two-sided confidence level; it must lie in the open interval (0, 1).
 
-    Note that 0.95 means 95 %; a percentage such as 95 is rejected with a hint.
+    Note that 0.95 means 95 %; a percentage such as 95 is rejected with a hint (only for
+    values in [50, 100), which read as a percentage; 1.5 gets no "did you mean 0.015").
     """
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and 1 < value <= 100:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 50 <= value < 100:
         raise InvalidInputError(
             f"{name} must lie in (0, 1), got {value!r}; did you mean {float(value) / 100:g}?"
         )
@@ -211,26 +288,36 @@ def check_confidence_level(value: Any, name: str = "confidence_level") -> float:
 def check_int(
     value: Any, name: str, *, low: int | None = None, high: int | None = None
 ) -> int:
-    """Check an integer parameter (bools rejected, integral floats accepted) within bounds."""
+    """Check an integer parameter (bools rejected, integral floats accepted) within bounds.
+
+    Without ``high``, integers above ``_config.MAX_INTEGER_PARAMETER`` (2**40) are rejected:
+    no size, count or index in pilotstats can meaningfully exceed it, and larger values
+    would overflow 64-bit arithmetic inside compiled kernels.
+    """
+    if high is None:
+        high = _config.MAX_INTEGER_PARAMETER
     if isinstance(value, bool):
         raise InvalidInputError(f"{name} must be an integer, got {value!r}")
     if isinstance(value, numbers.Integral):
         result = int(value)
-    elif isinstance(value, numbers.Real) and float(value).is_integer():
+    elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(
+        value
+    ).is_integer():
         result = int(float(value))
     else:
         raise InvalidInputError(f"{name} must be an integer, got {_describe(value)}")
     if low is not None and result < low:
         raise InvalidInputError(f"{name} must be at least {low}, got {result}")
-    if high is not None and result > high:
-        raise InvalidInputError(f"{name} must be at most {high}, got {result}")
+    if result > high:
+        shown = str(result) if result < 10**30 else f"an integer of {len(str(result))} digits"
+        raise InvalidInputError(f"{name} must be at most {high}, got {shown}")
     return result
 
 
 def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
-    """Check that ``value`` is one of ``choices``."""
+    """Check that ``value`` is one of ``choices`` (compared by type and value)."""
     options = tuple(choices)
-    if value not in options:
+    if not any(isinstance(value, type(option)) and value == option for option in options):
         listed = ", ".join(repr(option) for option in options)
         raise InvalidInputError(f"{name} must be one of {listed}; got {_describe(value)}")
     return value

@@ -14,11 +14,23 @@ Subcommands::
 Result files of pyperf, pytest-benchmark, asv, Google Benchmark, hyperfine, JMH and
 criterion.rs are recognised from their content; CSV files need ``--column``. A FOLDER
 argument of ``analyze``/``trend`` is an asv results folder or a pytest-benchmark storage
-folder (``.benchmarks``), read whole in commit/time order. Exit status: 0 on success, 1 when
-``compare`` finds a significant regression (or ``trend`` ends in one with
-``--fail-on-regression``), 2 on bad input, and 2 from ``compare`` when nothing could be
-compared or a benchmark is not analysable (unless ``--allow-missing``). Output piped into a
-closed reader (``| head``) ends quietly with the same exit status.
+folder (``.benchmarks``), read whole in commit/time order. Output piped into a closed
+reader (``| head``) ends quietly with the same exit status.
+
+Exit status (for CI jobs):
+
+* 0 — success;
+* 1 — a regression was found (``compare`` finds a significant regression, or ``trend``
+  ends in one with ``--fail-on-regression``); never used for errors;
+* 2 — bad input or usage: unreadable, corrupt or malformed files (also corrupt gzip, JSON
+  nested too deeply, numbers beyond the float64 range, oversized CSV fields), invalid
+  options, or data the analysis cannot use; also ``compare`` when nothing could be
+  compared or a benchmark is not analysable (unless ``--allow-missing``); a one-line
+  message says what to fix;
+* 3 — internal error (a bug in pilotstats): a one-line message asks for a report.
+
+``pilotstats run`` has its own statuses (see :mod:`pilotstats._cli_run`). Tracebacks are
+printed only with ``--debug`` (accepted anywhere on the command line).
 """
 
 from __future__ import annotations
@@ -39,7 +51,11 @@ def _parser() -> argparse.ArgumentParser:
         description="Statistically honest performance measurements: analyse, compare and "
         "track benchmark results of pyperf, pytest-benchmark, asv, Google Benchmark, "
         "hyperfine, JMH and criterion.rs.",
+        epilog="exit status: 0 ok, 1 regression found, 2 bad input or usage, 3 internal "
+        "error. --debug (anywhere) prints tracebacks.",
     )
+    parser.add_argument("--debug", action="store_true",
+                        help="print a traceback on errors (accepted anywhere)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("demo", help="analyse embedded sample data and print a report")
     from pilotstats._cli_fleet import add_commands
@@ -281,13 +297,21 @@ def _series(args: argparse.Namespace) -> tuple[Any, list[str] | None, str]:
         return measurements[name].time_per_work, None, name
     if args.column is None:
         raise SystemExit(f"pilotstats: {args.file} is CSV; name its numeric column with --column")
+    from pilotstats.io._tables import check_delimiter
+
+    delimiter = "\t" if lower.endswith(".tsv") else check_delimiter(args.delimiter)
     text, label = read_text(args.file, kind="CSV")
-    delimiter = "\t" if lower.endswith(".tsv") else args.delimiter
-    rows = list(csv.DictReader(text.splitlines(), delimiter=delimiter))
-    if not rows or args.column not in rows[0]:
-        header = list(rows[0]) if rows else []
+    reader = csv.DictReader(text.splitlines(), delimiter=delimiter)
+    try:
+        rows = list(reader)
+    except csv.Error as exc:
+        raise SystemExit(f"pilotstats: {label}: malformed CSV: {exc}") from None
+    header = list(reader.fieldnames or [])
+    if args.column not in header:
         raise SystemExit(f"pilotstats: {label}: column {args.column!r} not found "
                          f"(header {header})")
+    if not rows:
+        raise SystemExit(f"pilotstats: {label}: no data rows below the header")
     values = []
     for number, row in enumerate(rows, start=2):
         try:
@@ -342,7 +366,10 @@ def _run_changepoints(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (0 ok, 1 regression found, 2 bad input).
+    """Run the command line; return the exit status.
+
+    0 ok, 1 regression found, 2 bad input or usage, 3 internal error (see the module
+    docstring). ``--debug`` anywhere in ``argv`` prints tracebacks.
 
     Examples
     --------
@@ -364,7 +391,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     from pilotstats.exceptions import PilotStatsError
 
-    args = _parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in arguments
+    args = _parser().parse_args([a for a in arguments if a != "--debug"])
     try:
         if hasattr(args, "fleet_handler"):  # fleet, warmup (pilotstats._cli_fleet)
             return int(args.fleet_handler(args))
@@ -385,13 +414,38 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_command(args)
         return _run_changepoints(args)
     except PilotStatsError as exc:
+        _report(debug)
         print(f"pilotstats: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
+    except OSError as exc:  # unreadable output/input outside the loaders, broken pipe
+        _report(debug)
+        print(f"pilotstats: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except SystemExit as exc:
         if isinstance(exc.code, str):
             print(exc.code, file=sys.stderr)
-            return 2
+            return EXIT_BAD_INPUT
         raise
+    except Exception as exc:  # a bug: exit 3, distinguishable from a regression (1)
+        _report(debug)
+        print(f"pilotstats: internal error: {type(exc).__name__}: {exc}"[:2000]
+              + ("" if debug else " (rerun with --debug for the traceback)")
+              + "; please report it", file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
+
+
+#: Exit status of :func:`main` for bad input or usage (argparse uses 2 as well).
+EXIT_BAD_INPUT = 2
+#: Exit status of :func:`main` for an internal error (a bug in pilotstats).
+EXIT_INTERNAL_ERROR = 3
+
+
+def _report(debug: bool) -> None:
+    """Print the current exception's traceback when ``--debug`` was given."""
+    if debug:
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -4,6 +4,19 @@ Results are ``@dataclass(frozen=True, slots=True)`` classes that inherit :class:
 which supplies a JSON-safe :meth:`Result.to_dict` and a small HTML table for Jupyter.
 Each result writes its own one-line ``__str__`` with :func:`format_quantity` and
 :func:`format_interval`, so the confidence level always stands next to an interval.
+
+JSON schema of ``to_dict()``
+----------------------------
+Plain JSON types only (``json.dumps(result.to_dict(), allow_nan=False)`` always works):
+numbers are JSON numbers, **except the non-finite floats, which JSON cannot hold**:
+
+* ``+inf`` is the string ``"inf"`` and ``-inf`` the string ``"-inf"`` (lossless: an
+  unbounded interval end stays unbounded through a JSON round trip);
+* NaN ("undefined", e.g. the throughput of a non-positive slope) is ``null`` (``None``).
+
+:func:`decode_float` (and the ``from_dict`` class methods of the analysis reports, which
+use it) turns ``"inf"``/``"-inf"`` back into floats, so ``from_dict(to_dict())``
+round-trips infinities exactly.
 """
 
 from __future__ import annotations
@@ -19,6 +32,8 @@ import numpy as np
 __all__ = [
     "ConfidenceInterval",
     "Result",
+    "decode_float",
+    "decode_float_fields",
     "format_interval",
     "format_number",
     "format_quantity",
@@ -50,8 +65,19 @@ class ConfidenceInterval(NamedTuple):
 def json_safe(value: Any) -> Any:
     """Convert ``value`` to plain JSON-safe Python data.
 
-    numpy scalars become Python scalars, arrays and tuples become lists, non-finite floats
-    become ``None``, results and dataclasses become dicts (through their ``to_dict``).
+    numpy scalars become Python scalars, arrays and tuples become lists, ``+inf``/``-inf``
+    become the strings ``"inf"``/``"-inf"`` and NaN becomes ``None`` (see the module's JSON
+    schema), results and dataclasses become dicts (through their ``to_dict``).
+
+    Notes
+    -----
+    Complexity: O(size of the value).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> json_safe({"low": 1.5, "high": float("inf"), "values": np.array([1.0, np.nan])})
+    {'low': 1.5, 'high': 'inf', 'values': [1.0, None]}
     """
     if value is None or isinstance(value, (bool, str)):
         return value
@@ -61,7 +87,11 @@ def json_safe(value: Any) -> Any:
         return int(value)
     if isinstance(value, (float, np.floating)):
         number = float(value)
-        return number if math.isfinite(number) else None
+        if math.isfinite(number):
+            return number
+        if math.isinf(number):
+            return "inf" if number > 0 else "-inf"
+        return None
     if isinstance(value, Result):
         return value.to_dict()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -80,11 +110,63 @@ def json_safe(value: Any) -> Any:
     return str(value)
 
 
+def decode_float(value: Any) -> Any:
+    """Inverse of :func:`json_safe` for one float: ``"inf"``/``"-inf"`` back to floats.
+
+    Other values are returned unchanged (``None`` stays ``None``: a field that may be
+    absent keeps its meaning; NaN was written as ``None``).
+
+    Notes
+    -----
+    Complexity: O(size of the value).
+
+    Examples
+    --------
+    >>> decode_float("inf"), decode_float("-inf"), decode_float(2.5), decode_float(None)
+    (inf, -inf, 2.5, None)
+    """
+    if isinstance(value, str) and value in ("inf", "-inf", "Infinity", "-Infinity"):
+        return math.inf if not value.startswith("-") else -math.inf
+    if isinstance(value, list):
+        return [decode_float(item) for item in value]
+    return value
+
+
+def decode_float_fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The items of ``data`` that are fields of dataclass ``cls``, float fields decoded.
+
+    Only fields annotated with ``float`` are decoded, so a string field whose value happens
+    to be ``"inf"`` (a benchmark name) is left alone.
+
+    Notes
+    -----
+    Complexity: O(number of fields).
+
+    Examples
+    --------
+    >>> from pilotstats.analysis import TrendSegment
+    >>> decode_float_fields(TrendSegment, {"mean": "inf", "classification": "inf", "x": 1})
+    {'mean': inf, 'classification': 'inf'}
+    """
+    out: dict[str, Any] = {}
+    for field in dataclasses.fields(cls):
+        if field.name not in data:
+            continue
+        value = data[field.name]
+        out[field.name] = decode_float(value) if "float" in str(field.type) else value
+    return out
+
+
 _TIME_SCALES = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 
 
 def format_number(value: float | None, digits: int = 4) -> str:
-    """Format a number with ``digits`` significant digits (``nan``/``inf`` spelled out)."""
+    """Format a number with ``digits`` significant digits (``nan``/``inf`` spelled out).
+
+    Notes
+    -----
+    Complexity: O(1).
+    """
     if value is None:
         return "n/a"
     number = float(value)
@@ -107,7 +189,12 @@ def _time_scale(values: list[float]) -> tuple[str, float]:
 
 
 def format_quantity(value: float | None, unit: str | None = None, digits: int = 4) -> str:
-    """Format a value with its unit; seconds are auto-scaled to s/ms/µs/ns."""
+    """Format a value with its unit; seconds are auto-scaled to s/ms/µs/ns.
+
+    Notes
+    -----
+    Complexity: O(1).
+    """
     if unit == "s" and value is not None:
         label, factor = _time_scale([float(value)])
         return f"{format_number(float(value) / factor, digits)} {label}"
@@ -122,7 +209,12 @@ def format_interval(
     unit: str | None = None,
     digits: int = 4,
 ) -> str:
-    """Format ``95 % CI [low, high] unit`` (seconds auto-scaled consistently)."""
+    """Format ``95 % CI [low, high] unit`` (seconds auto-scaled consistently).
+
+    Notes
+    -----
+    Complexity: O(1).
+    """
     level = f"{format_number(confidence_level * 100, 6)} % CI"
     if unit == "s":
         label, factor = _time_scale([v for v in (low, high) if v is not None])
@@ -143,7 +235,11 @@ class Result:
     """
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the result as JSON-safe plain data (non-finite floats become None)."""
+        """Return the result as JSON-safe plain data.
+
+        ``+inf``/``-inf`` become ``"inf"``/``"-inf"`` and NaN becomes ``None`` (the module's
+        JSON schema); :func:`decode_float` reverses the first.
+        """
         data: dict[str, Any] = {
             field.name: json_safe(getattr(self, field.name))
             for field in dataclasses.fields(self)

@@ -233,7 +233,8 @@ class _Example(Result):
 def test_result_to_dict_is_json_safe() -> None:
     example = _Example(math.inf, np.array([1.0, math.nan]), {"a": np.float64(2.0), 3: (1, 2)})
     data = example.to_dict()
-    assert data == {"value": None, "values": [1.0, None], "nested": {"a": 2.0, "3": [1, 2]}}
+    # issue 13: infinities are encoded losslessly as "inf"/"-inf"; NaN becomes None.
+    assert data == {"value": "inf", "values": [1.0, None], "nested": {"a": 2.0, "3": [1, 2]}}
     json.dumps(data, allow_nan=False)
     assert "<table>" in example._repr_html_()
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -277,10 +277,11 @@ def test_str_and_dict() -> None:
     assert "<table>" in result._repr_html_()
 
 
-def test_unbounded_to_dict_uses_none() -> None:
+def test_unbounded_to_dict_encodes_inf() -> None:
+    # issue 13: "unbounded" survives JSON ("inf", not None, which would read as "unknown").
     work, durations = _V53.data
     data = wps(work, durations, autocorrelation_limit=1.0).to_dict()
-    assert data["throughput_ci_high"] is None and data["throughput_ci_width"] is None
+    assert data["throughput_ci_high"] == "inf" and data["throughput_ci_width"] == "inf"
     json.dumps(data, allow_nan=False)
 
 

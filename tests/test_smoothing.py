@@ -88,8 +88,8 @@ class TestKernels:
         high, low, count = kernels.compensated_prefix_sums(y)
         first = rng.integers(0, 50, 40).astype(np.int64)
         stop = first + rng.integers(0, 50, 40).astype(np.int64)
-        a = kernels.range_means(high, low, count, first, stop)
-        b = kernels.range_means.py_func(high, low, count, first, stop)
+        a = kernels.range_means(high, low, count, first, stop, y)
+        b = kernels.range_means.py_func(high, low, count, first, stop, y)
         np.testing.assert_allclose(a, b, rtol=1e-12)
         for i in range(40):
             segment = y[first[i] : stop[i]]
@@ -104,7 +104,7 @@ class TestKernels:
         y = np.concatenate(([1e16, -1e16], np.full(10, 0.1)))
         high, low, count = kernels.compensated_prefix_sums(y)
         mean = kernels.range_means(
-            high, low, count, np.array([2], dtype=np.int64), np.array([12], dtype=np.int64)
+            high, low, count, np.array([2], dtype=np.int64), np.array([12], dtype=np.int64), y
         )
         assert mean[0] == pytest.approx(0.1, rel=1e-15)
 

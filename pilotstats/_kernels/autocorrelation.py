@@ -27,16 +27,80 @@ def overall_mean(x: np.ndarray, harmonic: bool) -> float:
     Returns
     -------
     float
+
+    Notes
+    -----
+    The sum runs over ``y_i - y_0`` (``y = x`` or ``1/x``) with Neumaier's compensated
+    summation, so a large common offset (samples near 1e9 differing in the last digits)
+    neither loses the differences nor accumulates rounding error with n: the error is
+    O(eps) relative to the spread, not O(n·eps) relative to the offset as with a naive sum.
+    Values within a factor 2**960 of the float64 limit are scaled by an exact power of two
+    so that the sum cannot overflow. O(n).
     """
     n = x.shape[0]
-    total = 0.0
-    if harmonic:
-        for i in range(n):
-            total += 1.0 / x[i]
-        return float(n / total)
+    scale = 1.0
     for i in range(n):
-        total += x[i]
-    return float(total / n)
+        if not harmonic and abs(x[i]) > 2.0**960:
+            scale = 2.0**-32
+            break
+    shift = (1.0 / x[0] if harmonic else x[0]) * scale
+    total = 0.0
+    compensation = 0.0
+    for i in range(n):
+        value = (1.0 / x[i] if harmonic else x[i]) * scale - shift
+        t = total + value
+        if abs(total) >= abs(value):
+            compensation += (total - t) + value
+        else:
+            compensation += (value - t) + total
+        total = t
+    mean_y = shift + (total + compensation) / n
+    if harmonic:
+        return float(1.0 / mean_y)
+    return float(mean_y / scale)
+
+
+@kernel
+def shifted_prefix_sums(x: np.ndarray, harmonic: bool) -> tuple[np.ndarray, np.ndarray, float]:
+    """Double-double prefix sums of ``y_i - s`` (``y = x`` or ``1/x``, ``s = y_0``).
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n,)
+        Samples (strictly positive in harmonic mode).
+    harmonic : bool
+        Sum reciprocals.
+
+    Returns
+    -------
+    high, low : ndarray of float64, shape (n + 1,)
+        ``high[k] + low[k]`` is ``sum(y[:k] - s)`` to about twice the working precision.
+    shift : float
+        ``s``.
+
+    Notes
+    -----
+    A block sum is the difference of two prefix sums, so every block mean of every
+    subsession size costs O(1) after this O(n) pass; the subsession-size scan over
+    q = 1..n/3 then costs O(sum n/q) = O(n log n) instead of O(n²).
+    """
+    n = x.shape[0]
+    high = np.zeros(n + 1)
+    low = np.zeros(n + 1)
+    shift = 1.0 / x[0] if harmonic else x[0]
+    total = 0.0
+    compensation = 0.0
+    for i in range(n):
+        value = (1.0 / x[i] if harmonic else x[i]) - shift
+        t = total + value
+        if abs(total) >= abs(value):
+            compensation += (total - t) + value
+        else:
+            compensation += (value - t) + total
+        total = t
+        high[i + 1] = total
+        low[i + 1] = compensation
+    return high, low, shift
 
 
 @kernel
@@ -64,23 +128,36 @@ def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[floa
     Notes
     -----
     Two passes in float64: the overall mean is computed first (by the caller), then the
-    centred sums. Cost O(h q) = O(n).
+    centred sums. Block sums run over ``y_i - y_0`` (``y = x``, or ``1/x`` for harmonic
+    means) with Neumaier compensation, and the deviation of an arithmetic block mean is
+    formed as ``mean(x - x_0) - (m - x_0)``, so a large common offset does not cancel the
+    deviations and constant data give deviations of exactly 0. Cost O(h q) = O(n).
     """
     h = x.shape[0] // q
+    shift = 1.0 / x[0] if harmonic else x[0]
+    if not harmonic and abs(shift) > 2.0**960:
+        shift = 0.0  # differences of values this large could overflow
+    centre = m - shift
     sum_squares = 0.0
     sum_lagged = 0.0
     previous = 0.0
     for j in range(h):
         block_total = 0.0
+        compensation = 0.0
         start = j * q
+        for i in range(start, start + q):
+            value = (1.0 / x[i] if harmonic else x[i]) - shift
+            t = block_total + value
+            if abs(block_total) >= abs(value):
+                compensation += (block_total - t) + value
+            else:
+                compensation += (value - t) + block_total
+            block_total = t
+        block_total += compensation
         if harmonic:
-            for i in range(start, start + q):
-                block_total += 1.0 / x[i]
-            deviation = q / block_total - m
+            deviation = 1.0 / (shift + block_total / q) - m
         else:
-            for i in range(start, start + q):
-                block_total += x[i]
-            deviation = block_total / q - m
+            deviation = block_total / q - centre
         sum_squares += deviation * deviation
         if j > 0:
             sum_lagged += previous * deviation
@@ -93,7 +170,7 @@ def lag1_coefficient(x: np.ndarray, q: int, harmonic: bool, m: float) -> float:
     """Pilot's lag-1 autocorrelation ``g_q / s2_q`` of block means; 1.0 when undefined.
 
     Returns 1.0 when fewer than two blocks exist or the ratio is not a number (zero
-    variance), exactly as Pilot does (spec §2.2).
+    variance), exactly as Pilot does (spec §2.2). O(n).
     """
     if x.shape[0] // q < 2:
         return 1.0
@@ -105,13 +182,59 @@ def lag1_coefficient(x: np.ndarray, q: int, harmonic: bool, m: float) -> float:
 
 
 @kernel
+def lag1_from_prefix(
+    high: np.ndarray, low: np.ndarray, shift: float, n: int, q: int, harmonic: bool,
+    m: float,
+) -> float:
+    """:func:`lag1_coefficient` from :func:`shifted_prefix_sums`, O(n / q).
+
+    Returns 1.0 when fewer than two blocks exist or the variance is zero (as Pilot).
+    """
+    h = n // q
+    if h < 2:
+        return 1.0
+    centre = m - shift
+    sum_squares = 0.0
+    sum_lagged = 0.0
+    previous = 0.0
+    for j in range(h):
+        a = j * q
+        b = a + q
+        block = (high[b] - high[a]) + (low[b] - low[a])
+        if harmonic:
+            deviation = 1.0 / (shift + block / q) - m
+        else:
+            deviation = block / q - centre
+        sum_squares += deviation * deviation
+        if j > 0:
+            sum_lagged += previous * deviation
+        previous = deviation
+    if sum_squares == 0.0:
+        return 1.0
+    ratio = sum_lagged / sum_squares
+    if np.isnan(ratio):
+        return 1.0
+    return ratio
+
+
+@kernel
 def first_subsession_size(x: np.ndarray, limit: float, harmonic: bool, m: float) -> int:
     """First ``q`` in ``1..n//3`` with ``|r1(q)| <= limit``; -1 when none (spec §3).
 
-    Cost: O(n) per candidate ``q``; the scan stops at the first qualifying size.
+    Cost: O(n) for the prefix sums, then O(n / q) per candidate ``q``, so O(n log n) even
+    when no size qualifies (a level shift keeps every r1(q) near 1); the former direct scan
+    was O(n) per candidate, O(n²) in that case.
     """
     n = x.shape[0]
+    if n // 3 >= 1 and abs(lag1_coefficient(x, 1, harmonic, m)) <= limit:
+        return 1  # the common case: one O(n) pass, no prefix arrays
+    if not harmonic and abs(x[0]) > 2.0**960:
+        for q in range(1, n // 3 + 1):
+            if abs(lag1_coefficient(x, q, harmonic, m)) <= limit:
+                return q
+        return -1
+    high, low, shift = shifted_prefix_sums(x, harmonic)
     for q in range(1, n // 3 + 1):
-        if abs(lag1_coefficient(x, q, harmonic, m)) <= limit:
+        if abs(lag1_from_prefix(high, low, shift, n, q, harmonic, m)) <= limit:
             return q
     return -1

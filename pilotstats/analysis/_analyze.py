@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -11,12 +10,19 @@ from typing import Any
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._validation import check_confidence_level, check_real
+from pilotstats._validation import check_bool, check_confidence_level, check_real
 from pilotstats.analysis import _backends
 from pilotstats.autocorrelation import required_sample_size, subsession_analysis
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
 from pilotstats.io import Measurements
-from pilotstats.results import Result, format_interval, format_number, format_quantity
+from pilotstats.results import (
+    Result,
+    decode_float,
+    decode_float_fields,
+    format_interval,
+    format_number,
+    format_quantity,
+)
 
 __all__ = ["AnalysisReport", "BenchmarkAnalysis", "analyze"]
 
@@ -165,8 +171,7 @@ class BenchmarkAnalysis(Result):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BenchmarkAnalysis:
         """Rebuild from :meth:`to_dict` output (e.g. ``pilotstats analyze --json``)."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in names}
+        values = decode_float_fields(cls, data)
         values["notes"] = tuple(values.get("notes", ()))
         return cls(**values)
 
@@ -308,7 +313,7 @@ class AnalysisReport(Result):
         return cls(
             tuple(BenchmarkAnalysis.from_dict(b) for b in data["benchmarks"]),
             float(data["confidence_level"]),
-            float(data["target_percent"]),
+            float(decode_float(data["target_percent"])),
             data.get("source"),
         )
 
@@ -557,6 +562,10 @@ def analyze(
     them. JMH throughput benchmarks use the harmonic mean of times per op, i.e. the reciprocal
     of the mean throughput (harness spec §7.3).
 
+    Complexity: O(n log n) time and O(n) memory per benchmark of n samples (subsession-
+    size scan and WPS fit), plus the warm-up detection of
+    :func:`~pilotstats.changepoints.stable_phase` when ``detect_warmup``.
+
     Examples
     --------
     >>> from pilotstats.io import Measurements
@@ -574,6 +583,9 @@ def analyze(
     confidence_level = check_confidence_level(confidence_level)
     autocorrelation_limit = check_real(autocorrelation_limit, "autocorrelation_limit",
                                        low=0.0, high=1.0, low_inclusive=False)
+    detect_warmup = check_bool(detect_warmup, "detect_warmup")
+    regression = check_bool(regression, "regression")
+    progress = check_bool(progress, "progress")
     target_percent = check_real(target_percent, "target_percent", low=0.0,
                                 low_inclusive=False)
     if method not in ("pilot", "iterate"):

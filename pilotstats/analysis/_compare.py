@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pilotstats import _config
-from pilotstats._validation import check_confidence_level, check_real
+from pilotstats._validation import check_bool, check_confidence_level, check_real
 from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze
 from pilotstats.autocorrelation import welch_test
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
 from pilotstats.io import Measurements
-from pilotstats.results import Result, format_number, format_quantity
+from pilotstats.results import (
+    Result,
+    decode_float,
+    decode_float_fields,
+    format_number,
+    format_quantity,
+)
 
 __all__ = ["BenchmarkComparison", "ComparisonReport", "compare"]
 
@@ -101,9 +106,8 @@ class BenchmarkComparison(Result):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BenchmarkComparison:
-        """Rebuild from :meth:`to_dict` output."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        """Rebuild from :meth:`to_dict` output (``"inf"``/``"-inf"`` decoded)."""
+        return cls(**decode_float_fields(cls, data))
 
 
 def _percent(value: float | None) -> str:
@@ -264,7 +268,7 @@ class ComparisonReport(Result):
             tuple(data["only_in_base"]),
             tuple(data["only_in_new"]),
             float(data["confidence_level"]),
-            float(data["min_change_percent"]),
+            float(decode_float(data["min_change_percent"])),
         )
 
 
@@ -364,6 +368,9 @@ def compare(
     subsession statistics instead of raw samples keep the test honest for autocorrelated
     samples (spec §7, "never the raw (mean, var, n)").
 
+    Complexity: That of :func:`analyze` on both inputs (O(n log n) per benchmark), plus
+    O(B) for B benchmarks.
+
     Examples
     --------
     >>> import numpy as np
@@ -377,6 +384,8 @@ def compare(
     """
     level = check_confidence_level(confidence_level)
     min_change = check_real(min_change_percent, "min_change_percent", low=0.0)
+    detect_warmup = check_bool(detect_warmup, "detect_warmup")
+    progress = check_bool(progress, "progress")
     reports = []
     for side, value in (("base", base), ("new", new)):
         if isinstance(value, AnalysisReport):

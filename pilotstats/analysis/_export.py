@@ -53,6 +53,8 @@ def to_otava_csv(
     Otava's CSV importer (``apache/otava: otava/importer.py``, ``docs/CSV.md``) reads a time
     column, attribute columns and numeric metric columns; harness spec §8.5.
 
+    Complexity: O(R·B) for R reports of B benchmarks.
+
     Examples
     --------
     >>> import numpy as np

@@ -44,6 +44,10 @@ def plot_measurements(measurements: Measurements, *, benchmark: str | None = Non
     -------
     matplotlib Axes
 
+    Notes
+    -----
+    Complexity: O(n) for n samples, plus matplotlib's rendering.
+
     Examples
     --------
     >>> import matplotlib
@@ -89,6 +93,10 @@ def plot_analysis(report: AnalysisReport, *, ax: Any = None) -> Any:
     Returns
     -------
     matplotlib Axes
+
+    Notes
+    -----
+    Complexity: O(B) artists for B benchmarks, plus matplotlib's rendering.
 
     Examples
     --------
@@ -137,6 +145,10 @@ def plot_comparison(report: ComparisonReport, *, ax: Any = None) -> Any:
     Returns
     -------
     matplotlib Axes
+
+    Notes
+    -----
+    Complexity: O(B) artists for B benchmarks, plus matplotlib's rendering.
 
     Examples
     --------
@@ -198,6 +210,10 @@ def plot_trend(report: TrendReport, *, benchmark: str | None = None, ax: Any = N
     Returns
     -------
     matplotlib Axes
+
+    Notes
+    -----
+    Complexity: O(R) for R results, plus matplotlib's rendering.
 
     Examples
     --------

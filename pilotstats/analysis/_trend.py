@@ -7,12 +7,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pilotstats._validation import check_confidence_level
+from pilotstats._validation import check_bool, check_confidence_level
 from pilotstats.analysis import _backends
 from pilotstats.analysis._analyze import AnalysisReport, analyze
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, PilotStatsError
 from pilotstats.io import Measurements
-from pilotstats.results import Result, format_quantity
+from pilotstats.results import Result, decode_float, decode_float_fields, format_quantity
 
 __all__ = ["BenchmarkTrend", "TrendReport", "TrendSegment", "trend"]
 
@@ -193,9 +193,11 @@ class TrendReport(Result):
         """Rebuild from :meth:`to_dict` output."""
         return cls(
             tuple(data["labels"]),
-            tuple(BenchmarkTrend(b["name"], b["unit"], tuple(b["means"]),
-                                 tuple(TrendSegment(**s) for s in b["segments"]), b["note"],
-                                 tuple(b.get("ci_low", ())), tuple(b.get("ci_high", ())))
+            tuple(BenchmarkTrend(b["name"], b["unit"], tuple(decode_float(b["means"])),
+                                 tuple(TrendSegment(**decode_float_fields(TrendSegment, s))
+                                       for s in b["segments"]), b["note"],
+                                 tuple(decode_float(b.get("ci_low", ()))),
+                                 tuple(decode_float(b.get("ci_high", ()))))
                   for b in data["benchmarks"]),
             float(data.get("confidence_level", 0.95)),
         )
@@ -242,6 +244,9 @@ def trend(
     description length grouping of FD.io CSIT's jumpavg, reproduced by
     :func:`pilotstats.changepoints.mdl_partition`, with lower-is-better labels.
 
+    Complexity: That of :func:`analyze` on each of the R results, plus one MDL partition
+    of R means per benchmark (O(R²) at worst).
+
     Examples
     --------
     >>> from pilotstats.io import Measurements
@@ -251,9 +256,16 @@ def trend(
     >>> [s.classification for s in report["b"].segments]
     ['normal', 'regression']
     """
+    if not isinstance(results, Sequence) or isinstance(results, (str, bytes)):
+        raise InvalidInputError(
+            f"results must be a sequence (list or tuple) of Measurements or AnalysisReport "
+            f"objects, oldest first; got {type(results).__name__}"
+        )
     if len(results) < 2:
         raise NotEnoughDataError(f"trend needs at least 2 results, got {len(results)}")
     level = check_confidence_level(confidence_level)
+    detect_warmup = check_bool(detect_warmup, "detect_warmup")
+    progress = check_bool(progress, "progress")
     partition = _backends.mdl_partition()
     if partition is None:
         raise PilotStatsError("trend needs pilotstats.changepoints.mdl_partition, which this "

@@ -6,14 +6,21 @@ Specification: ``specs/autocorrelation.md`` §2–§3, reproducing Pilot
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from pilotstats import _config
 from pilotstats._kernels import autocorrelation as _kernels
 from pilotstats._typing import Float64Array1D, MeanMethod
 from pilotstats._validation import as_float_array, check_choice, check_int, check_real
-from pilotstats.exceptions import NotEnoughDataError, SubsessionSizeNotFoundError
+from pilotstats.exceptions import (
+    InvalidInputError,
+    NotEnoughDataError,
+    SubsessionSizeNotFoundError,
+)
 
 __all__ = ["lag1_autocorrelation", "optimal_subsession_size"]
 
@@ -31,6 +38,26 @@ class Samples:
     @property
     def n(self) -> int:
         return int(self.values.shape[0])
+
+    @property
+    def scale(self) -> float:
+        """Power of two that brings the data below 2**500 in magnitude (1.0 usually).
+
+        Squares of deviations of data near the float64 limit overflow; scaling by an exact
+        power of two leaves every ratio (r1) unchanged and variances exactly rescalable.
+        """
+        peak = float(np.max(np.abs(self.values))) if self.values.size else 0.0
+        if peak > 2.0**500:
+            return math.ldexp(1.0, -math.frexp(peak)[1])
+        return 1.0
+
+    def scaled(self) -> Samples:
+        """These samples times :attr:`scale` (the same object when the scale is 1)."""
+        factor = self.scale
+        if factor == 1.0:
+            return self
+        return Samples(np.ascontiguousarray(self.values * factor), self.harmonic,
+                       self.mean * factor)
 
 
 def prepare(x: Any, mean: MeanMethod = "arithmetic", *, min_length: int = 1) -> Samples:
@@ -54,7 +81,18 @@ def block_moments(samples: Samples, q: int) -> tuple[float, float]:
             f"subsession size {q} leaves {blocks} complete subsession(s) of {samples.n} "
             "samples; need at least 2 (use a smaller subsession_size or more data)"
         )
-    s2, g = _kernels.block_moments(samples.values, q, samples.harmonic, samples.mean)
+    small = samples.scaled()
+    s2, g = _kernels.block_moments(small.values, q, small.harmonic, small.mean)
+    if small is not samples:
+        factor = samples.scale
+        with np.errstate(over="ignore"):
+            s2 = float(np.float64(s2) / factor / factor)
+            g = float(np.float64(g) / factor / factor)
+        if not math.isfinite(s2):
+            raise InvalidInputError(
+                "the subsession variance of these data overflows float64 (values near "
+                "1e308 with a spread of the same order); rescale the data (change the unit)"
+            )
     return float(s2), float(g)
 
 
@@ -62,7 +100,8 @@ def first_qualifying_size(samples: Samples, limit: float) -> int | None:
     """First ``q`` in ``1..n//3`` with ``|r1(q)| <= limit``, or None (spec §3)."""
     if samples.n <= 1:
         return None
-    q = int(_kernels.first_subsession_size(samples.values, limit, samples.harmonic, samples.mean))
+    small = samples.scaled()  # r1 is scale-invariant; this keeps its sums finite
+    q = int(_kernels.first_subsession_size(small.values, limit, small.harmonic, small.mean))
     return None if q < 0 else q
 
 
@@ -139,7 +178,7 @@ def lag1_autocorrelation(
     >>> round(lag1_autocorrelation(ferrari_response_times(), 4), 6)
     0.08231
     """
-    samples = prepare(x, mean)
+    samples = prepare(x, mean).scaled()  # r1 is scale-invariant; keeps its sums finite
     q = check_int(subsession_size, "subsession_size", low=1)
     return float(_kernels.lag1_coefficient(samples.values, q, samples.harmonic, samples.mean))
 
@@ -177,8 +216,9 @@ def optimal_subsession_size(
     Notes
     -----
     Specification ``autocorrelation.md`` §3; Pilot ``pilot_optimal_subsession_size``.
-    Strong negative autocorrelation is rejected too (absolute value). Cost O(n) per
-    candidate size, O(n^2/3) in the worst case when nothing qualifies.
+    Strong negative autocorrelation is rejected too (absolute value). Complexity: O(n)
+    when q = 1 qualifies; otherwise the candidates are evaluated from double-double prefix
+    sums at O(n/q) each, O(n log n) in total even when nothing qualifies (a level shift).
 
     Examples
     --------

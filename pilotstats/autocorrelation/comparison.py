@@ -37,15 +37,18 @@ __all__ = [
 ALTERNATIVES: tuple[Alternative, ...] = ("two-sided", "less", "greater")
 
 
-def _check_side(mean: Any, var: Any, n: Any, side: str) -> tuple[float, float, int]:
-    mean_value = check_real(mean, f"mean{side}")
-    var_value = check_real(var, f"var{side}")
+def _check_side(
+    mean: Any, var: Any, n: Any, side: str, names: tuple[str, str, str] | None = None
+) -> tuple[float, float, int]:
+    mean_name, var_name, n_name = names or (f"mean{side}", f"var{side}", f"n{side}")
+    mean_value = check_real(mean, mean_name)
+    var_value = check_real(var, var_name)
     if var_value < 0:
-        raise InvalidInputError(f"var{side} must be non-negative, got {var_value!r}")
-    count = check_int(n, f"n{side}", low=0)
+        raise InvalidInputError(f"{var_name} must be non-negative, got {var_value!r}")
+    count = check_int(n, n_name, low=0)
     if count < 2:
         raise NotEnoughDataError(
-            f"n{side} = {count}: Welch's test needs at least 2 observations per side"
+            f"{n_name} = {count}: Welch's test needs at least 2 observations per side"
         )
     return mean_value, var_value, count
 
@@ -73,6 +76,10 @@ def welch_degrees_of_freedom(var1: float, n1: int, var2: float, n2: int) -> floa
     NotEnoughDataError
         A count below 2.
 
+    Notes
+    -----
+    Complexity: O(1).
+
     Examples
     --------
     >>> import numpy as np
@@ -87,9 +94,30 @@ def welch_degrees_of_freedom(var1: float, n1: int, var2: float, n2: int) -> floa
 
 
 def _dof(v1: float, n1: int, v2: float, n2: int) -> float:
+    # Scaled by the larger variance of the mean, so neither tiny (1e-203: a*a underflows)
+    # nor huge (1e308: a + b overflows) variances turn a well-defined dof into NaN/inf.
     a, b = v1 / n1, v2 / n2
+    scale = max(a, b)
+    if not scale > 0:
+        return math.nan
+    a, b = a / scale, b / scale
     denominator = a * a / (n1 - 1) + b * b / (n2 - 1)
     return (a + b) ** 2 / denominator if denominator > 0 else math.nan
+
+
+def _standard_error(v1: float, n1: int, v2: float, n2: int) -> float:
+    """``sqrt(v1/n1 + v2/n2)`` without intermediate overflow or underflow."""
+    return math.hypot(math.sqrt(v1 / n1), math.sqrt(v2 / n2))
+
+
+def _difference(m1: float, m2: float) -> float:
+    d = m1 - m2
+    if not math.isfinite(d):
+        raise InvalidInputError(
+            f"the difference of the means {m1!r} - {m2!r} overflows float64; rescale the "
+            "data (e.g. change the unit) before comparing"
+        )
+    return d
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +250,8 @@ def welch_test(
     ``se = sqrt(v1/n1 + v2/n2)``, two-sided ``p = 2 F_nu(-|t|)``, interval
     ``d -/+ t_nu((1+c)/2) se``; ``nu`` from :func:`welch_degrees_of_freedom` (not floored).
 
+    Complexity: O(1).
+
     References
     ----------
     .. [1] B. L. Welch, "The generalization of Student's problem when several different
@@ -237,8 +267,8 @@ def welch_test(
     side = check_choice(alternative, "alternative", ALTERNATIVES)
     m1, v1, c1 = _check_side(mean1, var1, n1, "1")
     m2, v2, c2 = _check_side(mean2, var2, n2, "2")
-    d = m1 - m2
-    se = math.sqrt(v1 / c1 + v2 / c2)
+    d = _difference(m1, m2)
+    se = _standard_error(v1, c1, v2, c2)
     if se == 0.0:
         p = 1.0 if d == 0.0 else 0.0
         statistic = 0.0 if d == 0.0 else math.copysign(math.inf, d)
@@ -252,6 +282,13 @@ def welch_test(
     else:
         p = t_cdf(-statistic, dof)
     low, high = _interval(d, se, dof, level, side)
+    if math.isinf(low if side != "less" else high) or (
+        side == "two-sided" and math.isinf(high)
+    ):
+        raise InvalidInputError(
+            f"the confidence interval of the difference overflows float64 (standard error "
+            f"{se!r}); rescale the data (e.g. change the unit) before comparing"
+        )
     return WelchResult(d, low, high, min(1.0, p), dof, statistic, se, side, level)
 
 
@@ -273,6 +310,10 @@ def compare_subsession_means(
         Level of the interval; defaults to ``a.confidence_level``.
     alternative : {"two-sided", "less", "greater"}
         As in :func:`welch_test`.
+
+    Notes
+    -----
+    Complexity: O(1).
 
     Examples
     --------
@@ -382,6 +423,8 @@ def required_sample_size_for_comparison(
     ``t = t_nu(target / 2)``, ``D = (d / t)^2 - v_b / n_b``,
     ``n_required = max(2, ceil_tol(v / D))`` (Pilot truncates; rounding up is correct).
 
+    Complexity: O(1).
+
     Examples
     --------
     >>> r = required_sample_size_for_comparison(98.105, 0.699**2, 65, 98.394, 0.743**2, 65,
@@ -392,20 +435,33 @@ def required_sample_size_for_comparison(
     target = check_probability(target_p_value, "target_p_value")
     q = check_int(subsession_size, "subsession_size", low=1)
     floor = check_int(min_subsessions, "min_subsessions", low=0)
-    m1, v1, c1 = _check_side(baseline_mean, baseline_var, baseline_n, "1 (baseline)")
-    m2, v2, c2 = _check_side(mean, var, n, "2")
+    m1, v1, c1 = _check_side(
+        baseline_mean, baseline_var, baseline_n, "1",
+        ("baseline_mean", "baseline_var", "baseline_n"),
+    )
+    m2, v2, c2 = _check_side(mean, var, n, "2", ("mean", "var", "n"))
     dof = _dof(v1, c1, v2, c2)
     t = t_quantile(target / 2.0, dof) if math.isfinite(dof) else math.nan
-    d = m1 - m2
-    reserve = (d / t) ** 2 - v1 / c1 if t != 0 else math.nan
-    if not (math.isfinite(reserve) and reserve > 0):
+    d = _difference(m1, m2)
+    try:
+        reserve = (d / t) ** 2 - v1 / c1 if t != 0 else math.nan
+    except OverflowError:  # (d / t)^2 beyond float64: any n reaches the target
+        reserve = math.inf
+    if not reserve > 0:  # NaN or <= 0; +inf (a huge difference) is reachable by any n
         raise UnreachableTargetError(
             f"no sample size of the new side can reach p <= {target:g}: the observed "
             f"difference {d!r} is too small relative to the baseline's own standard error "
             f"{math.sqrt(v1 / c1)!r} (collect more baseline samples, or accept a larger "
             "target_p_value)"
         )
-    required = max(2, ceil_tol(v2 / reserve))
+    needed = v2 / reserve
+    if not (math.isfinite(needed) and needed < _config.MAX_REPORTED_COUNT):
+        raise UnreachableTargetError(
+            f"the new side would need more than {_config.MAX_REPORTED_COUNT} "
+            f"subsessions to reach p <= {target:g} (variance {v2!r} against a margin of "
+            f"{reserve!r}); accept a larger target_p_value"
+        )
+    required = max(2, ceil_tol(needed))
     return ComparisonSampleSizeResult(
         n_required=required, samples=q * max(required, floor), dof=dof,
         target_p_value=target, subsession_size=q,

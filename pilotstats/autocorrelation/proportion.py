@@ -15,7 +15,12 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._stats import normal_quantile, two_sided_t
 from pilotstats._typing import Float64Array1D, ProportionMethod
-from pilotstats._validation import as_float_array, check_choice, check_confidence_level
+from pilotstats._validation import (
+    as_float_array,
+    check_choice,
+    check_confidence_level,
+    check_real,
+)
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import ConfidenceInterval, Result, format_interval, format_number
 
@@ -36,20 +41,60 @@ def as_outcomes(x: Any, name: str = "x") -> Float64Array1D:
 
 
 def wilson_interval(p_hat: float, n: float, z: float) -> tuple[float, float]:
-    """Wilson score interval ``(low, high)`` for ``p_hat`` of ``n`` trials (spec §5.2)."""
+    """Wilson score interval ``(low, high)`` for ``p_hat`` of ``n`` trials.
+
+    Parameters
+    ----------
+    p_hat : float in [0, 1]
+        Observed proportion of successes.
+    n : float >= 1
+        Number of trials (a real number, so effective sample sizes are allowed).
+    z : float > 0
+        Standard normal quantile of the two-sided level, ``Phi^-1((1 + c) / 2)``.
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``, always inside [0, 1] and containing ``p_hat``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``p_hat`` outside [0, 1], ``n`` below 1, ``z`` not positive, or any of them
+        not a finite real number.
+
+    Notes
+    -----
+    Wilson (1927); centre ``(p + z^2/2n) / (1 + z^2/n)``, half-width
+    ``z/(1 + z^2/n) sqrt(p(1-p)/n + z^2/4n^2)``. Complexity O(1).
+
+    Examples
+    --------
+    >>> low, high = wilson_interval(0.55, 20, 1.959963984540054)
+    >>> round(low, 4), round(high, 4)
+    (0.3421, 0.7418)
+    """
+    p_hat = check_real(p_hat, "p_hat", low=0.0, high=1.0)
+    n = check_real(n, "n", low=1.0)
+    z = check_real(z, "z", low=0.0, low_inclusive=False)
     shrink = 1.0 + z * z / n
     centre = (p_hat + z * z / (2.0 * n)) / shrink
     half_width = (z / shrink) * math.sqrt(p_hat * (1.0 - p_hat) / n + z * z / (4.0 * n * n))
     # At p_hat = 0 (1) the exact lower (upper) bound is 0 (1); rounding must not move it.
     low = 0.0 if p_hat == 0.0 else max(0.0, centre - half_width)
     high = 1.0 if p_hat == 1.0 else min(1.0, centre + half_width)
-    return low, high
+    return min(low, p_hat), max(high, p_hat)
 
 
 def pilot_interval(p_hat: float, n: int, confidence_level: float) -> tuple[float, float]:
-    """Pilot's Wald interval with a t quantile (spec §5.1); not clipped to [0, 1]."""
+    """Pilot's Wald interval with a t quantile (spec §5.1), clipped to [0, 1].
+
+    Pilot reports ``p_hat -/+ half_width`` unclipped, which can leave the parameter's
+    domain (e.g. [-3.99, 4.99] for two outcomes at a high level); a proportion outside
+    [0, 1] is impossible, so the ends are clipped.
+    """
     half_width = two_sided_t(confidence_level, n - 1) * math.sqrt(p_hat * (1.0 - p_hat) / n)
-    return p_hat - half_width, p_hat + half_width
+    return max(0.0, p_hat - half_width), min(1.0, p_hat + half_width)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +172,10 @@ def proportion_interval(
     method : {"wilson", "pilot"}, default "wilson"
         ``"wilson"``: Wilson score interval, always inside [0, 1] and of positive width.
         ``"pilot"``: Pilot's Wald interval with a t quantile,
-        ``p_hat -/+ t_{n-1}((1+c)/2) sqrt(p_hat (1 - p_hat) / n)`` — may leave [0, 1] and
-        has zero width when all outcomes agree (kept for compatibility, not clipped).
+        ``p_hat -/+ t_{n-1}((1+c)/2) sqrt(p_hat (1 - p_hat) / n)``, clipped to [0, 1]
+        (Pilot does not clip, and its interval can leave the parameter's domain; the
+        clipped ``ci_width`` is then smaller than Pilot's). It has zero width when all
+        outcomes agree (kept for compatibility).
 
     Returns
     -------
@@ -146,6 +193,7 @@ def proportion_interval(
     Specification ``autocorrelation.md`` §5. Wilson centre
     ``(p + z^2/2n) / (1 + z^2/n)``, half-width
     ``z/(1 + z^2/n) sqrt(p(1-p)/n + z^2/4n^2)`` with ``z = Phi^-1((1+c)/2)``.
+    Complexity O(n).
 
     References
     ----------

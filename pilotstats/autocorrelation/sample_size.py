@@ -35,7 +35,7 @@ from pilotstats.autocorrelation.proportion import (
     as_outcomes,
     wilson_interval,
 )
-from pilotstats.exceptions import InvalidInputError
+from pilotstats.exceptions import InvalidInputError, UnreachableTargetError
 from pilotstats.results import Result, format_number
 
 __all__ = ["SampleSizeResult", "required_sample_size"]
@@ -156,6 +156,11 @@ def smallest_passing(passes: Callable[[int], bool], low: int) -> int:
         return low
     failing, passing = low, low * 2
     while not passes(passing):
+        if passing > _config.MAX_REPORTED_COUNT:
+            raise UnreachableTargetError(
+                f"the target cannot be reached with fewer than {_config.MAX_REPORTED_COUNT} "
+                "samples; choose a wider target"
+            )
         failing, passing = passing, passing * 2
     while passing - failing > 1:
         middle = (failing + passing) // 2
@@ -242,6 +247,8 @@ def required_sample_size(
         Invalid data or parameters, or a zero target width.
     NotEnoughDataError
         Fewer than 3 samples.
+    UnreachableTargetError
+        The target width is so small that more than 2**62 subsessions would be needed.
 
     Notes
     -----
@@ -249,6 +256,9 @@ def required_sample_size(
     ``h_req = ceil_tol(s2_q (t_{h-1}((1+c)/2) / e)^2)``,
     ``samples = q * max(h_req, min_subsessions)``; ``ceil_tol`` rounds up but ignores a
     relative excess below 1e-9.
+
+    Complexity: O(n log n) time (the subsession-size scan, see
+    :func:`subsession_analysis`) and O(n) memory.
 
     Examples
     --------
@@ -312,10 +322,23 @@ def _subsession_size_or_none(samples: Samples, limit: float, explicit: Any) -> i
 def _blocks_required(
     method: SampleSizeMethod, variance: float, half_width: float, level: float, h: int
 ) -> int:
-    if method == "iterate":
-        return blocks_required_iterated(variance, half_width, level)
-    if variance == 0.0:
+    if variance == 0.0 and method != "iterate":
         return 0
     if not math.isfinite(variance):
         raise InvalidInputError("the subsession variance is not finite; check the data scale")
+    # Guard against a half-width that underflows (subnormal target widths) and against
+    # counts beyond any feasible session, which would overflow to inf in the formula.
+    if half_width > 0:
+        ratio = math.sqrt(variance) / half_width  # float * and / give inf, never raise
+        rough = ratio * ratio
+    else:
+        rough = math.inf if variance > 0 else 0.0
+    if not rough < _config.MAX_REPORTED_COUNT:
+        raise UnreachableTargetError(
+            f"the target CI half-width {half_width!r} is too small for the subsession "
+            f"variance {variance!r}: it would need more than {_config.MAX_REPORTED_COUNT} "
+            "subsessions; choose a wider target"
+        )
+    if method == "iterate":
+        return blocks_required_iterated(variance, half_width, level)
     return blocks_required_at(variance, half_width, level, h)

@@ -15,7 +15,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._stats import two_sided_t
 from pilotstats._typing import MeanMethod
-from pilotstats._validation import check_confidence_level
+from pilotstats._validation import check_confidence_level, check_text
 from pilotstats.autocorrelation._blocks import (
     Samples,
     block_moments,
@@ -199,6 +199,10 @@ def subsession_analysis(
     interval is ``m -/+ t_{h-1}((1 + c)/2) sqrt(s2_q / h)``. Unlike Pilot's session code,
     ``confidence_level`` and ``autocorrelation_limit`` are honoured as passed.
 
+    Complexity: O(n log n) time and O(n) memory: the subsession-size scan evaluates q =
+    1..n/3 from double-double prefix sums at O(n/q) each (O(n) per q before issue 13,
+    O(n²) on a level-shifted series).
+
     References
     ----------
     .. [1] D. Ferrari, *Computer Systems Performance Evaluation*, Prentice-Hall, 1978, §3.
@@ -216,6 +220,7 @@ def subsession_analysis(
     """
     level = check_confidence_level(confidence_level)
     limit = check_autocorrelation_limit(autocorrelation_limit)
+    unit = check_text(unit, "unit", allow_none=True)
     samples = prepare(x, mean, min_length=2)
     if bool(np.all(samples.values == samples.values[0])):
         return build_result(samples, 1, level, limit, unit)

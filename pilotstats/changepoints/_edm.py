@@ -28,7 +28,7 @@ from pilotstats.changepoints._results import (
     keeps_index,
     make_segments,
 )
-from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
+from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, PerformanceWarning
 
 __all__ = ["EdmStream", "edm", "edm_single"]
 
@@ -36,6 +36,20 @@ __all__ = ["EdmStream", "edm", "edm_single"]
 # ----------------------------------------------------------------------------------------
 # validation
 # ----------------------------------------------------------------------------------------
+
+
+def _warn_size(n: int, limit: int, what: str, stacklevel: int = 3) -> None:
+    """Emit :class:`PerformanceWarning` when an O(n²) search of ``n`` values takes minutes."""
+    if n > limit:
+        import warnings
+
+        warnings.warn(
+            f"{what} is O(n²) in the series length: n = {n} is above "
+            f"{limit} (about a minute on one core; {n / limit:.3g}² times that here). "
+            "Analyse a window or a decimated series, or raise _config limits to silence this",
+            PerformanceWarning,
+            stacklevel=stacklevel,
+        )
 
 
 def _check_min_size(min_size: Any) -> int:
@@ -258,6 +272,12 @@ def edm(
     NotEnoughDataError
         ``x`` is empty.
 
+    Warns
+    -----
+    PerformanceWarning
+        ``n`` above ``_config.EDM_WARN_SIZE`` (150,000): the search is O(n²) and would
+        take minutes.
+
     See Also
     --------
     edm_single : at most one change (EDM-X, EDM-tail).
@@ -322,6 +342,8 @@ def edm(
     deg = _check_degree(degree)
     scale_mode = _check_scale(scale)
     n = int(data.shape[0])
+    if n >= 2 * delta:
+        _warn_size(n, _config.EDM_WARN_SIZE, "edm")
     low = float(np.min(data))
     high = float(np.max(data))
     params = _parameters(delta, percent_mode, penalty, deg, scale_mode, low, high)
@@ -407,6 +429,12 @@ def edm_single(
     NotEnoughDataError
         ``x`` is empty.
 
+    Warns
+    -----
+    PerformanceWarning
+        ``n`` above ``_config.EDM_WARN_SIZE`` (150,000; EDM-tail: ``EDM_TAIL_WARN_SIZE``,
+        50,000): the search is O(n²) (EDM-tail O(n² log n)) and would take minutes.
+
     See Also
     --------
     edm : multiple change points.
@@ -460,15 +488,19 @@ def edm_single(
         raise InvalidInputError(f"exact must be True or False, got {exact!r}")
     exact = bool(exact)
     params: dict[str, Any] = {"min_size": delta}
+    # Validated even when EDM-X ignores them: a bad value is a mistake either way.
+    alpha_value = check_real(alpha, "alpha", low=0.0, high=2.0, low_inclusive=False)
+    quantile_value = check_real(
+        quantile, "quantile", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False
+    )
+    tree_value: EdmTree = check_choice(tree, "tree", ("paper", "reference"))
     if not exact:
-        alpha_value = check_real(alpha, "alpha", low=0.0, high=2.0, low_inclusive=False)
-        quantile_value = check_real(
-            quantile, "quantile", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False
-        )
-        tree_value: EdmTree = check_choice(tree, "tree", ("paper", "reference"))
         params.update(alpha=alpha_value, quantile=quantile_value, tree=tree_value)
     method = "edm-x" if exact else "edm-tail"
     n = int(data.shape[0])
+    if n >= 2 * delta:
+        _warn_size(n, _config.EDM_WARN_SIZE if exact else _config.EDM_TAIL_WARN_SIZE,
+                   f"edm_single ({method})")
     low = float(np.min(data))
     high = float(np.max(data))
     too_short = n < 2 * delta
@@ -682,6 +714,8 @@ class EdmStream:
             return
         n_old = self._n
         n_new = n_old + k
+        if n_old <= _config.EDM_WARN_SIZE < n_new:
+            _warn_size(n_new, _config.EDM_WARN_SIZE, "EdmStream (in total over its appends)")
         x = np.empty(n_new)
         x[:n_old] = self._x[:n_old]
         x[n_old:] = chunk

@@ -134,18 +134,35 @@ def make_segments(x: np.ndarray, locations: Sequence[int]) -> tuple[Segment, ...
     for start, end in itertools.pairwise(bounds):
         part = x[start:end]
         count = end - start
-        std = float(np.std(part, ddof=1)) if count >= 2 else math.nan
+        mean, std = _mean_std(part)
         segments.append(
             Segment(
                 start=start,
                 end=end,
                 n=count,
                 median=float(np.median(part)),
-                mean=float(np.mean(part)),
+                mean=mean,
                 std=std,
             )
         )
     return tuple(segments)
+
+
+def _mean_std(part: np.ndarray) -> tuple[float, float]:
+    """Mean and sample std (NaN for one value), finite for any finite data.
+
+    Data beyond 2**500 in magnitude (whose squares, or sums near 1e308, overflow) are
+    scaled by an exact power of two first, so segment statistics of finite data stay
+    finite instead of becoming inf/NaN with a RuntimeWarning.
+    """
+    peak = float(np.max(np.abs(part)))
+    scale = 1.0
+    if peak > 2.0**500:
+        scale = math.ldexp(1.0, -math.frexp(peak)[1])
+    scaled = part * scale if scale != 1.0 else part
+    mean = float(np.mean(scaled)) / scale
+    std = float(np.std(scaled, ddof=1)) / scale if part.shape[0] >= 2 else math.nan
+    return mean, std
 
 
 def _relative_change(before: float, after: float) -> float:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from pilotstats._validation import check_int
+from pilotstats._validation import check_bool, check_int
 from pilotstats.changepoints.mdl import TrendGroups, mdl_partition
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import Result, format_number
@@ -239,6 +239,9 @@ def trend_compliance(
     ``r >= n − L`` ("180 days or 180 runs, whichever comes first"). Missing runs (NaN
     trend) are ignored; n counts up to the last run that has a trend (spec §10).
 
+    Complexity: That of :func:`mdl_partition` on the values (nothing when a partition is
+    given), plus O(n).
+
     References
     ----------
     .. [1] FD.io CSIT, "Trend analysis" and "Trend compliance" sections of the trending
@@ -254,6 +257,8 @@ def trend_compliance(
     """
     s_window = check_int(short_window, "short_window", low=0)
     l_window = check_int(long_window, "long_window", low=1)
+    if higher_is_better is not None:
+        check_bool(higher_is_better, "higher_is_better")
     if isinstance(groups_or_values, TrendGroups):
         groups = groups_or_values
         if unit is not None or sbps is not None:
@@ -267,8 +272,6 @@ def trend_compliance(
         groups = mdl_partition(
             groups_or_values, unit=unit, sbps=sbps, higher_is_better=bool(direction)
         )
-    if not isinstance(direction, (bool, np.bool_)):
-        raise InvalidInputError(f"higher_is_better must be True or False, got {direction!r}")
     direction = bool(direction)
     trend = np.asarray(groups.trend_mean)
     present = np.flatnonzero(~np.isnan(trend))

@@ -15,7 +15,7 @@ import dataclasses
 import math
 import numbers
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,8 +23,13 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._kernels import mdl as _k
 from pilotstats._typing import Float64Array1D, MdlLabel, NanPolicy
-from pilotstats._validation import check_choice, check_real
-from pilotstats.exceptions import DataRangeWarning, InvalidInputError, NotEnoughDataError
+from pilotstats._validation import check_bool, check_choice, check_real
+from pilotstats.exceptions import (
+    DataRangeWarning,
+    InvalidInputError,
+    NotEnoughDataError,
+    PerformanceWarning,
+)
 from pilotstats.results import Result, format_number
 
 if TYPE_CHECKING:
@@ -97,10 +102,33 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
+def _warn_size(n_runs: int, what: str) -> None:
+    """PerformanceWarning above ``_config.MDL_WARN_SIZE`` runs (O(N²) worst case)."""
+    if n_runs > _config.MDL_WARN_SIZE:
+        warnings.warn(
+            f"{what}: {n_runs} runs is above {_config.MDL_WARN_SIZE}; the MDL programme is "
+            "O(N²) when no level change lets the pruning discard candidates (i.i.d. noise) "
+            "and can take minutes; partition a window or per-day means instead",
+            PerformanceWarning,
+            stacklevel=3,
+        )
+
+
+def _finite_float(value: Any, name: str) -> float:
+    """``float(value)``, with a named error for integers beyond the float64 range."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise InvalidInputError(
+            f"{name} is an integer too large for float64 ({len(str(value))} digits); "
+            "rescale the values"
+        ) from None
+
+
 def _parse_run(run: Any, index: int, name: str) -> list[float]:
     """Samples of one run (a real number or a non-empty iterable of reals)."""
     if _is_real(run):
-        return [float(run)]
+        return [_finite_float(run, f"{name}[{index}]")]
     if isinstance(run, (bool, np.bool_)):
         raise InvalidInputError(
             f"{name}[{index}] is a boolean ({run!r}); runs must be real numbers or "
@@ -124,7 +152,7 @@ def _parse_run(run: Any, index: int, name: str) -> list[float]:
                 f"{type(sample).__name__} {sample!r:.60}; a run is a flat sequence of "
                 "samples (nested runs are not allowed)"
             )
-        samples.append(float(sample))
+        samples.append(_finite_float(sample, f"{name}[{index}][{position}]"))
     if not samples:
         raise InvalidInputError(
             f"{name}[{index}] is an empty run; every run needs at least one sample "
@@ -173,6 +201,12 @@ def _parse_values(values: Any, policy: str, name: str = "values") -> _Runs:
         raise InvalidInputError(
             f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
             f"{type(values).__name__}"
+        )
+    if isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
+        raise InvalidInputError(
+            f"{name} must be a sequence of runs in time order, got a "
+            f"{type(values).__name__} (unordered or keyed); pass list(mapping.values()) "
+            "for a mapping's values in key order"
         )
     fast: np.ndarray | None = None
     if not isinstance(values, np.ndarray) and hasattr(values, "__array__"):
@@ -758,12 +792,25 @@ class _Engine:
         )
 
 
+#: Smallest magnitude of the largest sample: below it the unit ``max / (2**(sbps+1) - 1)``
+#: and the squared deviations underflow (a zero stdev, NaN code lengths).
+_MIN_MAGNITUDE = 2.0**-500
+
+
 def _check_range(samples: np.ndarray, name: str) -> None:
     if samples.size and float(np.abs(samples).max()) > _MAX_MAGNITUDE:
         raise InvalidInputError(
             f"{name} has a sample of magnitude above {_MAX_MAGNITUDE:g}; rescale the data "
             "(the moment accumulation would overflow)"
         )
+    if samples.size:
+        peak = float(np.abs(samples).max())
+        if 0.0 < peak < _MIN_MAGNITUDE:
+            raise InvalidInputError(
+                f"{name} has no sample of magnitude above {_MIN_MAGNITUDE:g} (largest "
+                f"{peak!r}): the resolution unit would be subnormal and the code lengths "
+                "NaN; rescale the data (e.g. change the unit)"
+            )
 
 
 def _warn_mixed_signs(min_value: float, max_value: float, name: str) -> None:
@@ -795,12 +842,15 @@ def mdl_partition(
     Parameters
     ----------
     values : sequence of runs
-        Runs in time order. A run is one real number (one sample) or a non-empty
-        sequence of reals (several samples of one test run, e.g. trials). A 1-D array is a
-        sequence of one-sample runs. Runs are indivisible: boundaries fall only between
-        runs. Note that CSIT found trial-to-trial noise within a run to be smaller than
-        run-to-run noise (FDio/csit#3289), so passing trials as samples understates the
-        noise between runs and over-detects.
+        Runs in time order (a list, tuple, array, pandas/polars series, or an iterator).
+        Mappings and sets are rejected (a dict would otherwise be read as its keys): pass
+        ``list(mapping.values())`` for a mapping's values in key order. A run is one real
+        number (one sample) or a non-empty sequence of reals (several samples of one test
+        run, e.g. trials). A 1-D array is a sequence of one-sample runs. Runs are
+        indivisible: boundaries fall only between runs. Note that CSIT found
+        trial-to-trial noise within a run to be smaller than run-to-run noise
+        (FDio/csit#3289), so passing trials as samples understates the noise between runs
+        and over-detects.
     unit : float, optional
         Resolution of the values (finite, > 0). Everything is coded in multiples of it.
     sbps : float, optional
@@ -836,6 +886,10 @@ def mdl_partition(
     -----
     DataRangeWarning
         Some samples are negative while the maximum is positive.
+    PerformanceWarning
+        More than ``_config.MDL_WARN_SIZE`` (60,000) runs: the programme is O(N²) when the
+        pruning cannot discard candidates (noise without level changes), and such a call
+        can take minutes (2e4 i.i.d. runs: 7 s; 1e5: about 140 s on the reference machine).
 
     See Also
     --------
@@ -868,10 +922,8 @@ def mdl_partition(
     """
     policy = check_choice(nan_policy, "nan_policy", ("raise", "omit", "zero"))
     unit_value, sbps_value = _check_unit_sbps(unit, sbps)
-    if not isinstance(higher_is_better, (bool, np.bool_)):
-        raise InvalidInputError(f"higher_is_better must be True or False, got {higher_is_better!r}")
-    if not isinstance(pruning, (bool, np.bool_)):
-        raise InvalidInputError(f"pruning must be True or False, got {pruning!r}")
+    check_bool(higher_is_better, "higher_is_better")
+    check_bool(pruning, "pruning")
     runs = _parse_values(values, policy)
     if runs.original.size == 0:
         raise NotEnoughDataError(
@@ -879,6 +931,7 @@ def mdl_partition(
             "least one finite sample"
         )
     _check_range(runs.samples, "values")
+    _warn_size(runs.n_original, "mdl_partition")
     engine = _Engine(unit_value, sbps_value, bool(pruning))
     engine.add_runs(runs.samples, runs.offsets)
     engine.resolved_unit()  # named error for a non-positive maximum before any work
@@ -935,12 +988,10 @@ class MdlStream:
     ) -> None:
         self._policy = check_choice(nan_policy, "nan_policy", ("raise", "omit", "zero"))
         unit_value, sbps_value = _check_unit_sbps(unit, sbps)
-        if not isinstance(higher_is_better, (bool, np.bool_)):
-            raise InvalidInputError(
-                f"higher_is_better must be True or False, got {higher_is_better!r}"
-            )
-        self.higher_is_better = bool(higher_is_better)
-        self._engine = _Engine(unit_value, sbps_value, bool(pruning), name="stream")
+        self.higher_is_better = check_bool(higher_is_better, "higher_is_better")
+        self._engine = _Engine(
+            unit_value, sbps_value, check_bool(pruning, "pruning"), name="stream"
+        )
         # per-run bookkeeping in growing buffers (no list -> array copy per result)
         self._original = np.empty(16, dtype=np.int64)
         self._replaced = np.zeros(16, dtype=bool)
@@ -965,6 +1016,13 @@ class MdlStream:
         InvalidInputError
             A run is invalid (see :func:`mdl_partition`); no run of this call is kept.
         """
+        if isinstance(runs, (str, bytes, Mapping, set, frozenset)) or not isinstance(
+            runs, Iterable
+        ):
+            raise InvalidInputError(
+                f"runs must be a sequence (or iterable) of runs in time order, got "
+                f"{type(runs).__name__}; for a mapping pass list(mapping.values())"
+            )
         items = list(runs)
         if not items:
             return
@@ -972,6 +1030,8 @@ class MdlStream:
         _check_range(parsed.samples, "runs")
         engine = self._engine
         before = self._n_runs
+        if before <= _config.MDL_WARN_SIZE < before + parsed.n_original:
+            _warn_size(before + parsed.n_original, "MdlStream (in total over its appends)")
         old_max, old_low = engine.max_used, engine.low_used
         engine.add_runs(parsed.samples, parsed.offsets)
         kept = np.asarray(parsed.original, dtype=np.int64) + before

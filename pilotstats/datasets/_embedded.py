@@ -42,16 +42,31 @@ _LIGHT_2 = (
 
 def ferrari_response_times() -> Float64Array1D:
     """48 response times in seconds, in time order (Ferrari 1978, *Computer Systems
-    Performance Evaluation*, p. 79); the data set of Pilot's autocorrelation tests."""
+    Performance Evaluation*, p. 79); the data set of Pilot's autocorrelation tests.
+
+    Notes
+    -----
+    Complexity: O(1): embedded data.
+    """
     return np.array(_FERRARI, dtype=np.float64)
 
 
 def binary_outcomes() -> Float64Array1D:
-    """20 pass/fail (1/0) outcomes used by Pilot's binomial-proportion tests."""
+    """20 pass/fail (1/0) outcomes used by Pilot's binomial-proportion tests.
+
+    Notes
+    -----
+    Complexity: O(1): embedded data.
+    """
     return np.array(_BINARY, dtype=np.float64)
 
 
 def speed_of_light() -> tuple[Float64Array1D, Float64Array1D]:
     """Michelson's (n = 100) and Newcomb-style (n = 23) speed-of-light velocities
-    (km/s minus 299,000), the two samples of Pilot's Welch-test example."""
+    (km/s minus 299,000), the two samples of Pilot's Welch-test example.
+
+    Notes
+    -----
+    Complexity: O(1): embedded data.
+    """
     return np.array(_LIGHT_1, dtype=np.float64), np.array(_LIGHT_2, dtype=np.float64)

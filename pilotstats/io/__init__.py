@@ -95,6 +95,10 @@ def detect_format(document: Any) -> str | None:
         ``"pyperf"``, ``"pytest-benchmark"``, ``"asv"``, ``"google-benchmark"``,
         ``"hyperfine"``, ``"jmh"``, ``"criterion"`` or None when unrecognised.
 
+    Notes
+    -----
+    Complexity: O(size of the document).
+
     Examples
     --------
     >>> detect_format({"results": [{"command": "ls", "times": [0.1]}]})
@@ -153,13 +157,17 @@ def load(source: Source, *, format: HarnessFormat | None = None, **options: Any
     FormatError
         Unknown or malformed format.
 
+    Notes
+    -----
+    Complexity: O(size of the file).
+
     Examples
     --------
     >>> load({"results": [{"command": "true", "times": [0.002, 0.003]}]}).n_samples
     2
     """
     if format is not None:
-        if format not in _LOADERS:
+        if not isinstance(format, str) or format not in _LOADERS:
             raise FormatError(f"unknown format {format!r}; choose one of {sorted(_LOADERS)}")
         return _LOADERS[format](source, **options)  # type: ignore[no-any-return]
     if isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):

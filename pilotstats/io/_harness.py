@@ -157,6 +157,8 @@ def load_pyperf(
     the values ``samples``) are read. Metadata is merged suite → benchmark → run, as pyperf's
     ``Run._json_load`` does. Harness spec §1.1.
 
+    Complexity: O(size of the file).
+
     Examples
     --------
     >>> doc = {"version": "1.0", "metadata": {"loops": 8, "unit": "second"},
@@ -297,6 +299,8 @@ def load_pytest_benchmark(
     Format: ``src/pytest_benchmark/plugin.py`` (``pytest_benchmark_generate_json``) and
     ``stats.py``; harness spec §2.
 
+    Complexity: O(size of the file).
+
     Examples
     --------
     >>> doc = {"benchmarks": [{"name": "t", "fullname": "f.py::t", "group": None,
@@ -420,6 +424,8 @@ def load_asv(
     -----
     Format: ``asv/results.py`` (API version 2: ``result_columns`` and one row per benchmark,
     trailing ``None`` columns trimmed). Harness spec §3.1 and §3.3.
+
+    Complexity: O(size of the file).
 
     Examples
     --------
@@ -549,6 +555,8 @@ def load_google_benchmark(
     Format: ``src/json_reporter.cc``; ``real_time``/``cpu_time`` are per-iteration averages.
     Harness spec §4.
 
+    Complexity: O(size of the file).
+
     Examples
     --------
     >>> doc = {"context": {}, "benchmarks": [
@@ -638,6 +646,8 @@ def load_hyperfine(source: Source, *, command: str | Iterable[str] | None = None
     -----
     Format: ``src/export/json.rs`` and ``src/benchmark/benchmark_result.rs``; warm-up runs
     (``--warmup``) are not exported. Harness spec §5.
+
+    Complexity: O(size of the file).
 
     Examples
     --------
@@ -737,6 +747,8 @@ def load_jmh(
     Notes
     -----
     Format: ``jmh-core/.../results/format/JSONResultFormat.java``. Harness spec §7.
+
+    Complexity: O(size of the file).
 
     Examples
     --------
@@ -867,6 +879,8 @@ def load_criterion(
     -----
     Format: criterion.rs 0.7 ``SavedSample`` (``sampling_mode``, ``iters``, ``times``) in
     ``target/criterion/<id>/<baseline>/sample.json``. Harness spec §6.1, §6.4.
+
+    Complexity: O(size of the files).
 
     Examples
     --------

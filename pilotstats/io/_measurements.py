@@ -19,6 +19,12 @@ import numpy as np
 import numpy.typing as npt
 
 from pilotstats._typing import Float64Array1D, Int64Array1D
+from pilotstats._validation import (
+    as_float_array,
+    check_int,
+    check_real,
+    reject_container_misuse,
+)
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 from pilotstats.results import format_quantity
 
@@ -32,19 +38,113 @@ def _readonly(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return array
 
 
-def _column(values: Any, name: str, n: int, dtype: Any, default: Any) -> npt.NDArray[Any]:
-    if values is None:
-        values = default
-    if np.isscalar(values):
-        if dtype is np.str_:  # np.full would truncate to the dtype's default width
-            return np.array([str(values)] * n, dtype=np.str_)
-        return np.full(n, values, dtype=dtype)
-    array = np.array(values, dtype=dtype, copy=True).reshape(-1)
+def _length_check(array: npt.NDArray[Any], name: str, n: int) -> npt.NDArray[Any]:
     if array.shape[0] != n:
         raise InvalidInputError(
             f"{name} has {array.shape[0]} entries but elapsed has {n}; give one per sample"
         )
     return array
+
+
+def _is_scalar(values: Any) -> bool:
+    return np.isscalar(values) or (isinstance(values, np.ndarray) and values.ndim == 0)
+
+
+def _float_column(values: Any, name: str, n: int, default: float) -> Float64Array1D:
+    """Positive finite reals (work amounts): a scalar for every sample, or one per sample."""
+    if values is None:
+        values = default
+    if _is_scalar(values) and not isinstance(values, (str, bytes)):
+        value = check_real(values.item() if isinstance(values, np.ndarray) else values, name,
+                           low=0.0, low_inclusive=False)
+        return np.full(n, value, dtype=np.float64)
+    array = as_float_array(values, name, min_length=0, positive=True)
+    return _length_check(array, name, n)
+
+
+def _plain_array(values: Any) -> npt.NDArray[Any] | None:
+    """``numpy.asarray(values)``, or None when that fails (as_float_array then explains)."""
+    if isinstance(values, (str, bytes)):
+        return None
+    try:
+        return np.asarray(values)
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+def _int_column(values: Any, name: str, n: int, default: int, *, low: int | None = None
+                ) -> Int64Array1D:
+    """Integer ids (run, order): a scalar for every sample, or one per sample."""
+    if values is None:
+        values = default
+    if _is_scalar(values) and not isinstance(values, (str, bytes)):
+        item = values.item() if isinstance(values, np.ndarray) else values
+        return np.full(n, check_int(item, name, low=low), dtype=np.int64)
+    raw = _plain_array(values)
+    if raw is not None and raw.dtype.kind in "iub" and raw.ndim == 1:
+        array = np.array(raw, dtype=np.int64, copy=True)
+    else:
+        floats = as_float_array(values, name, min_length=0)
+        if not np.all(floats == np.round(floats)) or np.any(np.abs(floats) > 2.0**53):
+            index = int(np.flatnonzero((floats != np.round(floats))
+                                       | (np.abs(floats) > 2.0**53))[0])
+            raise InvalidInputError(
+                f"{name} must contain whole numbers (ids); value {floats[index]!r} at index "
+                f"{index}"
+            )
+        array = floats.astype(np.int64)
+    if low is not None and np.any(array < low):
+        index = int(np.flatnonzero(array < low)[0])
+        raise InvalidInputError(
+            f"{name} must be at least {low}; value {int(array[index])} at index {index}"
+        )
+    return _length_check(array, name, n)
+
+
+def _bool_column(values: Any, name: str, n: int) -> npt.NDArray[np.bool_]:
+    """Flags (warm-up): True/False for every sample, or one bool (or 0/1) per sample."""
+    if values is None:
+        values = False
+    if isinstance(values, (bool, np.bool_)):
+        return np.full(n, bool(values), dtype=np.bool_)
+    if _is_scalar(values):
+        raise InvalidInputError(
+            f"{name} must be True/False or one flag per sample, got {values!r:.60}"
+        )
+    raw = _plain_array(values)
+    if raw is not None and raw.dtype.kind == "b" and raw.ndim == 1:
+        return _length_check(np.array(raw, dtype=np.bool_, copy=True), name, n)
+    floats = as_float_array(values, name, min_length=0)
+    if not np.all((floats == 0.0) | (floats == 1.0)):
+        index = int(np.flatnonzero((floats != 0.0) & (floats != 1.0))[0])
+        raise InvalidInputError(
+            f"{name} must contain booleans (or 0/1); value {floats[index]!r} at index {index}"
+        )
+    return _length_check(floats.astype(np.bool_), name, n)
+
+
+def _name_column(values: Any, n: int) -> npt.NDArray[np.str_]:
+    """Benchmark names: one string for every sample, or one string per sample."""
+    if values is None:
+        values = "benchmark"
+    if isinstance(values, str):
+        return np.array([values] * n, dtype=np.str_)
+    reject_container_misuse(values, "benchmark")
+    if _is_scalar(values):
+        raise InvalidInputError(f"benchmark must be a string or one string per sample, got "
+                                f"{values!r:.60}")
+    raw = _plain_array(values)
+    if raw is not None and raw.ndim == 1 and raw.dtype.kind == "O" and all(
+        isinstance(item, str) for item in raw
+    ):  # pandas string columns, lists of str with mixed lengths
+        raw = raw.astype(np.str_)
+    if raw is None or raw.ndim != 1 or raw.dtype.kind not in "US":
+        raise InvalidInputError(
+            "benchmark must be a string or a 1-D sequence of strings, got "
+            + ("an unconvertible object" if raw is None else
+               f"dtype {raw.dtype} and shape {raw.shape}")
+        )
+    return _length_check(np.array(raw, dtype=np.str_, copy=True), "benchmark", n)
 
 
 def _positions_within_groups(names: npt.NDArray[np.str_], runs: Int64Array1D) -> Int64Array1D:
@@ -95,6 +195,20 @@ class Measurements:
         Per-benchmark metadata ``{name: {key: value}}`` (machine, versions, harness options,
         ``unit``, ``format``, ``source``). Missing names get an empty mapping.
 
+    Raises
+    ------
+    InvalidInputError
+        Through the same validation as every public function: ``elapsed`` not a 1-D array
+        of finite non-negative real numbers (strings, numeric strings, complex numbers,
+        dates, 2-D input, mappings and iterators are rejected, never coerced); ``work`` not
+        finite and positive; ``run``/``order`` not whole numbers (a NaN id is an error,
+        not INT64_MIN); ``warmup`` not booleans or 0/1 (a NaN flag is an error, not True);
+        ``benchmark`` not strings; a per-sample column of the wrong length.
+
+    Notes
+    -----
+    Complexity O(n log n) (the default ``order`` sorts by benchmark and run).
+
     Examples
     --------
     >>> from pilotstats.io import Measurements
@@ -126,22 +240,21 @@ class Measurements:
         benchmark: Any = "benchmark",
         metadata: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
-        elapsed_array = np.array(elapsed, dtype=np.float64, copy=True).reshape(-1)
+        elapsed_array = as_float_array(elapsed, "elapsed", min_length=0, nonnegative=True)
         n = elapsed_array.shape[0]
-        work_array = _column(work, "work", n, np.float64, 1.0)
-        run_array = _column(run, "run", n, np.int64, 0)
-        warm_array = _column(warmup, "warmup", n, np.bool_, False)
-        name_array = _column(benchmark, "benchmark", n, np.str_, "benchmark")
-        if not np.all(np.isfinite(elapsed_array)):
-            raise InvalidInputError("elapsed contains NaN or infinite values; drop those samples")
-        if np.any(elapsed_array < 0):
-            raise InvalidInputError("elapsed contains negative times; times must be >= 0")
-        if not np.all(np.isfinite(work_array)) or np.any(work_array <= 0):
-            raise InvalidInputError("work must be finite and positive for every sample")
+        work_array = _float_column(work, "work", n, 1.0)
+        run_array = _int_column(run, "run", n, 0)
+        warm_array = _bool_column(warmup, "warmup", n)
+        name_array = _name_column(benchmark, n)
         if order is None:
             order_array = _positions_within_groups(name_array, run_array)
         else:
-            order_array = _column(order, "order", n, np.int64, 0)
+            order_array = _int_column(order, "order", n, 0, low=0)
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise InvalidInputError(
+                f"metadata must be a mapping {{name: {{key: value}}}}, got "
+                f"{type(metadata).__name__}"
+            )
         names = list(dict.fromkeys(name_array.tolist()))
         meta: dict[str, dict[str, Any]] = {}
         for name in names:
@@ -173,8 +286,8 @@ class Measurements:
         >>> Measurements.from_values([2e-6, 3e-6], work=1000).elapsed.tolist()
         [0.002, 0.003]
         """
-        per_work = np.array(values, dtype=np.float64, copy=True).reshape(-1)
-        work_array = _column(work, "work", per_work.shape[0], np.float64, 1.0)
+        per_work = as_float_array(values, "values", min_length=0, nonnegative=True)
+        work_array = _float_column(work, "work", per_work.shape[0], 1.0)
         return cls(per_work * work_array, work=work_array, run=run, warmup=warmup,
                    benchmark=benchmark, metadata=metadata)
 

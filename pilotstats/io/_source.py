@@ -46,10 +46,11 @@ def fail(label: str, path: str | None, problem: str) -> NoReturn:
 def _decode(raw: bytes, label: str) -> str:
     if raw[:2] == _GZIP_MAGIC:
         import gzip
+        import zlib
 
         try:
             raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             fail(label, None, f"corrupt gzip data ({exc})")
     try:
         return raw.decode("utf-8-sig")
@@ -111,6 +112,11 @@ def read_json(source: Source) -> tuple[Any, str]:
         return json.loads(text), label
     except json.JSONDecodeError as exc:
         fail(label, None, f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})")
+    except RecursionError:
+        fail(label, None, "JSON nested too deeply to parse (no benchmark format nests this "
+                          "far); the file is corrupt or hostile")
+    except ValueError as exc:  # e.g. an integer beyond sys.get_int_max_str_digits()
+        fail(label, None, f"not usable JSON ({exc})")
 
 
 def field(obj: Any, key: str, label: str, path: str, *, default: Any = ..., ) -> Any:
@@ -163,7 +169,11 @@ def as_number(value: Any, label: str, where: str, *, positive: bool = False,
     """Check one JSON number (JMH's ``"NaN"``/``"+INF"`` strings are refused too)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         fail(label, where, f"expected a number, got {value!r}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        fail(label, where, f"expected a finite number, got an integer of {len(str(value))} "
+                           "digits (beyond the float64 range)")
     if not math.isfinite(number):
         fail(label, where, f"expected a finite number, got {value!r}")
     if positive and number <= 0:
@@ -213,8 +223,12 @@ def number_list(values: Sequence[Any], label: str, where: str, *, positive: bool
     """Check every element of a JSON array of numbers."""
     if not isinstance(values, list):
         fail(label, where, f"expected a JSON array, got {type(values).__name__}")
-    if all(type(v) is float or type(v) is int for v in values):  # fast path (exact types)
-        array = np.asarray(values, dtype=np.float64)
+    fast = all(type(v) is float or type(v) is int for v in values)  # exact types
+    try:
+        array = np.asarray(values, dtype=np.float64) if fast else None
+    except OverflowError:  # an integer beyond float64: the slow path names it
+        array = None
+    if array is not None:
         good = np.isfinite(array)
         if positive:
             good &= array > 0

@@ -6,6 +6,7 @@ import csv
 import io
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,11 +24,25 @@ _TRUE = {"1", "true", "yes", "y", "t"}
 _FALSE = {"0", "false", "no", "n", "f", ""}
 
 
+def check_delimiter(delimiter: Any) -> str:
+    """A CSV delimiter must be one character other than a quote, newline or NUL."""
+    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n\0":
+        raise InvalidInputError(
+            f"delimiter must be a single character such as ',' or '\\t' (not a quote or a "
+            f"newline), got {delimiter!r:.40}"
+        )
+    return delimiter
+
+
 def _rows(source: Source, delimiter: str) -> tuple[list[str], list[list[str]], str]:
+    check_delimiter(delimiter)
     text, label = read_text(source, kind="CSV")
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     # skip blank lines (and lines of empty cells, e.g. a trailing ",,")
-    lines = [row for row in reader if row and (row[0].strip() or "".join(row).strip())]
+    try:
+        lines = [row for row in reader if row and (row[0].strip() or "".join(row).strip())]
+    except csv.Error as exc:  # e.g. a field over csv.field_size_limit()
+        fail(label, None, f"malformed CSV: {exc}")
     if not lines:
         fail(label, None, "empty CSV: need a header row and at least one data row")
     header = [cell.strip() for cell in lines[0]]
@@ -108,6 +123,10 @@ def load_csv(
     FormatError
         Missing column, non-numeric cell (the message gives row and column).
 
+    Notes
+    -----
+    Complexity: O(size of the file).
+
     Examples
     --------
     >>> text = "bench,ms\\na,1.5\\na,1.7\\nb,2.0\\n"
@@ -118,7 +137,7 @@ def load_csv(
     if (value_column is None) == (elapsed_column is None):
         raise InvalidInputError("give exactly one of value_column= (time per unit of work) "
                                 "and elapsed_column= (total time of each sample)")
-    if time_unit not in TIME_UNITS:
+    if not isinstance(time_unit, str) or time_unit not in TIME_UNITS:
         raise InvalidInputError(
             f"time_unit must be one of {sorted(TIME_UNITS)}, got {time_unit!r}")
     header, rows, label = _rows(source, delimiter)
@@ -305,6 +324,8 @@ def load_pilot_baseline(source: Source) -> PilotBaseline:
     ``lib/test/unit_test_compare_results.cc``; pinned in the autocorrelation spec §11 V7.
     Pilot's "formatted" columns are ignored: they are derived (and its formatted variance is
     computed wrongly, spec §8.6).
+
+    Complexity: O(size of the file).
 
     Examples
     --------

@@ -39,6 +39,10 @@ def demo_calibration() -> str:
         predicted response time at N = 30 (extrapolated) with its CI, and the F test of a
         2-queue against the 3-queue model (response time and throughput only).
 
+    Notes
+    -----
+    Complexity: A fixed small example: well under a second once compiled.
+
     Examples
     --------
     >>> print(demo_calibration())  # doctest: +ELLIPSIS

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -147,7 +147,7 @@ def _frozen_conditions(conditions: Any) -> Any:
     anything else unchanged."""
     try:
         array = np.array(conditions, dtype=np.float64, copy=True)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return conditions
     array.setflags(write=False)
     return array
@@ -266,8 +266,22 @@ def _whiten_jacobian(whiten: _Whitener, jac: FloatArray) -> FloatArray:
     return np.stack([whiten(jac[..., i]) for i in range(jac.shape[-1])], axis=-1)
 
 
+#: Smallest relative finite-difference step: below float64's epsilon, x + h·|x| == x.
+_MIN_FD_STEP = float(np.finfo(np.float64).eps)
+
+
 def _scaled(matrix: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Jacobi scaling D M D with D = diag(M_ii^-1/2) (zero diagonals left unscaled)."""
+    """Jacobi scaling D M D with D = diag(M_ii^-1/2) (zero diagonals left unscaled).
+
+    Every linear-algebra step goes through here, so a non-finite M (sensitivities that
+    overflow float64) becomes a named error instead of numpy's ``LinAlgError``.
+    """
+    if not np.isfinite(matrix).all():
+        raise InvalidInputError(
+            "the sensitivity matrix M = HᵀWH has non-finite entries: model predictions, "
+            "conditions or weights overflow float64 (or fd_step is too small to move x); "
+            "rescale the conditions/measurements (e.g. change units)"
+        )
     diag = np.diag(matrix).copy()
     d = np.where(diag > 0, 1.0 / np.sqrt(np.where(diag > 0, diag, 1.0)), 1.0)
     return matrix * d[:, None] * d[None, :], d
@@ -1325,7 +1339,7 @@ def calibrate(
     options = _Options(
         fd_step=check_real(
             _config.CALIBRATION_FD_STEP if fd_step is None else fd_step, "fd_step",
-            low=0.0, low_inclusive=False, high=0.1,
+            low=_MIN_FD_STEP, high=0.1,
         ),
         fd=check_choice(fd, "fd", ("forward", "central")),
         xtol=check_real(
@@ -1564,6 +1578,11 @@ def design_diagnostics(
     DesignDiagnostics
         Rank, condition numbers and the weakest parameter combination of M = Σ Hᵀ W H.
 
+    Notes
+    -----
+    Complexity: p + 1 model evaluations over the T trials (forward differences) plus
+    O(T·m·p² + p³) linear algebra for p parameters and m measures.
+
     Examples
     --------
     >>> from pilotstats.regression import ClosedNetworkModel, design_diagnostics
@@ -1573,13 +1592,26 @@ def design_diagnostics(
     """
     point = as_float_array(x, "x")
     n = point.shape[0]
+    step = check_real(_config.CALIBRATION_FD_STEP if fd_step is None else fd_step, "fd_step",
+                      low=_MIN_FD_STEP, high=0.1)
+    limit = check_real(
+        _config.MAX_SCALED_CONDITION if max_scaled_condition is None else max_scaled_condition,
+        "max_scaled_condition", low=1.0, allow_inf=True,
+    )
+    if isinstance(conditions, (str, bytes, Mapping, set, frozenset)) or not hasattr(
+        conditions, "__len__"
+    ):
+        raise InvalidInputError(
+            f"conditions must be a sequence with one entry per trial, got "
+            f"{type(conditions).__name__}"
+        )
     cond_list = list(conditions)
     y_probe = _raw_evaluate(model, getattr(model, "evaluate_all", None), point, conditions,
                             cond_list)
     problem = _Problem(model, conditions, np.ones_like(y_probe))
     y = problem.evaluate(point)
     options = _Options(
-        fd_step=_config.CALIBRATION_FD_STEP if fd_step is None else float(fd_step),
+        fd_step=step,
         fd="forward",
         xtol=1.0,
         ftol=0.0,
@@ -1604,5 +1636,4 @@ def design_diagnostics(
             )
     whiten = _Whitener(problem.observed, weights=w)
     jac = _whiten_jacobian(whiten, _jacobian(problem, point, y, np.arange(n), options))
-    limit = _config.MAX_SCALED_CONDITION if max_scaled_condition is None else max_scaled_condition
-    return _diagnose(jac.T @ jac, _names(parameter_names, model, n), float(limit))
+    return _diagnose(jac.T @ jac, _names(parameter_names, model, n), limit)

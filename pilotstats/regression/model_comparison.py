@@ -162,6 +162,8 @@ def f_test(restricted: CalibrationResult, full: CalibrationResult) -> FTestResul
     refitted with them from its estimate. For nonlinear models the F law is a linearisation
     approximation, good when the models are nearly linear near the optimum.
 
+    Complexity: O(1).
+
     References
     ----------
     .. [1] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989, §5.3.
@@ -323,6 +325,8 @@ def compare_non_nested(a: CalibrationResult, b: CalibrationResult) -> NonNestedC
     With weights that depend on the model (IRLS) each mse uses its own final weights;
     these are relative squared errors and remain comparable (spec §5).
 
+    Complexity: O(1).
+
     Examples
     --------
     A logarithmic curve and a straight line (two parameters each) fitted to data that grow
@@ -377,6 +381,10 @@ class PolynomialModel:
     parameter_names : tuple of str
         ``("a0", "a1", ...)``.
 
+    Notes
+    -----
+    Complexity: O(T·p) per evaluation for T trials and p coefficients.
+
     Examples
     --------
     Built by :func:`polynomial_model`; calling it evaluates the polynomial:
@@ -406,7 +414,7 @@ class PolynomialModel:
             raise InvalidInputError(
                 f"x must have {self.n_parameters} coefficients, got shape {coefficients.shape}"
             )
-        n = np.asarray(conditions, dtype=np.float64).reshape(-1)
+        n = as_float_array(conditions, "conditions")
         design = np.vander(n, self.n_parameters, increasing=True)
         out: FloatArray = (design @ coefficients)[:, None]
         return out
@@ -424,6 +432,10 @@ def polynomial_model(degree: int) -> PolynomialModel:
     -------
     PolynomialModel
         h(x, N) = Σ_{k=0..d} x_k N^k; conditions are the scalars N.
+
+    Notes
+    -----
+    Complexity: O(1); evaluating the model is O(T·p).
 
     Examples
     --------
@@ -597,6 +609,9 @@ def compare_polynomials(
     neither SSE nor F. With only total response time measured a low-degree polynomial fits
     about as well as the queueing model, whose demands are then not identifiable: the
     tutorial's argument for measuring per station ([2]_).
+
+    Complexity: O(D·(T·p² + p³)) for D degrees of at most p coefficients and T trials
+    (one weighted least-squares fit per degree, a few IRLS passes each).
 
     References
     ----------

@@ -64,6 +64,11 @@ class ClosedNetworkModel:
         Demands >= 0, server counts >= 1 (used by :func:`calibrate` as default bounds).
     n_measures : int
 
+    Notes
+    -----
+    Complexity: Each evaluation costs one :func:`mva` (or :func:`amva`) solution per
+    distinct think-time vector.
+
     Examples
     --------
     >>> import numpy as np
@@ -84,8 +89,15 @@ class ClosedNetworkModel:
         multiserver: Literal["exact", "seidmann"] = "exact",
         solver: Literal["exact", "schweitzer"] = "exact",
     ) -> None:
-        self.n_stations = check_int(n_stations, "n_stations", low=1)
-        self.classes = check_int(classes, "classes", low=1)
+        from pilotstats import _config
+
+        self.n_stations = check_int(n_stations, "n_stations", low=1, high=_config.MAX_STATIONS)
+        self.classes = check_int(classes, "classes", low=1, high=_config.MAX_STATIONS)
+        if self.n_stations * self.classes > _config.MAX_STATIONS:
+            raise InvalidInputError(
+                f"n_stations × classes = {self.n_stations * self.classes} demands exceed the "
+                f"supported maximum of {_config.MAX_STATIONS}"
+            )
         self.measures = tuple(measures)
         if not self.measures:
             raise InvalidInputError("measures must name at least one measure")
@@ -325,6 +337,10 @@ class ThreadPoolModel:
     ----------
     n_parameters, parameter_names, lower_bounds, upper_bounds, n_measures
 
+    Notes
+    -----
+    Complexity: Each evaluation costs one :func:`thread_pool` solution per trial.
+
     Examples
     --------
     >>> import numpy as np
@@ -340,9 +356,10 @@ class ThreadPoolModel:
         think_time: float,
         measures: Sequence[str] = ("inner_residence_times", "response_time", "throughput"),
     ) -> None:
+        from pilotstats import _config
         from pilotstats._validation import check_real
 
-        self.n_inner = check_int(n_inner, "n_inner", low=1)
+        self.n_inner = check_int(n_inner, "n_inner", low=1, high=_config.MAX_STATIONS)
         self.think_time = check_real(think_time, "think_time", low=0.0)
         self.measures = tuple(measures)
         if not self.measures:
@@ -379,7 +396,9 @@ class ThreadPoolModel:
                 f"integer=[{self.n_inner}] in calibrate"
             )
         rows = []
-        for n in np.asarray(conditions, dtype=np.float64).reshape(-1):
+        from pilotstats._validation import as_float_array
+
+        for n in as_float_array(conditions, "conditions"):
             result = _q.thread_pool(
                 values[:-1], int(check_int(n, "population", low=1)), pool_size=pool,
                 think_time=self.think_time,

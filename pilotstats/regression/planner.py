@@ -20,10 +20,12 @@ from pilotstats import _config
 from pilotstats._typing import ArrayLike1D, PlannerPhase, SubsessionBasis, WpsMethod
 from pilotstats._validation import (
     as_float_array,
+    check_bool,
     check_choice,
     check_confidence_level,
     check_int,
     check_real,
+    check_text,
 )
 from pilotstats.autocorrelation import required_sample_size
 from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
@@ -101,7 +103,12 @@ def work_amount_sequence(a: float, b: float, *, integer_work: bool = True) -> It
     Raises
     ------
     InvalidInputError
-        ``a`` or ``b`` not finite, negative, or ``a > b``.
+        ``a`` or ``b`` not finite, negative, or ``a > b``; ``integer_work`` not a bool.
+        Raised by the call itself, before the first amount is taken.
+
+    Notes
+    -----
+    Complexity O(1) per amount.
 
     Examples
     --------
@@ -113,6 +120,10 @@ def work_amount_sequence(a: float, b: float, *, integer_work: bool = True) -> It
     high = check_real(b, "b", low=0.0)
     if low > high:
         raise InvalidInputError(f"a must not exceed b, got a={low:g} > b={high:g}")
+    return _bisection_amounts(low, high, check_bool(integer_work, "integer_work"))
+
+
+def _bisection_amounts(low: float, high: float, integer_work: bool) -> Iterator[float]:
     r = 1
     while True:
         value = low + _bisection_fraction(r) * (high - low)
@@ -228,6 +239,9 @@ class WorkPlanner:
     unit-reading pacing active the larger of the proposals is taken (Pilot's rule). Pilot's
     own slice grid (spec §7.1) is not reproduced.
 
+    Complexity: Each :meth:`record` refits the WPS regression on all n rounds so far,
+    O(n log n); a session of n rounds costs O(n² log n) in total.
+
     Examples
     --------
     >>> planner = WorkPlanner(1, 1000, min_round_duration=1.0)
@@ -275,7 +289,7 @@ class WorkPlanner:
         self.soft_limit_factor = check_real(
             soft_limit_factor, "soft_limit_factor", low=1.0, allow_inf=True
         )
-        self.integer_work = bool(integer_work)
+        self.integer_work = check_bool(integer_work, "integer_work")
         if ci_percent_of_mean is None and ci_width is None:
             ci_percent_of_mean = 10.0
         self.ci_percent_of_mean = _optional_positive(ci_percent_of_mean, "ci_percent_of_mean")
@@ -283,8 +297,8 @@ class WorkPlanner:
         self.confidence_level = check_confidence_level(confidence_level)
         self.autocorrelation_limit = check_autocorrelation_limit(autocorrelation_limit)
         self.min_subsessions = check_int(min_subsessions, "min_subsessions", low=3)
-        self.wps_analysis = bool(wps_analysis)
-        self.unit = str(unit)
+        self.wps_analysis = check_bool(wps_analysis, "wps_analysis")
+        self.unit = check_text(unit, "unit")
         self.method: WpsMethod = (
             "default" if method is None else check_choice(method, "method", ("default", "pilot"))
         )

@@ -33,6 +33,7 @@ import numpy.typing as npt
 from pilotstats import _config
 from pilotstats._config import SCHWEITZER_MAX_ITER, SCHWEITZER_TOL
 from pilotstats._kernels import queueing as _kq
+from pilotstats._validation import check_bool
 from pilotstats.exceptions import (
     ConvergenceWarning,
     InvalidInputError,
@@ -233,7 +234,15 @@ class ThreadPoolResult(Result):
 
 def _demands(demands: Any, name: str = "demands") -> tuple[FloatArray, bool]:
     """Return demands as (K, C) and whether the input was one-dimensional (one class)."""
-    raw = np.asarray(demands) if not isinstance(demands, (str, bytes)) else demands
+    from pilotstats._validation import reject_container_misuse
+
+    reject_container_misuse(demands, name)
+    try:
+        raw = np.asarray(demands) if not isinstance(demands, (str, bytes)) else demands
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise InvalidInputError(
+            f"{name} must be a 1-D or 2-D array of numbers; it could not be converted ({exc})"
+        ) from exc
     ndim = getattr(raw, "ndim", None)
     if ndim not in (1, 2):
         raise InvalidInputError(
@@ -250,6 +259,29 @@ def _demands(demands: Any, name: str = "demands") -> tuple[FloatArray, bool]:
     if array.ndim == 1:
         return np.ascontiguousarray(array[:, None]), True
     return np.ascontiguousarray(array), False
+
+
+def _check_size(n_stations: int, populations: Any, what: str) -> None:
+    """Reject problems whose exact solution would allocate more than ``MAX_MVA_CELLS``.
+
+    Exact MVA stores one value per station and population-lattice point,
+    ``K · Π_c (N_c + 1)`` cells; an absurd size must fail up front with a named error rather
+    than exhaust memory or run for hours.
+    """
+    if n_stations > _config.MAX_STATIONS:
+        raise InvalidInputError(
+            f"{what}: {n_stations} stations exceed the supported maximum of "
+            f"{_config.MAX_STATIONS}; aggregate stations into fewer, larger ones"
+        )
+    cells = float(n_stations)
+    for count in np.atleast_1d(np.asarray(populations, dtype=np.float64)):
+        cells *= float(count) + 1.0
+    if cells > _config.MAX_MVA_CELLS:
+        raise InvalidInputError(
+            f"{what}: the exact solution needs {cells:.3g} cells (stations × population "
+            f"lattice), more than the limit of {_config.MAX_MVA_CELLS}; use amva (approximate "
+            f"MVA, O(K·C) memory) or a smaller population"
+        )
 
 
 def _as_float(values: Any, name: str, ndim: int) -> FloatArray:
@@ -275,7 +307,10 @@ def _population(population: Any, n_classes: int, name: str = "population") -> Fl
     for c, value in enumerate(values):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
             raise InvalidInputError(f"{name} must contain integers, got {value!r}")
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond the float64 range
+            number = math.inf
         if not math.isfinite(number) or not number.is_integer():
             raise InvalidInputError(
                 f"{name} must contain whole numbers of customers, got {value!r} for class "
@@ -291,7 +326,9 @@ def _population(population: Any, n_classes: int, name: str = "population") -> Fl
 
 def _per_class(value: Any, n_classes: int, name: str) -> FloatArray:
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        array = np.full(n_classes, float(value))
+        from pilotstats._validation import check_real
+
+        array = np.full(n_classes, check_real(value, name, allow_inf=True))
     else:
         array = _as_float(value, name, ndim=1)
         if array.shape[0] != n_classes:
@@ -346,7 +383,28 @@ def _visits(visits: Any, shape: tuple[int, int], one_class: bool) -> FloatArray:
     return array
 
 
+def _check_scale(demands: FloatArray, think: FloatArray, population: FloatArray) -> None:
+    """Reject inputs whose cycle time ``N (Z + Σ D)`` overflows float64 (inf/NaN results)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        cycle = (think + demands.sum(axis=0)) * (population + 1.0)
+    if not np.isfinite(cycle).all():
+        raise InvalidInputError(
+            "demands, think times and population are so large that the cycle time "
+            "N·(Z + ΣD) overflows float64; rescale the times (e.g. use milliseconds -> "
+            "seconds) before solving"
+        )
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        total = think + demands.sum(axis=0)
+        rate = (population + 1.0) / np.where(total > 0, total, 1.0)
+    if not np.isfinite(rate).all() or ((total > 0) & (total < 1e-290)).any():
+        raise InvalidInputError(
+            "demands and think times are so small (subnormal) that throughputs N/(Z + ΣD) "
+            "overflow float64; rescale the times (e.g. seconds -> microseconds) before solving"
+        )
+
+
 def _check_cycle(demands: FloatArray, think: FloatArray, population: FloatArray) -> None:
+    _check_scale(demands, think, population)
     for c in range(demands.shape[1]):
         if population[c] > 0 and think[c] + demands[:, c].sum() <= 0:
             raise InvalidInputError(
@@ -595,6 +653,10 @@ def mva(
     values in [−1e-9, 0) clamped to 0 and a warning below. Utilisation per server is
     U_k = X D_k / m_k.
 
+    Complexity: O(K·Π_c(N_c + 1)) time and memory for K stations and populations N_c
+    (one class: O(K·N)); a load-dependent (multi-server) station adds O(N²). Problems
+    beyond ``_config.MAX_MVA_CELLS`` cells are rejected up front.
+
     References
     ----------
     .. [1] M. Reiser and S. S. Lavenberg, J. ACM 27(2):313–322, 1980.
@@ -610,7 +672,9 @@ def mva(
     from pilotstats._validation import check_choice
 
     check_choice(multiserver, "multiserver", ("exact", "seidmann"))
+    all_populations = check_bool(all_populations, "all_populations")
     total, pop, think, srv, _ = _prepare(demands, population, think_time, servers, visits)
+    _check_size(total.shape[0] * (2 if multiserver == "seidmann" else 1), pop, "mva")
     c_count = total.shape[1]
     multi = bool(((srv > 1) & np.isfinite(srv)).any())
     if multi and multiserver == "seidmann":
@@ -710,6 +774,8 @@ def seidmann(
     delay of demand D(m−1)/m (spec §2.4, [3]_). Exact at N = 1 and for the asymptotic
     throughput; in between the throughput is typically a few per cent low (2.6 % at N = 5
     in reference case RC-4).
+
+    Complexity: As :func:`mva` with twice the stations.
 
     References
     ----------
@@ -860,14 +926,14 @@ def open_as_closed(
     >>> round(float(r.throughput[0]), 8)
     0.19881063
     """
-    from pilotstats._validation import check_choice, check_int
+    from pilotstats._validation import check_choice, check_int, check_real
 
     check_choice(method, "method", ("auto", "exact", "schweitzer"))
     population = check_int(population, "population", low=1)
     service, one_class = _demands(demands)
     c_count = service.shape[1]
     if isinstance(arrival_rate, numbers.Real) and not isinstance(arrival_rate, bool):
-        rates = np.full(c_count, float(arrival_rate))
+        rates = np.full(c_count, check_real(arrival_rate, "arrival_rate", allow_inf=True))
     else:
         rates = _as_float(arrival_rate, "arrival_rate", ndim=1)
     if rates.shape[0] != c_count or not (rates > 0).all() or not np.isfinite(rates).all():
@@ -875,6 +941,10 @@ def open_as_closed(
             f"arrival_rate must be {c_count} positive finite value(s), got {rates.tolist()}"
         )
     srv = _servers(servers, service.shape[0])
+    if method == "exact" or (method == "auto" and c_count == 1):
+        _check_size(service.shape[0], np.full(c_count, population), "open_as_closed")
+    elif service.shape[0] > _config.MAX_STATIONS:
+        _check_size(service.shape[0], [0], "open_as_closed")
     total = service * _visits(visits, service.shape, one_class)
     per_server = np.where(np.isinf(srv), np.inf, srv)
     load = (total * rates[None, :]).sum(axis=1) / per_server
@@ -884,7 +954,13 @@ def open_as_closed(
             f"station {k} is saturated by the open load (utilisation {load[k]:.4g} >= 1); "
             "no steady state exists for this arrival_rate"
         )
-    think = population / rates
+    with np.errstate(over="ignore"):
+        think = population / rates
+    if not np.isfinite(think).all():
+        raise InvalidInputError(
+            f"arrival_rate {rates.tolist()} is so small that the equivalent closed think time "
+            f"population / arrival_rate overflows float64; rescale the time unit"
+        )
     pops = np.full(c_count, population)
     if method == "schweitzer" or (method == "auto" and c_count > 1):
         return amva(total, pops, think_time=think, servers=srv)
@@ -928,6 +1004,9 @@ def thread_pool(
     conditional state is that of the isolated subsystem, so inner residence times follow
     from T_k = Σ_j p(j | N) Q_k^in(min(j, m)) / X. Exact for product-form inner systems.
 
+    Complexity: O(K·N + N²) for K stations and population N (the pool is a load-
+    dependent station); populations beyond the size limit are rejected up front.
+
     References
     ----------
     .. [4] K. M. Chandy, U. Herzog and L. Woo, IBM J. Res. Dev. 19(1), 1975.
@@ -946,7 +1025,10 @@ def thread_pool(
     think = check_real(think_time, "think_time", low=0.0)
     if isinstance(pool_size, bool) or not isinstance(pool_size, numbers.Real):
         raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
-    m = float(pool_size)
+    try:
+        m = float(pool_size)
+    except OverflowError:
+        m = math.nan
     if not (math.isinf(m) and m > 0) and (not m.is_integer() or m < 1):
         raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
     outer = (
@@ -954,8 +1036,17 @@ def thread_pool(
         if outer_demands is None
         else as_float_array(outer_demands, "outer_demands", nonnegative=True)
     )
-    if inner.sum() <= 0:
+    if not inner.max() > 0:
         raise InvalidInputError("inner_demands must contain a positive demand")
+    _check_size(inner.shape[0] + outer.shape[0] + 1, [n], "thread_pool")
+    _check_scale(np.concatenate([inner, outer])[:, None], np.array([think]), np.array([n]))
+    _check_scale(inner[:, None], np.zeros(1), np.array([float(min(m, n))]))
+    if float(n) * float(n) > _config.MAX_MVA_CELLS * 16:
+        raise InvalidInputError(
+            f"thread_pool: population {n} is too large for the load-dependent exact solution "
+            f"(O(N²) = {float(n) ** 2:.3g} steps); use a population of at most "
+            f"{int(math.sqrt(_config.MAX_MVA_CELLS * 16))}"
+        )
     j_max = int(min(m, n))
     ones = np.ones(inner.shape[0])
     x_in, r_in, _ = _single_class_exact(inner, 0.0, j_max, ones)

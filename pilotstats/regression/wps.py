@@ -35,10 +35,12 @@ from pilotstats._typing import (
 )
 from pilotstats._validation import (
     as_float_array,
+    check_bool,
     check_choice,
     check_confidence_level,
     check_int,
     check_real,
+    check_text,
 )
 from pilotstats.autocorrelation import optimal_subsession_size
 from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
@@ -493,6 +495,13 @@ def _fit_kept(
         raise NotEnoughDataError(
             f"need at least 3 rounds {describe_filter}, got {n_kept} of {work.shape[0]}"
         )
+    if float(np.max(d) - np.min(d)) <= _config.WPS_ZERO_RESIDUAL_TOLERANCE * float(np.max(d)):
+        raise DegenerateDesignError(
+            f"the durations of the {n_kept} rounds used are all equal (up to rounding, "
+            f"{format_number(float(d[0]))} s) although their work amounts differ: the time "
+            "does not measurably grow with the work, so the slope is rounding noise and the "
+            "throughput undetermined; use larger work amounts (or a finer timer)"
+        )
     if np.all(w == w[0]):
         raise DegenerateDesignError(
             f"the slope is not identifiable: all {n_kept} rounds used have the same work "
@@ -507,6 +516,13 @@ def _fit_kept(
             found = optimal_subsession_size(
                 series, autocorrelation_limit=autocorrelation_limit, mean=mean_method
             )
+            if found is not None and _degenerate_blocks(w, found, pilot):
+                # A cyclic schedule whose period divides q gives every block the same mean
+                # work (e.g. w = tile([1, 2, 4, 8], k) with q = 4): skip such sizes and take
+                # the next size that meets the limit and identifies the slope.
+                found = _next_identifiable_size(
+                    w, series, mean_method, found, autocorrelation_limit, pilot
+                )
         if found is None:
             what = "per-round rates" if basis == "rates" else "per-round residuals"
             raise SubsessionSizeNotFoundError(
@@ -552,6 +568,84 @@ def _fit_kept(
         x_mean=float(x_mean),
         se_scale_sxx=se_scale_sxx,
     )
+
+
+def _degenerate_blocks(w: Float64Array1D, q: int, pilot: bool) -> bool:
+    """Whether the block means of ``w`` for size ``q`` leave the slope unidentifiable."""
+    h = w.shape[0] // q
+    if h < 3:
+        return False  # reported as "too few subsessions" by the caller
+    blocks = w[: h * q].reshape(h, q).mean(axis=1) * (q if pilot else 1)
+    spread = float(np.sum((blocks - blocks.mean()) ** 2))
+    x_max = float(np.max(w)) * (q if pilot else 1)
+    return bool(spread <= h * (_config.WPS_DEGENERATE_RELATIVE_TOLERANCE * x_max) ** 2)
+
+
+def _next_identifiable_size(
+    w: Float64Array1D,
+    series: Float64Array1D,
+    mean_method: MeanMethod,
+    first: int,
+    limit: float,
+    pilot: bool,
+) -> int | None:
+    """Smallest ``q > first`` with ``|r1(q)| <= limit`` and a non-degenerate design.
+
+    Falls back to ``first`` (the caller then reports the degenerate design) when no size
+    up to ``n // 3`` qualifies. O(n) per size tried.
+    """
+    from pilotstats.autocorrelation import lag1_autocorrelation
+
+    for q in range(first + 1, series.shape[0] // 3 + 1):
+        if abs(lag1_autocorrelation(series, q, mean=mean_method)) <= limit and not (
+            _degenerate_blocks(w, q, pilot)
+        ):
+            return q
+    return first
+
+
+def _alpha_filter(
+    work: Float64Array1D,
+    duration: Float64Array1D,
+    base: np.ndarray,
+    describe: str,
+    fit_args: dict[str, Any],
+) -> tuple[_LineFit, float | None]:
+    """The alpha-based round filter (wps spec §5) with a deterministic end.
+
+    Iterates ``kept = base & (w > -alpha v)`` from the fit on ``base``. It stops at a fixed
+    point. If the kept sets cycle (two fits exclude each other's rounds), the fit of the
+    cycle that keeps the most rounds (the earliest on a tie) is returned: a deterministic
+    rule. A step that leaves no valid fit raises, as before. Returns the fit and the
+    alpha-implied minimum work applied to obtain it (None when no round was excluded by it).
+    """
+    fit = _fit_kept(work, duration, base, describe_filter=describe, **fit_args)
+    history: list[tuple[_LineFit, float | None]] = [(fit, None)]
+    for n_fits in range(1, _config.WPS_MAX_FILTER_FITS + 1):
+        candidate = _alpha_minimum(fit)
+        kept = base if candidate is None else base & (work > candidate)
+        if np.array_equal(kept, fit.kept):
+            return fit, candidate
+        for index, (earlier, _) in enumerate(history):
+            if np.array_equal(kept, earlier.kept):
+                cycle = history[index:]
+                best = max(range(len(cycle)), key=lambda i: (int(cycle[i][0].kept.sum()), -i))
+                return cycle[best]
+        if n_fits == _config.WPS_MAX_FILTER_FITS:
+            warnings.warn(
+                f"the alpha-based round filter of wps did not settle after {n_fits} fits; "
+                "returning the last fit",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+            return fit, history[-1][1]
+        describe_alpha = (
+            f"{describe} and a work amount above the alpha-implied minimum "
+            f"{format_number(candidate)}"
+        )
+        fit = _fit_kept(work, duration, kept, describe_filter=describe_alpha, **fit_args)
+        history.append((fit, candidate))
+    return fit, history[-1][1]  # pragma: no cover - the loop always returns
 
 
 def _alpha_minimum(fit: _LineFit) -> float | None:
@@ -600,7 +694,10 @@ def wps(
         Rounds per subsession; bypasses the autocorrelation scan. Must leave ``h >= 3``.
     alpha_filter : bool, default True
         Also exclude rounds whose work is not above the alpha-implied minimum ``-alpha * v``,
-        iterating to a fixed point (wps spec §5).
+        iterating to a fixed point (wps spec §5). If the kept sets cycle instead, the fit of
+        the cycle that keeps the most rounds (the earliest on a tie) is returned. With an
+        automatic subsession size, the filter is run again with the size it found, so the
+        result equals ``wps(..., subsession_size=result.subsession_size)``.
     method : {None, "default", "pilot"}, optional
         ``"pilot"`` reproduces Pilot v0.14 exactly, including its defects (strict duration
         filter, no alpha filter, regression on block sums, Pilot's ``S_xx``, fixed ``2 SE``
@@ -633,12 +730,14 @@ def wps(
     SubsessionSizeNotFoundError
         No subsession size brings the lag-1 autocorrelation of the rates within the limit.
     DegenerateDesignError
-        All subsessions have the same mean work amount: the slope is not identifiable.
+        All subsessions have the same mean work amount, or all durations are equal up to
+        rounding: the slope is not identifiable.
 
     Warns
     -----
     ConvergenceWarning
-        The alpha filter has not settled after ``_config.WPS_MAX_FILTER_FITS`` fits.
+        The alpha filter has neither settled nor cycled after
+        ``_config.WPS_MAX_FILTER_FITS`` fits.
 
     See Also
     --------
@@ -665,6 +764,9 @@ def wps(
     round duration (multiplicative noise) it is too narrow: in simulated sessions with 2 %
     multiplicative noise the 95 % interval covered the truth in about 88 % of runs (94 % with
     additive noise).
+
+    Complexity: O(n log n) per fit (the subsession-size scan) and at most
+    ``2·_config.WPS_MAX_FILTER_FITS`` fits with the alpha filter; O(n) memory.
 
     References
     ----------
@@ -702,8 +804,8 @@ def wps(
         raise InvalidInputError(
             'method="pilot" chooses q from the rates; use subsession_basis="rates"'
         )
-    if not isinstance(alpha_filter, bool):
-        raise InvalidInputError(f"alpha_filter must be True or False, got {alpha_filter!r}")
+    alpha_filter = check_bool(alpha_filter, "alpha_filter")
+    unit = check_text(unit, "unit")
 
     if pilot:
         base = duration > threshold
@@ -717,31 +819,20 @@ def wps(
         "pilot": pilot,
         "basis": basis,
     }
-    fit = _fit_kept(work, duration, base, describe_filter=describe, **fit_args)
-    applied: float | None = None
     min_work: float | None = None
     if alpha_filter and not pilot:
-        for n_fits in range(1, _config.WPS_MAX_FILTER_FITS + 1):
-            candidate = _alpha_minimum(fit)
-            kept = base if candidate is None else base & (work > candidate)
-            if np.array_equal(kept, fit.kept):
-                min_work = candidate
-                break
-            if n_fits == _config.WPS_MAX_FILTER_FITS:
-                warnings.warn(
-                    f"the alpha-based round filter of wps did not settle after {n_fits} fits; "
-                    "returning the last fit",
-                    ConvergenceWarning,
-                    stacklevel=2,
-                )
-                min_work = applied
-                break
-            applied = candidate
-            describe_alpha = (
-                f"{describe} and a work amount above the alpha-implied minimum "
-                f"{format_number(candidate)}"
+        fit, min_work = _alpha_filter(work, duration, base, describe, fit_args)
+        if q_given is None:
+            # The subsession size may change from one filter step to the next; the answer
+            # is the explicit-q answer for the size found, so wps(w, t) and
+            # wps(w, t, subsession_size=result.subsession_size) agree by construction.
+            # An error here is the error the explicit call raises (the size does not fit
+            # a filtered set), so auto and explicit q agree on failures too.
+            fit, min_work = _alpha_filter(
+                work, duration, base, describe, {**fit_args, "subsession_size": fit.q}
             )
-            fit = _fit_kept(work, duration, kept, describe_filter=describe_alpha, **fit_args)
+    else:
+        fit = _fit_kept(work, duration, base, describe_filter=describe, **fit_args)
     return _build_result(
         work, duration, fit, level, limit, threshold, min_work, chosen, basis, unit
     )

@@ -486,6 +486,9 @@ def contributors(
     no record; a NaN ``m_j`` gives a record with ``flagged=False`` (Lockwood et al., SC'18,
     §5; spec §7).
 
+    Complexity: O(R·M·n) for R regions, M metrics and n rows, plus the optional
+    correlations (O(R·M²·n)).
+
     Examples
     --------
     >>> import numpy as np, pandas as pd

@@ -113,6 +113,10 @@ def plot_timeline(
     -------
     matplotlib.axes.Axes
 
+    Notes
+    -----
+    Complexity: O(n), plus matplotlib's rendering.
+
     Examples
     --------
     >>> import matplotlib
@@ -229,6 +233,10 @@ def plot_umami(
     -------
     numpy.ndarray of matplotlib.axes.Axes, shape (n_metrics + 1, 2)
 
+    Notes
+    -----
+    Complexity: O(n·M) for n rows and M metrics, plus matplotlib's rendering.
+
     Examples
     --------
     One row per variable (target first), time series on the left, distribution on the right:
@@ -319,6 +327,10 @@ def plot_contributor_ranking(
     -------
     matplotlib.axes.Axes
 
+    Notes
+    -----
+    Complexity: O(rows of the summary), plus matplotlib's rendering.
+
     Examples
     --------
     >>> import matplotlib
@@ -395,6 +407,10 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
     -------
     matplotlib.axes.Axes
 
+    Notes
+    -----
+    Complexity: O(n), plus matplotlib's rendering.
+
     Examples
     --------
     >>> import matplotlib
@@ -455,6 +471,10 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     Returns
     -------
     matplotlib.axes.Axes
+
+    Notes
+    -----
+    Complexity: O(records), plus matplotlib's rendering.
 
     Examples
     --------

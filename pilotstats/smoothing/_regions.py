@@ -186,6 +186,8 @@ def crossovers(
     bit-identical means for windows that hold the same rows, so its output is safe here.
     Duplicate timestamps share their SMA values, so a crossover lands on the first of them.
 
+    Complexity: O(n) time and memory.
+
     Examples
     --------
     >>> from pilotstats.smoothing import crossovers
@@ -554,6 +556,9 @@ def divergence_regions(
     the earliest on ties. Regions of a single row are kept (their contributor p-values are
     1). Reference behaviour: NERSC/tokio-abcutils ``abcutils/features.py``
     (``intercepts_to_region``) and ``sc18_figure10.ipynb``.
+
+    Complexity: O(n log n) (sorting the times), then O(n) for the two moving averages
+    and the regions.
 
     Examples
     --------

@@ -31,10 +31,16 @@ _CLOSED: dict[str, tuple[bool, bool]] = {
 class _PrefixSums:
     """Compensated prefix sums of one series, shared by several windows."""
 
-    __slots__ = ("count", "high", "low", "n")
+    __slots__ = ("count", "high", "low", "n", "scale", "values")
 
     def __init__(self, values: Float64Array1D) -> None:
-        self.high, self.low, self.count = _k.compensated_prefix_sums(values)
+        # Values near the float64 limit would overflow the prefix sums (two of 1e308 sum
+        # to inf): scale by an exact power of two, undone on the means.
+        peak = float(np.nanmax(np.abs(values))) if values.size and not np.isnan(
+            values).all() else 0.0
+        self.scale = 2.0**-24 if peak > 2.0**1000 else 1.0
+        self.values = np.ascontiguousarray(values * self.scale if self.scale != 1.0 else values)
+        self.high, self.low, self.count = _k.compensated_prefix_sums(self.values)
         self.n = values.shape[0]
 
     def window_means(
@@ -59,8 +65,9 @@ class _PrefixSums:
             self.count,
             np.ascontiguousarray(first, dtype=np.int64),
             np.ascontiguousarray(stop, dtype=np.int64),
+            self.values,
         )
-        return means
+        return means / self.scale if self.scale != 1.0 else means
 
 
 def sma_seconds(

@@ -215,7 +215,13 @@ def parse_window(window: Any, name: str = "window") -> float | None:
             raise InvalidInputError(f"{name} must be a positive duration, got NaT")
         seconds = pd.Timedelta(window).total_seconds()
     elif isinstance(window, numbers.Real) and not isinstance(window, (bool, np.bool_)):
-        seconds = float(window)
+        try:
+            seconds = float(window)
+        except OverflowError:
+            raise InvalidInputError(
+                f"{name} must be a finite number of seconds, got an integer beyond the "
+                "float64 range"
+            ) from None
         if math.isinf(seconds) and seconds > 0:
             return None
     else:

@@ -228,6 +228,10 @@ def read_tokio_summaries(
     InvalidInputError
         Files not found or system not recognisable.
 
+    Notes
+    -----
+    Complexity: O(rows of the files).
+
     Examples
     --------
     >>> from pilotstats.datasets import tokio_summaries

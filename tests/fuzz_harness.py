@@ -1,0 +1,782 @@
+"""Bad-value matrix over the public API (issue 13), run in a watched worker process.
+
+Every public callable named in a module's ``__all__`` is either a :class:`Target` below or
+listed in :data:`EXCLUDED` with the reason. Each target has a valid baseline call; the
+matrix replaces one argument at a time with a value from :func:`data_values` (array-like
+data) or :func:`scalar_values` (keywords), and classifies the outcome:
+
+``named``
+    a :class:`~pilotstats.exceptions.PilotStatsError` (the documented answer to bad input);
+``answer``
+    a result, for a value that may be valid (empty, constant, subnormal, 1e308, ...): the
+    result must be JSON-safe (``to_dict`` with ``allow_nan=False``);
+``other``
+    any other exception type (a defect);
+``accepted``
+    a result for a value that is invalid by construction (strings, NaN, dicts, complex, ...);
+``bad-result``
+    a result whose ``to_dict()`` is not JSON-safe;
+``mutated``
+    the call modified one of its inputs;
+``crash`` / ``hang``
+    the worker process died, or a call did not finish within the time limit.
+
+Run ``python tests/fuzz_harness.py [--quick]`` for a summary table. The worker protocol
+(``--worker``) prints ``BEGIN i`` before and ``END i outcome detail`` after each call, so
+the parent can attribute a crash or hang to the call that caused it and resume after it.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import io as _stdio
+import json
+import math
+import os
+import queue
+import subprocess
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+N = 64
+CALL_TIMEOUT = 90.0
+
+
+class Opaque:
+    """An object that is not a number, string or array."""
+
+    def __repr__(self) -> str:
+        return "Opaque()"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Opaque)
+
+    def __hash__(self) -> int:
+        return 0
+
+
+def _generator(values: list[float]) -> Iterator[float]:
+    yield from values
+
+
+def _base_series(n: int = N, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return 1.0 + 0.05 * rng.standard_normal(n)
+
+
+# ------------------------------------------------------------------------------------
+# Values
+# ------------------------------------------------------------------------------------
+# Each value is (label, factory, invalid) where ``invalid`` means every public function
+# must reject it with a named exception.
+
+
+def data_values(n: int = N) -> list[tuple[str, Callable[[], Any], bool]]:
+    """Bad and edge values for array-like data arguments of length ``n``."""
+    base = _base_series(n)
+    return [
+        ("string", lambda: "abc", True),
+        ("None", lambda: None, True),
+        ("dict", lambda: {i: float(v) for i, v in enumerate(base)}, True),
+        ("generator", lambda: _generator(base.tolist()), True),
+        ("set", lambda: set(base.tolist()), True),
+        ("complex", lambda: base.astype(complex) + 1j, True),
+        ("objects", lambda: [Opaque()] * n, True),
+        ("ragged", lambda: [[1.0], [1.0, 2.0]] * (n // 2), True),
+        ("2-D", lambda: np.tile(base, (2, 1)), True),
+        ("3-D", lambda: np.ones((2, 2, n)), True),
+        ("400-digit int", lambda: [10**400] * n, True),
+        ("NaN", lambda: np.where(np.arange(n) == n // 2, np.nan, base), True),
+        ("+inf", lambda: np.where(np.arange(n) == 3, np.inf, base), True),
+        ("-inf", lambda: np.where(np.arange(n) == 3, -np.inf, base), True),
+        ("numeric strings", lambda: [str(v) for v in base], True),
+        ("datetime64", lambda: np.arange(n).astype("datetime64[s]"), True),
+        ("empty", lambda: np.array([]), False),
+        ("one value", lambda: np.array([1.0]), False),
+        ("two values", lambda: np.array([1.0, 2.0]), False),
+        ("constant", lambda: np.full(n, 0.25), False),
+        ("1e308", lambda: base * 1e308 / 1.2, False),
+        ("-1e308", lambda: -base * 1e308 / 1.2, False),
+        ("subnormal", lambda: base * 5e-320, False),
+        ("1e-300..1e300", lambda: np.logspace(-300, 300, n), False),
+        ("offset 1e9", lambda: 1e9 + base, False),
+        ("negative", lambda: -base, False),
+        ("zeros", lambda: np.zeros(n), False),
+        ("huge ints", lambda: [2**62 + i for i in range(n)], False),
+        ("booleans", lambda: (np.arange(n) % 2).astype(bool), False),
+        ("tuple", lambda: tuple(base.tolist()), False),
+        ("short", lambda: base[: n // 2], False),
+    ]
+
+
+def scalar_values() -> list[tuple[str, Callable[[], Any], bool]]:
+    """Bad and edge values for keyword (scalar) arguments."""
+    return [
+        ("string", lambda: "abc", True),
+        ("'False'", lambda: "False", True),
+        ("object", lambda: Opaque(), True),
+        ("list", lambda: [1, 2], True),
+        ("dict", lambda: {"a": 1}, True),
+        ("complex", lambda: 1 + 1j, True),
+        ("NaN", lambda: math.nan, True),
+        ("400-digit int", lambda: 10**400, True),
+        ("None", lambda: None, False),
+        ("True", lambda: True, False),
+        ("+inf", lambda: math.inf, False),
+        ("-inf", lambda: -math.inf, False),
+        ("-1", lambda: -1, False),
+        ("0", lambda: 0, False),
+        ("0.5", lambda: 0.5, False),
+        ("2**62", lambda: 2**62, False),
+        ("2**64", lambda: 2**64, False),
+        ("1e308", lambda: 1e308, False),
+        ("subnormal", lambda: 5e-324, False),
+    ]
+
+
+# ------------------------------------------------------------------------------------
+# Targets
+# ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Target:
+    """One public callable with a valid baseline call.
+
+    ``data`` are positional arguments fuzzed with :func:`data_values`; ``scalars`` are
+    positional or keyword arguments fuzzed with :func:`scalar_values` (by name; an int
+    names a positional index). ``valid_none``/``free_strings`` list arguments for which
+    None, or any string, is a documented valid value. ``quick`` selects the target for the
+    fast matrix.
+    """
+
+    name: str
+    call: Callable[..., Any]
+    args: Callable[[], list[Any]]
+    kwargs: Callable[[], dict[str, Any]] = dict
+    data: tuple[int, ...] = (0,)
+    scalars: tuple[str | int, ...] = ()
+    valid_none: frozenset[str | int] = frozenset()
+    free_strings: frozenset[str | int] = frozenset()
+    flags: frozenset[str | int] = frozenset()
+    slow: bool = False
+    skip_values: frozenset[str] = frozenset()
+    valid: frozenset[tuple[str | int, str]] = frozenset()
+    note: str = ""
+
+
+def _measurements() -> Any:
+    from pilotstats.io import Measurements
+
+    rng = np.random.default_rng(1)
+    return Measurements(0.01 * (1 + 0.05 * rng.standard_normal(120)), benchmark="job")
+
+
+def _targets() -> list[Target]:
+    # Imports inside: the module is imported by pytest collection and must stay cheap.
+    import pilotstats as ps
+    from pilotstats import (
+        analysis,
+        autocorrelation,
+        changepoints,
+        io,
+        regression,
+        session,
+        smoothing,
+    )
+
+    def stream(cls: Any, method: str) -> Callable[..., Any]:
+        def call(x: Any, **kw: Any) -> Any:
+            s = cls(**kw)
+            getattr(s, method)(x)
+            return s.result()
+
+        call.__name__ = f"{cls.__name__}.{method}"
+        return call
+
+    def sub(x: Any) -> Any:
+        return autocorrelation.subsession_analysis(x)
+
+    def work() -> np.ndarray:
+        return np.tile([1e5, 2e5, 4e5, 8e5], 10).astype(float)
+
+    def durations() -> np.ndarray:
+        rng = np.random.default_rng(3)
+        w = work()
+        return 0.01 + w * 1e-7 * (1 + 0.02 * rng.standard_normal(w.size))
+
+    def times(n: int = N) -> np.ndarray:
+        return 1.5e9 + 86400.0 * np.arange(n, dtype=float)
+
+    x = _base_series
+    def outcomes() -> np.ndarray:
+        return (np.arange(40) % 3 == 0).astype(float)
+
+    # A run of MDL is a number or a sequence of samples; iterators of runs are documented.
+    mdl_runs = frozenset({(0, "ragged"), (0, "2-D"), (0, "generator")})
+    model = regression.polynomial_model(1)
+    cal_u = np.arange(1.0, 9.0)
+    cal_y = 2.0 + 3.0 * cal_u + np.random.default_rng(5).normal(0, 0.1, 8)
+
+    targets = [
+        # autocorrelation
+        Target("subsession_analysis", autocorrelation.subsession_analysis, lambda: [x()],
+               scalars=("confidence_level", "autocorrelation_limit", "mean",
+                        "subsession_size", "unit"),
+               valid_none=frozenset({"subsession_size", "unit"}),
+               free_strings=frozenset({"unit"})),
+        Target("optimal_subsession_size", autocorrelation.optimal_subsession_size,
+               lambda: [x()], scalars=("autocorrelation_limit", "mean")),
+        Target("required_sample_size", autocorrelation.required_sample_size, lambda: [x()],
+               kwargs=lambda: {"ci_percent_of_mean": 1.0},
+               scalars=("ci_percent_of_mean", "ci_width", "confidence_level",
+                        "autocorrelation_limit", "min_subsessions", "method"),
+               valid_none=frozenset({"ci_width", "ci_percent_of_mean"})),
+        Target("lag1_autocorrelation", autocorrelation.lag1_autocorrelation,
+               lambda: [x(), 1],
+               scalars=(1, "mean")),
+        Target("proportion_interval", autocorrelation.proportion_interval,
+               lambda: [outcomes()], scalars=("confidence_level", "method")),
+        Target("welch_test", autocorrelation.welch_test,
+               lambda: [1.0, 0.04, 30, 1.1, 0.05, 25], data=(),
+               scalars=(0, 1, 2, 3, 4, 5, "confidence_level", "alternative")),
+        Target("welch_degrees_of_freedom", autocorrelation.welch_degrees_of_freedom,
+               lambda: [0.04, 30, 0.05, 25], data=(), scalars=(0, 1, 2, 3)),
+        Target("required_sample_size_for_comparison",
+               autocorrelation.required_sample_size_for_comparison,
+               lambda: [98.1, 0.49, 65, 98.4, 0.55, 65], data=(),
+               scalars=(0, 1, 2, 3, 4, 5, "target_p_value", "subsession_size",
+                        "min_subsessions")),
+        Target("compare_subsession_means", autocorrelation.compare_subsession_means,
+               lambda: [sub(x()), sub(x(N, 1))], data=(),
+               scalars=(0, 1, "confidence_level", "alternative"),
+               valid_none=frozenset({"confidence_level"})),
+        Target("wilson_interval", autocorrelation.proportion.wilson_interval,
+               lambda: [0.3, 20, 1.96], data=(), scalars=(0, 1, 2)),
+        # changepoints
+        Target("edm", changepoints.edm, lambda: [x()], kwargs=lambda: {"min_size": 8},
+               scalars=("min_size", "beta", "percent", "degree", "scale"),
+               valid_none=frozenset({"beta", "percent"})),
+        Target("edm_single", changepoints.edm_single, lambda: [x()],
+               kwargs=lambda: {"min_size": 8},
+               scalars=("min_size", "exact", "alpha", "quantile", "tree"),
+               flags=frozenset({"exact"})),
+        Target("EdmStream.append", stream(changepoints.EdmStream, "append"), lambda: [x()],
+               kwargs=lambda: {"min_size": 8},
+               scalars=("min_size", "beta", "percent", "degree", "scale"),
+               valid_none=frozenset({"beta", "percent"})),
+        Target("mdl_partition", changepoints.mdl_partition, lambda: [x()],
+               valid=mdl_runs,
+               scalars=("unit", "sbps", "higher_is_better", "nan_policy", "pruning"),
+               valid_none=frozenset({"unit", "sbps"}),
+               flags=frozenset({"higher_is_better", "pruning"})),
+        Target("MdlStream.extend", stream(changepoints.MdlStream, "extend"), lambda: [x()],
+               valid=mdl_runs,
+               scalars=("unit", "sbps", "higher_is_better", "nan_policy", "pruning"),
+               valid_none=frozenset({"unit", "sbps"}),
+               flags=frozenset({"higher_is_better", "pruning"})),
+        Target("trend_compliance", changepoints.trend_compliance, lambda: [x()],
+               valid=mdl_runs,
+               scalars=("short_window", "long_window", "higher_is_better", "unit", "sbps"),
+               valid_none=frozenset({"higher_is_better", "unit", "sbps"}),
+               flags=frozenset({"higher_is_better"})),
+        Target("dominant_segment", changepoints.dominant_segment, lambda: [[10, 40], 64],
+               data=(0,), scalars=(1,), note="issue 11 rewrites changepoints/stable.py"),
+        Target("detect_changes", changepoints.detect_changes, lambda: [x()],
+               kwargs=lambda: {"min_size": 8, "n_permutations": 19, "rng": 0},
+               scalars=("min_size", "significance_level", "test", "n_permutations",
+                        "location_tolerance", "unit", "rng"),
+               valid_none=frozenset({"unit", "rng"}), free_strings=frozenset({"unit"}),
+               valid=frozenset({("rng", "400-digit int"), ("rng", "2**62"), ("rng", "2**64")}),
+               slow=True, note="issue 11 rewrites detect_changes"),
+        Target("stable_phase", changepoints.stable_phase, lambda: [x()],
+               kwargs=lambda: {"min_size": 8, "rng": 0},
+               scalars=("method", "min_size", "significance_level", "confidence_level",
+                        "location_tolerance", "unit", "rng"),
+               valid_none=frozenset({"unit", "rng"}), free_strings=frozenset({"unit"}),
+               valid=frozenset({("rng", "400-digit int"), ("rng", "2**62"), ("rng", "2**64")}),
+               slow=True, note="issue 11 rewrites stable_phase"),
+        # regression
+        Target("wps", regression.wps, lambda: [work(), durations()], data=(0, 1),
+               scalars=("confidence_level", "autocorrelation_limit", "min_duration",
+                        "subsession_size", "alpha_filter", "method", "subsession_basis",
+                        "unit"),
+               valid_none=frozenset({"subsession_size", "method"}),
+               free_strings=frozenset({"unit"}), flags=frozenset({"alpha_filter"})),
+        Target("WorkPlanner", regression.WorkPlanner, lambda: [1.0, 1e6], data=(),
+               scalars=(0, 1, "min_round_duration", "target_initial_time", "initial_rounds",
+                        "initial_work", "soft_limit_factor", "integer_work",
+                        "ci_percent_of_mean", "ci_width", "confidence_level",
+                        "autocorrelation_limit", "min_subsessions", "wps_analysis",
+                        "unit_readings_min_subsessions", "subsession_basis", "method",
+                        "unit"),
+               valid_none=frozenset({"initial_work", "ci_percent_of_mean", "ci_width",
+                                     "method"}),
+               free_strings=frozenset({"unit"}),
+               flags=frozenset({"integer_work", "wps_analysis"})),
+        Target("work_amount_sequence",
+               lambda a, b, **kw: list(__import__("itertools").islice(
+                   regression.work_amount_sequence(a, b, **kw), 50)),
+               lambda: [1.0, 100.0], data=(), scalars=(0, 1, "integer_work"),
+               flags=frozenset({"integer_work"})),
+        Target("mva", regression.mva, lambda: [[2.0, 3.0, 4.0], 10],
+               kwargs=lambda: {"think_time": 10.0},
+               scalars=(1, "think_time", "multiserver", "all_populations"),
+               flags=frozenset({"all_populations"})),
+        Target("amva", regression.amva, lambda: [[2.0, 3.0, 4.0], 10],
+               kwargs=lambda: {"think_time": 10.0},
+               scalars=(1, "think_time", "tol", "max_iter")),
+        Target("seidmann", regression.seidmann, lambda: [[2.0, 3.0, 4.0], 5],
+               kwargs=lambda: {"think_time": 10.0, "servers": [1, 2, 4]},
+               scalars=(1, "think_time", "all_populations"),
+               flags=frozenset({"all_populations"})),
+        Target("open_as_closed", regression.open_as_closed, lambda: [[2.0, 3.0, 4.0], 0.2],
+               kwargs=lambda: {"population": 1000},
+               scalars=(1, "population", "method")),
+        Target("thread_pool", regression.thread_pool, lambda: [[2.0, 3.0], 10],
+               kwargs=lambda: {"pool_size": 2, "think_time": 10.0},
+               scalars=(1, "pool_size", "think_time")),
+        Target("ThreadPoolModel", regression.ThreadPoolModel, lambda: [2],
+               kwargs=lambda: {"think_time": 10.0}, data=(), scalars=(0, "think_time")),
+        Target("ClosedNetworkModel", regression.ClosedNetworkModel, lambda: [3],
+               kwargs=lambda: {"think_time": 10.0}, data=(),
+               scalars=(0, "classes", "think_time", "multiserver", "solver"),
+               valid_none=frozenset({"think_time"})),
+        Target("polynomial_model", regression.polynomial_model, lambda: [2], data=(),
+               scalars=(0,)),
+        Target("PolynomialModel", regression.PolynomialModel, lambda: [2], data=(),
+               scalars=(0,)),
+        Target("compare_polynomials", regression.compare_polynomials,
+               lambda: [cal_u, cal_y], data=(0, 1),
+               kwargs=lambda: {"degrees": [1, 2]},
+               scalars=("significance_level", "denominator", "weights"),
+               valid_none=frozenset({"weights"})),
+        Target("calibrate", regression.calibrate,
+               lambda: [model, cal_u, cal_y, [1.0, 1.0]], data=(1, 2, 3),
+               scalars=("weights", "confidence_level", "max_iter", "fd", "fd_step"),
+               valid_none=frozenset({"fd_step", "weights"}), slow=True),
+        Target("design_diagnostics", regression.design_diagnostics,
+               lambda: [model, cal_u, [1.0, 1.0]], data=(1, 2),
+               scalars=("fd_step", "max_scaled_condition"),
+               valid_none=frozenset({"fd_step", "max_scaled_condition"})),
+        # smoothing
+        # NaN values are documented as missing observations (ignored by the SMAs, compare
+        # as False in crossovers); datetime64 times are documented; a window of None is
+        # the documented infinite window (SMA_inf).
+        Target("sma", smoothing.sma, lambda: [times(), x(), "7D"], data=(0, 1),
+               scalars=(2, "closed"), valid_none=frozenset({2}),
+               valid=frozenset({(0, "datetime64"), (1, "NaN")})),
+        Target("crossovers", smoothing.crossovers, lambda: [x(), x(N, 2)], data=(0, 1),
+               scalars=("min_width",), valid_none=frozenset({"min_width"}),
+               valid=frozenset({(0, "NaN"), (1, "NaN"), (0, "+inf"), (1, "+inf"),
+                                (0, "-inf"), (1, "-inf")})),
+        Target("divergence_regions", smoothing.divergence_regions,
+               lambda: [times(), x()], data=(0, 1),
+               scalars=("short", "long", "min_observations", "higher_is_better"),
+               valid_none=frozenset({"short", "long"}),
+               valid=frozenset({(0, "datetime64"), (1, "NaN")}),
+               flags=frozenset({"higher_is_better"})),
+        # io
+        # None means "the default" (work 1, run 0, no warm-up) for the per-sample columns.
+        Target("Measurements", io.Measurements, lambda: [x()],
+               kwargs=lambda: {"run": np.repeat([0, 1], N // 2),
+                               "warmup": np.arange(N) < 4},
+               scalars=("work",), valid_none=frozenset({"work"})),
+        Target("Measurements(run=)", lambda r, **kw: io.Measurements(x(), run=r, **kw),
+               lambda: [np.repeat([0, 1], N // 2)], valid_none=frozenset({0}),
+               skip_values=frozenset({"negative", "1e308", "-1e308", "subnormal",
+                                      "1e-300..1e300", "offset 1e9", "constant"}),
+               note="run ids: integral values only"),
+        Target("Measurements(warmup=)", lambda w, **kw: io.Measurements(x(), warmup=w, **kw),
+               lambda: [np.arange(N) < 4], valid_none=frozenset({0}),
+               skip_values=frozenset({"negative", "1e308", "-1e308", "subnormal",
+                                      "1e-300..1e300", "offset 1e9", "constant",
+                                      "huge ints"}),
+               note="warm-up flags: booleans or 0/1 only"),
+        Target("Measurements(work=)", lambda w, **kw: io.Measurements(x(), work=w, **kw),
+               lambda: [np.full(N, 2.0)], valid_none=frozenset({0})),
+        Target("detect_format", io.detect_format, lambda: [{"benchmarks": []}], data=()),
+        Target("load", io.load, lambda: ['{"results": [{"command": "a", "times": [1, 2]}]}'],
+               data=(0,), scalars=("format",), valid_none=frozenset({"format"}),
+               skip_values=frozenset({"string"}), note="strings are JSON documents/paths"),
+        Target("load_csv", io.load_csv, lambda: ["t\n1\n2\n3\n"], data=(0,),
+               kwargs=lambda: {"value_column": "t"},
+               scalars=("time_unit", "delimiter"), skip_values=frozenset({"string"})),
+        Target("trim_warmup", session.trim_warmup, lambda: [x(), 0.1], scalars=(1,)),
+        # analysis
+        Target("analyze", analysis.analyze, lambda: [_measurements()], data=(),
+               kwargs=lambda: {"detect_warmup": False},
+               scalars=(0, "confidence_level", "autocorrelation_limit", "target_percent",
+                        "detect_warmup", "regression"),
+               flags=frozenset({"detect_warmup", "regression"})),
+        Target("compare", analysis.compare, lambda: [_measurements(), _measurements()],
+               data=(), kwargs=lambda: {"detect_warmup": False},
+               scalars=(0, 1, "confidence_level", "min_change_percent", "detect_warmup"),
+               flags=frozenset({"detect_warmup"})),
+        Target("trend", analysis.trend, lambda: [[_measurements(), _measurements()]],
+               data=(0,), kwargs=lambda: {"detect_warmup": False},
+               scalars=("confidence_level", "detect_warmup"),
+               flags=frozenset({"detect_warmup"}),
+               skip_values=frozenset({"empty", "one value", "two values", "constant",
+                                      "1e308", "-1e308", "subnormal", "1e-300..1e300",
+                                      "offset 1e9", "negative", "zeros", "huge ints",
+                                      "booleans", "tuple", "short"}),
+               note="a sequence of Measurements: numeric data are wrong-typed"),
+        Target("json_safe", ps.results.json_safe, lambda: [1.0], data=(),
+               note="documented to accept anything"),
+        Target("decode_float", ps.results.decode_float, lambda: ["inf"], data=(),
+               note="documented to return anything but 'inf'/'-inf' unchanged"),
+    ]
+    del ps
+    if os.environ.get("PILOTSTATS_FUZZ_PROBE"):  # self-test of the watchdog
+        targets.append(Target("probe", _probe, lambda: [0.5], data=(), scalars=(0,)))
+    return targets
+
+
+def _probe(value: Any) -> Any:
+    """Crashes the interpreter on "abc", hangs on None, returns anything else."""
+    if value == "abc":
+        import ctypes
+
+        ctypes.string_at(0)  # segmentation fault
+    if value is None:
+        import time
+
+        time.sleep(3600)
+    return value
+
+
+#: Public callables that are not fuzz targets, with the reason.
+EXCLUDED: dict[str, str] = {
+    # Result containers: built by pilotstats itself from validated data; their
+    # constructors are not input entry points.
+    **{name: "result container" for name in (
+        "ConfidenceInterval", "SubsessionResult", "WelchResult", "ProportionResult",
+        "SampleSizeResult", "ComparisonSampleSizeResult", "ChangePoints", "Segment",
+        "SingleChangePoint", "TrendCompliance", "TrendGroup", "TrendGroups",
+        "DetectedChangePoints", "StablePhase", "CalibrationResult", "DesignDiagnostics",
+        "FTestResult", "MvaResult", "NonNestedComparison", "PolynomialComparison",
+        "Prediction", "ThreadPoolResult", "WpsPrediction", "WpsResult", "Contributors",
+        "Crossovers", "DivergenceAnalysis", "Regions", "BaselineStatistics",
+        "PilotBaseline", "PilotBaselineRecord", "AnalysisReport", "BenchmarkAnalysis",
+        "BenchmarkComparison", "BenchmarkTrend", "ComparisonReport", "TrendReport",
+        "TrendSegment", "IndexAnalysis", "SessionProgress", "SessionResult", "Baseline",
+        "Result",
+    )},
+    # Functions of result objects: they accept only results (type-checked).
+    "f_test": "takes two CalibrationResult objects (type-checked)",
+    "compare_non_nested": "takes two CalibrationResult objects (type-checked)",
+    # No arguments.
+    "demo_calibration": "no arguments", "demo_wps": "no arguments",
+    "demo_smoothing": "no arguments", "demo_io": "no arguments",
+    "binary_outcomes": "no arguments", "ferrari_response_times": "no arguments",
+    "speed_of_light": "no arguments",
+    # Formatting helpers of results (documented to format any number or None).
+    "format_interval": "formatting helper", "format_number": "formatting helper",
+    "format_quantity": "formatting helper",
+    "decode_float_fields": "from_dict helper taking a result class (not user input)",
+    # Typing protocol.
+    "HarnessFormat": "a Literal type alias, not a function",
+    # Loaders over files: covered by the CLI matrix and tests/test_io.py.
+    **{name: "file loader (CLI matrix, test_io)" for name in (
+        "load_asv", "load_criterion", "load_google_benchmark", "load_hyperfine",
+        "load_jmh", "load_pilot_baseline", "load_pyperf", "load_pytest_benchmark",
+        "read_tokio_summaries",
+    )},
+    # DataFrame pipelines and plots: pandas/matplotlib front-ends, validated by their
+    # own test modules (tests/test_smoothing*.py, tests/test_plots.py).
+    **{name: "DataFrame pipeline or plot" for name in (
+        "analyze_regions", "contributors", "plot_contributor_ranking", "plot_flag_heatmap",
+        "plot_sma_difference", "plot_timeline", "plot_umami", "plot_analysis",
+        "plot_comparison", "plot_measurements", "plot_trend", "to_otava_csv",
+    )},
+    # Owned by the session engineer (issue 13, "Sessions and bad rounds").
+    "BenchmarkSession": "session.py, owned by another change of issue 13",
+    "run_session": "session.py, owned by another change of issue 13",
+    "main": "the CLI: see the CLI matrix in tests/test_fuzz.py",
+}
+
+PUBLIC_MODULES = (
+    "pilotstats", "pilotstats.autocorrelation", "pilotstats.autocorrelation.proportion",
+    "pilotstats.changepoints", "pilotstats.regression", "pilotstats.smoothing",
+    "pilotstats.io", "pilotstats.analysis", "pilotstats.session", "pilotstats.datasets",
+    "pilotstats.results", "pilotstats.cli",
+)
+
+
+def public_callables() -> dict[str, Any]:
+    """Every callable (not a module, exception or constant) in the public ``__all__``s."""
+    import importlib
+    import inspect
+
+    found: dict[str, Any] = {}
+    for module_name in PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            if inspect.ismodule(obj) or not callable(obj):
+                continue
+            if isinstance(obj, type) and issubclass(obj, (BaseException, Warning)):
+                continue
+            found.setdefault(name, obj)
+    return found
+
+
+def owned_elsewhere() -> set[str]:
+    """Public callables defined in ``pilotstats.session`` (owned by the session change)."""
+    return {name for name, obj in public_callables().items()
+            if getattr(obj, "__module__", "") == "pilotstats.session"}
+
+
+def target_names() -> set[str]:
+    return {t.name.split("(")[0].split(".")[0] for t in _targets()}
+
+
+# ------------------------------------------------------------------------------------
+# Calls
+# ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Call:
+    target: str
+    where: str | int
+    value: str
+    invalid: bool
+
+
+def calls(quick: bool = False, only: set[str] | None = None) -> list[Call]:
+    """The matrix: one call per (target, argument, value)."""
+    out: list[Call] = []
+    for t in _targets():
+        if only is not None and t.name not in only:
+            continue
+        if quick and t.slow:
+            continue
+        out.append(Call(t.name, "baseline", "baseline", False))
+        for index in t.data:
+            for label, _, invalid in data_values():
+                if label in t.skip_values or (quick and not invalid and label not in (
+                        "empty", "constant", "1e308")):
+                    continue
+                if (label == "None" and index in t.valid_none) or (index, label) in t.valid:
+                    invalid = False
+                out.append(Call(t.name, index, label, invalid))
+        for key in t.scalars:
+            for label, _, invalid in scalar_values():
+                if quick and label not in ("string", "NaN", "None", "2**62", "'False'"):
+                    continue
+                if label in ("string", "'False'") and key in t.free_strings:
+                    continue
+                if label == "None":
+                    invalid = key not in t.valid_none
+                if label == "True":
+                    invalid = key not in t.flags
+                if label == "'False'" and key not in t.flags:
+                    continue
+                if (key, label) in t.valid:
+                    invalid = False
+                out.append(Call(t.name, key, label, invalid))
+    return out
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, Iterator):
+        return None
+    try:
+        return copy.deepcopy(value)
+    except Exception:
+        return None
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if a is None:
+        return True
+    if isinstance(a, np.ndarray):
+        return (isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape
+                and (np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")))
+    if isinstance(a, (list, tuple)):
+        return (type(a) is type(b) and len(a) == len(b)
+                and all(_equal(x, y) for x, y in zip(a, b, strict=True)))
+    if isinstance(a, dict):
+        return (isinstance(b, dict) and a.keys() == b.keys()
+                and all(_equal(a[k], b[k]) for k in a))
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if type(a) is not type(b):
+        return False
+    if dataclasses.is_dataclass(a):
+        return all(_equal(getattr(a, f.name), getattr(b, f.name))
+                   for f in dataclasses.fields(a))
+    if type(a).__eq__ is object.__eq__:
+        state = getattr(a, "__dict__", None)
+        return state is None or _equal(state, b.__dict__)
+    try:
+        return bool(a == b)
+    except Exception:
+        return True
+
+
+def _check_result(result: Any) -> str | None:
+    to_dict = getattr(result, "to_dict", None)
+    if callable(to_dict) and not isinstance(result, type):
+        try:
+            json.dumps(to_dict(), allow_nan=False)
+        except Exception as exc:
+            return f"to_dict not JSON-safe: {type(exc).__name__}: {exc}"
+    return None
+
+
+def run_call(call: Call) -> tuple[str, str]:
+    """Run one call in this process; return (outcome, detail)."""
+    from pilotstats.exceptions import PilotStatsError
+
+    target = {t.name: t for t in _targets()}[call.target]
+    args = list(target.args())
+    kwargs = dict(target.kwargs())
+    if call.where != "baseline":
+        pool = data_values() if (isinstance(call.where, int) and call.where in target.data
+                                 and call.where not in target.scalars) else scalar_values()
+        factory = dict((label, f) for label, f, _ in pool)[call.value]
+        if isinstance(call.where, int):
+            args[call.where] = factory()
+        else:
+            kwargs[call.where] = factory()
+    before = [_copy(a) for a in args] + [_copy(v) for v in kwargs.values()]
+    sink = _stdio.StringIO()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            stdout, sys.stdout = sys.stdout, sink
+            try:
+                result = target.call(*args, **kwargs)
+            finally:
+                sys.stdout = stdout
+            numpy_noise = [str(w.message) for w in caught
+                           if issubclass(w.category, RuntimeWarning)]
+    except PilotStatsError as exc:
+        outcome, detail = "named", f"{type(exc).__name__}: {exc}"
+    except Exception as exc:
+        outcome, detail = "other", f"{type(exc).__module__}.{type(exc).__name__}: {exc}"
+    else:
+        problem = _check_result(result)
+        if problem:
+            outcome, detail = "bad-result", problem
+        elif call.invalid:
+            outcome, detail = "accepted", repr(result)[:200]
+        else:
+            outcome, detail = "answer", ""
+    if outcome in ("named", "answer") and locals().get("numpy_noise"):
+        outcome, detail = "runtime-warning", "; ".join(locals()["numpy_noise"])[:300]
+    after = list(args) + list(kwargs.values())
+    if not all(_equal(b, a) for b, a in zip(before, after, strict=True)):
+        outcome, detail = "mutated", detail
+    return outcome, detail.replace("\n", " ")[:300]
+
+
+# ------------------------------------------------------------------------------------
+# Worker protocol and watchdog
+# ------------------------------------------------------------------------------------
+
+
+def _worker(quick: bool, only: set[str] | None, start: int) -> None:
+    matrix = calls(quick, only)
+    for i in range(start, len(matrix)):
+        print(f"BEGIN {i}", flush=True)
+        outcome, detail = run_call(matrix[i])
+        print(f"END {i} {outcome} {detail}", flush=True)
+    print("DONE", flush=True)
+
+
+def run_matrix(
+    quick: bool = False, only: set[str] | None = None, timeout: float = CALL_TIMEOUT
+) -> list[tuple[Call, str, str]]:
+    """Run the matrix in watched worker processes; crashes and hangs are outcomes."""
+    matrix = calls(quick, only)
+    results: list[tuple[Call, str, str]] = []
+    start = 0
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               MPLBACKEND="Agg")
+    while start < len(matrix):
+        command = [sys.executable, str(Path(__file__).resolve()), "--worker", str(start)]
+        if quick:
+            command.append("--quick")
+        if only:
+            command += ["--only", ",".join(sorted(only))]
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   text=True, env=env, cwd=str(ROOT))
+        lines: queue.Queue[str | None] = queue.Queue()
+
+        def pump(stream: Any = process.stdout, sink: queue.Queue[str | None] = lines) -> None:
+            for line in stream:
+                sink.put(line.rstrip("\n"))
+            sink.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+        current: int | None = None
+        while True:
+            try:
+                line = lines.get(timeout=timeout if current is not None else 600.0)
+            except queue.Empty:
+                process.kill()
+                process.wait()
+                assert current is not None
+                results.append((matrix[current], "hang", f"no answer within {timeout:g} s"))
+                start = current + 1
+                break
+            if line is None:
+                process.wait()
+                if current is None:
+                    start = len(matrix)
+                else:
+                    results.append((matrix[current], "crash",
+                                    f"worker died (exit status {process.returncode})"))
+                    start = current + 1
+                break
+            if line.startswith("BEGIN "):
+                current = int(line.split()[1])
+            elif line.startswith("END "):
+                _, index, outcome, *rest = line.split(" ", 3)
+                results.append((matrix[int(index)], outcome, rest[0] if rest else ""))
+                current = None
+            elif line == "DONE":
+                process.wait()
+                start = len(matrix)
+                break
+    return results
+
+
+FAILURES = ("other", "accepted", "bad-result", "mutated", "crash", "hang",
+            "runtime-warning")
+
+
+def summarise(results: list[tuple[Call, str, str]]) -> str:
+    counts: dict[str, int] = {}
+    for _, outcome, _ in results:
+        counts[outcome] = counts.get(outcome, 0) + 1
+    lines = [f"{len(results)} calls over {len({c.target for c, _, _ in results})} targets"]
+    lines += [f"  {k}: {v}" for k, v in sorted(counts.items())]
+    for call, outcome, detail in results:
+        if outcome in FAILURES:
+            lines.append(f"{outcome:>10} {call.target}[{call.where}={call.value}]: {detail}")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    arguments = sys.argv[1:]
+    quick_mode = "--quick" in arguments
+    selected = None
+    if "--only" in arguments:
+        selected = set(arguments[arguments.index("--only") + 1].split(","))
+    if "--worker" in arguments:
+        _worker(quick_mode, selected, int(arguments[arguments.index("--worker") + 1]))
+    else:
+        print(summarise(run_matrix(quick_mode, selected)))
