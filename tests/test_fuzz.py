@@ -37,15 +37,10 @@ from tests import fuzz_harness as harness
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Targets whose failures belong to modules rewritten elsewhere (issue 11): reported, not
-#: asserted, in :func:`test_fuzz_owned_elsewhere`.
-OWNED_ELSEWHERE = {t.name for t in harness._targets() if "issue 11" in t.note}
-
-
 def _failures(results: list[tuple[harness.Call, str, str]]) -> list[str]:
     return [f"{outcome} {call.target}[{call.where}={call.value}]: {detail}"
             for call, outcome, detail in results
-            if outcome in harness.FAILURES and call.target not in OWNED_ELSEWHERE]
+            if outcome in harness.FAILURES]
 
 
 # ------------------------------------------------------------------------------------
@@ -98,22 +93,6 @@ def test_fuzz_full_matrix() -> None:
 
 
 @pytest.mark.slow
-def test_fuzz_owned_elsewhere() -> None:
-    """detect_changes, stable_phase and dominant_segment are rewritten for issue 11.
-
-    Their remaining failures are listed here and skipped (not xfailed) until that work
-    lands; everything else in the matrix must be clean.
-    """
-    results = harness.run_matrix(quick=False, only=OWNED_ELSEWHERE)
-    failures = [f"{outcome} {call.target}[{call.where}={call.value}]: {detail}"
-                for call, outcome, detail in results if outcome in harness.FAILURES]
-    crashes = [f for f in failures if f.startswith(("crash", "hang", "mutated"))]
-    assert not crashes, "\n".join(crashes)
-    if failures:
-        pytest.skip(f"issue 11 (detect/stable rewrite) owns {len(failures)} open "
-                    f"fuzz findings, e.g. {failures[0][:160]}")
-
-
 def test_watchdog_reports_crash_and_hang_and_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
     """A segfault and a hang become outcomes; the matrix resumes after each."""
     monkeypatch.setenv("PILOTSTATS_FUZZ_PROBE", "1")

@@ -28,6 +28,7 @@ from pilotstats._validation import (
     check_choice,
     check_int,
     check_probability,
+    check_text,
     coerce_rng,
 )
 from pilotstats.changepoints._edm import _edm_percent_locations
@@ -268,6 +269,15 @@ def _segment_residual_autocorrelation(x: Float64Array1D, locations: Sequence[int
     for left, right in itertools.pairwise(bounds):
         residual[left:right] -= np.median(x[left:right])
     return _rank_lag1(residual)
+
+
+def _within_arithmetic_range(data: Float64Array1D) -> Float64Array1D:
+    """``data`` times the power of two that brings its peak below 2**500 (``data`` itself
+    when it is already there): squares and differences of the result cannot overflow."""
+    peak = float(np.max(np.abs(data))) if data.shape[0] else 0.0
+    if peak <= 2.0**500:
+        return data
+    return np.ascontiguousarray(data * math.ldexp(1.0, -math.frexp(peak)[1]))
 
 
 def _variance_inflation(rho: float) -> float:
@@ -866,6 +876,7 @@ def detect_changes(
     delta = check_int(min_size, "min_size", low=2)
     level = _check_significance_level(significance_level)
     chosen: ChangeTest = check_choice(test, "test", ("rank", "permutation"))
+    unit = check_text(unit, "unit", allow_none=True)
     generator = coerce_rng(rng)
     permutations = check_int(n_permutations, "n_permutations", low=1)
     tolerance = check_int(location_tolerance, "location_tolerance", low=0)
@@ -901,6 +912,9 @@ def detect_changes(
     too_short = n < 2 * delta
     candidates: tuple[int, ...] = ()
     block = 1
+    # Ranks, ratios and the location estimate are unchanged by an exact power-of-two
+    # scale; it keeps squares and differences of data near the float64 limit finite.
+    data, segment_data = _within_arithmetic_range(data), data
     if not too_short:
         candidates, block = _candidate_locations(data, delta)
     scanner: _Scanner
@@ -962,7 +976,7 @@ def detect_changes(
         parameters["n_permutations"] = permutations
     return DetectedChangePoints(
         locations=guarded.locations,
-        segments=make_segments(data, guarded.locations),
+        segments=make_segments(segment_data, guarded.locations),
         n=n,
         method="detect_changes",
         parameters=parameters,

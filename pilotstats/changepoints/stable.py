@@ -19,11 +19,14 @@ from pilotstats import _config
 from pilotstats._typing import ArrayLike1D, RandomState, StablePhaseMethod
 from pilotstats._validation import (
     as_float_array,
+    check_bool,
     check_choice,
     check_confidence_level,
     check_int,
     check_probability,
     check_real,
+    check_text,
+    reject_container_misuse,
 )
 from pilotstats.changepoints._edm import _edm_percent_locations
 from pilotstats.changepoints._results import ChangePoints, make_segments
@@ -91,6 +94,13 @@ def dominant_segment(change_points: Sequence[int], n: int) -> tuple[int, int] | 
     True
     """
     length = check_int(n, "n", low=1)
+    if isinstance(change_points, (str, bytes)) or not isinstance(change_points, Sequence):
+        if not isinstance(change_points, np.ndarray):
+            raise InvalidInputError(
+                "change_points must be a sequence of integers (a list, tuple or 1-D array), "
+                f"got {type(change_points).__name__}"
+            )
+    reject_container_misuse(change_points, "change_points")
     bounds = [0]
     for value in change_points:
         c = check_int(value, "change_points")
@@ -545,11 +555,8 @@ def stable_phase(
             f"min_warmup_fraction must be below 1 - min_steady_fraction = "
             f"{1.0 - steady_share:g}; got {min_warmup_fraction!r}"
         )
-    if not isinstance(higher_is_better, (bool, np.bool_)):
-        raise InvalidInputError(
-            f"higher_is_better must be True or False, got {higher_is_better!r}"
-        )
-    rates = bool(higher_is_better)
+    rates = check_bool(higher_is_better, "higher_is_better")
+    unit = check_text(unit, "unit", allow_none=True)
     n = int(data.shape[0])
     chosen: StablePhaseMethod = requested
     if requested == "auto":

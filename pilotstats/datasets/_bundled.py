@@ -262,6 +262,6 @@ def dataset_licence(name: str) -> str:
     """
     files = {"tcpd": ("LICENSE.md",), "tokio": ("CITATION.md", "LICENSE.md"),
              "mongodb": ("LICENSE.md",)}
-    if name not in files:
+    if not isinstance(name, str) or name not in files:
         raise InvalidInputError(f"unknown data family {name!r}; use one of {', '.join(files)}")
     return "\n\n".join(_data(name, f).read_text(encoding="utf-8") for f in files[name])
