@@ -503,7 +503,7 @@ EXCLUDED: dict[str, str] = {
     "mongodb_series": "no arguments",
     "fetch": "download (tests/test_datasets.py, local HTTP server)",
     "tokio_summaries": "download (tests/test_datasets.py, local HTTP server)",
-    "TCPDSeries": "result container", "RemoteFile": "registry record",
+    "TCPDSeries": "result container", "RemoteFile": "result container",
     "FleetReport": "result container",
     # Typing protocol.
     "HarnessFormat": "a Literal type alias, not a function",

@@ -366,6 +366,8 @@ def fleet_report(
     ``resources/tools/presentation/generator_tables.py``, ``table_perf_trending_dash``),
     with the metrics of :func:`~pilotstats.changepoints.trend_compliance` (mdl spec §10).
 
+    Complexity: O(total points) for the table, plus one small SVG plot per series.
+
     Examples
     --------
     >>> import numpy as np

@@ -575,6 +575,9 @@ def detect_many(
     samples ``n − min(n, L) .. n − 1 − S`` (FD.io CSIT trending dashboard; see
     :func:`~pilotstats.changepoints.trend_compliance`), both in percent.
 
+    Complexity: the sum over the series of :func:`~pilotstats.changepoints.detect_changes`
+    (near-linear in each series' length), shared among the workers; memory O(total points).
+
     Examples
     --------
     >>> import numpy as np
@@ -670,6 +673,10 @@ def trend_many(
     spec §5); the compliance metrics are CSIT's trending-dashboard columns (mdl spec §10).
     Rows are identical to a loop over ``mdl_partition`` and ``trend_compliance``.
 
+    Complexity: the sum over the series of :func:`~pilotstats.changepoints.mdl_partition`
+    (O(n) to O(n²) per series of n runs) and
+    :func:`~pilotstats.changepoints.trend_compliance`, shared among the workers.
+
     Examples
     --------
     >>> import numpy as np
@@ -706,6 +713,10 @@ def write_parquet(frame: Any, path: str | os.PathLike[str]) -> Path:
     ------
     MissingDependencyError
         pyarrow is not installed (``pip install "pilotstats[parquet]"``).
+
+    Notes
+    -----
+    Complexity: O(rows).
 
     Examples
     --------

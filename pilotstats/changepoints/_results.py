@@ -140,12 +140,33 @@ def make_segments(x: np.ndarray, locations: Sequence[int]) -> tuple[Segment, ...
                 start=start,
                 end=end,
                 n=count,
-                median=float(np.median(part)),
+                median=safe_median(part),
                 mean=mean,
                 std=std,
             )
         )
     return tuple(segments)
+
+
+def arithmetic_scale(values: np.ndarray) -> float:
+    """The exact power of two that brings ``max|values|`` below 2**500 (1.0 when it is).
+
+    Sums, squares and midpoints of the scaled values cannot overflow; dividing a result by
+    the scale restores it exactly (up to the usual rounding of the operation).
+    """
+    peak = float(np.max(np.abs(values))) if values.size else 0.0
+    if peak > 2.0**500:
+        return math.ldexp(1.0, -math.frexp(peak)[1])
+    return 1.0
+
+
+def safe_median(part: np.ndarray) -> float:
+    """Median that stays finite for finite data near the float64 limit (the mean of the
+    two middle values of 1.7e308 and 1.7e308 would overflow)."""
+    scale = arithmetic_scale(part)
+    if scale == 1.0:
+        return float(np.median(part))
+    return float(np.median(part * scale)) / scale
 
 
 def _mean_std(part: np.ndarray) -> tuple[float, float]:

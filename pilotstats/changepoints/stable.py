@@ -8,7 +8,6 @@ what the project returns) and §8.3 (the guarded detector behind the default met
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -29,7 +28,13 @@ from pilotstats._validation import (
     reject_container_misuse,
 )
 from pilotstats.changepoints._edm import _edm_percent_locations
-from pilotstats.changepoints._results import ChangePoints, make_segments
+from pilotstats.changepoints._results import (
+    ChangePoints,
+    _mean_std,
+    arithmetic_scale,
+    make_segments,
+    safe_median,
+)
 from pilotstats.changepoints._steady import equivalence_phase
 from pilotstats.changepoints.detect import detect_changes
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
@@ -362,6 +367,8 @@ def _mean_interval(
         return subsession_analysis(part, confidence_level=confidence_level, unit=unit), None
     except NotEnoughDataError as exc:  # includes SubsessionSizeNotFoundError
         return None, str(exc)
+    except InvalidInputError as exc:  # validated data: only a variance beyond float64
+        return None, str(exc)
 
 
 def stable_phase(
@@ -618,8 +625,8 @@ def _classify(data: np.ndarray, found: bool, start: int, end: int, higher_is_bet
         return "no_steady_state"
     if start == 0:
         return "flat"
-    before = float(np.median(data[:start]))
-    level = float(np.median(data[start:end]))
+    before = safe_median(data[:start])
+    level = safe_median(data[start:end])
     worse_before = before < level if higher_is_better else before > level
     return "warmup" if worse_before else "slowdown"
 
@@ -651,8 +658,9 @@ def _equivalence_stable_phase(
             confidence_level, min_size, significance_level, unit, "flat",
             f"{n} samples: the equivalence model needs {_config.EQUIVALENCE_MIN_LENGTH}",
         )
+    scale = arithmetic_scale(data)  # exact power of two: the decision is scale-free
     decision = equivalence_phase(
-        data,
+        data * scale if scale != 1.0 else data,
         tolerance=tolerance,
         min_steady_fraction=min_steady_fraction,
         min_warmup_fraction=min_warmup_fraction,
@@ -671,8 +679,9 @@ def _equivalence_stable_phase(
         locations = decision.confirmed_changes
         start, found, outcome = 0, False, "no_steady_state"
     note = (
-        f"{decision.reason}; final level {format_quantity(decision.level, unit)}, band "
-        f"± {format_quantity(decision.tolerance, unit)}, windows of {decision.window}"
+        f"{decision.reason}; final level {format_quantity(decision.level / scale, unit)}, "
+        f"band ± {format_quantity(decision.tolerance / scale, unit)}, windows of "
+        f"{decision.window}"
     )
     change_points = ChangePoints(
         locations=locations, segments=make_segments(data, locations), n=n,
@@ -702,6 +711,7 @@ def _make_phase(
     n = int(data.shape[0])
     part = data[start:end]
     mean_ci, ci_note = _mean_interval(part, confidence_level, unit)
+    mean, std = _mean_std(part)  # finite for any finite data (scaled near 1e308)
     return StablePhase(
         start=start,
         end=end,
@@ -713,9 +723,9 @@ def _make_phase(
         change_points=change_points,
         method=method,
         stable_n=end - start,
-        mean=float(np.mean(part)),
-        median=float(np.median(part)),
-        std=float(np.std(part, ddof=1)) if part.shape[0] >= 2 else math.nan,
+        mean=mean,
+        median=safe_median(part),
+        std=std,
         mean_ci=mean_ci,
         ci_note=ci_note,
         confidence_level=confidence_level,

@@ -103,6 +103,10 @@ class TCPDSeries:
 def tcpd_names() -> tuple[str, ...]:
     """Names of the TCPD series :func:`tcpd_series` provides (bundled, then downloadable).
 
+    Notes
+    -----
+    Complexity: O(number of series).
+
     Examples
     --------
     >>> from pilotstats.datasets import tcpd_names
@@ -135,6 +139,11 @@ def tcpd_series(name: str, *, cache_dir: str | os.PathLike[str] | None = None) -
         Unknown name.
     DatasetDownloadError
         A downloadable series could not be fetched.
+
+    Notes
+    -----
+    Complexity: O(size of the series file); a download the first time for series that are
+    not bundled.
 
     Examples
     --------
@@ -175,6 +184,10 @@ def tokio_sample() -> Any:
     -------
     pandas.DataFrame
 
+    Notes
+    -----
+    Complexity: O(size of the bundled file).
+
     Examples
     --------
     >>> from pilotstats.datasets import tokio_sample
@@ -209,6 +222,10 @@ def tokio_summaries(*, cache_dir: str | os.PathLike[str] | None = None) -> Path:
     DatasetDownloadError
         A file could not be fetched.
 
+    Notes
+    -----
+    Complexity: O(file size): one download and one SHA-256 pass, then the cached copy.
+
     Examples
     --------
     >>> from pilotstats.datasets import tokio_summaries
@@ -225,6 +242,10 @@ def mongodb_series() -> Float64Array1D:
 
     From mongodb/signal-processing-algorithms' tests (Apache-2.0; Daly et al., ICPE 2020),
     bundled.
+
+    Notes
+    -----
+    Complexity: O(size of the bundled file).
 
     Examples
     --------
@@ -253,6 +274,10 @@ def dataset_licence(name: str) -> str:
     ------
     InvalidInputError
         Unknown family.
+
+    Notes
+    -----
+    Complexity: O(size of the licence files).
 
     Examples
     --------

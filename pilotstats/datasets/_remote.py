@@ -117,6 +117,10 @@ def fetch(filename: str, *, cache_dir: str | os.PathLike[str] | None = None) -> 
     DatasetDownloadError
         Offline, the server failed, or the downloaded file's hash differs.
 
+    Notes
+    -----
+    Complexity: O(file size): one download and one SHA-256 pass, then the cached copy.
+
     Examples
     --------
     >>> from pilotstats.datasets import fetch

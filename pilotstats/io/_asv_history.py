@@ -96,6 +96,8 @@ def load_asv_history(path: str | os.PathLike[str]) -> Any:
     :func:`pilotstats.analysis.trend_many` with ``by=["machine", "env", "benchmark"]``,
     ``order="date"`` and ``value="value"`` (their defaults for an asv folder).
 
+    Complexity: O(total size of the result files).
+
     Examples
     --------
     >>> import json, os, tempfile
