@@ -499,7 +499,7 @@ def stable_phase(
 
     The tolerances were chosen on the development half of a public JMH data set with human
     labels (15 of 30 projects; README, "Steady state of long forks"), where the model
-    reaches an accuracy of 0.82 against 0.70 for CP-SSD. No cool-down is trimmed. Cost:
+    reaches an accuracy of 0.81 against 0.70 for CP-SSD. No cool-down is trimmed. Cost:
     O(n), plus one :func:`detect_changes` of the settled part when step 4 needs it.
 
     ``method="pilot"`` (``ascar-io/pilot-bench`` ``lib/libpilot.cc``): for
