@@ -7,11 +7,19 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from scipy import special
 
 from pilotstats import _config
 
-__all__ = ["ceil_tol", "normal_quantile", "t_cdf", "t_quantile", "two_sided_t"]
+__all__ = [
+    "arithmetic_scale",
+    "ceil_tol",
+    "normal_quantile",
+    "t_cdf",
+    "t_quantile",
+    "two_sided_t",
+]
 
 
 def ceil_tol(value: float) -> int:
@@ -42,3 +50,16 @@ def two_sided_t(confidence_level: float, dof: float) -> float:
 def normal_quantile(probability: float) -> float:
     """The ``probability`` quantile of the standard normal distribution."""
     return float(special.ndtri(probability))
+
+
+def arithmetic_scale(values: np.ndarray) -> float:
+    """The exact power of two that brings ``max|values|`` below 2**500 (1.0 when it is).
+
+    Sums, squares and midpoints of the scaled values cannot overflow, ranks and ratios are
+    unchanged, and dividing a result by the scale restores it exactly (up to the rounding
+    of the operation). O(n).
+    """
+    peak = float(np.max(np.abs(values))) if values.size else 0.0
+    if peak > 2.0**500:
+        return math.ldexp(1.0, -math.frexp(peak)[1])
+    return 1.0

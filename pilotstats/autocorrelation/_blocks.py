@@ -14,6 +14,7 @@ import numpy as np
 
 from pilotstats import _config
 from pilotstats._kernels import autocorrelation as _kernels
+from pilotstats._stats import arithmetic_scale
 from pilotstats._typing import Float64Array1D, MeanMethod
 from pilotstats._validation import as_float_array, check_choice, check_int, check_real
 from pilotstats.exceptions import (
@@ -46,10 +47,7 @@ class Samples:
         Squares of deviations of data near the float64 limit overflow; scaling by an exact
         power of two leaves every ratio (r1) unchanged and variances exactly rescalable.
         """
-        peak = float(np.max(np.abs(self.values))) if self.values.size else 0.0
-        if peak > 2.0**500:
-            return math.ldexp(1.0, -math.frexp(peak)[1])
-        return 1.0
+        return arithmetic_scale(self.values)
 
     def scaled(self) -> Samples:
         """These samples times :attr:`scale` (the same object when the scale is 1)."""

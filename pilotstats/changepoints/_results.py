@@ -21,6 +21,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from pilotstats._stats import arithmetic_scale
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import Result, format_number, json_safe
 
@@ -148,18 +149,6 @@ def make_segments(x: np.ndarray, locations: Sequence[int]) -> tuple[Segment, ...
     return tuple(segments)
 
 
-def arithmetic_scale(values: np.ndarray) -> float:
-    """The exact power of two that brings ``max|values|`` below 2**500 (1.0 when it is).
-
-    Sums, squares and midpoints of the scaled values cannot overflow; dividing a result by
-    the scale restores it exactly (up to the usual rounding of the operation).
-    """
-    peak = float(np.max(np.abs(values))) if values.size else 0.0
-    if peak > 2.0**500:
-        return math.ldexp(1.0, -math.frexp(peak)[1])
-    return 1.0
-
-
 def safe_median(part: np.ndarray) -> float:
     """Median that stays finite for finite data near the float64 limit (the mean of the
     two middle values of 1.7e308 and 1.7e308 would overflow)."""
@@ -176,10 +165,7 @@ def _mean_std(part: np.ndarray) -> tuple[float, float]:
     scaled by an exact power of two first, so segment statistics of finite data stay
     finite instead of becoming inf/NaN with a RuntimeWarning.
     """
-    peak = float(np.max(np.abs(part)))
-    scale = 1.0
-    if peak > 2.0**500:
-        scale = math.ldexp(1.0, -math.frexp(peak)[1])
+    scale = arithmetic_scale(part)
     scaled = part * scale if scale != 1.0 else part
     mean = float(np.mean(scaled)) / scale
     std = float(np.std(scaled, ddof=1)) / scale if part.shape[0] >= 2 else math.nan

@@ -22,6 +22,7 @@ from scipy import special
 
 from pilotstats import _config
 from pilotstats._kernels import detect as _kd
+from pilotstats._stats import arithmetic_scale
 from pilotstats._typing import ArrayLike1D, ChangeTest, Float64Array1D, RandomState
 from pilotstats._validation import (
     as_float_array,
@@ -269,15 +270,6 @@ def _segment_residual_autocorrelation(x: Float64Array1D, locations: Sequence[int
     for left, right in itertools.pairwise(bounds):
         residual[left:right] -= np.median(x[left:right])
     return _rank_lag1(residual)
-
-
-def _within_arithmetic_range(data: Float64Array1D) -> Float64Array1D:
-    """``data`` times the power of two that brings its peak below 2**500 (``data`` itself
-    when it is already there): squares and differences of the result cannot overflow."""
-    peak = float(np.max(np.abs(data))) if data.shape[0] else 0.0
-    if peak <= 2.0**500:
-        return data
-    return np.ascontiguousarray(data * math.ldexp(1.0, -math.frexp(peak)[1]))
 
 
 def _variance_inflation(rho: float) -> float:
@@ -914,7 +906,8 @@ def detect_changes(
     block = 1
     # Ranks, ratios and the location estimate are unchanged by an exact power-of-two
     # scale; it keeps squares and differences of data near the float64 limit finite.
-    data, segment_data = _within_arithmetic_range(data), data
+    scale = arithmetic_scale(data)
+    data, segment_data = (np.ascontiguousarray(data * scale) if scale != 1.0 else data), data
     if not too_short:
         candidates, block = _candidate_locations(data, delta)
     scanner: _Scanner

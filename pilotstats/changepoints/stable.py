@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pilotstats import _config
+from pilotstats._stats import arithmetic_scale
 from pilotstats._typing import ArrayLike1D, RandomState, StablePhaseMethod
 from pilotstats._validation import (
     as_float_array,
@@ -31,7 +32,6 @@ from pilotstats.changepoints._edm import _edm_percent_locations
 from pilotstats.changepoints._results import (
     ChangePoints,
     _mean_std,
-    arithmetic_scale,
     make_segments,
     safe_median,
 )
