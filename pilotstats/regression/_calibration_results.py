@@ -1,0 +1,524 @@
+"""Result types of a calibration: :class:`Prediction` (linearised confidence and
+prediction intervals) and :class:`CalibrationResult` (estimates, inference, plots;
+``calibration.md`` §6).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from pilotstats._validation import (
+    as_float_array,
+    check_confidence_level,
+)
+from pilotstats.exceptions import (
+    InvalidInputError,
+)
+from pilotstats.regression._calibration_diagnostics import DesignDiagnostics
+from pilotstats.regression._calibration_problem import (
+    FloatArray,
+    _frozen_conditions,
+    _Options,
+    _Problem,
+    _readonly,
+)
+from pilotstats.regression._gauss_newton import (
+    _jacobian,
+)
+from pilotstats.results import Result, format_number
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Prediction(Result):
+    """Model predictions with linearised confidence (or prediction) intervals (spec §6).
+
+    Attributes
+    ----------
+    values : ndarray, shape (T, m)
+        ŷ = h(x̂, u) for each condition (row) and measure (column).
+    stderr : ndarray, shape (T, m)
+        Standard error: √C_jj (mean) or √(C_jj + mse·r_j) (new measurement).
+    half_widths : ndarray, shape (T, m)
+        t_{(1+c)/2; dof} · stderr.
+    covariance : ndarray, shape (T, m, m)
+        C = H P Hᵀ per condition (mean only).
+    confidence_level : float
+    dof : int
+    kind : str
+        ``"mean"`` (confidence interval of h) or ``"new observation"`` (prediction
+        interval).
+
+    Examples
+    --------
+    Returned by :meth:`CalibrationResult.predict` and
+    :meth:`CalibrationResult.prediction_interval`:
+
+    >>> import numpy as np
+    >>> from pilotstats.regression import ClosedNetworkModel, calibrate
+    >>> model = ClosedNetworkModel(3, think_time=10.0)
+    >>> populations = [1, 4, 7, 10, 13, 16, 19]
+    >>> z = model.evaluate_all(np.array([2.0, 3.0, 4.0]), populations)
+    >>> z = z * (1 + 0.01 * np.sin(np.arange(z.size)).reshape(z.shape))  # 1 % "noise"
+    >>> fit = calibrate(model, populations, z, [1.0, 1.0, 1.0])
+    >>> prediction = fit.predict([25])  # extrapolate to 25 users
+    >>> prediction.values.shape, prediction.kind
+    ((1, 4), 'mean')
+    >>> bool(np.all(prediction.half_widths > 0))
+    True
+    """
+
+    values: FloatArray
+    stderr: FloatArray
+    half_widths: FloatArray
+    covariance: FloatArray
+    confidence_level: float
+    dof: int
+    kind: str
+
+    @property
+    def low(self) -> FloatArray:
+        """Lower interval ends ŷ − half_widths."""
+        return self.values - self.half_widths
+
+    @property
+    def high(self) -> FloatArray:
+        """Upper interval ends ŷ + half_widths."""
+        return self.values + self.half_widths
+
+    def combine(self, coefficients: Any) -> tuple[FloatArray, FloatArray]:
+        """Value and half-width of a linear combination aᵀy per condition (e.g. R = Σ T_i).
+
+        Parameters
+        ----------
+        coefficients : array_like, shape (m,)
+
+        Returns
+        -------
+        values, half_widths : ndarray, shape (T,)
+            aᵀŷ and t·√(aᵀ C a) (mean intervals only).
+        """
+        a = as_float_array(coefficients, "coefficients")
+        if a.shape[0] != self.values.shape[1]:
+            raise InvalidInputError(
+                f"coefficients must have one entry per measure ({self.values.shape[1]})"
+            )
+        if self.kind != "mean":
+            raise InvalidInputError("combine() needs a mean prediction (from predict())")
+        t = stats.t.ppf(0.5 + self.confidence_level / 2, self.dof)
+        variance = np.einsum("i,tij,j->t", a, self.covariance, a)
+        return self.values @ a, t * np.sqrt(np.maximum(variance, 0.0))
+
+    def plot(
+        self,
+        x: Any,
+        output: int = 0,
+        *,
+        ax: Any = None,
+        xlabel: str | None = None,
+        ylabel: str | None = None,
+        unit: str | None = None,
+        title: str | None = None,
+    ) -> Any:
+        """Draw one output's predictions over the condition axis with their band.
+
+        Needs matplotlib. The band is the confidence interval of the mean
+        (:meth:`CalibrationResult.predict`) or the prediction interval of a new measurement
+        (:meth:`CalibrationResult.prediction_interval`), as :attr:`kind` says.
+
+        Parameters
+        ----------
+        x : array_like, shape (T,)
+            Position of each condition on the x axis (e.g. the populations N); the
+            prediction does not keep its conditions.
+        output : int, default 0
+            Column (measure) to draw.
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure). ``plt.show`` is never called.
+        xlabel, ylabel : str, optional
+            Axis names (default ``"condition"`` and ``"output <j>"``).
+        unit : str, optional
+            Unit of the output, appended to the y label.
+        title : str, optional
+            Title (default: the kind of interval and the degrees of freedom).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        InvalidInputError
+            ``len(x)`` is not the number of conditions, or ``output`` is out of range.
+        MissingDependencyError
+            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from pilotstats.regression import calibrate
+        >>> fit = calibrate(lambda p, u: p[0] * u, [1, 2, 3, 4], [2.1, 3.9, 6.2, 7.9], [1.0],
+        ...                 weights=None)
+        >>> ax = fit.predict([1, 5, 10]).plot([1, 5, 10], xlabel="load", unit="s")
+        >>> ax.get_ylabel()
+        'output 0 (s)'
+        """
+        from pilotstats.regression._plots import plot_prediction
+
+        return plot_prediction(
+            self, x, output, ax=ax, xlabel=xlabel, ylabel=ylabel, unit=unit, title=title
+        )
+
+    def __str__(self) -> str:
+        return (
+            f"{self.kind} prediction at {self.values.shape[0]} condition(s) × "
+            f"{self.values.shape[1]} measure(s), {format_number(self.confidence_level * 100)} "
+            f"% CI half-widths up to {format_number(float(np.max(self.half_widths)))}"
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CalibrationResult(Result):
+    """Result of :func:`calibrate` (spec §3, §6, §8).
+
+    Attributes
+    ----------
+    params : ndarray, shape (n,)
+        Estimates x̂.
+    stderr : ndarray, shape (n,)
+        √P_ii (NaN if rank deficient, and for integer parameters).
+    ci_low, ci_high : ndarray, shape (n,)
+        Marginal confidence interval x̂_i ∓ t_{(1+c)/2; dof} se_i (conditional on the
+        integer parameters; NaN for integer parameters).
+    covariance : ndarray, shape (n, n)
+        P = mse · M⁻¹ over the continuous parameters (NaN rows/columns for integers).
+    sse : float
+        Weighted sum of squares S(x̂) with the final weights.
+    mse : float
+        S/dof.
+    dof : int
+        Observed measurement values minus the number of parameters n.
+    condition_number, scaled_condition_number : float
+        cond(M) and cond(D M D) at x̂ (spec §8).
+    rank : int
+        Numerical rank of M (continuous parameters).
+    iterations : int
+        Gauss–Newton iterations (summed over IRLS passes and neighbour refits of the final
+        configuration).
+    converged : bool
+    status : str
+        ``"converged"``, ``"max_iter"``, ``"no_decrease"``, ``"irls_max_passes"`` or
+        ``"rank_deficient"``.
+    confidence_level : float
+    t_quantile : float
+        t_{(1+c)/2; dof}.
+    weighting : str
+        ``"ols"``, ``"fixed"``, ``"irls"``, ``"array"``, ``"callable"`` or
+        ``"covariance"``.
+    weights : ndarray, shape (T, m)
+        Final (diagonal) weights W_t.
+    predictions, residuals : ndarray, shape (T, m)
+        h(x̂, u_t) and z_t − h(x̂, u_t).
+    n_observations : int
+        Observed (non-NaN) measurement values.
+    n_evaluations : int
+        Model evaluations (each a call over all trials).
+    irls_passes : int
+        Weighted Gauss–Newton passes.
+    history : ndarray, shape (k, 3)
+        Per accepted step: S, max relative step, step factor λ.
+    rank_deficient_steps : int
+        Steps solved by minimum-norm least squares because M was singular.
+    parameter_names : tuple of str
+    integer_indices : tuple of int
+    integer_profile : tuple
+        (integer configuration, S) for every configuration visited by the neighbour search.
+    poorly_determined : tuple of str
+        Parameters named by the identifiability diagnostics (empty if all are determined).
+    diagnostics : DesignDiagnostics
+
+    Examples
+    --------
+    Returned by :func:`calibrate`; here the service demands of a closed network are recovered
+    from slightly perturbed throughput and response-time measurements:
+
+    >>> import numpy as np
+    >>> from pilotstats.regression import ClosedNetworkModel, calibrate
+    >>> model = ClosedNetworkModel(3, think_time=10.0)
+    >>> populations = [1, 4, 7, 10, 13, 16, 19]
+    >>> z = model.evaluate_all(np.array([2.0, 3.0, 4.0]), populations)
+    >>> z = z * (1 + 0.01 * np.sin(np.arange(z.size)).reshape(z.shape))  # 1 % "noise"
+    >>> fit = calibrate(model, populations, z, [1.0, 1.0, 1.0])
+    >>> print(fit)  # doctest: +ELLIPSIS
+    calibration converged (irls): D1 = 1.9993 [1.9917, 2.0068], D2 = 3.0009 [2.9912, 3.0107], ...
+    >>> low, high = fit.confidence_interval()
+    >>> bool(np.all((low < [2.0, 3.0, 4.0]) & ([2.0, 3.0, 4.0] < high)))
+    True
+    """
+
+    params: FloatArray
+    stderr: FloatArray
+    ci_low: FloatArray
+    ci_high: FloatArray
+    covariance: FloatArray
+    sse: float
+    mse: float
+    dof: int
+    condition_number: float
+    scaled_condition_number: float
+    rank: int
+    iterations: int
+    converged: bool
+    status: str
+    confidence_level: float
+    t_quantile: float
+    weighting: str
+    weights: FloatArray
+    predictions: FloatArray
+    residuals: FloatArray
+    n_observations: int
+    n_evaluations: int
+    irls_passes: int
+    history: FloatArray
+    rank_deficient_steps: int
+    parameter_names: tuple[str, ...]
+    integer_indices: tuple[int, ...]
+    integer_profile: tuple[tuple[tuple[int, ...], float], ...]
+    poorly_determined: tuple[str, ...]
+    diagnostics: DesignDiagnostics
+    _problem: Any = dataclasses.field(repr=False, compare=False)
+    _options: Any = dataclasses.field(repr=False, compare=False)
+
+    def confidence_interval(
+        self, confidence_level: float | None = None
+    ) -> tuple[FloatArray, FloatArray]:
+        """Marginal parameter intervals at another level (None: the stored level)."""
+        level = (
+            self.confidence_level
+            if confidence_level is None
+            else check_confidence_level(confidence_level)
+        )
+        t = stats.t.ppf(0.5 + level / 2, self.dof)
+        return self.params - t * self.stderr, self.params + t * self.stderr
+
+    def _sensitivities(self, conditions: Any) -> tuple[FloatArray, FloatArray, Any]:
+        problem: _Problem = self._problem
+        options: _Options = self._options
+        free = np.array(
+            [i for i in range(self.params.shape[0]) if i not in self.integer_indices],
+            dtype=np.int64,
+        )
+        conds = list(conditions) if not isinstance(conditions, np.ndarray) else conditions
+        shadow = _Problem.__new__(_Problem)
+        shadow.model = problem.model
+        shadow.vectorised = problem.vectorised
+        shadow.condition_list = list(conds)
+        shadow.conditions = conds
+        shadow.model_conditions = _frozen_conditions(conds) if shadow.vectorised else conds
+        shadow.z = np.zeros((len(shadow.condition_list), problem.z.shape[1]))
+        shadow.evaluations = 0
+        x = np.array(self.params)
+        y = shadow.evaluate(x)
+        jac = _jacobian(shadow, x, y, free, dataclasses.replace(options, fd="central"))
+        return y, jac, free
+
+    def predict(self, conditions: Any) -> Prediction:
+        """Predictions at new conditions with confidence intervals for the mean (spec §6).
+
+        Parameters
+        ----------
+        conditions : sequence
+            Trial conditions in the same format as for :func:`calibrate`.
+
+        Returns
+        -------
+        Prediction
+            ŷ = h(x̂, u), C = H P Hᵀ, half-widths t_{(1+c)/2; dof} √C_jj.
+        """
+        y, jac, free = self._sensitivities(conditions)
+        p = np.asarray(self.covariance)[np.ix_(free, free)]
+        cov = np.einsum("tia,ab,tjb->tij", jac, p, jac)
+        se = np.sqrt(np.maximum(np.einsum("tii->ti", cov), 0.0))
+        return Prediction(
+            values=_readonly(y),
+            stderr=_readonly(se),
+            half_widths=_readonly(self.t_quantile * se),
+            covariance=_readonly(cov),
+            confidence_level=self.confidence_level,
+            dof=self.dof,
+            kind="mean",
+        )
+
+    def prediction_interval(self, conditions: Any, *, variance_shape: Any = None) -> Prediction:
+        """Intervals for a new measurement: ŷ ± t √(C_jj + mse·r_j) (spec §6).
+
+        Parameters
+        ----------
+        conditions : sequence
+            New trial conditions.
+        variance_shape : array_like, shape (T, m), optional
+            r_j = 1/w_j at the new conditions. Default: 1 for OLS, ŷ² for ``"irls"`` and
+            ``"fixed"``; required for array, callable or covariance weights.
+
+        Returns
+        -------
+        Prediction
+        """
+        mean = self.predict(conditions)
+        if variance_shape is not None:
+            shape = np.asarray(variance_shape, dtype=np.float64)
+            if shape.shape != mean.values.shape or (shape < 0).any():
+                raise InvalidInputError(
+                    f"variance_shape must be non-negative with shape {mean.values.shape}"
+                )
+        elif self.weighting == "ols":
+            shape = np.ones_like(mean.values)
+        elif self.weighting in ("irls", "fixed"):
+            shape = mean.values**2
+        else:
+            raise InvalidInputError(
+                f"prediction_interval needs variance_shape= (1/weight at the new conditions) "
+                f"for weighting {self.weighting!r}"
+            )
+        se = np.sqrt(mean.stderr**2 + self.mse * shape)
+        return Prediction(
+            values=mean.values,
+            stderr=_readonly(se),
+            half_widths=_readonly(self.t_quantile * se),
+            covariance=mean.covariance,
+            confidence_level=self.confidence_level,
+            dof=self.dof,
+            kind="new observation",
+        )
+
+    def plot(
+        self,
+        output: int = 0,
+        *,
+        conditions: Any = None,
+        x: Any = None,
+        condition_index: int | None = None,
+        ax: Any = None,
+        prediction_band: bool = True,
+        xlabel: str | None = None,
+        ylabel: str | None = None,
+        unit: str | None = None,
+        title: str | None = None,
+    ) -> Any:
+        """Draw measurements of one output against the model with CI and PI bands.
+
+        Needs matplotlib. Black dots are the measured values z_t of ``output``; the line is
+        the calibrated model h(x̂, u) over the condition axis inside the confidence band of
+        the mean (:meth:`predict`) and, for OLS, ``"irls"`` and ``"fixed"`` weights, the
+        wider prediction band of a new measurement (:meth:`prediction_interval`).
+
+        Parameters
+        ----------
+        output : int, default 0
+            Column (measure) to draw.
+        conditions : sequence, optional
+            Conditions at which to draw the model (e.g. ``range(1, 31)`` to extrapolate).
+            Default: every integer between the smallest and largest measured condition
+            when the conditions are integer scalars (such as populations N), else the
+            measured conditions.
+        x : array_like, optional
+            Positions of ``conditions`` on the x axis (default: the conditions themselves,
+            or their entry ``condition_index``).
+        condition_index : int, optional
+            For conditions given as rows (e.g. ``[N, Z]``): which entry is the x axis.
+        ax : matplotlib Axes, optional
+            Where to draw (default: a new figure). ``plt.show`` is never called.
+        prediction_band : bool, default True
+            Also draw the prediction band (skipped for weightings whose new-measurement
+            variance is unknown: arrays, callables, covariances).
+        xlabel, ylabel : str, optional
+            Axis names (default ``"condition"`` and ``"output <j>"``).
+        unit : str, optional
+            Unit of the output, appended to the y label.
+        title : str, optional
+            Title (default: parameter names, weighting and dof).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+
+        Raises
+        ------
+        InvalidInputError
+            ``output`` out of range, conditions that are not numbers (without
+            ``condition_index`` or ``x``), or ``x`` of another length than ``conditions``.
+        MissingDependencyError
+            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from pilotstats.regression import calibrate
+        >>> fit = calibrate(lambda p, u: p[0] * u, [1, 2, 3, 4], [2.1, 3.9, 6.2, 7.9], [1.0],
+        ...                 weights=None)
+        >>> ax = fit.plot(xlabel="load", ylabel="response time", unit="s")
+        >>> ax.get_ylabel()
+        'response time (s)'
+        """
+        from pilotstats.regression._plots import plot_calibration
+
+        return plot_calibration(
+            self,
+            output,
+            conditions=conditions,
+            x=x,
+            condition_index=condition_index,
+            ax=ax,
+            prediction_band=prediction_band,
+            xlabel=xlabel,
+            ylabel=ylabel,
+            unit=unit,
+            title=title,
+        )
+
+    def summary(self) -> str:
+        """A multi-line table of estimates, standard errors and intervals."""
+        level = format_number(self.confidence_level * 100)
+        lines = [
+            f"calibration ({self.weighting}): status {self.status}, {self.iterations} "
+            f"iterations, {self.irls_passes} pass(es), S = {format_number(self.sse, 6)}, "
+            f"mse = {format_number(self.mse, 6)}, dof = {self.dof}",
+            f"{'parameter':>12} {'estimate':>12} {'std err':>10}   {level} % CI",
+        ]
+        for i, name in enumerate(self.parameter_names):
+            if i in self.integer_indices:
+                lines.append(f"{name:>12} {self.params[i]:>12.6g} {'(integer)':>10}")
+                continue
+            lines.append(
+                f"{name:>12} {self.params[i]:>12.6g} {self.stderr[i]:>10.3g}   "
+                f"[{self.ci_low[i]:.6g}, {self.ci_high[i]:.6g}]"
+            )
+        lines.append(
+            f"cond(M) = {format_number(self.condition_number)}, scaled cond = "
+            f"{format_number(self.scaled_condition_number)}, rank {self.rank}"
+        )
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        level = format_number(self.confidence_level * 100)
+        parts = ", ".join(
+            f"{name} = {format_number(self.params[i], 5)}"
+            + (
+                ""
+                if i in self.integer_indices or not math.isfinite(self.stderr[i])
+                else f" [{format_number(self.ci_low[i], 5)}, {format_number(self.ci_high[i], 5)}]"
+            )
+            for i, name in enumerate(self.parameter_names)
+        )
+        return (
+            f"calibration {self.status} ({self.weighting}): {parts} ({level} % CI, "
+            f"dof = {self.dof}, S = {format_number(self.sse, 4)})"
+        )
+
+
