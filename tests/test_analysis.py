@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -13,11 +14,11 @@ from pilotstats.analysis import (
     AnalysisReport,
     ComparisonReport,
     TrendReport,
-    _backends,
     analyze,
     compare,
     trend,
 )
+from pilotstats.analysis._analyze import call_collecting_warnings
 from pilotstats.autocorrelation import required_sample_size, subsession_analysis, welch_test
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 from pilotstats.io import Measurements, load
@@ -102,7 +103,6 @@ class TestAnalyze:
         assert item.mean == pytest.approx(1.0 / score, rel=1e-12)
         assert item.wps_throughput is None
 
-    @pytest.mark.skipif(_backends.wps() is None, reason="this build lacks regression.wps")
     def test_wps_on_criterion_linear_samples(self) -> None:
         m = load(DATA / "criterion")
         item = analyze(m)["tiny/sum_squares_1000"]
@@ -111,8 +111,6 @@ class TestAnalyze:
         assert 1.0 / item.wps_throughput == pytest.approx(612.5e-9, rel=0.02)
         assert item.wps_ci_low <= item.wps_throughput <= item.wps_ci_high
 
-    @pytest.mark.skipif(_backends.stable_phase() is None,
-                        reason="this build lacks changepoints.stable_phase")
     def test_stable_phase_removes_a_long_warmup(self) -> None:
         rng = np.random.default_rng(5)
         values = np.concatenate([np.linspace(3.0, 1.2, 80), np.ones(400)])
@@ -210,7 +208,6 @@ class TestCompare:
             compare([1.0], short)  # type: ignore[arg-type]
 
 
-@pytest.mark.skipif(_backends.mdl_partition() is None, reason="this build lacks mdl_partition")
 class TestTrend:
     def test_step_is_a_regression(self) -> None:
         rng = np.random.default_rng(7)
@@ -236,13 +233,16 @@ class TestTrend:
             trend([Measurements([1.0, 2.0, 3.0])])
 
 
-def test_backends_report_availability() -> None:
-    for accessor in (_backends.stable_phase, _backends.wps, _backends.mdl_partition,
-                     _backends.edm):
-        function = accessor()
-        assert function is None or callable(function)
-    result, caught = _backends.call_collecting_warnings(lambda: math.sqrt(4.0))
+def test_call_collecting_warnings() -> None:
+    result, caught = call_collecting_warnings(lambda: math.sqrt(4.0))
     assert result == 2.0 and caught == []
+
+    def noisy() -> int:
+        warnings.warn("careful", UserWarning, stacklevel=2)
+        return 1
+
+    result, caught = call_collecting_warnings(noisy)
+    assert result == 1 and caught == ["UserWarning: careful"]
 
 
 def test_otava_csv_export(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pilotstats.analysis import _backends, analyze, compare, trend
+from pilotstats.analysis import analyze, compare, trend
 from pilotstats.io import Measurements, load
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -50,7 +50,6 @@ def test_comparison_plot_colours_verdicts() -> None:
     assert points[0].get_xdata()[0] == pytest.approx(5.0, abs=0.5)
 
 
-@pytest.mark.skipif(_backends.mdl_partition() is None, reason="this build lacks mdl_partition")
 def test_trend_plot() -> None:
     files = [Measurements(np.full(30, 1.0) + 0.01 * np.sin(np.arange(30) + i), benchmark="b")
              for i in range(4)]

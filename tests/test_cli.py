@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pilotstats.analysis import AnalysisReport, ComparisonReport, _backends, analyze
+from pilotstats.analysis import AnalysisReport, ComparisonReport, analyze
 from pilotstats.cli import main
 from pilotstats.io import load
 
@@ -129,7 +129,6 @@ class TestCompareCommand:
         assert status == 0
 
 
-@pytest.mark.skipif(_backends.mdl_partition() is None, reason="this build lacks mdl_partition")
 def test_trend_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     files = [str(write_pyperf(tmp_path / f"r{i}.json", 1e-6 if i < 5 else 1.3e-6, seed=i))
              for i in range(10)]
@@ -142,7 +141,6 @@ def test_trend_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
         "normal", "regression"]
 
 
-@pytest.mark.skipif(_backends.edm() is None, reason="this build lacks changepoints.edm")
 def test_changepoints_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rng = np.random.default_rng(9)
     values = np.concatenate([rng.normal(10, 0.2, 80), rng.normal(12, 0.2, 80)])

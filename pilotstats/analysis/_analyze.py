@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from pilotstats import _config
 from pilotstats._validation import check_bool, check_confidence_level, check_real
-from pilotstats.analysis import _backends
 from pilotstats.autocorrelation import required_sample_size, subsession_analysis
+from pilotstats.changepoints import stable_phase
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
 from pilotstats.io import Measurements
+from pilotstats.regression import wps
 from pilotstats.results import (
     Result,
     decode_float,
@@ -55,8 +57,8 @@ class BenchmarkAnalysis(Result):
         Further samples removed at the start / end of runs by stable-phase detection;
         ``None`` when detection did not run (see ``warmup_method``).
     warmup_method : str
-        ``"stable_phase"``, ``"unavailable"`` (this build lacks stable-phase detection) or
-        ``"off"``.
+        ``"stable_phase"`` or ``"off"`` (``"unavailable"`` in reports saved by older
+        versions that could lack stable-phase detection).
     mean, ci_low, ci_high : float or None
         Estimate and its subsession confidence interval (None when not determinable).
     confidence_level : float
@@ -353,12 +355,7 @@ def _analyze_one(
     unit = "s" if str(meta.get("unit", "s")) in ("s", "second") else str(meta.get("unit"))
     mean_method = _mean_method(meta)
     notes: list[str] = []
-    detector = _backends.stable_phase() if detect_warmup else None
-    warmup_method = "off" if not detect_warmup else (
-        "stable_phase" if detector is not None else "unavailable")
-    if warmup_method == "unavailable":
-        notes.append("warm-up detection unavailable in this build "
-                     "(needs pilotstats.changepoints.stable_phase); harness warm-ups removed")
+    warmup_method = "stable_phase" if detect_warmup else "off"
     kept_values: list[np.ndarray] = []
     kept_elapsed: list[np.ndarray] = []
     kept_work: list[np.ndarray] = []
@@ -370,9 +367,9 @@ def _analyze_one(
         series = run.time_per_work
         harness = int(np.sum(run.warmup))
         start, end = 0, series.size
-        if detector is not None:
+        if detect_warmup:
             try:
-                phase, caught = _backends.call_collecting_warnings(detector, series)
+                phase, caught = call_collecting_warnings(stable_phase, series)
                 notes.extend(caught)
                 if bool(getattr(phase, "found", True)):
                     start, end = int(phase.start), int(phase.end)
@@ -473,14 +470,9 @@ def _add_wps(base: dict[str, Any], notes: list[str], work_parts: list[np.ndarray
     if meta.get("work_known") is False or base["unit"] != "s":
         notes.append("work varies but is not a measured amount here; no WPS regression")
         return
-    function = _backends.wps()
-    if function is None:
-        notes.append("work varies: WPS regression unavailable in this build "
-                     "(needs pilotstats.regression.wps)")
-        return
     try:
-        result, caught = _backends.call_collecting_warnings(
-            function, work, elapsed, confidence_level=confidence_level,
+        result, caught = call_collecting_warnings(
+            wps, work, elapsed, confidence_level=confidence_level,
             autocorrelation_limit=autocorrelation_limit, unit="work")
     except PilotStatsError as exc:
         notes.append(f"WPS regression skipped: {exc}")
@@ -649,3 +641,19 @@ def _progress(items: list[str], enabled: bool, label: str) -> Iterable[str]:
     except ImportError:
         return items
     return tqdm(items, desc=label, unit="benchmark", leave=False)  # type: ignore[no-any-return]
+
+
+T = TypeVar("T")
+
+
+def call_collecting_warnings(function: Callable[..., T], *args: Any, **kwargs: Any
+                             ) -> tuple[T, list[str]]:
+    """Call ``function`` and return its result with the texts of the warnings it emitted.
+
+    Analyses of many benchmarks report such warnings per benchmark (in ``notes``) instead of
+    letting them scroll past.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = function(*args, **kwargs)
+    return result, [f"{w.category.__name__}: {w.message}" for w in caught]

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pilotstats._validation import check_bool, check_confidence_level
-from pilotstats.analysis import _backends
-from pilotstats.analysis._analyze import AnalysisReport, analyze
+from pilotstats.analysis._analyze import AnalysisReport, analyze, call_collecting_warnings
+from pilotstats.changepoints import mdl_partition
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, PilotStatsError
 from pilotstats.io import Measurements
 from pilotstats.results import Result, decode_float, decode_float_fields, format_quantity
@@ -266,10 +266,6 @@ def trend(
     level = check_confidence_level(confidence_level)
     detect_warmup = check_bool(detect_warmup, "detect_warmup")
     progress = check_bool(progress, "progress")
-    partition = _backends.mdl_partition()
-    if partition is None:
-        raise PilotStatsError("trend needs pilotstats.changepoints.mdl_partition, which this "
-                              "build lacks")
     names = [str(i) for i in range(len(results))] if labels is None else [str(x) for x in labels]
     if len(names) != len(results):
         raise InvalidInputError(f"labels has {len(names)} entries for {len(results)} results")
@@ -313,8 +309,8 @@ def trend(
             continue
         values = [math.nan if m is None else m for m in means]
         try:
-            groups, caught = _backends.call_collecting_warnings(
-                partition, values, higher_is_better=False, nan_policy="omit")
+            groups, caught = call_collecting_warnings(
+                mdl_partition, values, higher_is_better=False, nan_policy="omit")
         except PilotStatsError as exc:
             trends.append(BenchmarkTrend(name, unit, tuple(means), (), str(exc), **bounds))
             continue
