@@ -20,7 +20,10 @@ import numpy.typing as npt
 from pilotstats._kernels import queueing as _kq
 from pilotstats._validation import check_choice, check_int
 from pilotstats.exceptions import InvalidInputError
-from pilotstats.regression import queueing as _q
+from pilotstats.regression._mva_solvers import _fold, _seidmann_transform, _single_class_exact
+from pilotstats.regression._queueing_inputs import _per_class, _servers
+from pilotstats.regression._thread_pool import thread_pool
+from pilotstats.regression.queueing import amva
 
 __all__ = ["ClosedNetworkModel", "ThreadPoolModel"]
 
@@ -106,9 +109,9 @@ class ClosedNetworkModel:
         self.think_time = (
             None
             if think_time is None
-            else _q._per_class(think_time, self.classes, "think_time")
+            else _per_class(think_time, self.classes, "think_time")
         )
-        self.servers = _q._servers(servers, self.n_stations)
+        self.servers = _servers(servers, self.n_stations)
         self.server_parameters = tuple(
             check_int(k, "server_parameters entry", low=0, high=self.n_stations - 1)
             for k in server_parameters
@@ -255,7 +258,7 @@ class ClosedNetworkModel:
                     residence[t] = demands
                     throughput[t] = 0.0
                     continue
-                result = _q.amva(demands, populations[t], think_time=think, servers=servers)
+                result = amva(demands, populations[t], think_time=think, servers=servers)
                 residence[t] = result.residence_times
                 throughput[t] = result.throughput
             return
@@ -268,7 +271,7 @@ class ClosedNetworkModel:
         _check_servers(servers)
         if self.classes == 1 and not (multi and self.multiserver == "seidmann"):
             _check_cycle(demands, think)
-            x_all, r_all, _ = _q._single_class_exact(
+            x_all, r_all, _ = _single_class_exact(
                 demands[:, 0], float(think[0]), int(top[0]), servers
             )
             for t in members:
@@ -278,7 +281,7 @@ class ClosedNetworkModel:
             return
         _check_cycle(demands, think)
         if multi:
-            split, delay, owner = _q._seidmann_transform(demands, servers)
+            split, delay, owner = _seidmann_transform(demands, servers)
         else:
             split, delay, owner = demands, np.isinf(servers), np.arange(self.n_stations)
         x_all, r_all = _kq.lattice_mva(
@@ -289,7 +292,7 @@ class ClosedNetworkModel:
             strides[j] = strides[j + 1] * (top[j + 1] + 1)
         for t in members:
             index = int(populations[t] @ strides)
-            residence[t] = _q._fold(r_all[index], owner, self.n_stations)
+            residence[t] = _fold(r_all[index], owner, self.n_stations)
             throughput[t] = x_all[index]
 
 
@@ -399,7 +402,7 @@ class ThreadPoolModel:
         from pilotstats._validation import as_float_array
 
         for n in as_float_array(conditions, "conditions"):
-            result = _q.thread_pool(
+            result = thread_pool(
                 values[:-1], int(check_int(n, "population", low=1)), pool_size=pool,
                 think_time=self.think_time,
             )
