@@ -35,6 +35,20 @@ def assert_printed(actual: float, printed: str, what: str = "", extra: float = 0
     )
 
 
+def per_class(result: MvaResult) -> dict[str, np.ndarray]:
+    """The quantities of ``result`` with a class axis, also for a single class (1-D demands,
+    whose result has plain numbers per class and (K,) arrays per station)."""
+    k_count = result.n_stations
+    return {
+        "population": np.atleast_1d(np.asarray(result.population)),
+        "think_time": np.atleast_1d(result.think_time),
+        "throughput": np.atleast_1d(result.throughput),
+        "response_time": np.atleast_1d(result.response_time),
+        "residence_times": np.reshape(result.residence_times, (k_count, result.n_classes)),
+        "queue_lengths": np.reshape(result.queue_lengths, (k_count, result.n_classes)),
+    }
+
+
 # --------------------------------------------------------------------------- Check classes
 
 
@@ -48,26 +62,26 @@ class CheckStationsAndThroughput:
     extra_tolerance = 0.0
 
     def test_residence_times(self) -> None:
+        residence = per_class(self.res)["residence_times"]
         for c, row in enumerate(self.ref_t):
             for k, printed in enumerate(row):
-                assert_printed(
-                    self.res.residence_times[k, c], printed, f"T[{k},{c}]", self.extra_tolerance
-                )
+                assert_printed(residence[k, c], printed, f"T[{k},{c}]", self.extra_tolerance)
 
     def test_throughput(self) -> None:
+        throughput = per_class(self.res)["throughput"]
         for c, printed in enumerate(self.ref_f):
-            assert_printed(self.res.throughput[c], printed, f"f[{c}]", self.extra_tolerance)
+            assert_printed(throughput[c], printed, f"f[{c}]", self.extra_tolerance)
 
     def test_laws(self) -> None:
         """Response-time law N = X (Z + R) and Little's law Q = X T to 1e-12 (spec §12)."""
-        r = self.res
-        for c in range(r.n_classes):
-            if r.population[c] == 0:
+        r = per_class(self.res)
+        for c in range(self.res.n_classes):
+            if r["population"][c] == 0:
                 continue
-            cycle = r.throughput[c] * (r.think_time[c] + r.response_time[c])
-            assert cycle == pytest.approx(r.population[c], rel=1e-12)
+            cycle = r["throughput"][c] * (r["think_time"][c] + r["response_time"][c])
+            assert cycle == pytest.approx(r["population"][c], rel=1e-12)
         np.testing.assert_allclose(
-            r.queue_lengths, r.throughput[None, :] * r.residence_times, rtol=1e-12
+            r["queue_lengths"], r["throughput"][None, :] * r["residence_times"], rtol=1e-12
         )
 
     def test_json(self) -> None:
@@ -87,7 +101,7 @@ class TestRC1ExactSingleClass(CheckStationsAndThroughput):
         self.ref_r = printed[3]
 
     def test_response_time(self) -> None:
-        assert_printed(self.res.response_time[0], self.ref_r, "R")
+        assert_printed(self.res.response_time, self.ref_r, "R")
 
 
 class TestRC1QueueAndUtilisation(CheckStationsAndThroughput):
@@ -99,24 +113,24 @@ class TestRC1QueueAndUtilisation(CheckStationsAndThroughput):
 
     def test_queue_lengths(self) -> None:
         for k, printed in enumerate(ref.RC1_Q_Z10_N10):
-            assert_printed(self.res.queue_lengths[k, 0], printed, f"Q[{k}]")
+            assert_printed(self.res.queue_lengths[k], printed, f"Q[{k}]")
 
     def test_utilisations(self) -> None:
         for k, printed in enumerate(ref.RC1_U_Z10_N10):
-            assert_printed(self.res.utilisations[k, 0], printed, f"U[{k}]")
+            assert_printed(self.res.utilisations[k], printed, f"U[{k}]")
 
     def test_all_populations_match_single_solves(self) -> None:
         full = mva(D3, 20, think_time=10.0, all_populations=True)
-        assert full.populations[:, 0].tolist() == list(range(1, 21))
+        assert full.populations.tolist() == list(range(1, 21))
         for (think, n), printed in ref.RC1.items():
             if think == 10:
-                assert_printed(full.throughput_all[n - 1, 0], printed[4], f"f({n})")
-                assert_printed(full.residence_times_all[n - 1, 2, 0], printed[2], f"T3({n})")
-                assert_printed(full.response_time_all[n - 1, 0], printed[3], f"R({n})")
+                assert_printed(full.throughput_all[n - 1], printed[4], f"f({n})")
+                assert_printed(full.residence_times_all[n - 1, 2], printed[2], f"T3({n})")
+                assert_printed(full.response_time_all[n - 1], printed[3], f"R({n})")
         for k, printed in enumerate(ref.RC1_Q_Z10_N10):
-            assert_printed(full.queue_lengths_all[9, k, 0], printed, f"Q[{k}](10)")
+            assert_printed(full.queue_lengths_all[9, k], printed, f"Q[{k}](10)")
         for k, printed in enumerate(ref.RC1_U_Z10_N10):
-            assert_printed(full.utilizations_all[9, k, 0], printed, f"U[{k}](10)")
+            assert_printed(full.utilizations_all[9, k], printed, f"U[{k}](10)")
 
 
 # RC-2 (spec §10): exact two-class MVA, Octave qncmmva.
@@ -158,8 +172,8 @@ class TestRC3SchweitzerSingle(CheckStationsAndThroughput):
     extra_tolerance = 2e-9
 
     def test_fixed_point(self) -> None:
-        t = self.res.residence_times[:, 0]
-        x = self.res.throughput[0]
+        t = self.res.residence_times
+        x = self.res.throughput
         q = x * t
         np.testing.assert_allclose(t, np.array(D3) * (1 + 0.9 * q), rtol=1e-12)
         assert x == pytest.approx(10 / (10 + t.sum()), rel=1e-14)
@@ -190,8 +204,8 @@ class TestRC4ExactMultiServer(CheckStationsAndThroughput):
 
     def test_utilisation_per_server(self) -> None:
         np.testing.assert_allclose(
-            self.res.utilizations[:, 0],
-            self.res.throughput[0] * np.array(D3) / np.array([1, 2, 4]),
+            self.res.utilizations,
+            self.res.throughput * np.array(D3) / np.array([1, 2, 4]),
             rtol=1e-14,
         )
         assert self.res.method == "exact-load-dependent"
@@ -226,7 +240,7 @@ class TestRC5OpenAsClosed(CheckStationsAndThroughput):
 def test_rc5_approaches_open_solution() -> None:
     exact_open = np.array([float(v) for v in ref.RC5_OPEN_T])
     errors = [
-        np.abs(open_as_closed(D3, 0.2, population=n).residence_times[:, 0] - exact_open).max()
+        np.abs(open_as_closed(D3, 0.2, population=n).residence_times - exact_open).max()
         for n in (1000, 5000)
     ]
     assert errors[1] < errors[0] / 3
@@ -255,14 +269,14 @@ def test_rc6_thread_pool(pool: float) -> None:
 def test_thread_pool_unlimited_equals_plain_mva_and_one_thread_serialises() -> None:
     plain = mva([2.0, 3.0], 10, think_time=10.0)
     big = thread_pool([2.0, 3.0], 10, pool_size=10, think_time=10.0)
-    assert big.throughput == pytest.approx(plain.throughput[0], rel=1e-12)
+    assert big.throughput == pytest.approx(plain.throughput, rel=1e-12)
     np.testing.assert_allclose(
-        big.inner_residence_times, plain.residence_times[:, 0], rtol=1e-10
+        big.inner_residence_times, plain.residence_times, rtol=1e-10
     )
     one = thread_pool([2.0, 3.0], 10, pool_size=1, think_time=10.0)
     np.testing.assert_allclose(one.inner_residence_times, [2.0, 3.0], rtol=1e-12)
     # with one thread the pool is a single queue of demand 5
-    assert one.throughput == pytest.approx(mva([5.0], 10, think_time=10.0).throughput[0])
+    assert one.throughput == pytest.approx(mva([5.0], 10, think_time=10.0).throughput)
 
 
 def test_thread_pool_with_outer_station_matches_brute_force_when_unlimited() -> None:
@@ -336,14 +350,14 @@ def test_many_servers_act_as_delay() -> None:
     big = mva(D3, 8, think_time=10.0, servers=[8, 8, 8])
     delay = mva(D3, 8, think_time=10.0, servers=[math.inf] * 3)
     np.testing.assert_allclose(big.residence_times, delay.residence_times, rtol=1e-12)
-    np.testing.assert_allclose(delay.residence_times[:, 0], D3)
+    np.testing.assert_allclose(delay.residence_times, D3)
 
 
 def test_schweitzer_approaches_exact_for_large_population() -> None:
     errors = []
     for n in (10, 50, 200):
-        exact = mva(D3, n, think_time=10.0).throughput[0]
-        errors.append(abs(amva(D3, n, think_time=10.0).throughput[0] - exact) / exact)
+        exact = mva(D3, n, think_time=10.0).throughput
+        errors.append(abs(amva(D3, n, think_time=10.0).throughput - exact) / exact)
     assert errors[0] > errors[1] > errors[2]
     assert errors[2] < 1e-3
 
@@ -365,7 +379,60 @@ def test_zero_population_class() -> None:
     result = mva(ref.RC2_DEMANDS, (4, 0), think_time=ref.RC2_THINK)
     single = mva([2.0, 3.0, 4.0], 4, think_time=10.0)
     assert result.throughput[1] == 0.0
-    assert result.throughput[0] == pytest.approx(single.throughput[0], rel=1e-13)
+    assert result.throughput[0] == pytest.approx(single.throughput, rel=1e-13)
+
+
+# --------------------------------------------------------------------------- result shapes
+
+
+@pytest.mark.parametrize(
+    "solve",
+    [
+        lambda d: mva(d, 5, think_time=10.0),
+        lambda d: mva(d, 5, think_time=10.0, servers=[1, 2, 4]),
+        lambda d: seidmann(d, 5, think_time=10.0, servers=[1, 2, 4]),
+        lambda d: amva(d, 5, think_time=10.0),
+        lambda d: open_as_closed(d, 0.2, population=50),
+        lambda d: open_as_closed(d, 0.2, population=50, method="schweitzer"),
+    ],
+)
+def test_single_class_results_are_floats_and_station_vectors(solve) -> None:
+    """1-D demands: plain numbers per class, (K,) per station (float() works on numpy 2.4)."""
+    r = solve(D3)
+    for name in ("throughput", "response_time", "think_time"):
+        value = getattr(r, name)
+        assert type(value) is float, name
+        assert float(value) == value
+    assert type(r.population) is int and r.n_classes == 1
+    for name in ("demands", "residence_times", "utilizations", "queue_lengths"):
+        assert getattr(r, name).shape == (3,), name
+    assert r.response_time == pytest.approx(r.residence_times.sum(), rel=1e-14)
+    # the same network with an explicit class axis keeps it, with the same numbers
+    two_d = solve([[d] for d in D3])
+    assert np.shape(two_d.throughput) == (1,) and two_d.residence_times.shape == (3, 1)
+    assert two_d.population == (r.population,)
+    np.testing.assert_allclose(two_d.residence_times[:, 0], r.residence_times, rtol=1e-14)
+    assert float(two_d.throughput[0]) == pytest.approx(r.throughput, rel=1e-14)
+    assert str(r) == str(two_d)
+
+
+def test_result_shapes_single_and_multi_class_all_populations() -> None:
+    single = mva(D3, 4, think_time=10.0, all_populations=True)
+    assert float(single.throughput) == single.throughput
+    assert single.populations.tolist() == [1, 2, 3, 4]
+    assert single.throughput_all.shape == (4,) and single.response_time_all.shape == (4,)
+    for name in ("residence_times_all", "queue_lengths_all", "utilizations_all"):
+        assert getattr(single, name).shape == (4, 3), name
+    assert single.throughput_all[-1] == single.throughput
+    np.testing.assert_array_equal(single.residence_times_all[-1], single.residence_times)
+    assert mva(D3, 4).populations.shape == (0,)
+    multi = mva(ref.RC2_DEMANDS, (2, 3), think_time=ref.RC2_THINK, all_populations=True)
+    assert multi.population == (2, 3) and multi.n_classes == 2
+    assert multi.throughput.shape == (2,) and multi.response_time.shape == (2,)
+    assert multi.think_time.shape == (2,) and multi.residence_times.shape == (3, 2)
+    assert multi.populations.shape == (11, 2) and multi.throughput_all.shape == (11, 2)
+    assert multi.residence_times_all.shape == (11, 3, 2)
+    assert mva(ref.RC2_DEMANDS, (2, 3)).populations.shape == (0, 2)
 
 
 # --------------------------------------------------------------------------- kernels
@@ -415,8 +482,8 @@ def test_complement_network_keeps_accuracy_where_subtraction_fails() -> None:
     filterwarnings = error), and the answer is right: station 1 (D = 1) is the bottleneck,
     so X → 1 and the 64-server station holds ~50 customers, each ~50 s."""
     result = mva([1.0, 50.0], 200, servers=[1, 64])
-    assert result.throughput[0] == pytest.approx(1.0, rel=1e-9)
-    assert 50.0 <= result.residence_times[1, 0] <= 50.5
+    assert result.throughput == pytest.approx(1.0, rel=1e-9)
+    assert 50.0 <= result.residence_times[1] <= 50.5
     assert result.residence_times.sum() == pytest.approx(200.0, rel=1e-12)
 
 
@@ -476,9 +543,9 @@ def test_network_model_matches_solvers() -> None:
     out = single.evaluate_all(np.array(D3), rows)
     for row, (n, z) in zip(out, rows, strict=True):
         r = mva(D3, n, think_time=z)
-        np.testing.assert_allclose(row[:3], r.residence_times[:, 0], rtol=1e-13)
-        assert row[3] == pytest.approx(r.throughput[0], rel=1e-13)
-        assert row[4] == pytest.approx(r.response_time[0], rel=1e-13)
+        np.testing.assert_allclose(row[:3], r.residence_times, rtol=1e-13)
+        assert row[3] == pytest.approx(r.throughput, rel=1e-13)
+        assert row[4] == pytest.approx(r.response_time, rel=1e-13)
     two = ClosedNetworkModel(3, classes=2, think_time=ref.RC2_THINK)
     x = np.array(ref.RC2_DEMANDS).ravel()
     out = two.evaluate_all(x, [(4, 5), (19, 29), (1, 1)])
@@ -491,7 +558,7 @@ def test_network_model_matches_solvers() -> None:
     np.testing.assert_allclose(out[0, 6:], r.throughput, rtol=1e-12)
     multi = ClosedNetworkModel(3, think_time=10.0, server_parameters=[2])
     out = multi.evaluate_all(np.array([2.0, 3.0, 4.0, 4.0]), [5, 10])
-    assert out[0, 3] == pytest.approx(mva(D3, 5, think_time=10.0, servers=[1, 1, 4]).throughput[0])
+    assert out[0, 3] == pytest.approx(mva(D3, 5, think_time=10.0, servers=[1, 1, 4]).throughput)
     assert multi.parameter_names == ("D1", "D2", "D3", "m3")
 
 
@@ -518,8 +585,8 @@ def test_time_scale_equivariance_and_laws(demands, population, think, scale) -> 
     np.testing.assert_allclose(scaled.throughput, base.throughput / scale, rtol=1e-10)
     np.testing.assert_allclose(scaled.queue_lengths, base.queue_lengths, rtol=1e-10)
     # response-time law and bounds: X <= min(1/D_max, N/(Z + ΣD))
-    x = base.throughput[0]
-    assert x * (think + base.response_time[0]) == pytest.approx(population, rel=1e-12)
+    x = base.throughput
+    assert x * (think + base.response_time) == pytest.approx(population, rel=1e-12)
     assert x <= min(1 / max(demands), population / (think + sum(demands))) * (1 + 1e-12)
     assert base.queue_lengths.sum() <= population * (1 + 1e-12)
 

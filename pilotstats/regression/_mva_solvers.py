@@ -132,7 +132,6 @@ def _warn_p0(min_p0: float) -> None:
         )
 
 
-
 def _lattice(
     total: FloatArray,
     pop: FloatArray,
@@ -144,6 +143,7 @@ def _lattice(
     owner: npt.NDArray[np.int64] | None = None,
     k_out: int | None = None,
     report_demands: FloatArray | None = None,
+    one_class: bool = False,
 ) -> MvaResult:
     population = pop.astype(np.int64)
     throughput, residence = _kq.lattice_mva(
@@ -161,7 +161,8 @@ def _lattice(
             "residence_all": residence[1:],
         }
     return _finish(
-        demands, srv, think, pop, residence[-1], throughput[-1], method, **extra
+        demands, srv, think, pop, residence[-1], throughput[-1], method, one_class=one_class,
+        **extra,
     )
 
 
@@ -171,10 +172,10 @@ def _seidmann_exact(
     think: FloatArray,
     srv: FloatArray,
     all_populations: bool,
+    one_class: bool = False,
 ) -> MvaResult:
     split, delay, owner = _seidmann_transform(total, srv)
     return _lattice(
-        split, pop, think, srv, delay, all_populations, "seidmann", owner, total.shape[0], total
+        split, pop, think, srv, delay, all_populations, "seidmann", owner, total.shape[0], total,
+        one_class,
     )
-
-

@@ -26,49 +26,54 @@ def _readonly(array: npt.ArrayLike, dtype: Any = np.float64) -> Any:
 class MvaResult(Result):
     """Solution of a closed (or open-as-closed) product-form queueing network.
 
-    Arrays always carry a class axis, also for one class: station quantities have shape
-    (K, C) and class quantities shape (C,). For a single-class network use
-    ``result.throughput[0]`` or ``result.residence_times[:, 0]``.
+    Shapes follow the ``demands`` given to the solver. A single class (1-D demands of
+    shape (K,)) has no class axis: class quantities (``population``, ``think_time``,
+    ``throughput``, ``response_time``) are plain Python numbers and station quantities
+    have shape (K,). Several classes (2-D demands of shape (K, C), also with C = 1) keep
+    the class axis: class quantities have shape (C,) (``population`` a tuple) and station
+    quantities shape (K, C). The shapes below are those of several classes; drop the
+    class axis C for a single class.
 
     Attributes
     ----------
-    population : tuple of int
-        Population N_c of each class.
-    think_time : ndarray, shape (C,)
+    population : int or tuple of int
+        Population N (single class) or N_c of each class.
+    think_time : float or ndarray, shape (C,)
         Think time Z_c (a delay in front of all stations), seconds.
-    demands : ndarray, shape (K, C)
+    demands : ndarray, shape (K,) or (K, C)
         Service demands D_kc = V_kc S_kc, seconds per response.
     servers : ndarray, shape (K,)
         Server count of each station; ``inf`` marks a delay (infinite-server) station.
-    residence_times : ndarray, shape (K, C)
+    residence_times : ndarray, shape (K,) or (K, C)
         T_kc: residence time (queueing plus service, summed over visits) per response.
-    throughput : ndarray, shape (C,)
+    throughput : float or ndarray, shape (C,)
         f_c (X_c): responses per second.
-    response_time : ndarray, shape (C,)
+    response_time : float or ndarray, shape (C,)
         R_c = Σ_k T_kc (think time excluded).
-    utilizations : ndarray, shape (K, C)
+    utilizations : ndarray, shape (K,) or (K, C)
         U_kc = X_c D_kc / m_k, per server; for a delay station the mean number in service
         X_c D_kc.
-    queue_lengths : ndarray, shape (K, C)
+    queue_lengths : ndarray, shape (K,) or (K, C)
         Q_kc = X_c T_kc (customers present, in service included).
     method : str
         ``"exact"``, ``"exact-load-dependent"``, ``"seidmann"``, ``"schweitzer"`` or
         ``"schweitzer-seidmann"``.
     iterations : int
         Fixed-point sweeps of approximate MVA (0 for exact solvers).
-    populations : ndarray of int, shape (P, C)
-        With ``all_populations=True``: every population solved (single class: 1..N;
-        several classes: every lattice point except 0, last class fastest). Else empty.
-    throughput_all : ndarray, shape (P, C)
-        Throughput at each row of ``populations``.
-    residence_times_all : ndarray, shape (P, K, C)
-        Residence times at each row of ``populations``.
-    response_time_all : ndarray, shape (P, C)
-        Response times R_c at each row of ``populations``.
-    queue_lengths_all : ndarray, shape (P, K, C)
-        Queue lengths Q_kc at each row of ``populations``.
-    utilizations_all : ndarray, shape (P, K, C)
-        Per-server utilisations at each row of ``populations``.
+    populations : ndarray of int, shape (P,) or (P, C)
+        With ``all_populations=True``: every population solved (single class: 1..N, shape
+        (N,); several classes: every lattice point except 0, last class fastest). Else
+        empty.
+    throughput_all : ndarray, shape (P,) or (P, C)
+        Throughput at each entry of ``populations``.
+    residence_times_all : ndarray, shape (P, K) or (P, K, C)
+        Residence times at each entry of ``populations``.
+    response_time_all : ndarray, shape (P,) or (P, C)
+        Response times R_c at each entry of ``populations``.
+    queue_lengths_all : ndarray, shape (P, K) or (P, K, C)
+        Queue lengths Q_kc at each entry of ``populations``.
+    utilizations_all : ndarray, shape (P, K) or (P, K, C)
+        Per-server utilisations at each entry of ``populations``.
 
     Examples
     --------
@@ -78,17 +83,17 @@ class MvaResult(Result):
     >>> result = mva([2.0, 3.0, 4.0], 10, think_time=10.0)
     >>> print(result)
     MVA (exact, K = 3): N = 10, X = 0.236694/s, R = 32.2487 s
-    >>> round(float(result.throughput[0]), 6)
-    0.236694
+    >>> round(result.throughput, 6), result.residence_times.shape
+    (0.236694, (3,))
     """
 
-    population: tuple[int, ...]
-    think_time: FloatArray
+    population: int | tuple[int, ...]
+    think_time: float | FloatArray
     demands: FloatArray
     servers: FloatArray
     residence_times: FloatArray
-    throughput: FloatArray
-    response_time: FloatArray
+    throughput: float | FloatArray
+    response_time: float | FloatArray
     utilizations: FloatArray
     queue_lengths: FloatArray
     method: str
@@ -108,7 +113,7 @@ class MvaResult(Result):
     @property
     def n_classes(self) -> int:
         """Number of customer classes C."""
-        return len(self.population)
+        return 1 if self.demands.ndim == 1 else int(self.demands.shape[1])
 
     @property
     def n_stations(self) -> int:
@@ -116,12 +121,16 @@ class MvaResult(Result):
         return int(self.demands.shape[0])
 
     def __str__(self) -> str:
+        population = np.atleast_1d(np.asarray(self.population))
+        throughput = np.atleast_1d(np.asarray(self.throughput))
+        response_time = np.atleast_1d(np.asarray(self.response_time))
         parts = []
         for c in range(self.n_classes):
             label = f"class {c + 1}: " if self.n_classes > 1 else ""
             parts.append(
-                f"{label}N = {self.population[c]}, X = {format_number(self.throughput[c], 6)}"
-                f"/s, R = {format_number(self.response_time[c], 6)} s"
+                f"{label}N = {int(population[c])}, X = "
+                f"{format_number(float(throughput[c]), 6)}/s, R = "
+                f"{format_number(float(response_time[c]), 6)} s"
             )
         return f"MVA ({self.method}, K = {self.n_stations}): " + "; ".join(parts)
 
@@ -203,7 +212,10 @@ def _finish(
     populations: npt.NDArray[np.int64] | None = None,
     throughput_all: FloatArray | None = None,
     residence_all: FloatArray | None = None,
+    one_class: bool = False,
 ) -> MvaResult:
+    """Assemble an :class:`MvaResult` from (K, C) solver output; ``one_class`` drops the
+    class axis (plain numbers per class, (K,) per station, (P, ...) per population)."""
     k_count, c_count = demands.shape
     per_server = np.where(np.isinf(servers), 1.0, servers)
     util = throughput[None, :] * demands / per_server[:, None]
@@ -211,26 +223,47 @@ def _finish(
         populations = np.zeros((0, c_count), dtype=np.int64)
         throughput_all = np.zeros((0, c_count))
         residence_all = np.zeros((0, k_count, c_count))
-    return MvaResult(
-        population=tuple(int(v) for v in pop),
-        think_time=_readonly(think),
-        demands=_readonly(demands),
-        servers=_readonly(servers),
-        residence_times=_readonly(residence),
-        throughput=_readonly(throughput),
-        response_time=_readonly(residence.sum(axis=0)),
-        utilizations=_readonly(util),
-        queue_lengths=_readonly(throughput[None, :] * residence),
-        method=method,
-        iterations=int(iterations),
-        populations=_readonly(populations, np.int64),
-        throughput_all=_readonly(throughput_all),
-        residence_times_all=_readonly(residence_all),
-        response_time_all=_readonly(residence_all.sum(axis=1)),
-        queue_lengths_all=_readonly(throughput_all[:, None, :] * residence_all),
-        utilizations_all=_readonly(
+    arrays = {
+        "demands": demands,
+        "residence_times": residence,
+        "utilizations": util,
+        "queue_lengths": throughput[None, :] * residence,
+        "populations": populations,
+        "throughput_all": throughput_all,
+        "residence_times_all": residence_all,
+        "response_time_all": residence_all.sum(axis=1),
+        "queue_lengths_all": throughput_all[:, None, :] * residence_all,
+        "utilizations_all": (
             throughput_all[:, None, :] * demands[None, :, :] / per_server[None, :, None]
         ),
+    }
+    response = residence.sum(axis=0)
+    per_class: dict[str, Any]
+    if one_class:
+        arrays = {name: value[..., 0] for name, value in arrays.items()}
+        per_class = {
+            "population": int(pop[0]),
+            "think_time": float(think[0]),
+            "throughput": float(throughput[0]),
+            "response_time": float(response[0]),
+        }
+    else:
+        per_class = {
+            "population": tuple(int(v) for v in pop),
+            "think_time": _readonly(think),
+            "throughput": _readonly(throughput),
+            "response_time": _readonly(response),
+        }
+    frozen = {
+        name: _readonly(value, np.int64 if name == "populations" else np.float64)
+        for name, value in arrays.items()
+    }
+    return MvaResult(
+        servers=_readonly(servers),
+        method=method,
+        iterations=int(iterations),
+        **per_class,
+        **frozen,
     )
 
 

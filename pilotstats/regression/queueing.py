@@ -111,6 +111,10 @@ def mva(
     Returns
     -------
     MvaResult
+        For 1-D ``demands`` (one class) throughput, response time and think time are
+        floats and station quantities have shape (K,); with ``all_populations=True`` the
+        ``*_all`` arrays have shape (N,) or (N, K), one row per population 1..N. For 2-D
+        ``demands`` (K, C) class quantities have shape (C,) and station quantities (K, C).
 
     Raises
     ------
@@ -158,19 +162,21 @@ def mva(
     --------
     >>> from pilotstats.regression import mva
     >>> r = mva([2.0, 3.0, 4.0], 10, think_time=10.0)
-    >>> round(float(r.response_time[0]), 4), round(float(r.throughput[0]), 6)
+    >>> round(r.response_time, 4), round(r.throughput, 6)
     (32.2487, 0.236694)
     """
     from pilotstats._validation import check_choice
 
     check_choice(multiserver, "multiserver", ("exact", "seidmann"))
     all_populations = check_bool(all_populations, "all_populations")
-    total, pop, think, srv, _ = _prepare(demands, population, think_time, servers, visits)
+    total, pop, think, srv, one_class = _prepare(
+        demands, population, think_time, servers, visits
+    )
     _check_size(total.shape[0] * (2 if multiserver == "seidmann" else 1), pop, "mva")
     c_count = total.shape[1]
     multi = bool(((srv > 1) & np.isfinite(srv)).any())
     if multi and multiserver == "seidmann":
-        return _seidmann_exact(total, pop, think, srv, all_populations)
+        return _seidmann_exact(total, pop, think, srv, all_populations, one_class)
     if c_count == 1:
         n = int(pop[0])
         throughput, residence, _ = _single_class_exact(total[:, 0], float(think[0]), n, srv)
@@ -184,7 +190,7 @@ def mva(
             }
         return _finish(
             total, srv, think, pop, residence[n][:, None], throughput[n : n + 1], method,
-            **extra,
+            one_class=one_class, **extra,
         )
     if multi:
         raise InvalidInputError(
@@ -232,7 +238,7 @@ def seidmann(
     --------
     >>> from pilotstats.regression import seidmann
     >>> r = seidmann([2.0, 3.0, 4.0], 5, think_time=10.0, servers=[1, 2, 4])
-    >>> round(float(r.throughput[0]), 6)
+    >>> round(r.throughput, 6)
     0.239562
     """
     return mva(
@@ -293,14 +299,16 @@ def amva(
     --------
     >>> from pilotstats.regression import amva
     >>> r = amva([2.0, 3.0, 4.0], 10, think_time=10.0)
-    >>> round(float(r.throughput[0]), 8)
+    >>> round(r.throughput, 8)
     0.2284812
     """
     from pilotstats._validation import check_int, check_real
 
     tol = check_real(tol, "tol", low=0.0, low_inclusive=False)
     max_iter = check_int(max_iter, "max_iter", low=1)
-    total, pop, think, srv, _ = _prepare(demands, population, think_time, servers, visits)
+    total, pop, think, srv, one_class = _prepare(
+        demands, population, think_time, servers, visits
+    )
     k_count = total.shape[0]
     split, delay, owner = _seidmann_transform(total, srv)
     throughput, residence, iterations = _kq.schweitzer_mva(
@@ -323,6 +331,7 @@ def amva(
         throughput,
         "schweitzer-seidmann" if multi else "schweitzer",
         iterations,
+        one_class=one_class,
     )
 
 
@@ -370,7 +379,7 @@ def open_as_closed(
     --------
     >>> from pilotstats.regression import open_as_closed
     >>> r = open_as_closed([2.0, 3.0, 4.0], 0.2, population=1000)
-    >>> round(float(r.throughput[0]), 8)
+    >>> round(r.throughput, 8)
     0.19881063
     """
     from pilotstats._validation import check_choice, check_int, check_real
@@ -409,8 +418,10 @@ def open_as_closed(
             f"population / arrival_rate overflows float64; rescale the time unit"
         )
     pops = np.full(c_count, population)
+    if one_class:  # 1-D demands in, single-class shapes out (see MvaResult)
+        total, think = total[:, 0], think[0]
     if method == "schweitzer" or (method == "auto" and c_count > 1):
         return amva(total, pops, think_time=think, servers=srv)
-    return mva(total, pops if c_count > 1 else population, think_time=think, servers=srv)
+    return mva(total, pops, think_time=think, servers=srv)
 
 
