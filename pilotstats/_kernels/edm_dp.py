@@ -1,0 +1,538 @@
+"""EDM kernels, part 2: the EDM-multi / EDM-percent dynamic programme (spec §3, §4).
+
+Method: N. A. James, A. Kejariwal, D. S. Matteson, "Leveraging cloud data to mitigate user
+experience from 'breaking bad'", arXiv:1411.7955 (2014); behaviour of the reference code
+``twitter/BreakoutDetection`` as specified in ``specs/edm.md``. Implemented from the
+specification, not from the (GPL) reference sources.
+
+Each DP column takes its medians from the linked list of :mod:`pilotstats._kernels.edm_list`
+(O(1) amortised per (t, s) pair); :func:`edm_dp` runs the whole batch DP, serially or over
+parallel lanes with identical results. Inputs are validated, C-contiguous float64 arrays;
+nothing here raises user-facing errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pilotstats._kernels._jit import kernel, prange
+from pilotstats._kernels.edm_list import (
+    HEAD,
+    TAIL,
+    find_predecessor,
+    insertion_predecessors,
+    list_median,
+    padded_values,
+    relink_track,
+    unlink_track,
+)
+
+# ----------------------------------------------------------------------------------------
+# EDM-multi / EDM-percent dynamic programme (spec §3, §4)
+# ----------------------------------------------------------------------------------------
+
+
+@kernel
+def penalty_factor(degree: int, k: int) -> float:
+    """G(k) of spec §3.3: 0 (degree 0), 1 (degree 1) or 2k + 1 (degree 2)."""
+    if degree == 0:
+        return 0.0
+    if degree == 1:
+        return 1.0
+    return 2.0 * k + 1.0
+
+
+@kernel
+def edm_columns(
+    zz: np.ndarray,
+    delta: int,
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    LM: np.ndarray,
+    tmp: np.ndarray,
+    nxt: np.ndarray,
+    prv: np.ndarray,
+    state: np.ndarray,
+    pred: np.ndarray,
+    s_begin: int,
+    s_end: int,
+) -> None:
+    """Compute DP columns ``s = s_begin .. s_end - 1`` of EDM-multi or EDM-percent in place.
+
+    Parameters
+    ----------
+    zz : ndarray of float64, shape (capacity + 2,)
+        Padded (scaled) values; sample ``i`` is node ``i + 2``.
+    delta : int
+        Minimum segment length, ``delta >= 2``.
+    penalty : float
+        β (EDM-multi) or ``percent`` (EDM-percent), ``>= 0``.
+    degree : int
+        Penalty degree 0, 1 or 2 (G of spec §3.3).
+    percent_mode : bool
+        False: EDM-multi (baseline −3, additive penalty β·G). True: EDM-percent (baseline 0,
+        relative-gain test of spec §4.1).
+    F, prev, number : ndarray, shape (capacity + 1,)
+        DP state (float64, int64, int64); entries ``< s_begin`` must be final, entries
+        ``>= s_begin`` must hold the initial values (baseline, 0, 0).
+    LM : ndarray of float64, shape (capacity + 1,)
+        ``LM[t] = med(z[prev[t]:t])`` for final columns ``t >= delta`` (filled here).
+    tmp : ndarray of float64, shape (capacity + 1,)
+        Scratch space for the right medians of one column.
+    nxt, prv : ndarray of int64, shape (capacity + 2,)
+        Linked list holding samples ``0 .. s_begin - 2`` in sorted order.
+    state : ndarray of int64, shape (2,)
+        ``[median node, count]`` of the list; updated.
+    pred : ndarray of int64, shape (capacity + 2,)
+        Insertion predecessors (:func:`insertion_predecessors`); a negative entry means
+        "find it by walking the list" (appends).
+    s_begin, s_end : int
+        Columns to compute; ``1 <= s_begin``. Column ``s`` inserts sample ``s - 1``.
+
+    Notes
+    -----
+    Column s (spec §3.2): for t in [δ, s − δ], with a = prev[t],
+    ``w = (t − a)(s − t) / (s − a)²`` and
+    ``cand(t) = (F[t] + w·(LM[t] − med(z[t:s]))²) − β·G(number[t])`` (EDM-multi; EDM-percent
+    drops the β term). The smallest t with the largest cand wins if cand exceeds the
+    baseline (strict ">", ascending t). EDM-percent then applies the relative-gain test
+    ``F[s] − F[t*] >= (percent·G(number[t*]))·F[t*]`` or inherits column t* (spec §4.1).
+    The right medians come from deleting samples 0, 1, … from the sorted list of ``z[0:s]``
+    (O(1) each), after which the deletions are undone. When two consecutive columns are
+    requested, one sweep serves both (:func:`dp_column_pair`). Cost O(s) per column.
+    """
+    m = state[0]
+    c = state[1]
+    tmp2 = np.empty(tmp.shape[0])
+    s = s_begin
+    while s < s_end:
+        m = list_insert(zz, nxt, prv, pred, s + 1, m, c)
+        c += 1
+        if s >= 2 * delta and s + 1 < s_end:
+            dp_column_pair(
+                zz,
+                delta,
+                penalty,
+                degree,
+                percent_mode,
+                F,
+                prev,
+                number,
+                LM,
+                tmp,
+                tmp2,
+                nxt,
+                prv,
+                m,
+                c,
+                s,
+            )
+            m = list_insert(zz, nxt, prv, pred, s + 2, m, c)
+            c += 1
+            s += 2
+        else:
+            dp_column(
+                zz,
+                delta,
+                penalty,
+                degree,
+                percent_mode,
+                F,
+                prev,
+                number,
+                LM,
+                tmp,
+                nxt,
+                prv,
+                m,
+                c,
+                s,
+            )
+            s += 1
+    state[0] = m
+    state[1] = c
+
+
+@kernel
+def list_insert(
+    zz: np.ndarray, nxt: np.ndarray, prv: np.ndarray, pred: np.ndarray, x: int, m: int, c: int
+) -> int:
+    """Insert node ``x`` after ``pred[x]`` (or after the node found by walking when
+    ``pred[x] < 0``) into a list of ``c`` nodes; return the new lower-median node."""
+    p = pred[x]
+    if p < 0:
+        p = find_predecessor(zz, nxt, prv, x, m, c)
+    prv[x] = p
+    nxt[x] = nxt[p]
+    return int(relink_track(zz, nxt, prv, x, m, c))
+
+
+@kernel
+def dp_column(
+    zz: np.ndarray,
+    delta: int,
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    LM: np.ndarray,
+    tmp: np.ndarray,
+    nxt: np.ndarray,
+    prv: np.ndarray,
+    m: int,
+    c: int,
+    s: int,
+) -> None:
+    """Compute DP column ``s`` (the list holds ``z[0:s]``, ``c = s`` nodes, median ``m``).
+
+    Reads only columns ``t <= s - delta`` and writes ``F[s]``, ``prev[s]``, ``number[s]``,
+    ``LM[s]``; the list is restored on return. See :func:`edm_columns`.
+    """
+    if s < 2 * delta:
+        if s >= delta:
+            LM[s] = list_median(zz, nxt, m, c)
+        return
+    full_median = list_median(zz, nxt, m, c)
+    mm = m
+    cc = c
+    for i in range(delta):
+        mm = unlink_track(zz, nxt, prv, i + 2, mm, cc)
+        cc -= 1
+    last = s - delta
+    for t in range(delta, last + 1):
+        tmp[t] = list_median(zz, nxt, mm, cc)
+        if t < last:
+            mm = unlink_track(zz, nxt, prv, t + 2, mm, cc)
+            cc -= 1
+    for i in range(last - 1, -1, -1):
+        node = i + 2
+        nxt[prv[node]] = node
+        prv[nxt[node]] = node
+    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp, delta, s, full_median)
+
+
+@kernel
+def dp_finish(
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    LM: np.ndarray,
+    tmp: np.ndarray,
+    delta: int,
+    s: int,
+    full_median: float,
+) -> None:
+    """DP recurrence of column ``s`` given its right medians ``tmp[t] = med(z[t:s])`` for
+    ``t`` in ``[delta, s - delta]`` and ``full_median = med(z[0:s])`` (spec §3.2, §4.1)."""
+    baseline = 0.0 if percent_mode else -3.0
+    last = s - delta
+    best = baseline
+    best_t = 0
+    sf = float(s)
+    for t in range(delta, last + 1):
+        a = prev[t]
+        af = float(a)
+        tf = float(t)
+        w = ((tf - af) * (sf - tf)) / ((sf - af) * (sf - af))
+        d = LM[t] - tmp[t]
+        cand = F[t] + w * (d * d)
+        if not percent_mode:
+            cand = cand - penalty * penalty_factor(degree, number[t])
+        if cand > best:
+            best = cand
+            best_t = t
+    if best_t != 0:
+        F[s] = best
+        prev[s] = best_t
+        number[s] = number[best_t] + 1
+        if percent_mode:
+            ts = best_t
+            if F[s] - F[ts] < (penalty * penalty_factor(degree, number[ts])) * F[ts]:
+                F[s] = F[ts]
+                number[s] = number[ts]
+                prev[s] = prev[ts]
+    else:
+        F[s] = baseline
+        prev[s] = 0
+        number[s] = 0
+    a = prev[s]
+    LM[s] = full_median if a == 0 else tmp[a]
+
+
+@kernel
+def virtual_median(
+    zz: np.ndarray, nxt: np.ndarray, prv: np.ndarray, m: int, c: int, v: float
+) -> float:
+    """Exact median of the ``c >= 1`` listed values together with one extra value ``v``.
+
+    With L the sorted list and k the position of its lower median ``m``, the union's order
+    statistic at position p is ``min(max(L[p - 1], v), L[p])`` (sentinels ±inf), so only the
+    neighbours of ``m`` are needed: O(1).
+    """
+    hi = zz[nxt[m]]
+    mid = zz[m]
+    if c & 1:
+        low = zz[prv[m]]
+        first = min(max(low, v), mid)
+        second = min(max(mid, v), hi)
+        return float((first + second) / 2.0)
+    return float(min(max(mid, v), hi))
+
+
+@kernel
+def dp_column_pair(
+    zz: np.ndarray,
+    delta: int,
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    LM: np.ndarray,
+    tmp: np.ndarray,
+    tmp2: np.ndarray,
+    nxt: np.ndarray,
+    prv: np.ndarray,
+    m: int,
+    c: int,
+    s: int,
+) -> None:
+    """Compute DP columns ``s`` and ``s + 1`` with one deletion sweep (``s >= 2·delta``).
+
+    The list holds ``z[0:s]``; the medians of ``z[t:s + 1]`` come from those of ``z[t:s]``
+    and the not yet listed value ``z[s]`` (:func:`virtual_median`). Column ``s + 1`` reads
+    only columns ``<= s + 1 - delta < s``, so it does not depend on column ``s``. Results are
+    those of two calls of :func:`dp_column`; the list is restored on return.
+    """
+    v = zz[s + 2]
+    full_a = list_median(zz, nxt, m, c)
+    full_b = virtual_median(zz, nxt, prv, m, c, v)
+    mm = m
+    cc = c
+    for i in range(delta):
+        mm = unlink_track(zz, nxt, prv, i + 2, mm, cc)
+        cc -= 1
+    last = s - delta
+    for t in range(delta, last + 1):
+        tmp[t] = list_median(zz, nxt, mm, cc)
+        tmp2[t] = virtual_median(zz, nxt, prv, mm, cc, v)
+        mm = unlink_track(zz, nxt, prv, t + 2, mm, cc)
+        cc -= 1
+    tmp2[last + 1] = virtual_median(zz, nxt, prv, mm, cc, v)
+    for i in range(last, -1, -1):
+        node = i + 2
+        nxt[prv[node]] = node
+        prv[nxt[node]] = node
+    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp, delta, s, full_a)
+    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp2, delta, s + 1, full_b)
+
+
+@kernel(parallel=True)  # type: ignore[untyped-decorator]
+def edm_columns_parallel(
+    zz: np.ndarray,
+    delta: int,
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    LM: np.ndarray,
+    nxt: np.ndarray,
+    prv: np.ndarray,
+    state: np.ndarray,
+    pred: np.ndarray,
+    s_begin: int,
+    s_end: int,
+    lanes: int,
+) -> None:
+    """Parallel twin of :func:`edm_columns` with identical results (spec §6.3).
+
+    Column s reads only columns ``t <= s - delta``, so the ``delta`` columns of a block
+    ``[b, b + delta)`` are independent. Each of ``lanes`` workers keeps its own copy of the
+    sorted list and computes every ``lanes``-th column of each block; the arithmetic per
+    column is that of :func:`dp_column`, so the output equals the serial kernel bit for bit.
+    On return the shared list ``nxt``/``prv``/``state`` holds samples ``0 .. s_end - 2``,
+    as after :func:`edm_columns`.
+
+    Parameters
+    ----------
+    zz, delta, penalty, degree, percent_mode, F, prev, number, LM, nxt, prv, state, pred
+        As in :func:`edm_columns`.
+    s_begin, s_end : int
+        Columns to compute.
+    lanes : int
+        Number of workers (list copies), >= 1.
+    """
+    size = nxt.shape[0]
+    lane_nxt = np.empty((lanes, size), dtype=nxt.dtype)
+    lane_prv = np.empty((lanes, size), dtype=prv.dtype)
+    lane_tmp = np.zeros((lanes, F.shape[0]))
+    lane_m = np.empty(lanes, dtype=np.int64)
+    lane_c = np.empty(lanes, dtype=np.int64)
+    for j in range(lanes):
+        lane_nxt[j, :] = nxt
+        lane_prv[j, :] = prv
+        lane_m[j] = state[0]
+        lane_c[j] = state[1]
+    block = s_begin
+    while block < s_end:
+        stop = min(block + delta, s_end)
+        for j in prange(lanes):
+            lnxt = lane_nxt[j]
+            lprv = lane_prv[j]
+            m = lane_m[j]
+            c = lane_c[j]
+            for s in range(block + j, stop, lanes):
+                while c < s:  # insert samples up to s - 1
+                    m = list_insert(zz, lnxt, lprv, pred, c + 2, m, c)
+                    c += 1
+                dp_column(
+                    zz,
+                    delta,
+                    penalty,
+                    degree,
+                    percent_mode,
+                    F,
+                    prev,
+                    number,
+                    LM,
+                    lane_tmp[j],
+                    lnxt,
+                    lprv,
+                    m,
+                    c,
+                    s,
+                )
+            lane_m[j] = m
+            lane_c[j] = c
+        block = stop
+    m = lane_m[0]
+    c = lane_c[0]
+    lnxt = lane_nxt[0]
+    lprv = lane_prv[0]
+    while c < s_end - 1:
+        m = list_insert(zz, lnxt, lprv, pred, c + 2, m, c)
+        c += 1
+    nxt[:] = lnxt
+    prv[:] = lprv
+    state[0] = m
+    state[1] = c
+
+
+@kernel
+def backtrack(prev: np.ndarray, n: int) -> np.ndarray:
+    """Change points from the ``prev`` array (spec §3.4), ascending."""
+    count = 0
+    at = n
+    while at != 0:
+        if prev[at] != 0:
+            count += 1
+        at = prev[at]
+    out = np.empty(count, dtype=np.int64)
+    at = n
+    j = count - 1
+    while at != 0:
+        if prev[at] != 0:
+            out[j] = prev[at]
+            j -= 1
+        at = prev[at]
+    return out
+
+
+def edm_dp(
+    z: np.ndarray,
+    delta: int,
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    lanes: int = 1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Run the whole EDM-multi/-percent DP on ``z`` (batch).
+
+    Parameters
+    ----------
+    z : ndarray of float64, shape (n,)
+        Preprocessed (scaled or raw) values.
+    delta, penalty, degree, percent_mode
+        As in :func:`edm_columns`.
+    lanes : int, default 1
+        1: serial kernel; more: :func:`edm_columns_parallel` with that many workers
+        (identical results).
+
+    Returns
+    -------
+    F : ndarray of float64, shape (n + 1,)
+    prev, number : ndarray of int64, shape (n + 1,)
+
+    Notes
+    -----
+    O(n²) time (O(1) amortised per (t, s) pair), O(n) memory.
+    """
+    n = z.shape[0]
+    F = np.full(n + 1, 0.0 if percent_mode else -3.0)
+    prev = np.zeros(n + 1, dtype=np.int64)
+    number = np.zeros(n + 1, dtype=np.int64)
+    if n == 0:
+        return F, prev, number
+    zz = padded_values(z, n)
+    order = np.argsort(z, kind="stable").astype(np.int64)
+    pred = insertion_predecessors(zz, order, n)
+    LM = np.zeros(n + 1)
+    tmp = np.zeros(n + 1)
+    nxt = np.zeros(n + 2, dtype=np.int64)
+    prv = np.zeros(n + 2, dtype=np.int64)
+    nxt[HEAD] = TAIL
+    prv[TAIL] = HEAD
+    state = np.zeros(2, dtype=np.int64)
+    if lanes > 1:
+        edm_columns_parallel(
+            zz,
+            delta,
+            penalty,
+            degree,
+            percent_mode,
+            F,
+            prev,
+            number,
+            LM,
+            nxt,
+            prv,
+            state,
+            pred,
+            1,
+            n + 1,
+            lanes,
+        )
+    else:
+        edm_columns(
+            zz,
+            delta,
+            penalty,
+            degree,
+            percent_mode,
+            F,
+            prev,
+            number,
+            LM,
+            tmp,
+            nxt,
+            prv,
+            state,
+            pred,
+            1,
+            n + 1,
+        )
+    return F, prev, number
+
+
