@@ -29,7 +29,7 @@ import pilotstats  # noqa: E402
 
 project = "pilotstats"
 author = "pilotstats developers"
-copyright = "pilotstats developers, Apache-2.0"  # noqa: A001
+copyright = "pilotstats developers, Apache-2.0"
 release = pilotstats.__version__
 version = release
 
@@ -222,7 +222,7 @@ generate_api_pages()
 link_notebooks()
 
 
-def _protect_summary_ellipsis(app, what, name, obj, options, lines):  # noqa: ANN001, ARG001
+def _protect_summary_ellipsis(app, what, name, obj, options, lines):
     """autosummary cuts the summary line at the first ". ", even inside an inline literal
     such as ````pyperf ... -o FILE````; an ellipsis character on that line keeps the
     literal whole (rendered the same)."""
@@ -230,6 +230,6 @@ def _protect_summary_ellipsis(app, what, name, obj, options, lines):  # noqa: AN
         lines[0] = lines[0].replace("... ", "\u2026 ")
 
 
-def setup(app):  # noqa: ANN001, ANN201
+def setup(app):
     app.connect("autodoc-process-docstring", _protect_summary_ellipsis)
     return {"parallel_read_safe": True}
