@@ -222,14 +222,30 @@ generate_api_pages()
 link_notebooks()
 
 
-def _protect_summary_ellipsis(app, what, name, obj, options, lines):
-    """autosummary cuts the summary line at the first ". ", even inside an inline literal
-    such as ````pyperf ... -o FILE````; an ellipsis character on that line keeps the
-    literal whole (rendered the same)."""
-    if lines and "``" in lines[0] and "... " in lines[0]:
-        lines[0] = lines[0].replace("... ", "\u2026 ")
+
+def _whole_literal_summary(extract):
+    """Wrap autosummary's ``extract_summary``, which cuts the summary at the first ". "
+    even inside an inline literal (``pyperf ... -o FILE``) because it checks the whole
+    stanza instead of the candidate sentence; such a cut summary is replaced by the
+    first stanza of the docstring, kept whole."""
+
+    def extract_summary(doc, settings):
+        summary = extract(doc, settings)
+        if summary.count("``") % 2 == 0:
+            return summary
+        stanza: list[str] = []
+        for line in doc:
+            if line.strip():
+                stanza.append(line.strip())
+            elif stanza:
+                break
+        return " ".join(stanza)
+
+    return extract_summary
 
 
 def setup(app):
-    app.connect("autodoc-process-docstring", _protect_summary_ellipsis)
+    import sphinx.ext.autosummary as autosummary
+
+    autosummary.extract_summary = _whole_literal_summary(autosummary.extract_summary)
     return {"parallel_read_safe": True}
