@@ -37,7 +37,6 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
-    "sphinx.ext.intersphinx",
     "numpydoc",
     "myst_nb",
 ]
@@ -66,15 +65,6 @@ numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 numpydoc_validation_checks: set[str] = set()
-
-intersphinx_mapping = {
-    "python": ("https://docs.python.org/3", None),
-    "numpy": ("https://numpy.org/doc/stable/", None),
-}
-intersphinx_disabled_reftypes = ["*"]
-# Offline builds must not fail: intersphinx is only used when its inventories load.
-if os.environ.get("PILOTSTATS_DOCS_OFFLINE", "1") == "1":
-    intersphinx_mapping = {}
 
 # --- API pages generated from __all__ --------------------------------------------------------
 PUBLIC_MODULES = [
