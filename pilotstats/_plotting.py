@@ -7,7 +7,7 @@ command that installs it. The other helpers draw the building blocks the result 
 figure of the library labels its axes, units and confidence levels the same way.
 
 Conventions: a sample ``i`` of a series is drawn at ``x = i``; a change point ``c`` (index
-of the first sample of the new segment, ``style.md`` §3) is drawn between samples, at
+of the first sample of the new segment, ``docs/algorithms/index.md``) is drawn between samples, at
 ``c - 0.5``; a segment ``[start, end)`` spans ``[start - 0.5, end - 0.5]``.
 """
 

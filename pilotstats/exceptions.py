@@ -164,14 +164,14 @@ class FormatError(PilotStatsError, ValueError):
 class FormatWarning(PilotStatsWarning):
     """A loader skipped or reinterpreted part of a result file (e.g. errored rows)."""
 class EmptyGroupError(InvalidInputError, NotEnoughDataError):
-    """A group, region or series to analyse has no rows (smoothing spec §1)."""
+    """A group, region or series to analyse has no rows (``docs/algorithms/smoothing.md``)."""
 
 
 class TargetNotExtremeWarning(PilotStatsWarning):
     """The job of interest does not pass the classifier's test on the target itself.
 
     Possible only with the ``"percentile"`` classifier when the target ties at its extreme
-    (smoothing spec §7).
+    (``docs/algorithms/smoothing.md``, *Contributors*).
     """
 
 

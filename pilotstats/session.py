@@ -8,7 +8,7 @@ per-round readings and per-unit readings with :meth:`~BenchmarkSession.record`;
 (and baseline comparison) is met. :func:`run_session` drives a Python callable this way; the
 command ``pilotstats run`` drives any program.
 
-Analyses (specifications ``specs/wps.md`` and ``specs/autocorrelation.md`` §3–§7):
+Analyses (``docs/algorithms/wps.md`` and ``docs/algorithms/subsession.md``):
 
 - **WPS throughput** from whole rounds, ``t = alpha + w / v``
   (:func:`pilotstats.regression.wps`), paced by :class:`pilotstats.regression.WorkPlanner`;

@@ -2,7 +2,7 @@
 
 Reference: Pilot, ``lib/priv_include/libpilotcpp.h`` (``pilot_subsession_var``,
 ``pilot_subsession_cov``, ``pilot_subsession_autocorrelation_coefficient``,
-``pilot_optimal_subsession_size``); specification ``specs/autocorrelation.md`` §2–§3.
+``pilot_optimal_subsession_size``); documentation ``docs/algorithms/subsession.md``.
 Inputs are validated, C-contiguous float64 arrays; nothing here raises user-facing errors.
 """
 

@@ -2,7 +2,7 @@
 
 Method: N. A. James, A. Kejariwal, D. S. Matteson, "Leveraging cloud data to mitigate user
 experience from 'breaking bad'", arXiv:1411.7955 (2014); behaviour of the reference code
-``twitter/BreakoutDetection`` as specified in ``specs/edm.md``. Implemented from the
+``twitter/BreakoutDetection`` as described in ``docs/algorithms/edm.md``. Implemented from the
 specification, not from the (GPL) reference sources.
 
 Each DP column takes its medians from the linked list of :mod:`pilotstats._kernels.edm_list`

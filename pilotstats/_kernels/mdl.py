@@ -1,9 +1,9 @@
 """Kernels of the MDL (minimum description length) trend partitioning.
 
 Reference behaviour: jumpavg 0.4.2 (``jumpavg/avg_stdev_stats.py``,
-``jumpavg/bit_counting_stats.py``, ``jumpavg/classify.py``); specification
-``specs/mdl.md`` §4 (code length of one group), §5 (the dynamic programme) and §6 (the
-reference arithmetic that makes the floats bit-identical).
+``jumpavg/bit_counting_stats.py``, ``jumpavg/classify.py``); documentation
+``docs/algorithms/mdl.md`` (code length of one group, the dynamic programme); the
+arithmetic follows jumpavg's so that the floats are bit-identical.
 
 Every quantity is a float64 scalar or a C-contiguous 1-D array. Nothing here validates user
 input or raises user-facing errors; :mod:`pilotstats.changepoints.mdl` does that.

@@ -1,6 +1,6 @@
 """Kernels of the product-form queueing-network solvers (mean value analysis).
 
-Reference: specification ``specs/calibration.md`` §2 (exact single- and multi-class MVA,
+Reference: ``docs/algorithms/calibration.md`` (exact single- and multi-class MVA,
 Bard–Schweitzer approximate MVA, exact load-dependent MVA); M. Reiser and S. S. Lavenberg,
 "Mean-value analysis of closed multichain queuing networks", J. ACM 27(2), 1980;
 P. J. Schweitzer, "Approximate analysis of multiclass closed networks of queues", 1979.

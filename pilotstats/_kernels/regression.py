@@ -1,7 +1,7 @@
 """Kernels of the work-per-second (WPS) regression.
 
-Reference: specification ``specs/wps.md`` §3.3–§3.4 (block means and ordinary least squares),
-§7.1 (Pilot's block sums); Pilot, ``lib/priv_include/libpilotcpp.h``
+Reference: ``docs/algorithms/wps.md`` (block means and ordinary least squares; Pilot's
+block sums for ``method="pilot"``); Pilot, ``lib/priv_include/libpilotcpp.h``
 (``pilot_wps_warmup_removal_lr_method``). Inputs are validated, C-contiguous float64 arrays;
 nothing here raises user-facing errors.
 """

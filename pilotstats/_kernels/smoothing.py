@@ -1,6 +1,6 @@
 """Kernels of the centred, time-based simple moving average (SMA).
 
-Specification ``specs/smoothing.md`` §3; method of G. K. Lockwood et al., *A Year in the Life
+Documentation ``docs/algorithms/smoothing.md``; method of G. K. Lockwood et al., *A Year in the Life
 of a Parallel File System*, SC'18, §4 (feature detection with simple moving averages).
 Inputs are validated, sorted, C-contiguous float64 arrays; nothing here raises user-facing
 errors.

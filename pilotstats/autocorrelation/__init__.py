@@ -1,7 +1,7 @@
 """Subsession (block-mean) analysis: confidence intervals of means from autocorrelated
 samples, required sample sizes, proportions and Welch comparisons.
 
-Specification ``specs/autocorrelation.md`` (reproducing Pilot, ``ascar-io/pilot-bench``).
+Documentation ``docs/algorithms/subsession.md`` (reproducing Pilot, ``ascar-io/pilot-bench``).
 """
 
 from pilotstats.autocorrelation._blocks import lag1_autocorrelation, optimal_subsession_size

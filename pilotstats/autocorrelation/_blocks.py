@@ -1,6 +1,6 @@
 """Block (subsession) statistics: lag-1 autocorrelation and the choice of subsession size.
 
-Specification: ``specs/autocorrelation.md`` §2–§3, reproducing Pilot
+Documentation: ``docs/algorithms/subsession.md``, reproducing Pilot
 (``ascar-io/pilot-bench``, ``lib/priv_include/libpilotcpp.h``).
 """
 

@@ -1,6 +1,6 @@
 """Comparing two results: Welch's t-test and the sample size needed to separate them.
 
-Specification ``specs/autocorrelation.md`` §7; Pilot ``lib/libpilot.cc``
+Documentation ``docs/algorithms/subsession.md``; Pilot ``lib/libpilot.cc``
 (``pilot_p_eq``, ``pilot_calc_deg_of_freedom``, ``pilot_optimal_sample_size_for_eq_test``).
 """
 

@@ -1,6 +1,6 @@
 """Confidence interval of a binomial proportion from 0/1 outcomes.
 
-Specification ``specs/autocorrelation.md`` §5: Pilot's Wald interval with a t quantile
+Documentation ``docs/algorithms/subsession.md``: Pilot's Wald interval with a t quantile
 (``method="pilot"``) and the Wilson score interval (default).
 """
 

@@ -1,6 +1,6 @@
 """How many samples are needed for a confidence interval of a target width.
 
-Specification ``specs/autocorrelation.md`` §6; Pilot ``lib/priv_include/libpilotcpp.h``
+Documentation ``docs/algorithms/subsession.md``; Pilot ``lib/priv_include/libpilotcpp.h``
 (``pilot_optimal_sample_size``) and the session rule of ``lib/workload.cc``.
 """
 

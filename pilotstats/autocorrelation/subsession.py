@@ -1,6 +1,6 @@
 """Confidence interval of a mean from autocorrelated samples by subsession (block) means.
 
-Specification ``specs/autocorrelation.md`` §4; Pilot ``lib/priv_include/libpilotcpp.h``
+Documentation ``docs/algorithms/subsession.md``; Pilot ``lib/priv_include/libpilotcpp.h``
 (``pilot_subsession_confidence_interval``).
 """
 

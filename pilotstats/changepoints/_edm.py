@@ -7,7 +7,7 @@ package: :func:`_edm_percent_locations`, :func:`_edm_multi_locations` and
 
 Reference: N. A. James, A. Kejariwal, D. S. Matteson, "Leveraging cloud data to mitigate user
 experience from 'breaking bad'", arXiv:1411.7955 (2014); behaviour of ``twitter/BreakoutDetection``
-1.0.1 as specified in ``specs/edm.md``.
+1.0.1 as described in ``docs/algorithms/edm.md``.
 """
 
 from __future__ import annotations
@@ -288,7 +288,7 @@ def edm(
     -----
     Dynamic programme of James, Kejariwal & Matteson (2014), arXiv:1411.7955, as
     implemented by ``twitter/BreakoutDetection`` (``src/edm-multi.cpp``,
-    ``src/edm-per.cpp``; specification ``specs/edm.md`` §3–§4). With z the scaled series and
+    ``src/edm-per.cpp``; ``docs/algorithms/edm.md``). With z the scaled series and
     δ = ``min_size``, for each prefix length s = 2δ, …, n and t ∈ [δ, s − δ], a = prev[t]:
 
     .. math::
@@ -441,7 +441,7 @@ def edm_single(
 
     Notes
     -----
-    James, Kejariwal & Matteson (2014), arXiv:1411.7955; spec ``specs/edm.md`` §5.
+    James, Kejariwal & Matteson (2014), arXiv:1411.7955; ``docs/algorithms/edm.md``.
     EDM-X maximises over τ ∈ [δ, n − δ], κ ∈ [τ + δ, n]
 
     .. math::
@@ -576,7 +576,7 @@ class EdmStream:
     Notes
     -----
     The EDM dynamic programme is causal: column s depends on the first s values only
-    (James, Kejariwal & Matteson 2014, arXiv:1411.7955; spec ``specs/edm.md`` §7). Appending
+    (James, Kejariwal & Matteson 2014, arXiv:1411.7955; ``docs/algorithms/edm.md``). Appending
     one value adds one column at O(n) cost (O(n²) for a full recomputation), plus an O(n)
     walk to place the value in the sorted list. The change points are read back from the
     new end, so earlier change points can move or disappear.

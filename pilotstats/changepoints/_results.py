@@ -3,8 +3,8 @@
 :class:`ChangePoints` is returned by :func:`~pilotstats.changepoints.edm`,
 :class:`~pilotstats.changepoints.EdmStream` and
 :func:`~pilotstats.changepoints.detect_changes`; :class:`SingleChangePoint` by
-:func:`~pilotstats.changepoints.edm_single`. Conventions (``style.md`` §3, §4, §10;
-``specs/edm.md`` §1): a change point is the 0-based index of the **first sample of the new
+:func:`~pilotstats.changepoints.edm_single`. Conventions
+(``docs/algorithms/index.md``): a change point is the 0-based index of the **first sample of the new
 segment**; segments are half-open ``[start, end)``; locations are strictly increasing and
 never contain 0 or n.
 """
@@ -372,7 +372,7 @@ class ChangePoints(Result):
         *,
         otava_keys: bool = False,
     ) -> list[dict[str, Any]]:
-        """One Otava-like record per change point (``style.md`` §10).
+        """One Otava-like record per change point (the change-point records of Apache Otava).
 
         Parameters
         ----------

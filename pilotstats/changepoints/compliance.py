@@ -1,7 +1,7 @@
 """Trend compliance metrics of FD.io CSIT's dashboard, computed from an MDL partition.
 
-Public: :func:`trend_compliance`, :class:`TrendCompliance` (specification ``specs/mdl.md``
-§10).
+Public: :func:`trend_compliance`, :class:`TrendCompliance` (documentation
+``docs/algorithms/mdl.md``, *Compliance metrics*).
 """
 
 from __future__ import annotations

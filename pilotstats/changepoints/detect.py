@@ -1,7 +1,7 @@
 """Statistically guarded change-point detection: EDM candidates confirmed by a test.
 
-Public: :func:`detect_changes`. Specification ``specs/edm.md`` §8.3 (project requirements
-for the significance guard) and §4.5 (candidates from EDM-percent with Pilot's parameters).
+Public: :func:`detect_changes`. Documentation ``docs/algorithms/detect-changes.md`` (the
+significance guard, and its candidates from EDM-percent with Pilot's parameters).
 
 The faithful :func:`~pilotstats.changepoints.edm` tests nothing: with EDM-percent the first
 change point is accepted whatever the data (spec §4.2), so on pure noise it reports a change

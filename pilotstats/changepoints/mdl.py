@@ -2,7 +2,7 @@
 
 Public: :func:`mdl_partition`, :class:`TrendGroups`, :class:`TrendGroup`, :class:`MdlStream`.
 
-The model (specification ``specs/mdl.md``; reference implementation jumpavg 0.4.2, the
+The model (``docs/algorithms/mdl.md``; reference implementation jumpavg 0.4.2, the
 library behind FD.io CSIT trend analysis): a series of test runs is split into consecutive
 groups, each an i.i.d. normal sample with its own mean and standard deviation, so that the
 total description length in bits is minimal under the "optimal partitioning" dynamic

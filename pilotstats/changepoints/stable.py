@@ -1,8 +1,8 @@
 """Stable-phase (warm-up / cool-down) detection of a benchmark round.
 
 Public: :func:`stable_phase`, :class:`StablePhase`, :func:`dominant_segment`.
-Specification ``specs/edm.md`` §4.3–§4.5 (Pilot's configuration, dominant-segment rule and
-what the project returns) and §8.3 (the guarded detector behind the default method).
+Documentation ``docs/algorithms/stable-phase.md`` (Pilot's configuration, dominant-segment
+rule, the equivalence model) and ``docs/algorithms/detect-changes.md`` (the guarded detector).
 """
 
 from __future__ import annotations

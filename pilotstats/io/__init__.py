@@ -3,19 +3,19 @@
 Loaders parse the files directly (no harness is imported) and accept a path (``.gz``
 recognised), an open file, the file's text or bytes, or an already-parsed object:
 
-========================  ============================================================
-:func:`load_pyperf`       pyperf JSON suites (warm-ups, calibration runs, per-process runs)
+=============================  ============================================================
+:func:`load_pyperf`            pyperf JSON suites (warm-ups, calibration runs, per-process runs)
 :func:`load_pytest_benchmark`  pytest-benchmark JSON (``--benchmark-json``)
-:func:`load_asv`          asv result files with recorded samples
-:func:`load_asv_history`  a whole asv results folder as one long table (every commit)
+:func:`load_asv`               asv result files with recorded samples
+:func:`load_asv_history`       a whole asv results folder as one long table (every commit)
 :func:`load_google_benchmark`  Google Benchmark JSON (repetitions; aggregates skipped)
-:func:`load_hyperfine`    hyperfine ``--export-json``
-:func:`load_jmh`          JMH ``-rf json`` (forks, ``rawData``)
-:func:`load_criterion`    criterion.rs ``sample.json`` (file, benchmark or root folder)
-:func:`load_csv`          plain CSV with columns you name
-:func:`load_pilot_baseline`  Pilot's baseline CSV (summary records)
-:func:`load`              any of the JSON formats above, detected from the content
-========================  ============================================================
+:func:`load_hyperfine`         hyperfine ``--export-json``
+:func:`load_jmh`               JMH ``-rf json`` (forks, ``rawData``)
+:func:`load_criterion`         criterion.rs ``sample.json`` (file, benchmark or root folder)
+:func:`load_csv`               plain CSV with columns you name
+:func:`load_pilot_baseline`    Pilot's baseline CSV (summary records)
+:func:`load`                   any of the JSON formats above, detected from the content
+=============================  ============================================================
 """
 
 from __future__ import annotations

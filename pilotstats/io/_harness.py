@@ -1,9 +1,8 @@
 """Loaders for the JSON result files of benchmark harnesses.
 
 Each loader parses the file itself (no harness is imported), converts times to seconds and
-returns a :class:`~pilotstats.io.Measurements`. Formats and their meaning are documented in the
-project's harness spec (``shared/specs/harnesses.md``, sections named in each docstring), read
-from the harnesses' own sources.
+returns a :class:`~pilotstats.io.Measurements`. Formats and their meaning are documented in
+each loader's docstring, read from the harnesses' own sources.
 
 The loaders live in per-family private modules and are gathered here:
 :mod:`pilotstats.io._harness_python` (pyperf, pytest-benchmark, asv),

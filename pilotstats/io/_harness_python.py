@@ -2,8 +2,8 @@
 asv (airspeed velocity).
 
 Each loader parses the file itself (no harness is imported), converts times to seconds and
-returns a :class:`~pilotstats.io.Measurements`; formats are documented in the project's
-harness spec (``shared/specs/harnesses.md``, sections named in each docstring).
+returns a :class:`~pilotstats.io.Measurements`; each format is documented in its
+loader's docstring, read from the harness's own sources.
 """
 
 from __future__ import annotations

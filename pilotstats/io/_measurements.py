@@ -5,7 +5,7 @@ One sample is one timed quantity as the harness stored it: its *elapsed* time in
 repetition) it belongs to, its *order* within that run, whether it was a *warm-up*, and the
 *benchmark* it measures. This is the input shape of the work-per-second regression
 (t = α + w/v) and, through the within-run order, of the subsession analysis
-(harness spec ``shared/specs/harnesses.md`` §0.1).
+(``docs/algorithms/wps.md``, ``docs/algorithms/subsession.md``).
 """
 
 from __future__ import annotations

@@ -150,7 +150,7 @@ def calibrate(
     measurements : array_like, shape (T,) or (T, m)
         Measured z_t; NaN marks a missing value (weight 0, not counted in dof).
     x0 : array_like, shape (n,)
-        Starting point; also sets the finite-difference scale s_j = |x0_j| (1 if 0).
+        Starting point; also sets the finite-difference scale ``s_j = |x0_j|`` (1 if 0).
     weights : None, "fixed", "irls", array_like or callable, default "irls"
         None: OLS (W = I). ``"fixed"``: W = diag(1/z²). ``"irls"``: W = diag(1/y(x̂)²),
         re-weighted until x̂ is a fixed point (constant coefficient of variation).
@@ -166,10 +166,10 @@ def calibrate(
         Measurement covariance blocks R_t for full GLS (W_t = R_t⁻¹); only their shape
         matters. Cannot be combined with ``weights`` other than the default.
     fd_step : float, default 1e-6
-        Relative finite-difference step ρ: δ_j = ρ·max(|x_j|, s_j).
+        Relative finite-difference step ρ: ``δ_j = ρ·max(|x_j|, s_j)``.
     fd : {"forward", "central"}, default "forward"
     xtol : float, default 1e-7
-        Stop when max_j |λ dx_j| / max(|x_j|, s_j) <= xtol.
+        Stop when ``max_j |λ dx_j| / max(|x_j|, s_j) <= xtol``.
     ftol : float, default 1e-12
         Or when two consecutive accepted steps each lower S by at most ftol·S.
     max_iter : int, default 100

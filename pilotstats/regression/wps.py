@@ -5,8 +5,8 @@ warm-up, stable and cool-down phases. With ``v`` the stable throughput (units/s)
 
     t = alpha + w / v,
 
-where ``alpha`` (s) is the net overhead of the non-stable phases (specification
-``specs/wps.md`` §1; Pilot's documentation
+where ``alpha`` (s) is the net overhead of the non-stable phases (documentation
+``docs/algorithms/wps.md``; Pilot's documentation
 ``doc/features/warm-up-and-cool-down-phase-detection.rst``).
 :func:`wps` fits this line to rounds of different work amounts, merging consecutive rounds into
 subsessions until their rates are nearly uncorrelated, and reports ``v`` with an honest
