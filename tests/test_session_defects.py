@@ -151,7 +151,7 @@ def test_zero_duration_from_coarse_timer_does_not_abort() -> None:
 
     result = run_session(
         workload, 1e5, timer=coarse_timer, min_round_duration=0.0, min_rounds=5,
-        max_rounds=400, ci_percent_of_mean=50, target_initial_time=5.0,
+        max_rounds=400, half_width_percent=25, target_initial_time=5.0,
     )
     assert result.short_rounds and result.short_rounds[0] == 0
     assert result.stop_reason is not None and result.n_rounds > len(result.short_rounds)
@@ -175,7 +175,7 @@ def test_index_types_ordinary_ratio_binary() -> None:
             PerformanceIndex("throughput", "op/s", "ratio"),
             PerformanceIndex("hit", "", "binary"),
         ],
-        readings_ci_percent_of_mean=80,
+        readings_half_width_percent=40,
     )
     rows = []
     while not session.done:
@@ -202,7 +202,7 @@ def test_must_satisfy_false_does_not_hold_the_session() -> None:
     rng = np.random.default_rng(3)
     session = BenchmarkSession(
         min_rounds=12,
-        readings_ci_percent_of_mean=5,
+        readings_half_width_percent=2.5,
         readings_indices=[
             PerformanceIndex("steady", must_satisfy=True),
             PerformanceIndex("noisy", must_satisfy=False),
@@ -249,8 +249,8 @@ def noisy_rounds(seed: int) -> Any:
 
 
 OPTIONS: dict[str, Any] = {
-    "min_round_duration": 0.0, "min_rounds": 5, "ci_percent_of_mean": 10,
-    "warmup_removal": "none", "unit_readings_ci_percent_of_mean": 2, "target_initial_time": 2.0,
+    "min_round_duration": 0.0, "min_rounds": 5, "half_width_percent": 5,
+    "warmup_removal": "none", "unit_readings_half_width_percent": 1, "target_initial_time": 2.0,
 }
 
 
@@ -298,12 +298,42 @@ def test_from_state_rejects_garbage() -> None:
     with pytest.raises(InvalidInputError, match="state must be a dict"):
         BenchmarkSession.from_state([])  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="not a valid session state"):
-        BenchmarkSession.from_state({"version": 1, "options": {"speed": 3}, "rounds": []})
+        BenchmarkSession.from_state({"version": 2, "options": {"speed": 3}, "rounds": []})
     with pytest.raises(InvalidInputError, match="not a valid session state"):
-        BenchmarkSession.from_state({"version": 1, "options": {}, "rounds": [{"work": 1}]})
+        BenchmarkSession.from_state({"version": 2, "options": {}, "rounds": [{"work": 1}]})
+    with pytest.raises(InvalidInputError, match="not a valid session state"):
+        BenchmarkSession.from_state({"version": 1, "options": {"ci_width": "x"}, "rounds": []})
     # numpy scalars in the options are saved as plain JSON numbers
     session = BenchmarkSession(min_rounds=np.int64(3), confidence_level=np.float64(0.9))
     assert json.dumps(session.state())
+
+
+def test_version_1_state_is_upgraded() -> None:
+    """A state saved before version 2 (full-width targets, old option names) still loads:
+    its widths are halved and its options renamed, so the session is the same."""
+    old = {
+        "version": 1,
+        "options": {
+            "min_rounds": 3, "readings_ci_percent_of_mean": 10.0, "readings_ci_width": 0.4,
+            "ci_percent_of_mean": None, "readings_mean": "harmonic", "target_p_value": 0.01,
+        },
+        "rounds": [{"work": None, "duration": 1.0, "readings": [v], "unit_readings": None}
+                   for v in (1.0, 1.1, 0.9, 1.05)],
+    }
+    session = BenchmarkSession.from_state(old)
+    options = session.state()["options"]
+    assert session.state()["version"] == 2
+    assert options["readings_half_width_percent"] == 5.0
+    assert options["readings_half_width"] == 0.2
+    assert options["half_width_percent"] is None
+    assert options["readings_mean_method"] == "harmonic"
+    assert options["significance_level"] == 0.01
+    new = BenchmarkSession(min_rounds=3, readings_half_width_percent=5.0,
+                           readings_half_width=0.2, readings_mean_method="harmonic",
+                           significance_level=0.01)
+    for value in (1.0, 1.1, 0.9, 1.05):
+        new.record(None, 1.0, readings=[value])
+    assert session.result().to_dict() == new.result().to_dict()
 
 
 def test_binary_baseline_without_variance_does_not_crash() -> None:
@@ -376,7 +406,7 @@ def test_empty_unit_readings_rejected_on_registration() -> None:
 
 
 def test_record_after_done_raises() -> None:
-    session = BenchmarkSession(min_rounds=1, max_rounds=2, readings_ci_percent_of_mean=0.001)
+    session = BenchmarkSession(min_rounds=1, max_rounds=2, readings_half_width_percent=0.0005)
     session.record(None, 1.0, readings=[1.0])
     session.record(None, 1.0, readings=[2.0])
     assert session.done
