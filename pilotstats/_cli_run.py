@@ -433,7 +433,7 @@ def _export(directory: str, config: dict[str, Any], session: BenchmarkSession,
                       item.n, item.n_removed, item.estimate, low, high,
                       result.confidence_level, int(item.done)])
     _write_csv(os.path.join(directory, "summary.csv"),
-               ["analysis", "name", "unit", "type", "must_satisfy", "n", "n_removed",
+               ["analysis", "name", "unit", "index_type", "must_satisfy", "n", "n_removed",
                 "estimate", "ci_low", "ci_high", "confidence_level", "done"], table)
     with open(os.path.join(directory, "summary.json"), "w", encoding="utf-8") as handle:
         json.dump(summary, handle, indent=2, allow_nan=False)

@@ -270,10 +270,10 @@ def _as_baselines(value: Any, name: str) -> tuple[Baseline | None, ...]:
     return tuple(_as_baseline(item, f"{name}[{i}]") for i, item in enumerate(value))
 
 
-def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
+def trim_warmup(values: ArrayLike1D, trim_fraction: float = 0.1) -> tuple[int, int]:
     """Pilot's fixed-percentage warm-up trimming of one round's unit readings.
 
-    Drops the first ``round_half_away_from_zero(fraction * n)`` readings, but a non-empty
+    Drops the first ``round_half_away_from_zero(trim_fraction * n)`` readings, but a non-empty
     round always keeps at least its last reading; an empty round contributes nothing
     (autocorrelation spec V4; Pilot ``lib/test/unit_test_unit_readings_iter.cc``).
 
@@ -281,7 +281,7 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
     ----------
     values : array_like, shape (n,)
         The round's unit readings (numbers; may be empty).
-    fraction : float, default 0.1
+    trim_fraction : float, default 0.1
         Fraction of the round treated as warm-up, in [0, 1).
 
     Returns
@@ -292,7 +292,8 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
     Raises
     ------
     InvalidInputError
-        ``values`` is not a 1-D array of finite numbers, or ``fraction`` is outside [0, 1).
+        ``values`` is not a 1-D array of finite numbers, or ``trim_fraction`` is outside
+        [0, 1).
 
     Examples
     --------
@@ -300,7 +301,7 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
     (1, 9)
     """
     n = int(as_float_array(values, "values", min_length=0).shape[0])
-    p = check_real(fraction, "trim_fraction", low=0.0, high=1.0, high_inclusive=False)
+    p = check_real(trim_fraction, "trim_fraction", low=0.0, high=1.0, high_inclusive=False)
     if n == 0:
         return 0, 0
     drop = min(math.floor(p * n + 0.5), n - 1)
@@ -1293,7 +1294,7 @@ class BenchmarkSession:
             return 1.0
         result = planner.wps_result
         by_h = min(1.0, result.n_subsessions / planner.min_subsessions)
-        required = planner.required_half_width
+        required = planner.target_half_width
         width = result.throughput_half_width
         if required is None or not math.isfinite(width) or not result.valid:
             by_width = 0.0
@@ -1360,7 +1361,7 @@ class BenchmarkSession:
             targets_met=self.targets_met,
             stop_reason=self._stop_reason,
             wps=None if planner is None or not self.wps_analysis else planner.wps_result,
-            wps_target_half_width=None if planner is None else planner.required_half_width,
+            wps_target_half_width=None if planner is None else planner.target_half_width,
             wps_done=self._wps_done(),
             wps_error=wps_error,
             readings=self._readings_analyses,

@@ -347,7 +347,7 @@ def _analyze_one(
     autocorrelation_limit: float,
     half_width_percent: float,
     detect_warmup: bool,
-    regression: bool,
+    wps_analysis: bool,
     method: str,
     summary_statistic: str = "mean",
     tick: Callable[[str], None] | None = None,
@@ -459,7 +459,7 @@ def _analyze_one(
             needed = size.samples
         except PilotStatsError as exc:
             notes.append(f"required sample size: {exc}")
-    if regression:
+    if wps_analysis:
         _add_wps(base, notes, kept_work, kept_elapsed, meta, confidence_level,
                  autocorrelation_limit)
     return BenchmarkAnalysis(**base, **stats, samples_needed=needed, status=status,
@@ -509,7 +509,7 @@ def analyze(
     autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
     half_width_percent: float = 1.0,
     detect_warmup: bool = True,
-    regression: bool = True,
+    wps_analysis: bool = True,
     method: str = "pilot",
     benchmarks: Iterable[str] | None = None,
     progress: bool = False,
@@ -535,7 +535,7 @@ def analyze(
         Target half width of the interval as a percentage of the mean (1.0 means ±1 %).
     detect_warmup : bool, default True
         Run stable-phase detection on each run (when this build has it).
-    regression : bool, default True
+    wps_analysis : bool, default True
         Fit the work-per-second regression when the work varies.
     method : {"pilot", "iterate"}, default "pilot"
         Degrees-of-freedom rule of the required sample size (autocorrelation spec §6).
@@ -587,7 +587,7 @@ def analyze(
     autocorrelation_limit = check_real(autocorrelation_limit, "autocorrelation_limit",
                                        low=0.0, high=1.0, low_inclusive=False)
     detect_warmup = check_bool(detect_warmup, "detect_warmup")
-    regression = check_bool(regression, "regression")
+    wps_analysis = check_bool(wps_analysis, "wps_analysis")
     progress = check_bool(progress, "progress")
     half_width_percent = check_real(half_width_percent, "half_width_percent", low=0.0,
                                     low_inclusive=False)
@@ -609,7 +609,7 @@ def analyze(
             _analyze_one(name, measurements[name], confidence_level=confidence_level,
                          autocorrelation_limit=autocorrelation_limit,
                          half_width_percent=half_width_percent, detect_warmup=detect_warmup,
-                         regression=regression, method=method,
+                         wps_analysis=wps_analysis, method=method,
                          summary_statistic=summary_statistic,
                          tick=bar.step)
             for name in names

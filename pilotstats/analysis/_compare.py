@@ -395,7 +395,7 @@ def compare(
         elif isinstance(value, Measurements):
             reports.append(analyze(value, confidence_level=level,
                                    autocorrelation_limit=autocorrelation_limit,
-                                   detect_warmup=detect_warmup, regression=False,
+                                   detect_warmup=detect_warmup, wps_analysis=False,
                                    progress=progress,
                                    summary_statistic=summary_statistic))
         else:

@@ -379,8 +379,8 @@ class WorkPlanner:
         return values
 
     @property
-    def required_half_width(self) -> float | None:
-        """Required half width of the throughput interval at the current ``v`` (units/s)."""
+    def target_half_width(self) -> float | None:
+        """Target half width of the throughput interval at the current ``v`` (units/s)."""
         result = self.wps_result
         candidates = []
         if self.half_width is not None:
@@ -397,7 +397,7 @@ class WorkPlanner:
         result = self.wps_result
         if not self.wps_analysis or result is None or self.n_rounds < 4:
             return False
-        required = self.required_half_width
+        required = self.target_half_width
         if self.method == "pilot":  # rounds > 3, h > 20, v > 0 and 0 < v_ci < W_req (halved)
             return (
                 result.n_subsessions >= self.min_subsessions
