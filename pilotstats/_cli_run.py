@@ -60,9 +60,6 @@ PRESETS: dict[str, dict[str, float]] = {
 }
 EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, EXIT_PROGRAM_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 4, 130
 STATE_FILE = "session.json"
-#: Version of ``session.json``; version 1 (the option names before version 2) is upgraded
-#: on ``--resume``, its session state by :meth:`BenchmarkSession.from_state`.
-RUN_STATE_VERSION = 2
 ROUNDS_LOG = "rounds.jsonl"
 
 
@@ -366,8 +363,7 @@ def _save_config(directory: str, config: dict[str, Any], session: BenchmarkSessi
     options = session.state(first_round=session.n_rounds)
     del options["rounds"]
     with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump({"version": RUN_STATE_VERSION, "run": config, "session": options}, handle,
-                  allow_nan=False)
+        json.dump({"version": 1, "run": config, "session": options}, handle, allow_nan=False)
     os.replace(temporary, target)
 
 
@@ -392,11 +388,8 @@ def _load_saved(directory: str) -> tuple[dict[str, Any], BenchmarkSession]:
                     rounds.append(json.loads(line))
                 except ValueError:
                     break  # a line cut short by a crash: the rounds before it are complete
-    config = saved["run"]
-    if saved.get("version") == 1 and "duration_col" in config:
-        config["duration_column"] = config.pop("duration_col")
     state = {**saved["session"], "rounds": rounds}
-    return config, BenchmarkSession.from_state(state)
+    return saved["run"], BenchmarkSession.from_state(state)
 
 
 def _export(directory: str, config: dict[str, Any], session: BenchmarkSession,

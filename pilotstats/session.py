@@ -98,33 +98,11 @@ __all__ = [
 
 _WARMUP_METHODS: tuple[WarmupRemoval, ...] = ("stable_phase", "trim", "none")
 _INDEX_TYPES: tuple[IndexType, ...] = ("ordinary", "ratio", "binary")
-#: Version of the JSON state written by :meth:`BenchmarkSession.save`. Version 2 renamed
-#: options and made the interval targets half widths; version-1 states are upgraded on load.
-STATE_VERSION = 2
+#: Version of the JSON state written by :meth:`BenchmarkSession.save`.
+STATE_VERSION = 1
 #: Default target of every interval: a half width of 5 % of the estimate (Pilot's default
 #: full width of 10 %).
 _DEFAULT_HALF_WIDTH_PERCENT = 5.0
-#: Options of version-1 states: old name -> (version-2 name, factor on the value).
-_V1_OPTIONS: dict[str, tuple[str, float]] = {
-    "ci_percent_of_mean": ("half_width_percent", 0.5),
-    "ci_width": ("half_width", 0.5),
-    "readings_ci_percent_of_mean": ("readings_half_width_percent", 0.5),
-    "readings_ci_width": ("readings_half_width", 0.5),
-    "unit_readings_ci_percent_of_mean": ("unit_readings_half_width_percent", 0.5),
-    "unit_readings_ci_width": ("unit_readings_half_width", 0.5),
-    "readings_mean": ("readings_mean_method", 1.0),
-    "unit_readings_mean": ("unit_readings_mean_method", 1.0),
-    "target_p_value": ("significance_level", 1.0),
-}
-
-
-def _upgrade_v1_options(options: dict[str, Any]) -> dict[str, Any]:
-    """Options of a version-1 state under their version-2 names (full widths halved)."""
-    upgraded: dict[str, Any] = {}
-    for key, value in options.items():
-        name, factor = _V1_OPTIONS.get(key, (key, 1.0))
-        upgraded[name] = value * factor if factor != 1.0 and value is not None else value
-    return upgraded
 
 
 class Baseline(NamedTuple):
@@ -1408,9 +1386,7 @@ class BenchmarkSession:
         Parameters
         ----------
         state : dict
-            Output of :meth:`state` (or the parsed JSON written by :meth:`save`). A
-            version-1 state (full-width targets, the option names before version 2) is
-            upgraded: its widths are halved and its options renamed.
+            Output of :meth:`state` (or the parsed JSON written by :meth:`save`).
 
         Returns
         -------
@@ -1431,16 +1407,14 @@ class BenchmarkSession:
         >>> copy.n_rounds, copy.result().readings[0].n
         (3, 3)
         """
-        if not isinstance(state, dict) or state.get("version") not in (1, STATE_VERSION):
+        if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
             raise InvalidInputError(
                 f"state must be a dict written by BenchmarkSession.state() (version "
-                f"{STATE_VERSION}, or 1), got {type(state).__name__}"
+                f"{STATE_VERSION}), got {type(state).__name__}"
                 + (f" version {state.get('version')!r}" if isinstance(state, dict) else "")
             )
         try:
             options = dict(state.get("options", {}))
-            if state["version"] == 1:
-                options = _upgrade_v1_options(options)
             for key in ("baseline_readings", "baseline_unit_readings"):
                 if options.get(key) is not None:
                     options[key] = [None if b is None else tuple(b) for b in options[key]]

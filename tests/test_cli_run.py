@@ -292,25 +292,6 @@ def test_resume_without_state_is_a_usage_error(
     assert status == 2 and "do not repeat them" in stderr
 
 
-def test_resume_of_a_version_1_output_directory(tmp_path: Path) -> None:
-    """session.json of version 1 (option names before version 2, full widths) resumes."""
-    from pilotstats._cli_run import _load_saved
-
-    session_v1 = {"version": 1, "options": {"min_rounds": 3, "readings_ci_percent_of_mean": 10.0,
-                                             "readings_ci_width": None}}
-    run_v1 = {"program": ["prog"], "pis": [], "duration_col": 2, "elapsed": 1.0}
-    (tmp_path / "session.json").write_text(
-        json.dumps({"version": 1, "run": run_v1, "session": session_v1}), encoding="utf-8")
-    rounds = [{"work": None, "duration": 1.0, "readings": [v], "unit_readings": None}
-              for v in (1.0, 1.1)]
-    (tmp_path / "rounds.jsonl").write_text(
-        "".join(json.dumps(r) + "\n" for r in rounds), encoding="utf-8")
-    config, session = _load_saved(str(tmp_path))
-    assert config["duration_column"] == 2 and "duration_col" not in config
-    assert session.n_rounds == 2
-    assert session.state()["options"]["readings_half_width_percent"] == 5.0
-
-
 def test_presets_hold_pilots_values() -> None:
     """Pilot's presets (cli/run_program.cc): autocorrelation limit, CI width in % of the
     mean, subsessions, round threshold. Pilot's widths are full widths; the presets hold

@@ -298,42 +298,12 @@ def test_from_state_rejects_garbage() -> None:
     with pytest.raises(InvalidInputError, match="state must be a dict"):
         BenchmarkSession.from_state([])  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="not a valid session state"):
-        BenchmarkSession.from_state({"version": 2, "options": {"speed": 3}, "rounds": []})
+        BenchmarkSession.from_state({"version": 1, "options": {"speed": 3}, "rounds": []})
     with pytest.raises(InvalidInputError, match="not a valid session state"):
-        BenchmarkSession.from_state({"version": 2, "options": {}, "rounds": [{"work": 1}]})
-    with pytest.raises(InvalidInputError, match="not a valid session state"):
-        BenchmarkSession.from_state({"version": 1, "options": {"ci_width": "x"}, "rounds": []})
+        BenchmarkSession.from_state({"version": 1, "options": {}, "rounds": [{"work": 1}]})
     # numpy scalars in the options are saved as plain JSON numbers
     session = BenchmarkSession(min_rounds=np.int64(3), confidence_level=np.float64(0.9))
     assert json.dumps(session.state())
-
-
-def test_version_1_state_is_upgraded() -> None:
-    """A state saved before version 2 (full-width targets, old option names) still loads:
-    its widths are halved and its options renamed, so the session is the same."""
-    old = {
-        "version": 1,
-        "options": {
-            "min_rounds": 3, "readings_ci_percent_of_mean": 10.0, "readings_ci_width": 0.4,
-            "ci_percent_of_mean": None, "readings_mean": "harmonic", "target_p_value": 0.01,
-        },
-        "rounds": [{"work": None, "duration": 1.0, "readings": [v], "unit_readings": None}
-                   for v in (1.0, 1.1, 0.9, 1.05)],
-    }
-    session = BenchmarkSession.from_state(old)
-    options = session.state()["options"]
-    assert session.state()["version"] == 2
-    assert options["readings_half_width_percent"] == 5.0
-    assert options["readings_half_width"] == 0.2
-    assert options["half_width_percent"] is None
-    assert options["readings_mean_method"] == "harmonic"
-    assert options["significance_level"] == 0.01
-    new = BenchmarkSession(min_rounds=3, readings_half_width_percent=5.0,
-                           readings_half_width=0.2, readings_mean_method="harmonic",
-                           significance_level=0.01)
-    for value in (1.0, 1.1, 0.9, 1.05):
-        new.record(None, 1.0, readings=[value])
-    assert session.result().to_dict() == new.result().to_dict()
 
 
 def test_binary_baseline_without_variance_does_not_crash() -> None:
