@@ -98,7 +98,7 @@ def main() -> int:
 
         measurements = load_pyperf(suite_path)
         suite = pyperf.BenchmarkSuite.load(str(suite_path))
-        ours = timed(lambda: analyze(measurements, detect_warmup=False, regression=False), 3)
+        ours = timed(lambda: analyze(measurements, detect_warmup=False, wps_analysis=False), 3)
         theirs = timed(lambda: [(b.mean(), b.stdev()) for b in suite.get_benchmarks()], 3)
         rows.append((f"statistics of {BENCHMARKS} benchmarks", ours,
                      "pyperf mean()+stdev() (no CI)", theirs))

@@ -63,24 +63,24 @@ print(f"coverage of the nominal 95 % interval: naive {hits_naive / reps:.1%}, "
 `required_sample_size` answers with the current subsession size and variance (Pilot's rule:
 t quantile at the current degrees of freedom), or self-consistently with
 `method="iterate"`."""),
-    ("code", """for percent in (10, 4, 2):
-    plan = required_sample_size(x, ci_percent_of_mean=percent)
-    iterated = required_sample_size(x, ci_percent_of_mean=percent, method="iterate")
-    print(f"CI full width {percent:>2} % of the mean: {plan.samples} samples "
+    ("code", """for percent in (5, 2, 1):
+    plan = required_sample_size(x, half_width_percent=percent)
+    iterated = required_sample_size(x, half_width_percent=percent, method="iterate")
+    print(f"CI of ±{percent} % of the mean: {plan.samples} samples "
           f"(iterated dof: {iterated.samples}); have {plan.n}")
 
-widths = []
+half_widths = []
 sizes = range(12, x.size + 1)
 for k in sizes:
     try:
-        widths.append(subsession_analysis(x[:k]).ci_width)
+        half_widths.append(subsession_analysis(x[:k]).half_width)
     except ValueError:
-        widths.append(np.nan)
+        half_widths.append(np.nan)
 fig, ax = plt.subplots(figsize=(7, 3))
-ax.plot(list(sizes), widths, marker="o", ms=3)
+ax.plot(list(sizes), half_widths, marker="o", ms=3)
 ax.set_xlabel("samples collected")
-ax.set_ylabel("95 % CI full width (s)")
-ax.set_title("Interval width as the session grows")
+ax.set_ylabel("95 % CI half width (s)")
+ax.set_title("Interval half width as the session grows")
 plt.show()"""),
     ("markdown", """## Comparing two configurations
 

@@ -27,9 +27,9 @@ throughput, `alpha` the net cost of everything that is not the stable phase (fun
 allocations, cache warm-up, timer overhead). `sum(w) / sum(t)` mixes `alpha` into the
 throughput; the work-per-second (WPS) regression separates them.
 
-A `BenchmarkSession` chooses the work amount of every round (doubling too-short rounds,
-a quick ramp, then bisection of the work range) and stops once the 95 % confidence interval
-of `v` is narrower than 10 % of `v`.""",
+A `BenchmarkSession` chooses the work of every round (doubling too-short rounds, a quick
+ramp, then bisection of the work range) and stops once the 95 % confidence interval of `v`
+is within ±5 % of `v` (a half width of 5 %).""",
     ),
     (
         "code",
@@ -65,7 +65,7 @@ def hash_kib(kib):
     max_work=60_000,          # KiB
     min_round_duration=0.01,  # shorter rounds are doubled and not analysed
     target_initial_time=0.5,  # seconds for the initial ramp
-    ci_percent_of_mean=10,    # stop when the 95 % CI of v is narrower than 10 % of v
+    half_width_percent=5,     # stop when the 95 % CI of v is within ±5 % of v
     min_rounds=10,
     max_rounds=600,
     unit="KiB",
@@ -92,7 +92,7 @@ about 18 times too low).""",
     (
         "code",
         """fit = result.wps
-work = np.asarray(session.planner.work_amounts)
+work = np.asarray(session.planner.work)
 durations = np.asarray(session.planner.durations)
 if fit is None or not fit.valid:
     # Live timings on a loaded machine can be unusable; show a seeded simulation of the
@@ -149,7 +149,7 @@ with a fixed multiplier 2. The default interval is the t-based slope interval in
 for label, options in (("default:", {"subsession_basis": "residuals"}),
                        ("pilot:  ", {"method": "pilot"})):
     try:
-        print(label, wps(work, durations, min_duration=0.01, unit="KiB", **options))
+        print(label, wps(work, durations, min_round_duration=0.01, unit="KiB", **options))
     except PilotStatsError as error:  # live timings can be unusable on a loaded machine
         print(label, "no fit on these live timings:", error)""",
     ),

@@ -97,7 +97,7 @@ uncorrelated. The next cell compares that interval with the naive one (`q = 1`):
 sample the lag-1 autocorrelation is small and the two agree, on the full year's data of
 `pilotstats.datasets.tokio_summaries()` (a 6 MB download) several benchmarks need a large
 `q`."""),
-    ("code", """cori = analyze(year, target_percent=2.0, detect_warmup=False)
+    ("code", """cori = analyze(year, half_width_percent=2.0, detect_warmup=False)
 print(cori)"""),
     ("code", """from pilotstats.autocorrelation import lag1_autocorrelation, subsession_analysis
 
@@ -108,7 +108,7 @@ honest = subsession_analysis(series, unit="s")
 print("lag-1 autocorrelation of the daily values:", round(lag1_autocorrelation(series), 3))
 print("naive (q = 1):   ", naive)
 print("subsession:      ", honest)
-print("width ratio: %.1f" % (honest.ci_width / naive.ci_width))"""),
+print("width ratio: %.1f" % (honest.half_width / naive.half_width))"""),
     ("md", """### Did the second half get slower?
 
 `compare` matches benchmarks by name (it never pairs jobs) and runs Welch's test on the

@@ -48,12 +48,15 @@ from pilotstats.session import (
 __all__ = ["PRESETS", "add_run_parser", "run_command"]
 
 #: Pilot's ``run_program`` presets (``cli/run_program.cc``): autocorrelation limit, CI
-#: full width in percent of the mean, minimum number of subsessions, and the short-round
-#: threshold in seconds (used only with ``-w``).
+#: half width in percent of the mean (Pilot states full widths: 20 %, 10 %, 10 %), minimum
+#: number of subsessions, and the short-round threshold in seconds (used only with ``-w``).
 PRESETS: dict[str, dict[str, float]] = {
-    "quick": {"ac": 0.8, "ci_perc": 20.0, "min_sample_size": 30, "min_round_duration": 3.0},
-    "normal": {"ac": 0.2, "ci_perc": 10.0, "min_sample_size": 50, "min_round_duration": 10.0},
-    "strict": {"ac": 0.1, "ci_perc": 10.0, "min_sample_size": 200, "min_round_duration": 20.0},
+    "quick": {"autocorrelation_limit": 0.8, "half_width_percent": 10.0,
+              "min_subsessions": 30, "min_round_duration": 3.0},
+    "normal": {"autocorrelation_limit": 0.2, "half_width_percent": 5.0,
+               "min_subsessions": 50, "min_round_duration": 10.0},
+    "strict": {"autocorrelation_limit": 0.1, "half_width_percent": 5.0,
+               "min_subsessions": 200, "min_round_duration": 20.0},
 }
 EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, EXIT_PROGRAM_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 4, 130
 STATE_FILE = "session.json"
@@ -72,16 +75,16 @@ def add_run_parser(commands: Any) -> None:
         usage="pilotstats run [options] -- PROGRAM ARGS...",
         description="Run PROGRAM ARGS... round after round (a CI-driven benchmark session). "
         "%WORK_AMOUNT% and %RESULT_DIR% in the arguments are substituted each round. "
-        "Presets (Pilot's values): quick = autocorrelation limit 0.8, CI 20 % of the mean, "
-        "30 subsessions, 3 s rounds; normal = 0.2, 10 %, 50, 10 s; strict = 0.1, 10 %, "
+        "Presets (Pilot's values): quick = autocorrelation limit 0.8, CI ±10 % of the mean, "
+        "30 subsessions, 3 s rounds; normal = 0.2, ±5 %, 50, 10 s; strict = 0.1, ±5 %, "
         "200, 20 s (the round threshold only with -w). Exit status: 0 done, 1 regression "
         "against --baseline, 2 bad usage, 4 program failed (rounds kept, --resume "
         "continues), 130 interrupted.",
     )
     run.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS",
                      help="the benchmark command, after --")
-    run.add_argument("-w", "--work-amount", default=None, metavar="MIN,MAX",
-                     help="range of the work amount substituted for %%WORK_AMOUNT%% "
+    run.add_argument("-w", "--work", default=None, metavar="MIN,MAX",
+                     help="range of the work of a round, substituted for %%WORK_AMOUNT%% "
                      "(without it every round does the same work)")
     run.add_argument("--pi", action="append", default=[], metavar="NAME,UNIT,COL,TYPE,MUST",
                      help="performance index in CSV column COL (0-based) of the output; "
@@ -90,37 +93,40 @@ def add_run_parser(commands: Any) -> None:
     run.add_argument("--unit-readings", action="store_true",
                      help="every output line is a unit reading, even when a round prints "
                      "one line (default: decided by the first round: one line = readings)")
-    run.add_argument("--duration-col", type=int, default=None, metavar="COL",
+    run.add_argument("--duration-column", type=int, default=None, metavar="COL",
                      help="column (0-based) holding the round duration in seconds, summed "
                      "over the round's lines (default: the program's wall-clock time)")
     run.add_argument("--preset", choices=tuple(PRESETS), default="quick",
                      help="statistical requirements (default quick; see above)")
-    run.add_argument("--ci", type=float, default=None, metavar="WIDTH",
-                     help="required full CI width of each index (absolute)")
-    run.add_argument("--ci-perc", type=float, default=None, metavar="P",
-                     help="required full CI width in %% of the mean (indices and WPS)")
-    run.add_argument("--ac", type=float, default=None, metavar="R",
-                     help="autocorrelation limit of subsession means, in (0, 1]")
-    run.add_argument("--min-sample-size", type=int, default=None, metavar="H",
-                     help="fewest subsessions before an index can meet its target")
+    run.add_argument("--half-width", type=float, default=None, metavar="E",
+                     help="required CI half width of each index, in its unit (mean ± E)")
+    run.add_argument("--half-width-percent", type=float, default=None, metavar="P",
+                     help="required CI half width in %% of the mean, indices and WPS "
+                     "(mean ± P %%; Pilot's --ci-perc is twice this)")
+    run.add_argument("--autocorrelation-limit", type=float, default=None, metavar="R",
+                     help="limit on the lag-1 autocorrelation of subsession means, in (0, 1]")
+    run.add_argument("--min-subsessions", type=int, default=None, metavar="H",
+                     help="minimum number of subsessions before an index can meet its "
+                     "target (Pilot's --min-sample-size)")
     run.add_argument("--confidence-level", type=float, default=0.95, metavar="C",
                      help="level of every interval (default 0.95)")
-    run.add_argument("--session-limit", type=float, default=None, metavar="SECONDS",
+    run.add_argument("--max-duration", type=float, default=None, metavar="SECONDS",
                      help="stop once the rounds add up to this many seconds")
     run.add_argument("--min-round-duration", type=float, default=None, metavar="SECONDS",
                      help="shorter rounds are stored but not used (default: the preset's "
                      "threshold with -w, 0 without)")
     run.add_argument("--min-rounds", type=int, default=10, metavar="N",
-                     help="never stop before N rounds (default 10)")
+                     help="minimum number of rounds of a session: never stop before N "
+                     "(default 10)")
     run.add_argument("--max-rounds", type=int, default=1000, metavar="N",
                      help="stop after N rounds (default 1000)")
     run.add_argument("--min-size", type=int, default=30, metavar="N",
-                     help="warm-up detection in unit readings: minimum segment length "
+                     help="minimum segment length for warm-up detection in unit readings "
                      "(rounds need 2N readings; about a sixth of the round for short rounds)")
     run.add_argument("--wps", action="store_true",
                      help="the work-per-second throughput interval must be met (needs -w)")
     run.add_argument("--work-unit", default="units", metavar="U",
-                     help="label of the work amount (default units)")
+                     help="label of the unit of work (default units)")
     run.add_argument("--valid-rc", default="0", metavar="RC[,RC...]",
                      help="exit statuses of the program that count as success (default 0)")
     run.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
@@ -220,7 +226,7 @@ def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
     if not program:
         raise _UsageError("give the benchmark command after --, e.g. pilotstats run --pi "
                           "latency,ms,0 -- ./bench %WORK_AMOUNT%")
-    work = _work_range(args.work_amount)
+    work = _work_range(args.work)
     if work is None and any(WORK_AMOUNT in arg for arg in program):
         raise _UsageError(f"{WORK_AMOUNT} appears in the command but -w MIN,MAX is not given")
     if args.wps and work is None:
@@ -232,9 +238,9 @@ def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
         raise _UsageError("nothing to measure: declare --pi NAME,UNIT,COLUMN,TYPE,MUST, or "
                           "use -w MIN,MAX with --wps")
     preset = PRESETS[args.preset]
-    ci_perc = args.ci_perc
-    if ci_perc is None and args.ci is None:
-        ci_perc = preset["ci_perc"]
+    percent = args.half_width_percent
+    if percent is None and args.half_width is None:
+        percent = preset["half_width_percent"]
     min_round = args.min_round_duration
     if min_round is None and work is not None:
         min_round = preset["min_round_duration"]
@@ -244,7 +250,7 @@ def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "work_range": work,
         "pis": [pi.__dict__ for pi in pis],
         "unit_readings": bool(args.unit_readings),
-        "duration_col": args.duration_col,
+        "duration_column": args.duration_column,
         "valid_rc": _valid_rc(args.valid_rc),
         "env": _env(args.env),
         "timeout": args.timeout,
@@ -255,25 +261,30 @@ def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
             "max_work": None if work is None else work[1],
             "min_work": 1.0 if work is None else work[0],
             "initial_work": None if work is None else work[0],
-            "ci_percent_of_mean": ci_perc if ci_perc is not None else preset["ci_perc"],
-            "readings_ci_percent_of_mean": ci_perc,
-            "readings_ci_width": args.ci,
-            "unit_readings_ci_percent_of_mean": ci_perc,
-            "unit_readings_ci_width": args.ci,
+            "half_width_percent": (
+                percent if percent is not None else preset["half_width_percent"]
+            ),
+            "readings_half_width_percent": percent,
+            "readings_half_width": args.half_width,
+            "unit_readings_half_width_percent": percent,
+            "unit_readings_half_width": args.half_width,
             "confidence_level": args.confidence_level,
-            "autocorrelation_limit": args.ac if args.ac is not None else preset["ac"],
+            "autocorrelation_limit": (
+                args.autocorrelation_limit if args.autocorrelation_limit is not None
+                else preset["autocorrelation_limit"]
+            ),
             "min_rounds": args.min_rounds,
             "max_rounds": args.max_rounds,
-            "max_duration": args.session_limit,
+            "max_duration": args.max_duration,
             "min_round_duration": min_round,
             "wps_analysis": bool(args.wps),
             "readings_min_subsessions": int(
-                args.min_sample_size if args.min_sample_size is not None
-                else preset["min_sample_size"]
+                args.min_subsessions if args.min_subsessions is not None
+                else preset["min_subsessions"]
             ),
             "unit_readings_min_subsessions": int(
-                args.min_sample_size if args.min_sample_size is not None
-                else preset["min_sample_size"]
+                args.min_subsessions if args.min_subsessions is not None
+                else preset["min_subsessions"]
             ),
             "min_size": args.min_size,
             "unit": args.work_unit,
@@ -309,16 +320,16 @@ def _width_text(item: IndexAnalysis) -> str:
         return f"{label}: n = {item.n}, CI undetermined"
     unit = f" {item.unit}" if item.unit else ""
     level = _percent(item.analysis.confidence_level, 0)
-    width = item.analysis.ci_width
-    target = None if item.required is None else item.required.target_ci_width
+    half = item.analysis.half_width
+    target = None if item.required is None else item.required.target_half_width
     if estimate != 0:
-        shown = _percent(abs(width / estimate))
-        goal = "" if target is None else f" (target {_percent(abs(target / estimate))})"
+        shown = _percent(abs(half / estimate))
+        goal = "" if target is None else f" (target ±{_percent(abs(target / estimate))})"
     else:
-        shown = format_number(width)
-        goal = "" if target is None else f" (target {format_number(target)})"
+        shown = format_number(half)
+        goal = "" if target is None else f" (target ±{format_number(target)})"
     mark = "" if item.must_satisfy else ", not required"
-    return f"{label} {format_number(estimate)}{unit}, {level} CI width {shown}{goal}{mark}"
+    return f"{label} {format_number(estimate)}{unit}, {level} CI ±{shown}{goal}{mark}"
 
 
 def _progress_line(session: BenchmarkSession, result: SessionResult, elapsed: float) -> str:
@@ -326,12 +337,12 @@ def _progress_line(session: BenchmarkSession, result: SessionResult, elapsed: fl
     fit = result.wps
     if session.wps_analysis:
         if fit is not None and fit.valid:
-            target = result.wps_target_width
-            goal = "" if target is None else f" (target {_percent(target / fit.throughput)})"
-            width = fit.throughput_ci_width / fit.throughput
+            target = result.wps_target_half_width
+            goal = "" if target is None else f" (target ±{_percent(target / fit.throughput)})"
+            half = fit.throughput_half_width / fit.throughput
             level = _percent(result.confidence_level, 0)
             parts.append(f"wps v {format_number(fit.throughput)} {result.unit}/s, {level} CI "
-                         f"width {_percent(width)}{goal}")
+                         f"±{_percent(half)}{goal}")
         else:
             parts.append("wps undetermined")
     parts.extend(_width_text(item) for item in (*result.readings, *result.unit_readings))
@@ -388,7 +399,7 @@ def _export(directory: str, config: dict[str, Any], session: BenchmarkSession,
     rounds = session.state()["rounds"]
     short, outliers = set(result.short_rounds), set(result.outlier_rounds)
     _write_csv(os.path.join(directory, "rounds.csv"),
-               ["round", "work_amount", "duration_s", "short", "wps_outlier"],
+               ["round", "work", "duration_s", "short", "wps_outlier"],
                [[i, r["work"], r["duration"], int(i in short), int(i in outliers)]
                 for i, r in enumerate(rounds)])
     if any(r["readings"] is not None for r in rounds):
@@ -415,7 +426,7 @@ def _export(directory: str, config: dict[str, Any], session: BenchmarkSession,
                       item.n, item.n_removed, item.estimate, low, high,
                       result.confidence_level, int(item.done)])
     _write_csv(os.path.join(directory, "summary.csv"),
-               ["analysis", "name", "unit", "type", "must_satisfy", "n", "n_removed",
+               ["analysis", "name", "unit", "index_type", "must_satisfy", "n", "n_removed",
                 "estimate", "ci_low", "ci_high", "confidence_level", "done"], table)
     with open(os.path.join(directory, "summary.json"), "w", encoding="utf-8") as handle:
         json.dump(summary, handle, indent=2, allow_nan=False)
@@ -449,11 +460,11 @@ def _record_round(session: BenchmarkSession, config: dict[str, Any],
     if any(RESULT_DIR in arg for arg in config["program"]):
         os.makedirs(result_dir, exist_ok=True)
     command = substitute(config["program"], work, result_dir)
-    if not pis and config["duration_col"] is None:
+    if not pis and config["duration_column"] is None:
         output_pis: list[IndexColumn] = []
     else:
         output_pis = pis
-    output = run_round(command, indices=output_pis, duration_column=config["duration_col"],
+    output = run_round(command, indices=output_pis, duration_column=config["duration_column"],
                        valid_rc=set(config["valid_rc"]), env=config["env"],
                        timeout=config["timeout"], round_label=label)
     readings = unit_readings = None
@@ -515,7 +526,7 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         if args.resume is not None:
             directory = args.resume
-            if [arg for arg in args.program if arg != "--"] or args.pi or args.work_amount:
+            if [arg for arg in args.program if arg != "--"] or args.pi or args.work:
                 raise _UsageError("--resume DIR continues the saved session with its own "
                                   "program and options; do not repeat them")
             try:

@@ -23,8 +23,8 @@ def demo_autocorrelation() -> str:
     x = ferrari_response_times()
     naive = subsession_analysis(x, subsession_size=1, unit="s")
     result = subsession_analysis(x, unit="s")
-    needed = required_sample_size(x, ci_percent_of_mean=10)
-    needed_2 = required_sample_size(x, ci_percent_of_mean=4)
+    needed = required_sample_size(x, half_width_percent=5)
+    needed_2 = required_sample_size(x, half_width_percent=2)
     lines = [
         "Autocorrelation: 48 response times (Ferrari 1978, p. 79)",
         f"  lag-1 autocorrelation of raw samples: {lag1_autocorrelation(x):.3f} "

@@ -45,7 +45,7 @@ def _compare_subsession_means() -> Any:
 def _required_sample_size() -> Any:
     from pilotstats.autocorrelation import required_sample_size
 
-    return required_sample_size(_series(), ci_percent_of_mean=1.0)
+    return required_sample_size(_series(), half_width_percent=0.5)
 
 
 def _edm() -> Any:

@@ -6,7 +6,8 @@ Subcommands::
     pilotstats warmup
     pilotstats demo
     pilotstats run [options] -- PROGRAM ARGS...   (see pilotstats._cli_run)
-    pilotstats analyze FILE|FOLDER... [--json] [--target-percent 1] [--statistic median]
+    pilotstats analyze FILE|FOLDER... [--json] [--half-width-percent 1]
+                       [--summary-statistic median]
     pilotstats compare BASE NEW [--json] [--min-change-percent 0] [--allow-missing]
     pilotstats trend FILE|FOLDER... [--json] [--fail-on-regression]
     pilotstats changepoints FILE [--column C | --benchmark B] [--method detect|edm] [--json]
@@ -82,7 +83,8 @@ def _parser() -> argparse.ArgumentParser:
                          help="CSV input: unit of the time column (ns, us, ms, s)")
         sub.add_argument("--no-warmup-detection", action="store_true",
                          help="do not run stable-phase (warm-up/cool-down) detection")
-        sub.add_argument("--statistic", choices=("mean", "median", "min"), default="mean",
+        sub.add_argument("--summary-statistic", choices=("mean", "median", "min"),
+                         default="mean",
                          help="headline statistic: mean (subsession t interval), median "
                          "(order-statistic interval on subsession medians) or min (mean of "
                          "subsession minima); median/min suit heavy-tailed timings")
@@ -91,8 +93,8 @@ def _parser() -> argparse.ArgumentParser:
     analyze = commands.add_parser("analyze", help="per benchmark: warm-up, mean with CI, "
                                   "subsession size, samples needed")
     analyze.add_argument("files", nargs="+", metavar="FILE")
-    analyze.add_argument("--target-percent", type=float, default=1.0, metavar="P",
-                         help="target CI half-width in %% of the mean (default 1 = ±1 %%)")
+    analyze.add_argument("--half-width-percent", type=float, default=1.0, metavar="P",
+                         help="target CI half width in %% of the mean (default 1 = ±1 %%)")
     analyze.add_argument("--benchmark", action="append", default=None, metavar="NAME",
                          help="analyse only this benchmark (repeatable)")
     common(analyze)
@@ -211,11 +213,11 @@ def _analyze_one(path: str, args: argparse.Namespace, **options: Any) -> Any:
     return analyze(_load(path, args), confidence_level=args.confidence_level,
                    autocorrelation_limit=args.autocorrelation_limit,
                    detect_warmup=not args.no_warmup_detection, progress=_progress(args),
-                   statistic=args.statistic, **options)
+                   summary_statistic=args.summary_statistic, **options)
 
 
 def _run_analyze(args: argparse.Namespace) -> int:
-    results = [(path, _analyze_one(path, args, target_percent=args.target_percent,
+    results = [(path, _analyze_one(path, args, half_width_percent=args.half_width_percent,
                                    benchmarks=args.benchmark))
                for path, _ in _expand(args.files)]
     if args.json:
@@ -241,7 +243,7 @@ def _run_compare(args: argparse.Namespace) -> int:
                      autocorrelation_limit=args.autocorrelation_limit,
                      min_change_percent=args.min_change_percent,
                      detect_warmup=not args.no_warmup_detection, progress=_progress(args),
-                     statistic=args.statistic)
+                     summary_statistic=args.summary_statistic)
     unanalysable = [c.name for c in report if c.verdict == "not analysable"]
     compared = len(report) - len(unanalysable)
     incomplete = compared == 0 or bool(unanalysable)

@@ -81,7 +81,7 @@ from pilotstats.exceptions import (
     WorkloadError,
 )
 from pilotstats.regression._outliers import OUTLIER_THRESHOLD
-from pilotstats.regression.planner import WorkPlanner, unit_reading_work_amount
+from pilotstats.regression.planner import WorkPlanner, unit_reading_work
 from pilotstats.regression.wps import WpsResult
 from pilotstats.results import Result, format_number, format_quantity, json_safe
 
@@ -100,6 +100,9 @@ _WARMUP_METHODS: tuple[WarmupRemoval, ...] = ("stable_phase", "trim", "none")
 _INDEX_TYPES: tuple[IndexType, ...] = ("ordinary", "ratio", "binary")
 #: Version of the JSON state written by :meth:`BenchmarkSession.save`.
 STATE_VERSION = 1
+#: Default target of every interval: a half width of 5 % of the estimate (Pilot's default
+#: full width of 10 %).
+_DEFAULT_HALF_WIDTH_PERCENT = 5.0
 
 
 class Baseline(NamedTuple):
@@ -108,7 +111,8 @@ class Baseline(NamedTuple):
     For autocorrelated data give subsession statistics: the mean, the subsession variance
     ``s2_q`` and the number of subsessions ``h`` (a
     :class:`~pilotstats.autocorrelation.SubsessionResult` is accepted wherever a
-    ``Baseline`` is).
+    ``Baseline`` is). For a binary index give the proportion, ``p (1 - p) n / (n - 1)`` and
+    the number of outcomes ``n`` (subsessions of one outcome).
 
     Examples
     --------
@@ -119,7 +123,8 @@ class Baseline(NamedTuple):
     >>> from pilotstats.session import Baseline, BenchmarkSession
     >>> rng = np.random.default_rng(0)
     >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5,
-    ...                            baseline_readings=Baseline(mean=0.52, variance=1e-4, n=10))
+    ...                            baseline_readings=Baseline(mean=0.52, subsession_variance=1e-4,
+    ...                                                       n_subsessions=10))
     >>> while not session.done:
     ...     work = session.next_round()
     ...     session.record(work, 0.01 + work / 1e4, readings=[0.5 + 0.01 * rng.normal()])
@@ -129,8 +134,8 @@ class Baseline(NamedTuple):
     """
 
     mean: float
-    variance: float
-    n: int
+    subsession_variance: float
+    n_subsessions: int
 
 
 class PerformanceIndex(NamedTuple):
@@ -213,11 +218,12 @@ def _as_baseline(value: Any, name: str) -> Baseline | None:
         return Baseline(value.mean, value.subsession_variance, value.n_subsessions)
     if isinstance(value, (tuple, list)) and len(value) == 3:
         mean = check_real(value[0], f"{name} mean")
-        variance = check_real(value[1], f"{name} variance", low=0.0)
-        n = check_int(value[2], f"{name} n", low=2)
+        variance = check_real(value[1], f"{name} subsession_variance", low=0.0)
+        n = check_int(value[2], f"{name} n_subsessions", low=2)
         return Baseline(mean, variance, n)
     raise InvalidInputError(
-        f"{name} must be a Baseline(mean, variance, n), a SubsessionResult or None, "
+        f"{name} must be a Baseline(mean, subsession_variance, n_subsessions), a "
+        "SubsessionResult or None, "
         f"got {type(value).__name__}"
     )
 
@@ -242,10 +248,10 @@ def _as_baselines(value: Any, name: str) -> tuple[Baseline | None, ...]:
     return tuple(_as_baseline(item, f"{name}[{i}]") for i, item in enumerate(value))
 
 
-def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
+def trim_warmup(values: ArrayLike1D, trim_fraction: float = 0.1) -> tuple[int, int]:
     """Pilot's fixed-percentage warm-up trimming of one round's unit readings.
 
-    Drops the first ``round_half_away_from_zero(fraction * n)`` readings, but a non-empty
+    Drops the first ``round_half_away_from_zero(trim_fraction * n)`` readings, but a non-empty
     round always keeps at least its last reading; an empty round contributes nothing
     (autocorrelation spec V4; Pilot ``lib/test/unit_test_unit_readings_iter.cc``).
 
@@ -253,7 +259,7 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
     ----------
     values : array_like, shape (n,)
         The round's unit readings (numbers; may be empty).
-    fraction : float, default 0.1
+    trim_fraction : float, default 0.1
         Fraction of the round treated as warm-up, in [0, 1).
 
     Returns
@@ -264,7 +270,8 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
     Raises
     ------
     InvalidInputError
-        ``values`` is not a 1-D array of finite numbers, or ``fraction`` is outside [0, 1).
+        ``values`` is not a 1-D array of finite numbers, or ``trim_fraction`` is outside
+        [0, 1).
 
     Examples
     --------
@@ -272,7 +279,7 @@ def trim_warmup(values: ArrayLike1D, fraction: float = 0.1) -> tuple[int, int]:
     (1, 9)
     """
     n = int(as_float_array(values, "values", min_length=0).shape[0])
-    p = check_real(fraction, "trim_fraction", low=0.0, high=1.0, high_inclusive=False)
+    p = check_real(trim_fraction, "trim_fraction", low=0.0, high=1.0, high_inclusive=False)
     if n == 0:
         return 0, 0
     drop = min(math.floor(p * n + 0.5), n - 1)
@@ -330,17 +337,17 @@ class IndexAnalysis(Result):
     analysis : SubsessionResult, ProportionResult or None
         Mean (binary: proportion) with its confidence interval (None while undetermined).
     required : SampleSizeResult or None
-        Samples needed for the target width.
+        Samples needed for the target half width.
     comparison : WelchResult or None
         Welch test of this result against the baseline (difference = result - baseline).
     comparison_required : ComparisonSampleSizeResult or None
-        Samples needed to reach the target p-value against the baseline.
+        Samples needed to reach ``p <= significance_level`` against the baseline.
     comparison_note : str or None
         Why no comparison requirement applies (e.g. the difference is unreachable).
     note : str or None
         Why the interval may mislead (warm-up kept in some rounds), if it may.
     done : bool
-        The width target is met and, with a baseline, the comparison size too.
+        The half-width target is met and, with a baseline, the comparison size too.
     progress : float
         Fraction of the requirement reached, in [0, 1].
 
@@ -417,7 +424,7 @@ class SessionProgress(Result):
         Overall progress in [0, 1]: the least advanced of the rounds floor and every
         required analysis (1.0 when done).
     n_rounds, min_rounds : int
-        Rounds recorded and the minimum.
+        Rounds recorded, and the minimum number of rounds of a session.
     done : bool
         The session is finished.
     analyses : dict
@@ -474,8 +481,8 @@ class SessionResult(Result):
         ``"targets_met"``, ``"max_rounds"``, ``"max_duration"`` or None while running.
     wps : WpsResult or None
         Latest work-per-second fit (None before it succeeds or when disabled).
-    wps_target_width : float or None
-        Required full width of the throughput interval at the current estimate.
+    wps_target_half_width : float or None
+        Required half width of the throughput interval at the current estimate (units/s).
     wps_done : bool or None
         The WPS stop rule holds (None when WPS is disabled).
     wps_error : str or None
@@ -522,7 +529,7 @@ class SessionResult(Result):
     targets_met: bool
     stop_reason: str | None
     wps: WpsResult | None
-    wps_target_width: float | None
+    wps_target_half_width: float | None
     wps_done: bool | None
     wps_error: str | None
     readings: tuple[IndexAnalysis, ...]
@@ -563,8 +570,8 @@ class SessionResult(Result):
         if self.wps is not None:
             target = (
                 ""
-                if self.wps_target_width is None
-                else f" (target width {format_number(self.wps_target_width)} {self.unit}/s)"
+                if self.wps_target_half_width is None
+                else f" (target ±{format_number(self.wps_target_half_width)} {self.unit}/s)"
             )
             lines.append(f"  WPS throughput: {self.wps}{target}")
             lines.append(
@@ -594,7 +601,10 @@ def _state_baselines(value: Any) -> Any:
     if value is None:
         return None
     baselines = _as_baselines(value, "baseline")
-    return [None if b is None else [b.mean, b.variance, b.n] for b in baselines]
+    return [
+        None if b is None else [b.mean, b.subsession_variance, b.n_subsessions]
+        for b in baselines
+    ]
 
 
 class BenchmarkSession:
@@ -609,19 +619,21 @@ class BenchmarkSession:
         Smallest work amount.
     initial_work : float, optional
         Work amount of the first round (``max(1, min_work)`` when None).
-    ci_percent_of_mean, ci_width : float, optional
-        Target full width of the WPS throughput interval, in percent of ``v`` and/or
-        units/s (the smaller enabled one applies; both None: 10 %).
-    readings_ci_percent_of_mean, readings_ci_width : float, optional
-        Target full width of the mean of each readings index (both None: 10 %).
-    unit_readings_ci_percent_of_mean, unit_readings_ci_width : float, optional
-        Target full width of the mean of each unit-readings index (both None: 10 %).
+    half_width_percent, half_width : float, optional
+        Target half width of the WPS throughput interval, in percent of ``v`` and/or
+        units/s (the smaller enabled one applies; both None: 5 %, Pilot's default full
+        width of 10 %).
+    readings_half_width_percent, readings_half_width : float, optional
+        Target half width of the interval of each readings index, in percent of its mean
+        and/or in its unit (both None: 5 %).
+    unit_readings_half_width_percent, unit_readings_half_width : float, optional
+        Target half width of the interval of each unit-readings index (both None: 5 %).
     confidence_level : float, default 0.95
         Level of every interval.
     autocorrelation_limit : float, default 0.1
         Limit of the lag-1 autocorrelation of subsession means.
     min_rounds : int, default 10
-        The session never finishes before this many rounds.
+        Minimum number of rounds of a session: it never finishes before this many.
     max_rounds : int or None, default 1000
         Stop (``stop_reason="max_rounds"``) after this many rounds.
     max_duration : float, optional
@@ -636,31 +648,33 @@ class BenchmarkSession:
     wps_analysis : bool, default True
         Estimate the stable throughput by WPS regression (needs ``max_work``).
     min_subsessions : int, default 21
-        Fewest WPS subsessions before the WPS analysis can finish (Pilot: more than 20).
+        Minimum number of subsessions of the WPS fit before the WPS analysis can finish
+        (Pilot: more than 20).
     readings_min_subsessions, unit_readings_min_subsessions : int, default 10
-        Fewest subsessions before a readings / unit-readings target can be met.
+        Minimum number of subsessions before a readings / unit-readings target can be met.
     warmup_removal : {"stable_phase", "trim", "none"}, default "stable_phase"
         How each round's unit readings lose their warm-up and cool-down:
         :func:`pilotstats.changepoints.stable_phase` (a round without a dominant stable
         segment, or with fewer than ``2 * min_size`` readings, is kept whole and
         reported), Pilot's fixed-percentage trimming (:func:`trim_warmup`) or nothing.
     min_size : int, default 30
-        Minimum segment length of the stable-phase search (``stable_phase(min_size=)``).
+        Minimum segment length for warm-up detection (``stable_phase(min_size=)``).
         Rounds need at least ``2 * min_size`` unit readings to be searched; for short
         rounds set it to about a sixth of the round length (at least 5).
     trim_fraction : float, default 0.1
         Fraction trimmed by ``warmup_removal="trim"``.
-    readings_mean, unit_readings_mean : {"arithmetic", "harmonic"}, default "arithmetic"
-        Mean of undeclared readings / unit-readings indices (harmonic for rates);
-        declared indices follow their ``index_type``.
+    readings_mean_method, unit_readings_mean_method : str, default "arithmetic"
+        Mean of undeclared readings / unit-readings indices, ``"arithmetic"`` or
+        ``"harmonic"`` (for rates); declared indices follow their ``index_type``.
     readings_indices, unit_readings_indices : sequence of PerformanceIndex, optional
         Declarations of the indices (name, unit, type, must_satisfy), one per index in
         the order of the values passed to :meth:`record`.
     baseline_readings, baseline_unit_readings : Baseline or sequence, optional
         Baselines per index (a single one applies to index 0); each index with a baseline
-        is compared by Welch's test and must also reach ``target_p_value`` where reachable.
-    target_p_value : float, default 0.05
-        p-value the comparison with a baseline aims for.
+        is compared by Welch's test and must also reach ``significance_level`` where
+        reachable.
+    significance_level : float, default 0.05
+        p-value the comparison with a baseline aims for (``p <= significance_level``).
     subsession_basis : {"residuals", "rates"}, default "residuals"
         Passed to the WPS regression (see :func:`pilotstats.regression.wps`).
     outlier_threshold : float or None, default 10.0
@@ -702,12 +716,12 @@ class BenchmarkSession:
         *,
         min_work: float = 1.0,
         initial_work: float | None = None,
-        ci_percent_of_mean: float | None = None,
-        ci_width: float | None = None,
-        readings_ci_percent_of_mean: float | None = None,
-        readings_ci_width: float | None = None,
-        unit_readings_ci_percent_of_mean: float | None = None,
-        unit_readings_ci_width: float | None = None,
+        half_width_percent: float | None = None,
+        half_width: float | None = None,
+        readings_half_width_percent: float | None = None,
+        readings_half_width: float | None = None,
+        unit_readings_half_width_percent: float | None = None,
+        unit_readings_half_width: float | None = None,
         confidence_level: float = 0.95,
         autocorrelation_limit: float = 0.1,
         min_rounds: int = 10,
@@ -722,13 +736,13 @@ class BenchmarkSession:
         warmup_removal: WarmupRemoval = "stable_phase",
         min_size: int = 30,
         trim_fraction: float = 0.1,
-        readings_mean: MeanMethod = "arithmetic",
-        unit_readings_mean: MeanMethod = "arithmetic",
+        readings_mean_method: MeanMethod = "arithmetic",
+        unit_readings_mean_method: MeanMethod = "arithmetic",
         readings_indices: Sequence[PerformanceIndex] | None = None,
         unit_readings_indices: Sequence[PerformanceIndex] | None = None,
         baseline_readings: Any = None,
         baseline_unit_readings: Any = None,
-        target_p_value: float = 0.05,
+        significance_level: float = 0.05,
         subsession_basis: SubsessionBasis = "residuals",
         outlier_threshold: float | None = OUTLIER_THRESHOLD,
         unit: str = "units",
@@ -744,10 +758,10 @@ class BenchmarkSession:
             )
         self.max_duration = _positive_or_none(max_duration, "max_duration")
         self._readings_target = self._target(
-            readings_ci_percent_of_mean, readings_ci_width, "readings_"
+            readings_half_width_percent, readings_half_width, "readings_"
         )
         self._unit_target = self._target(
-            unit_readings_ci_percent_of_mean, unit_readings_ci_width, "unit_readings_"
+            unit_readings_half_width_percent, unit_readings_half_width, "unit_readings_"
         )
         self.readings_min_subsessions = check_int(
             readings_min_subsessions, "readings_min_subsessions", low=0
@@ -762,17 +776,17 @@ class BenchmarkSession:
         self.trim_fraction = check_real(
             trim_fraction, "trim_fraction", low=0.0, high=1.0, high_inclusive=False
         )
-        self.readings_mean: MeanMethod = check_choice(
-            readings_mean, "readings_mean", ("arithmetic", "harmonic")
+        self.readings_mean_method: MeanMethod = check_choice(
+            readings_mean_method, "readings_mean_method", ("arithmetic", "harmonic")
         )
-        self.unit_readings_mean: MeanMethod = check_choice(
-            unit_readings_mean, "unit_readings_mean", ("arithmetic", "harmonic")
+        self.unit_readings_mean_method: MeanMethod = check_choice(
+            unit_readings_mean_method, "unit_readings_mean_method", ("arithmetic", "harmonic")
         )
         self.readings_indices = _as_indices(readings_indices, "readings_indices")
         self.unit_readings_indices = _as_indices(unit_readings_indices, "unit_readings_indices")
         self._baseline_readings = _as_baselines(baseline_readings, "baseline_readings")
         self._baseline_units = _as_baselines(baseline_unit_readings, "baseline_unit_readings")
-        self.target_p_value = check_probability(target_p_value, "target_p_value")
+        self.significance_level = check_probability(significance_level, "significance_level")
         self.unit = str(unit)
         self.max_work = (
             None
@@ -793,8 +807,8 @@ class BenchmarkSession:
                 min_round_duration=self.min_round_duration,
                 target_initial_time=target_initial_time,
                 initial_work=initial_work,
-                ci_percent_of_mean=ci_percent_of_mean,
-                ci_width=ci_width,
+                half_width_percent=half_width_percent,
+                half_width=half_width,
                 confidence_level=self.confidence_level,
                 autocorrelation_limit=self.autocorrelation_limit,
                 min_subsessions=min_subsessions,
@@ -828,10 +842,10 @@ class BenchmarkSession:
     def _target(
         percent: float | None, width: float | None, prefix: str
     ) -> tuple[float | None, float | None]:
-        percent = _positive_or_none(percent, f"{prefix}ci_percent_of_mean")
-        width = _positive_or_none(width, f"{prefix}ci_width")
+        percent = _positive_or_none(percent, f"{prefix}half_width_percent")
+        width = _positive_or_none(width, f"{prefix}half_width")
         if percent is None and width is None:
-            percent = 10.0
+            percent = _DEFAULT_HALF_WIDTH_PERCENT
         return percent, width
 
     # -- state ---------------------------------------------------------------------------
@@ -874,7 +888,7 @@ class BenchmarkSession:
     # -- protocol ------------------------------------------------------------------------
 
     def next_round(self) -> float | None:
-        """Work amount for the next round (None when the workload has no work amount)."""
+        """Work of the next round (None when the workload's work cannot vary)."""
         if self.planner is None:
             return None
         extra = self._unit_reading_proposals()
@@ -882,7 +896,7 @@ class BenchmarkSession:
 
     def record(
         self,
-        work_amount: float | None,
+        work: float | None,
         duration: float,
         readings: ArrayLike1D | float | None = None,
         unit_readings: Any = None,
@@ -891,7 +905,7 @@ class BenchmarkSession:
 
         Parameters
         ----------
-        work_amount : float or None
+        work : float or None
             Work done by the round (> 0); None only when the session has no ``max_work``.
         duration : float
             Round duration in seconds (>= 0). A round shorter than ``min_round_duration``,
@@ -918,28 +932,28 @@ class BenchmarkSession:
                 f"{self.n_rounds} rounds; check BenchmarkSession.done before running "
                 "another round"
             )
-        self._record(work_amount, duration, readings, unit_readings)
+        self._record(work, duration, readings, unit_readings)
         self._analyse_all()
         self._update_stop()
 
     def _record(
-        self, work_amount: float | None, duration: float, readings: Any, unit_readings: Any
+        self, work: float | None, duration: float, readings: Any, unit_readings: Any
     ) -> None:
         """Validate and store one round (no analysis)."""
         d = check_real(duration, "duration", low=0.0)
         if self.planner is not None:
-            if work_amount is None:
-                raise InvalidInputError("work_amount is required when the session has max_work")
-            w = check_real(work_amount, "work_amount", low=0.0, low_inclusive=False)
+            if work is None:
+                raise InvalidInputError("work is required when the session has max_work")
+            w = check_real(work, "work", low=0.0, low_inclusive=False)
         else:
-            w = 0.0 if work_amount is None else check_real(work_amount, "work_amount", low=0.0)
+            w = 0.0 if work is None else check_real(work, "work", low=0.0)
         reading_row = self._check_readings(readings)
         unit_rows = self._check_unit_readings(unit_readings)
 
         round_index = self.n_rounds
         self._raw.append(
             (
-                None if work_amount is None else w,
+                None if work is None else w,
                 d,
                 None if reading_row is None else reading_row.tolist(),
                 None if unit_rows is None else [row.tolist() for row in unit_rows],
@@ -988,8 +1002,10 @@ class BenchmarkSession:
         declared = self._declared(kind)
         if index < len(declared):
             return declared[index].index_type
-        mean = self.readings_mean if kind == "readings" else self.unit_readings_mean
-        return "ratio" if mean == "harmonic" else "ordinary"
+        mean_method = (
+            self.readings_mean_method if kind == "readings" else self.unit_readings_mean_method
+        )
+        return "ratio" if mean_method == "harmonic" else "ordinary"
 
     def _check_values(self, kind: str, index: int, values: Float64Array1D, name: str) -> None:
         index_type = self._index_type(kind, index)
@@ -1124,7 +1140,7 @@ class BenchmarkSession:
         n = int(data.shape[0])
         analysis: SubsessionResult | ProportionResult | None = None
         required: SampleSizeResult | None = None
-        mean: MeanMethod = "harmonic" if index_type == "ratio" else "arithmetic"
+        mean_method: MeanMethod = "harmonic" if index_type == "ratio" else "arithmetic"
         variance_and_count: tuple[float, float, int, int] | None = None
         if n >= 3:
             try:
@@ -1138,7 +1154,7 @@ class BenchmarkSession:
                         data,
                         confidence_level=self.confidence_level,
                         autocorrelation_limit=self.autocorrelation_limit,
-                        mean=mean,
+                        mean_method=mean_method,
                     )
                     analysis = sub
                     variance_and_count = (
@@ -1152,12 +1168,12 @@ class BenchmarkSession:
             try:
                 required = required_sample_size(
                     data,
-                    ci_percent_of_mean=target[0],
-                    ci_width=target[1],
+                    half_width_percent=target[0],
+                    half_width=target[1],
                     confidence_level=self.confidence_level,
                     autocorrelation_limit=self.autocorrelation_limit,
                     min_subsessions=min_subsessions,
-                    mean=mean,
+                    mean_method=mean_method,
                     kind="proportion" if index_type == "binary" else "mean",
                 )
             except PilotStatsError:
@@ -1173,18 +1189,18 @@ class BenchmarkSession:
                     variance,
                     count,
                     baseline.mean,
-                    baseline.variance,
-                    baseline.n,
+                    baseline.subsession_variance,
+                    baseline.n_subsessions,
                     confidence_level=self.confidence_level,
                 )
                 comparison_required = required_sample_size_for_comparison(
                     baseline.mean,
-                    baseline.variance,
-                    baseline.n,
+                    baseline.subsession_variance,
+                    baseline.n_subsessions,
                     estimate,
                     variance,
                     count,
-                    target_p_value=self.target_p_value,
+                    significance_level=self.significance_level,
                     subsession_size=size,
                     min_subsessions=min_subsessions,
                 )
@@ -1226,7 +1242,7 @@ class BenchmarkSession:
         )
 
     def _unit_reading_proposals(self) -> list[float]:
-        """Work amounts expected to deliver the missing unit readings, per unfinished index."""
+        """Work expected to deliver the missing unit readings, per unfinished index."""
         proposals = []
         total_work = math.fsum(self._work)
         for item in self._unit_analyses:
@@ -1235,7 +1251,7 @@ class BenchmarkSession:
             required = None if item.required is None else item.required.samples
             if item.comparison_required is not None and item.comparison_note is None:
                 required = max(required or 0, item.comparison_required.samples)
-            proposals.append(unit_reading_work_amount(required, item.n, total_work, self._work[-1]))
+            proposals.append(unit_reading_work(required, item.n, total_work, self._work[-1]))
         return proposals
 
     def _update_stop(self) -> None:
@@ -1256,8 +1272,8 @@ class BenchmarkSession:
             return 1.0
         result = planner.wps_result
         by_h = min(1.0, result.n_subsessions / planner.min_subsessions)
-        required = planner.required_ci_width
-        width = result.throughput_ci_width
+        required = planner.target_half_width
+        width = result.throughput_half_width
         if required is None or not math.isfinite(width) or not result.valid:
             by_width = 0.0
         elif width <= required:
@@ -1323,7 +1339,7 @@ class BenchmarkSession:
             targets_met=self.targets_met,
             stop_reason=self._stop_reason,
             wps=None if planner is None or not self.wps_analysis else planner.wps_result,
-            wps_target_width=None if planner is None else planner.required_ci_width,
+            wps_target_half_width=None if planner is None else planner.target_half_width,
             wps_done=self._wps_done(),
             wps_error=wps_error,
             readings=self._readings_analyses,
@@ -1384,7 +1400,7 @@ class BenchmarkSession:
 
         Examples
         --------
-        >>> session = BenchmarkSession(min_rounds=5, readings_ci_percent_of_mean=5)
+        >>> session = BenchmarkSession(min_rounds=5, readings_half_width_percent=2.5)
         >>> for value in (1.0, 1.1, 0.9):
         ...     session.record(None, 1.0, readings=[value])
         >>> copy = BenchmarkSession.from_state(session.state())
@@ -1504,12 +1520,12 @@ def run_session(
     Parameters
     ----------
     workload : callable
-        ``workload(work_amount)`` runs one round (``work_amount`` is None when ``max_work``
-        is None) and returns None (the round is timed with ``timer``), its duration in
+        ``workload(work)`` runs one round (``work`` is None when ``max_work`` is None) and
+        returns None (the round is timed with ``timer``), its duration in
         seconds, or ``(duration, unit_readings)`` where ``duration`` may be None to use the
         measured time.
     max_work : float, optional
-        Largest work amount (see :class:`BenchmarkSession`).
+        Largest work of a round (see :class:`BenchmarkSession`).
     progress : tqdm-like object or callable, optional
         A ``tqdm`` bar (its ``update`` receives percentage points of progress, its postfix
         a status message) or a function called with a :class:`SessionProgress` after

@@ -53,18 +53,18 @@ class TestAnalyze:
         assert item.mean == pytest.approx(ref.mean, rel=1e-15)
         assert (item.ci_low, item.ci_high) == pytest.approx((ref.ci_low, ref.ci_high), rel=1e-14)
         assert item.subsession_size == ref.subsession_size
-        size = required_sample_size(kept, ci_percent_of_mean=2.0)
+        size = required_sample_size(kept, half_width_percent=1.0)
         assert item.samples_needed == size.samples
         assert item.warmup_method == "off"
         assert item.between_run_std is not None and item.within_run_std is not None
         low, high = item.confidence_interval(0.99)
         assert low < item.ci_low and high > item.ci_high
 
-    def test_target_percent_is_half_width(self) -> None:
+    def test_half_width_percent_means_the_same_everywhere(self) -> None:
         m = runs_measurements(1.0, 0.01, 1, 400, seed=2)
         kept = m.time_per_work
-        item = analyze(m, target_percent=0.5, detect_warmup=False)["bench"]
-        assert item.samples_needed == required_sample_size(kept, ci_percent_of_mean=1.0).samples
+        item = analyze(m, half_width_percent=0.5, detect_warmup=False)["bench"]
+        assert item.samples_needed == required_sample_size(kept, half_width_percent=0.5).samples
 
     def test_json_round_trip(self) -> None:
         report = analyze(load(DATA / "pyperf_suite.json"))
@@ -96,8 +96,8 @@ class TestAnalyze:
         m = load(DATA / "jmh.json")
         name = "org.example.ListBench.linkedList(size=100)"
         item = analyze(m)[name]
-        ref = subsession_analysis(m[name].time_per_work, mean="harmonic")
-        assert item.statistic == "harmonic mean"
+        ref = subsession_analysis(m[name].time_per_work, mean_method="harmonic")
+        assert item.summary_statistic == "harmonic mean"
         assert item.mean == pytest.approx(ref.mean, rel=1e-15)
         score = json.loads((DATA / "jmh.json").read_text())[1]["primaryMetric"]["score"]
         assert item.mean == pytest.approx(1.0 / score, rel=1e-12)
@@ -140,8 +140,8 @@ class TestAnalyze:
         m = Measurements([1.0, 2.0, 3.0], benchmark="x")
         with pytest.raises(InvalidInputError, match="confidence_level"):
             analyze(m, confidence_level=1.5)
-        with pytest.raises(InvalidInputError, match="target_percent"):
-            analyze(m, target_percent=0)
+        with pytest.raises(InvalidInputError, match="half_width_percent"):
+            analyze(m, half_width_percent=0)
         with pytest.raises(InvalidInputError, match="not in the measurements"):
             analyze(m, benchmarks=["y"])
         with pytest.raises(InvalidInputError, match="Measurements"):

@@ -53,7 +53,7 @@ def not_constant(x: np.ndarray) -> bool:
 def test_lag1_matches_brute_force(x: np.ndarray, q: int, harmonic: bool) -> None:
     if harmonic:
         x = np.abs(x) + 1.0
-    got = lag1_autocorrelation(x, q, mean="harmonic" if harmonic else "arithmetic")
+    got = lag1_autocorrelation(x, q, mean_method="harmonic" if harmonic else "arithmetic")
     if np.ptp(x) == 0:
         # Constant data: zero variance, r1 undefined -> 1.0 as in Pilot. The naive sums
         # turn rounding noise into a spurious variance here; the compensated kernels do not
@@ -195,15 +195,15 @@ def test_wilson_inside_unit_interval(n: int, data: st.DataObject, level: float) 
     x = np.r_[np.ones(ones), np.zeros(n - ones)]
     result = proportion_interval(x, confidence_level=level)
     assert 0.0 <= result.ci_low <= result.proportion <= result.ci_high <= 1.0
-    assert result.ci_width > 0
+    assert result.half_width > 0
 
 
 @settings(max_examples=80, deadline=None)
-@given(series(finite, 3, 80), st.floats(1.0, 60.0))
+@given(series(finite, 3, 80), st.floats(0.5, 30.0))
 def test_iterated_and_current_dof_agree_on_verdict(x: np.ndarray, percent: float) -> None:
     """If h_req > h then h < h_req* <= h_req, otherwise h_req* <= h (spec §10)."""
     assume(not_constant(x) and abs(float(np.mean(x))) > 1e-3)
-    kwargs = {"ci_percent_of_mean": percent, "autocorrelation_limit": 1.0}
+    kwargs = {"half_width_percent": percent, "autocorrelation_limit": 1.0}
     pilot = required_sample_size(x, **kwargs)
     iterated = required_sample_size(x, method="iterate", **kwargs)
     assert pilot.enough == iterated.enough
@@ -219,24 +219,24 @@ def test_iterated_matches_linear_scan() -> None:
     rng = np.random.default_rng(11)
     for _ in range(20):
         x = rng.normal(10, rng.uniform(0.1, 5), size=int(rng.integers(5, 80)))
-        result = required_sample_size(x, method="iterate", ci_percent_of_mean=5,
+        result = required_sample_size(x, method="iterate", half_width_percent=2.5,
                                       autocorrelation_limit=1.0)
         s2 = float(np.var(x, ddof=1))
-        e = result.target_ci_width / 2
+        e = result.target_half_width
         assert result.h_required == naive.blocks_required_iterated(s2, e, 0.95)
 
 
 def test_wilson_required_size_is_smallest() -> None:
     x = np.r_[np.ones(30), np.zeros(20)]
-    result = required_sample_size(x, kind="proportion", ci_width=0.1)
+    result = required_sample_size(x, kind="proportion", half_width=0.05)
     n_req = result.h_required
     assert n_req is not None
     z = 1.959963984540054
 
     low, high = wilson_interval(0.6, n_req, z)
-    assert high - low <= 0.1
+    assert (high - low) / 2 <= 0.05
     low, high = wilson_interval(0.6, n_req - 1, z)
-    assert high - low > 0.1
+    assert (high - low) / 2 > 0.05
 
 
 def test_comparison_sample_size_rounds_up_and_guards() -> None:
@@ -247,7 +247,8 @@ def test_comparison_sample_size_rounds_up_and_guards() -> None:
     with pytest.raises(UnreachableTargetError, match="no sample size"):
         required_sample_size_for_comparison(10.0, 1.0, 50, 10.0, 1.0, 20)
     with pytest.raises(UnreachableTargetError):  # baseline uncertainty dominates
-        required_sample_size_for_comparison(10.0, 100.0, 3, 10.1, 1.0, 20, target_p_value=0.001)
+        required_sample_size_for_comparison(10.0, 100.0, 3, 10.1, 1.0, 20,
+                                            significance_level=0.001)
 
 
 def test_compare_subsession_means_uses_block_statistics() -> None:
@@ -267,7 +268,7 @@ def test_compare_subsession_means_uses_block_statistics() -> None:
 
 def test_constant_data_documented_answer() -> None:
     result = subsession_analysis([5.0] * 10, unit="ms")
-    assert result.constant and result.mean == 5.0 and result.ci_width == 0.0
+    assert result.constant and result.mean == 5.0 and result.half_width == 0.0
     assert result.subsession_size == 1 and result.subsession_variance == 0.0
     assert math.isnan(result.autocorrelation)
     assert json.dumps(result.to_dict(), allow_nan=False)
@@ -289,7 +290,7 @@ def test_inputs_not_modified() -> None:
     copy = x.copy()
     subsession_analysis(x)
     required_sample_size(x)
-    lag1_autocorrelation(x, 2, mean="harmonic")
+    lag1_autocorrelation(x, 2, mean_method="harmonic")
     np.testing.assert_array_equal(x, copy)
 
 
@@ -354,18 +355,18 @@ def test_bad_autocorrelation_limit(limit: float) -> None:
 def test_other_bad_parameters() -> None:
     x = ferrari_response_times()
     with pytest.raises(InvalidInputError, match="mean"):
-        subsession_analysis(x, mean="geometric")  # type: ignore[arg-type]
+        subsession_analysis(x, mean_method="geometric")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="strictly positive"):
-        subsession_analysis(x - 2.0, mean="harmonic")
+        subsession_analysis(x - 2.0, mean_method="harmonic")
     with pytest.raises(InvalidInputError, match="subsession_size"):
         subsession_analysis(x, subsession_size=0)
     with pytest.raises(NotEnoughDataError, match="subsession_size=30"):
         subsession_analysis(x, subsession_size=30)
     with pytest.raises(InvalidInputError, match="method"):
         required_sample_size(x, method="exact")  # type: ignore[arg-type]
-    with pytest.raises(InvalidInputError, match="ci_width"):
-        required_sample_size(x, ci_width=-1.0)
-    with pytest.raises(InvalidInputError, match="absolute ci_width"):
+    with pytest.raises(InvalidInputError, match="half_width"):
+        required_sample_size(x, half_width=-1.0)
+    with pytest.raises(InvalidInputError, match="absolute half_width"):
         required_sample_size([-1.0, 0.0, 1.0])
     with pytest.raises(InvalidInputError, match="min_subsessions"):
         required_sample_size(x, min_subsessions=-1)
@@ -377,8 +378,8 @@ def test_other_bad_parameters() -> None:
         welch_test(1.0, 1.0, 1, 2.0, 1.0, 10)
     with pytest.raises(InvalidInputError, match="var2"):
         welch_test(1.0, 1.0, 10, 2.0, -1.0, 10)
-    with pytest.raises(InvalidInputError, match="target_p_value"):
-        required_sample_size_for_comparison(1.0, 1.0, 10, 2.0, 1.0, 10, target_p_value=1.5)
+    with pytest.raises(InvalidInputError, match="significance_level"):
+        required_sample_size_for_comparison(1.0, 1.0, 10, 2.0, 1.0, 10, significance_level=1.5)
     with pytest.raises(InvalidInputError, match="alternative"):
         welch_test(1.0, 1.0, 10, 2.0, 1.0, 10, alternative="both")  # type: ignore[arg-type]
 

@@ -485,7 +485,7 @@ def test_f_test_equals_statsmodels_compare_f_test(weights) -> None:
     statistic, p_value, df_diff = fit_big.compare_f_test(fit_small)
     assert result.statistic == pytest.approx(statistic, rel=1e-6)
     assert result.p_value == pytest.approx(p_value, rel=1e-6)
-    assert result.df1 == df_diff == 1 and result.df2 == 22
+    assert result.dof1 == df_diff == 1 and result.dof2 == 22
     f_stat, p = result
     assert (f_stat, p) == (result.statistic, result.p_value)
     json.dumps(result.to_dict(), allow_nan=False)
@@ -522,7 +522,7 @@ def test_f_test_two_versus_three_queues() -> None:
         restricted = calibrate(two, conditions, z, [1.0, 2.0])
     assert restricted.params[0] == pytest.approx(restricted.params[1], rel=1e-4)
     result = f_test(restricted, full)
-    assert result.df1 == 1 and result.df2 == 2 * conditions.size - 3
+    assert result.dof1 == 1 and result.dof2 == 2 * conditions.size - 3
     assert result.p_value < 0.01
 
 

@@ -70,7 +70,7 @@ class TestAnalyzeCommand:
 
     def test_several_files_and_options(self, capsys: pytest.CaptureFixture[str]) -> None:
         status, out, _ = run(["analyze", str(DATA / "hyperfine.json"), str(DATA / "jmh.json"),
-                              "--confidence-level", "0.99", "--target-percent", "2"], capsys)
+                              "--confidence-level", "0.99", "--half-width-percent", "2"], capsys)
         assert status == 0
         assert "99 % CI" in out and "n for ±2 %" in out
         assert str(DATA / "jmh.json") in out

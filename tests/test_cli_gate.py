@@ -96,9 +96,9 @@ def _spy(monkeypatch: pytest.MonkeyPatch, name: str) -> list[dict[str, Any]]:
 
 
 OPTIONS = ["--confidence-level", "0.9", "--autocorrelation-limit", "0.3",
-           "--no-warmup-detection", "--no-progress", "--statistic", "median"]
+           "--no-warmup-detection", "--no-progress", "--summary-statistic", "median"]
 EXPECTED = {"confidence_level": 0.9, "autocorrelation_limit": 0.3, "detect_warmup": False,
-            "statistic": "median"}
+            "summary_statistic": "median"}
 
 
 @pytest.mark.parametrize("command", ["analyze", "trend", "compare"])
@@ -227,16 +227,16 @@ def test_median_and_min_statistics_on_heavy_tails(
         return path
 
     base, new = write("base.json", 1e-3), write("new.json", 1.03e-3)
-    status, out, _ = run(["compare", str(base), str(new), "--statistic", "median",
+    status, out, _ = run(["compare", str(base), str(new), "--summary-statistic", "median",
                           "--json", "--no-warmup-detection"], capsys)
     item = json.loads(out)["comparisons"][0]
-    assert status == 1 and item["statistic"] == "median"
+    assert status == 1 and item["summary_statistic"] == "median"
     assert item["relative_change"] == pytest.approx(0.03, abs=0.01)
     status, out, _ = run(["compare", str(base), str(new), "--json", "--no-warmup-detection"],
                          capsys)
     assert json.loads(out)["comparisons"][0]["verdict"] != "regression"  # the mean misses it
-    status, out, _ = run(["analyze", str(base), "--statistic", "min", "--json",
+    status, out, _ = run(["analyze", str(base), "--summary-statistic", "min", "--json",
                           "--no-warmup-detection"], capsys)
     item = json.loads(out)["results"][0]["benchmarks"][0]
-    assert item["statistic"] == "subsession min"
+    assert item["summary_statistic"] == "subsession min"
     assert item["ci_low"] < item["mean"] < item["ci_high"] < 1e-3

@@ -98,7 +98,7 @@ def test_unit_readings_session_covers_the_truth(
     out = tmp_path / "out"
     status, stdout, stderr = run_cli(
         capsys, "-o", str(out), "--pi", "latency,ms,0,ordinary,1", "--pi", "ok,,1,binary,0",
-        "--min-sample-size", "10", "--min-size", "8", "--json",
+        "--min-subsessions", "10", "--min-size", "8", "--json",
         "--", sys.executable, str(program), "50",
     )
     assert status == 0, stderr
@@ -113,7 +113,7 @@ def test_unit_readings_session_covers_the_truth(
     # Live progress: one line per round on stderr, with the CI against its target.
     progress = [line for line in stderr.splitlines() if line.startswith("round ")]
     assert len(progress) == result["n_rounds"]
-    assert "95 % CI width" in progress[-1] and "target 20.0 %" in progress[-1]
+    assert "95 % CI ±" in progress[-1] and "target ±10.0 %" in progress[-1]
     for name in ("rounds.csv", "unit_readings.csv", "summary.csv", "summary.json",
                  "session.json", "rounds.jsonl"):
         assert (out / name).exists(), name
@@ -135,9 +135,9 @@ def test_wps_session_short_rounds_and_text_summary(
     program = script(tmp_path, "wps", WPS)
     out = tmp_path / "out"
     status, stdout, stderr = run_cli(
-        capsys, "-o", str(out), "-w", "100,200000", "--wps", "--duration-col", "0",
+        capsys, "-o", str(out), "-w", "100,200000", "--wps", "--duration-column", "0",
         "--pi", "throughput,op/s,1,ratio,1", "--pi", "ok,,2,binary,0",
-        "--min-round-duration", "0.2", "--min-sample-size", "5", "--ci-perc", "10",
+        "--min-round-duration", "0.2", "--min-subsessions", "5", "--half-width-percent", "5",
         "--work-unit", "op", "-q", "--", sys.executable, str(program), "%WORK_AMOUNT%",
     )
     assert status == 0, stderr
@@ -162,9 +162,9 @@ def test_failing_program_keeps_rounds_and_resumes(
 ) -> None:
     program = script(tmp_path, "wps", WPS)
     out = tmp_path / "out"
-    args = ["-o", str(out), "-w", "100,200000", "--duration-col", "0",
+    args = ["-o", str(out), "-w", "100,200000", "--duration-column", "0",
             "--pi", "throughput,op/s,1,ratio,1", "--min-round-duration", "0",
-            "--min-sample-size", "5", "--env", "FAIL_AT=4", "-q",
+            "--min-subsessions", "5", "--env", "FAIL_AT=4", "-q",
             "--", sys.executable, str(program), "%WORK_AMOUNT%"]
     status, stdout, stderr = run_cli(capsys, *args)
     assert status == 4
@@ -243,8 +243,8 @@ def test_ctrl_c_writes_partial_results_and_resumes(
 def test_baseline_regression_exit_status(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    common = ["--pi", "latency,ms,0,ordinary,1", "--min-sample-size", "10", "--min-size", "8",
-              "--ci-perc", "5", "-q"]
+    common = ["--pi", "latency,ms,0,ordinary,1", "--min-subsessions", "10", "--min-size", "8",
+              "--half-width-percent", "2.5", "-q"]
     base_program = script(tmp_path, "base", LATENCY)
     status, _, stderr = run_cli(capsys, "-o", str(tmp_path / "base_out"), *common,
                                 "--", sys.executable, str(base_program), "50")
@@ -293,17 +293,20 @@ def test_resume_without_state_is_a_usage_error(
 
 
 def test_presets_hold_pilots_values() -> None:
+    """Pilot's presets (cli/run_program.cc): autocorrelation limit, CI width in % of the
+    mean, subsessions, round threshold. Pilot's widths are full widths; the presets hold
+    half widths, so they are compared with half of Pilot's numbers."""
     from pilotstats._cli_run import PRESETS
 
     expected: dict[str, Any] = {
-        "quick": (0.8, 20.0, 30, 3.0),
-        "normal": (0.2, 10.0, 50, 10.0),
-        "strict": (0.1, 10.0, 200, 20.0),
+        "quick": (0.8, 20.0 / 2, 30, 3.0),
+        "normal": (0.2, 10.0 / 2, 50, 10.0),
+        "strict": (0.1, 10.0 / 2, 200, 20.0),
     }
     for name, values in expected.items():
         preset = PRESETS[name]
-        assert (preset["ac"], preset["ci_perc"], preset["min_sample_size"],
-                preset["min_round_duration"]) == values
+        assert (preset["autocorrelation_limit"], preset["half_width_percent"],
+                preset["min_subsessions"], preset["min_round_duration"]) == values
 
 
 def test_readme_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

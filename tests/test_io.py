@@ -546,6 +546,7 @@ class CheckPilotBaseline:
                 assert got is not None
                 assert (got.n, got.mean, got.variance) == self.unit_readings[piid]
                 assert got.optimal_subsession_size == 1
+                assert got.half_width == 3.79e-05 / 2  # Pilot's ci_width column: full width
             else:
                 assert got is None
         json.dumps(baseline.to_dict(), allow_nan=False)

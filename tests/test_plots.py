@@ -188,7 +188,7 @@ def _rounds() -> tuple[np.ndarray, np.ndarray]:
 class TestWps:
     def test_line_bands_and_rounds(self) -> None:
         w, t = _rounds()
-        result = wps(w, t, unit="requests", min_duration=0.05)
+        result = wps(w, t, unit="requests", min_round_duration=0.05)
         ax = result.plot(w, t)
         _labelled(ax)
         assert ax.get_xlabel() == "work per round (requests)"
@@ -206,7 +206,7 @@ class TestWps:
 
     def test_options_and_length_mismatch(self) -> None:
         w, t = _rounds()
-        result = wps(w, t, min_duration=0.05)
+        result = wps(w, t, min_round_duration=0.05)
         _, given = plt.subplots()
         ax = result.plot(w, t, ax=given, prediction_band=False)
         assert ax is given and len(ax.collections) == 1
@@ -317,7 +317,7 @@ def test_missing_matplotlib_named_error(monkeypatch: pytest.MonkeyPatch) -> None
     assert isinstance(info.value, ImportError) and info.value.package == "matplotlib"
     w, t = _rounds()
     with pytest.raises(MissingDependencyError, match="matplotlib"):
-        wps(w, t, min_duration=0.05).plot(w, t)
+        wps(w, t, min_round_duration=0.05).plot(w, t)
 
 
 def test_plotting_does_not_import_matplotlib_until_called() -> None:

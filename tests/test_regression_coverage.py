@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from pilotstats.exceptions import ConvergenceWarning
-from pilotstats.regression import work_amount_sequence, wps
+from pilotstats.regression import work_sequence, wps
 from pilotstats.session import run_session
 
 ALPHA, V, SIGMA = -0.5, 100.0, 0.2
@@ -30,13 +30,13 @@ def _coverage(
     """Share of replications whose 95 % interval contains ``V``, and the mean q.
 
     ``design="random"``: i.i.d. uniform work amounts; ``"bisection"``: the planner's order
-    (:func:`work_amount_sequence`), whose work amounts ascend within each level, so that
+    (:func:`work_sequence`), whose work amounts ascend within each level, so that
     autocorrelated noise does bias the naive slope interval.
     """
     rng = np.random.default_rng(seed)
     hits = 0
     sizes = []
-    ordered = np.array(list(islice(work_amount_sequence(200.0, 1000.0, integer_work=False), n)))
+    ordered = np.array(list(islice(work_sequence(200.0, 1000.0, integer_work=False), n)))
     for _ in range(REPLICATIONS):
         work = rng.uniform(200.0, 1000.0, size=n) if design == "random" else ordered
         innovations = rng.normal(0.0, SIGMA, size=n)
@@ -97,12 +97,12 @@ def test_session_coverage_with_optional_stopping() -> None:
             1e6,
             min_round_duration=0.3,
             target_initial_time=2.0,
-            ci_percent_of_mean=5,
+            half_width_percent=2.5,
             min_rounds=10,
         )
         assert result.wps is not None
         rounds.append(result.n_rounds)
         hits += result.wps.throughput_ci_low <= 2e5 <= result.wps.throughput_ci_high
     rate = hits / replications
-    print(f"\nsessions (5 % target): coverage {rate:.3f}, mean rounds {np.mean(rounds):.1f}")
+    print(f"\nsessions (±2.5 % target): coverage {rate:.3f}, mean rounds {np.mean(rounds):.1f}")
     assert rate >= 0.90

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pilotstats.exceptions import DataRangeWarning, InvalidInputError, ShortRoundWarning
-from pilotstats.regression import WorkPlanner, work_amount_sequence
+from pilotstats.regression import WorkPlanner, work_sequence
 from pilotstats.regression.planner import _bisection_fraction, _ramp_increment
 
 # Fractions of the documentation's figure (doc/features/warm-up-and-cool-down-phase-detection.rst,
@@ -24,26 +24,26 @@ def test_bisection_fractions() -> None:
     assert level4 == [(2 * j - 1) / 16 for j in range(1, 9)]
 
 
-def test_work_amount_sequence_documented_order() -> None:
+def test_work_sequence_documented_order() -> None:
     a, b = 10, 1000
     expected = [math.floor(a + f * (b - a)) for f in DOCUMENTED_FRACTIONS]
-    assert list(islice(work_amount_sequence(a, b), 8)) == expected
+    assert list(islice(work_sequence(a, b), 8)) == expected
     assert expected == [505, 257, 752, 133, 381, 628, 876, 71]
-    exact = list(islice(work_amount_sequence(0.0, 1.0, integer_work=False), 8))
+    exact = list(islice(work_sequence(0.0, 1.0, integer_work=False), 8))
     assert exact == DOCUMENTED_FRACTIONS
-    assert list(islice(work_amount_sequence(0, 16), 8)) == [8, 4, 12, 2, 6, 10, 14, 1]
+    assert list(islice(work_sequence(0, 16), 8)) == [8, 4, 12, 2, 6, 10, 14, 1]
     # Geometry: round 2 is the midpoint of a and round 1, round 8 of a and round 4.
-    w = list(islice(work_amount_sequence(0.0, 64.0, integer_work=False), 8))
+    w = list(islice(work_sequence(0.0, 64.0, integer_work=False), 8))
     assert w[1] == (0 + w[0]) / 2 and w[2] == (w[0] + 64) / 2 and w[7] == (0 + w[3]) / 2
 
 
-def test_work_amount_sequence_invalid() -> None:
+def test_work_sequence_invalid() -> None:
     with pytest.raises(InvalidInputError, match="a must not exceed b"):
-        next(work_amount_sequence(5, 1))
+        next(work_sequence(5, 1))
     with pytest.raises(InvalidInputError, match="a must lie in"):
-        next(work_amount_sequence(-1, 1))
+        next(work_sequence(-1, 1))
     with pytest.raises(InvalidInputError, match="b must be a finite number"):
-        next(work_amount_sequence(1, float("nan")))
+        next(work_sequence(1, float("nan")))
 
 
 def test_short_round_doubling_example() -> None:
@@ -52,7 +52,7 @@ def test_short_round_doubling_example() -> None:
     planner = WorkPlanner(1, 1000, min_round_duration=1.0)
     proposals = []
     for _ in range(6):
-        work = planner.next_work_amount()
+        work = planner.next_work()
         proposals.append(work)
         planner.record(work, 0.001 * work)
     assert proposals == [1, 2, 4, 8, 16, 31]
@@ -60,19 +60,19 @@ def test_short_round_doubling_example() -> None:
     # Above b/2 the proposal jumps to b.
     planner = WorkPlanner(1, 1000, initial_work=600)
     planner.record(600, 0.5)
-    assert planner.next_work_amount() == 1000
+    assert planner.next_work() == 1000
     # Still short at b: propose b again and warn.
     planner_b = WorkPlanner(1, 1000, initial_work=1000)
     with pytest.warns(ShortRoundWarning, match="still shorter than min_round_duration"):
         planner_b.record(1000, 0.5)
-    assert planner_b.next_work_amount() == 1000
+    assert planner_b.next_work() == 1000
 
 
 def test_first_long_round_sets_lower_bound() -> None:
     planner = WorkPlanner(50, 10_000, min_round_duration=1.0)
-    assert planner.next_work_amount() == 50
+    assert planner.next_work() == 50
     planner.record(50, 0.3)
-    assert planner.next_work_amount() == 100
+    assert planner.next_work() == 100
     planner.record(100, 0.6)
     planner.record(200, 1.2)
     assert planner.lower_bound == 200
@@ -103,7 +103,7 @@ def test_ramp_takes_target_time_on_linear_workload() -> None:
     total = 0.0
     while True:
         phase = planner.phase
-        work = planner.next_work_amount()
+        work = planner.next_work()
         if planner.n_rounds > 0 and phase != "ramp":
             break
         duration = work / 100.0
@@ -119,7 +119,7 @@ def _linear(work: float, alpha: float = 0.0, v: float = 100.0) -> float:
 
 def test_bisection_follows_documented_sequence() -> None:
     # The ramp is skipped (s >= T), the soft limit disabled and alpha = 0, so the lower bound
-    # stays at the first long round and the proposals are work_amount_sequence(a, b).
+    # stays at the first long round and the proposals are work_sequence(a, b).
     planner = WorkPlanner(
         1,
         10_000,
@@ -132,10 +132,10 @@ def test_bisection_follows_documented_sequence() -> None:
     assert planner.phase == "bisection" and planner.lower_bound == 200
     proposals = []
     for _ in range(8):
-        work = planner.next_work_amount()
+        work = planner.next_work()
         proposals.append(work)
         planner.record(work, _linear(work, alpha=0.5))
-    assert proposals == list(islice(work_amount_sequence(200, 10_000), 8))
+    assert proposals == list(islice(work_sequence(200, 10_000), 8))
 
 
 def test_soft_limit_caps_and_sequence_advances() -> None:
@@ -143,10 +143,10 @@ def test_soft_limit_caps_and_sequence_advances() -> None:
         1, 10_000, min_round_duration=1.0, target_initial_time=1.0, initial_work=200
     )
     planner.record(200, _linear(200))
-    assert planner.next_work_amount() == 1000  # 5 x mean(200) < 200 + (10000 - 200)/2
+    assert planner.next_work() == 1000  # 5 x mean(200) < 200 + (10000 - 200)/2
     planner.record(1000, _linear(1000))
     # The index advanced: the next fraction is 1/4 (2650), below 5 x mean = 3000.
-    assert planner.next_work_amount() == 2650
+    assert planner.next_work() == 2650
 
 
 def test_alpha_raises_lower_bound() -> None:
@@ -160,7 +160,7 @@ def test_alpha_raises_lower_bound() -> None:
         soft_limit_factor=math.inf,
     )
     for _ in range(6):
-        work = planner.next_work_amount()
+        work = planner.next_work()
         planner.record(work, _linear(work, alpha=-2.0))
     assert planner.wps_result is not None
     assert planner.wps_result.alpha == pytest.approx(-2.0)
@@ -176,7 +176,7 @@ def test_alpha_raises_lower_bound() -> None:
         soft_limit_factor=math.inf,
     )
     for _ in range(6):
-        work = planner.next_work_amount()
+        work = planner.next_work()
         planner.record(work, _linear(work, alpha=-0.5) if work > 50 else 0.01)
     assert planner.wps_result is not None and planner.wps_result.n_rounds_used == 5
     assert planner.lower_bound == 50  # ceil(-alpha * v) = ceil(0.5 * 100)
@@ -206,7 +206,7 @@ def test_stop_rule_noise_free() -> None:
         1, 100_000, min_round_duration=0.0, target_initial_time=1.0, initial_work=1000
     )
     while not planner.finished:
-        work = planner.next_work_amount()
+        work = planner.next_work()
         planner.record(work, _linear(work, alpha=0.3))
         assert planner.n_rounds <= 40
     result = planner.wps_result
@@ -221,7 +221,7 @@ def test_unit_reading_pacing_v62() -> None:
     planner = WorkPlanner(1, 50, min_round_duration=0.0, wps_analysis=False)
     amounts = []
     while not planner.finished:
-        work = planner.next_work_amount()
+        work = planner.next_work()
         amounts.append(work)
         planner.record(work, 0.1 * work, unit_readings=int(work), required_unit_readings=15)
         assert len(amounts) < 10
@@ -232,7 +232,7 @@ def test_unit_reading_requirement_computed() -> None:
     rng = np.random.default_rng(2)
     planner = WorkPlanner(1, 10_000, min_round_duration=0.0, wps_analysis=False)
     for _ in range(30):
-        work = planner.next_work_amount()
+        work = planner.next_work()
         planner.record(work, 0.01 * work, unit_readings=rng.normal(10, 1, size=int(work)))
         if planner.finished:
             break
@@ -268,7 +268,7 @@ def test_pilot_slice_grid_v61() -> None:
     answers = []
     for work in (10, 365, 999, 15):
         planner.record(work, 1.0)
-        answers.append(planner.next_work_amount())
+        answers.append(planner.next_work())
         assert not planner.finished  # every call reports that more rounds are needed
     assert answers == [21, 373, 15, 20]
     assert planner.phase == "slices" and planner.lower_bound == 10
@@ -278,11 +278,11 @@ def test_pilot_mode_runs_to_completion() -> None:
     rng = np.random.default_rng(9)
     planner = WorkPlanner(1, 100_000, method="pilot", min_round_duration=0.5)
     for _ in range(400):
-        work = planner.next_work_amount()
+        work = planner.next_work()
         planner.record(work, 0.2 + work / 1000.0 * (1 + rng.normal(0, 0.01)))
         if planner.finished:
             break
     assert planner.finished
     result = planner.wps_result
     assert result is not None and result.method == "pilot"
-    assert result.n_subsessions >= 21 and 0 < result.throughput_ci_width
+    assert result.n_subsessions >= 21 and 0 < result.throughput_half_width

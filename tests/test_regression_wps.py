@@ -37,7 +37,8 @@ class CheckWpsPinned:
     """Compare ``self.res`` (pilotstats) with Pilot's pinned values ``self.ref``.
 
     Tolerances are absolute, as in Pilot's ``ASSERT_NEAR``; a quantity missing from ``ref``
-    is not pinned for that vector.
+    is not pinned for that vector. ``pilot_ci_width`` is the full width of the throughput
+    interval as Pilot pins it; it is compared with ``2 * throughput_half_width``.
     """
 
     res: WpsResult
@@ -56,8 +57,9 @@ class CheckWpsPinned:
             assert abs(self.res.ssr - self.ref["ssr"]) <= self.tol["ssr"]
 
     def test_ci_width(self) -> None:
-        if "ci_width" in self.ref:
-            assert abs(self.res.throughput_ci_width - self.ref["ci_width"]) <= self.tol["ci_width"]
+        if "pilot_ci_width" in self.ref:  # Pilot's full width = 2 x pilotstats' half width
+            full = 2.0 * self.res.throughput_half_width
+            assert abs(full - self.ref["pilot_ci_width"]) <= self.tol["pilot_ci_width"]
 
     def test_json(self) -> None:
         json.dumps(self.res.to_dict(), allow_nan=False)
@@ -72,8 +74,12 @@ class _V51:
 
 class _V52:
     # V5.2 OrdinaryLeastSquareLinearRegression2, noise-free.
-    ref: ClassVar[dict[str, float]] = {"ssr": 0.0, "alpha": -1541.7e-9, "v": 30e9, "ci_width": 0.0}
-    tol: ClassVar[dict[str, float]] = {"ssr": 1e-3, "alpha": 0.1e-9, "v": 0.1, "ci_width": 1e-3}
+    ref: ClassVar[dict[str, float]] = {
+        "ssr": 0.0, "alpha": -1541.7e-9, "v": 30e9, "pilot_ci_width": 0.0
+    }
+    tol: ClassVar[dict[str, float]] = {
+        "ssr": 1e-3, "alpha": 0.1e-9, "v": 0.1, "pilot_ci_width": 1e-3
+    }
     data = pv.v52_rounds()
 
 
@@ -94,8 +100,8 @@ class _V54:
 
 class _V55Identical:
     # V5.5 IdenticalDiffWorkAmounts (unit_test_readings_warmup_removal.cc).
-    ref: ClassVar[dict[str, float]] = {"v": 1.5, "alpha": -2.0, "ci_width": 0.0}
-    tol: ClassVar[dict[str, float]] = {"v": 1e-8, "alpha": 1e-8, "ci_width": 1e-5}
+    ref: ClassVar[dict[str, float]] = {"v": 1.5, "alpha": -2.0, "pilot_ci_width": 0.0}
+    tol: ClassVar[dict[str, float]] = {"v": 1e-8, "alpha": 1e-8, "pilot_ci_width": 1e-5}
     data = (pv.V55_IDENTICAL_DIFF, [pv.v55_duration(w) for w in pv.V55_IDENTICAL_DIFF])
 
 
@@ -115,8 +121,8 @@ class TestV51Default(_V51, CheckWpsPinned):
 
 class TestV51Pilot(_V51, CheckWpsPinned):
     res = _fit(_V51, "pilot")
-    ref: ClassVar[dict[str, float]] = {**_V51.ref, "ci_width": 0.1803}
-    tol: ClassVar[dict[str, float]] = {**_V51.tol, "ci_width": 0.01}
+    ref: ClassVar[dict[str, float]] = {**_V51.ref, "pilot_ci_width": 0.1803}
+    tol: ClassVar[dict[str, float]] = {**_V51.tol, "pilot_ci_width": 0.01}
 
 
 class TestV52Default(_V52, CheckWpsPinned):
@@ -142,8 +148,8 @@ class TestV53Default(_V53, CheckWpsPinned):
 
 class TestV53Pilot(_V53, CheckWpsPinned):
     res = _fit(_V53, "pilot")
-    ref: ClassVar[dict[str, float]] = {**_V53.ref, "ci_width": 15068212467.0}
-    tol: ClassVar[dict[str, float]] = {**_V53.tol, "ci_width": 1.0}
+    ref: ClassVar[dict[str, float]] = {**_V53.ref, "pilot_ci_width": 15068212467.0}
+    tol: ClassVar[dict[str, float]] = {**_V53.tol, "pilot_ci_width": 1.0}
 
 
 class TestV54Default(_V54, CheckWpsPinned):
@@ -152,8 +158,8 @@ class TestV54Default(_V54, CheckWpsPinned):
 
 class TestV54Pilot(_V54, CheckWpsPinned):
     res = _fit(_V54, "pilot")
-    ref: ClassVar[dict[str, float]] = {**_V54.ref, "ci_width": 114550295.0}
-    tol: ClassVar[dict[str, float]] = {**_V54.tol, "ci_width": 1.0}
+    ref: ClassVar[dict[str, float]] = {**_V54.ref, "pilot_ci_width": 114550295.0}
+    tol: ClassVar[dict[str, float]] = {**_V54.tol, "pilot_ci_width": 1.0}
 
 
 class TestV55IdenticalDefault(_V55Identical, CheckWpsPinned):
@@ -186,7 +192,7 @@ def test_noise_free_exact() -> None:
     result = wps(work, durations, autocorrelation_limit=1.0)
     assert result.throughput == pytest.approx(4.0, rel=1e-13)
     assert result.alpha == pytest.approx(0.25, rel=1e-12)
-    assert result.throughput_ci_width == pytest.approx(0.0, abs=1e-9)
+    assert result.throughput_half_width == pytest.approx(0.0, abs=1e-9)
     assert result.r_squared == pytest.approx(1.0)
     assert result.bounded and result.valid
 
@@ -240,12 +246,13 @@ def test_intervals_match_statsmodels_ols(case: Any, level: float) -> None:
 
 
 def test_pilot_interval_differs_from_default() -> None:
-    # V5.1: Pilot's fixed 2 SE inverted width 0.1803 is narrower than the t_3 interval.
+    # V5.1: Pilot's fixed 2 SE inverted (full) width 0.1803 is narrower than the t_3
+    # interval (full width 0.3016).
     work, durations = _V51.data
     default = wps(work, durations, autocorrelation_limit=1.0)
     pilot = wps(work, durations, autocorrelation_limit=1.0, method="pilot")
-    assert default.throughput_ci_width == pytest.approx(0.3016, abs=1e-4)
-    assert pilot.throughput_ci_width == pytest.approx(0.1803, abs=1e-4)
+    assert default.throughput_half_width == pytest.approx(0.3016 / 2, abs=1e-4 / 2)
+    assert pilot.throughput_half_width == pytest.approx(0.1803 / 2, abs=1e-4 / 2)
     assert default.throughput_ci_high - default.throughput > default.throughput - (
         default.throughput_ci_low
     )  # asymmetric, skewed upwards
@@ -281,7 +288,7 @@ def test_unbounded_to_dict_encodes_inf() -> None:
     # issue 13: "unbounded" survives JSON ("inf", not None, which would read as "unknown").
     work, durations = _V53.data
     data = wps(work, durations, autocorrelation_limit=1.0).to_dict()
-    assert data["throughput_ci_high"] == "inf" and data["throughput_ci_width"] == "inf"
+    assert data["throughput_ci_high"] == "inf" and data["throughput_half_width"] == "inf"
     json.dumps(data, allow_nan=False)
 
 
@@ -344,19 +351,20 @@ def test_trailing_rounds_count_in_metrics() -> None:
     assert result.relative_error == pytest.approx(math.sqrt(result.ssr) / durations.sum())
 
 
-def test_min_duration_filter() -> None:
+def test_min_round_duration_filter() -> None:
     work = np.array([1.0, 2.0, 50, 100, 150, 200, 250])
     durations = np.array([0.01, 0.02, 52, 102, 152, 202, 252])
-    result = wps(work, durations, autocorrelation_limit=1.0, min_duration=1.0)
+    result = wps(work, durations, autocorrelation_limit=1.0, min_round_duration=1.0)
     assert result.n_rounds_used == 5 and list(result.rounds_used) == [2, 3, 4, 5, 6]
     assert result.throughput == pytest.approx(1.0)
     assert result.ssr_all > result.ssr
     # Rounds exactly at the threshold are kept by the default, dropped by Pilot (strict).
-    kept = wps(work, durations, autocorrelation_limit=1.0, min_duration=52.0)
-    strict = wps(work, durations, autocorrelation_limit=1.0, min_duration=52.0, method="pilot")
+    kept = wps(work, durations, autocorrelation_limit=1.0, min_round_duration=52.0)
+    strict = wps(work, durations, autocorrelation_limit=1.0, min_round_duration=52.0,
+                 method="pilot")
     assert kept.n_rounds_used == 5 and strict.n_rounds_used == 4
     with pytest.raises(NotEnoughDataError, match=r"at least 3 rounds with a duration of at least"):
-        wps(work, durations, min_duration=200.0)
+        wps(work, durations, min_round_duration=200.0)
 
 
 def test_alpha_filter_drops_rounds_below_alpha_implied_minimum() -> None:
@@ -401,12 +409,12 @@ def test_mismatched_lengths() -> None:
 @pytest.mark.parametrize(
     ("work", "durations", "pattern"),
     [
-        ([1, 2, float("nan"), 4], [1, 2, 3, 4], "work_amounts contains 1 NaN"),
+        ([1, 2, float("nan"), 4], [1, 2, 3, 4], "work contains 1 NaN"),
         ([1, 2, 3, 4], [1, 2, float("inf"), 4], "durations contains 1 NaN or infinite"),
-        ([1, 0, 3, 4], [1, 2, 3, 4], "work_amounts must be strictly positive"),
+        ([1, 0, 3, 4], [1, 2, 3, 4], "work must be strictly positive"),
         ([1, 2, 3, 4], [1, -2, 3, 4], "durations must be strictly positive"),
-        ([[1, 2], [3, 4]], [1, 2], "work_amounts must be 1-dimensional"),
-        (["a", "b", "c"], [1, 2, 3], "work_amounts must contain real numbers"),
+        ([[1, 2], [3, 4]], [1, 2], "work must be 1-dimensional"),
+        (["a", "b", "c"], [1, 2, 3], "work must contain real numbers"),
     ],
 )
 def test_invalid_data(work: Any, durations: Any, pattern: str) -> None:
@@ -417,7 +425,7 @@ def test_invalid_data(work: Any, durations: Any, pattern: str) -> None:
 def test_fewer_than_three_rounds() -> None:
     with pytest.raises(NotEnoughDataError, match=r"need at least 3 rounds.*got 2 of 2"):
         wps([1.0, 2.0], [1.0, 2.0])
-    with pytest.raises(NotEnoughDataError, match="work_amounts is empty"):
+    with pytest.raises(NotEnoughDataError, match="work is empty"):
         wps([], [])
 
 
@@ -438,8 +446,8 @@ def test_invalid_parameters() -> None:
         wps(work, durations, confidence_level=95)
     with pytest.raises(InvalidInputError, match="autocorrelation_limit"):
         wps(work, durations, autocorrelation_limit=0.0)
-    with pytest.raises(InvalidInputError, match="min_duration"):
-        wps(work, durations, min_duration=-1.0)
+    with pytest.raises(InvalidInputError, match="min_round_duration"):
+        wps(work, durations, min_round_duration=-1.0)
     with pytest.raises(InvalidInputError, match="method"):
         wps(work, durations, method="ols")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="subsession_size"):

@@ -260,7 +260,7 @@ def test_trim_warmup_validates() -> None:
             1, 100, integer_work="False"),
         lambda: __import__("pilotstats.regression").regression.WorkPlanner(
             1, 100, wps_analysis=1),
-        lambda: __import__("pilotstats.regression").regression.work_amount_sequence(
+        lambda: __import__("pilotstats.regression").regression.work_sequence(
             1, 10, integer_work="no"),
         lambda: __import__("pilotstats.regression").regression.wps(
             [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.5], alpha_filter="yes"),
@@ -269,7 +269,7 @@ def test_trim_warmup_validates() -> None:
     ],
     ids=["MdlStream.pruning", "mdl.higher_is_better", "mva.all_populations",
          "WorkPlanner.integer_work", "WorkPlanner.wps_analysis",
-         "work_amount_sequence.integer_work", "wps.alpha_filter", "analyze.detect_warmup"],
+         "work_sequence.integer_work", "wps.alpha_filter", "analyze.detect_warmup"],
 )
 def test_boolean_flags_reject_truthy_objects(call: object) -> None:
     with pytest.raises(InvalidInputError, match="must be True or False"):
@@ -354,7 +354,7 @@ def test_required_sample_size_tiny_target_is_unreachable_not_zero_division() -> 
 
     x = 1 + 0.05 * np.random.default_rng(0).standard_normal(64)
     with pytest.raises(UnreachableTargetError):
-        required_sample_size(x, ci_width=5e-324)
+        required_sample_size(x, half_width=5e-324)
 
 
 def test_queueing_overflow_and_underflow_are_named_errors() -> None:

@@ -102,7 +102,7 @@ def test_session_simulated_phases(seed: int, warmup_speed: float) -> None:
         1e6,
         min_round_duration=0.3,
         target_initial_time=2.0,
-        ci_percent_of_mean=5,
+        half_width_percent=2.5,
         min_rounds=10,
         unit="op",
     )
@@ -111,9 +111,9 @@ def test_session_simulated_phases(seed: int, warmup_speed: float) -> None:
     fit = result.wps
     assert fit is not None and fit.valid and fit.bounded
     assert fit.throughput_ci_low <= v <= fit.throughput_ci_high
-    assert result.wps_target_width is not None
-    assert fit.throughput_ci_width <= result.wps_target_width
-    assert fit.throughput_ci_width <= 0.05 * fit.throughput
+    assert result.wps_target_half_width is not None
+    assert fit.throughput_half_width <= result.wps_target_half_width
+    assert fit.throughput_half_width <= 0.025 * fit.throughput
     assert fit.n_subsessions >= 21
     # The WPS model predicts round durations better than total work over total time.
     assert fit.relative_error < fit.naive_relative_error
@@ -171,7 +171,7 @@ def test_session_unit_readings_with_warmup() -> None:
         100_000,
         wps_analysis=False,
         warmup_removal="trim",
-        unit_readings_ci_percent_of_mean=1,
+        unit_readings_half_width_percent=0.5,
         min_round_duration=0.0,
         initial_work=100,
         min_rounds=3,
@@ -180,7 +180,7 @@ def test_session_unit_readings_with_warmup() -> None:
     item = result.unit_readings[0]
     assert item.analysis is not None and item.required is not None and item.required.enough
     assert item.analysis.ci_low <= 1e-3 <= item.analysis.ci_high
-    assert item.analysis.ci_width <= 0.01 * item.analysis.mean
+    assert item.analysis.half_width <= 0.005 * item.analysis.mean
     assert item.n_removed > 0
     assert result.wps is None and result.wps_done is None
 
@@ -188,7 +188,7 @@ def test_session_unit_readings_with_warmup() -> None:
 def test_session_readings_and_baseline() -> None:
     rng = np.random.default_rng(3)
     session = BenchmarkSession(
-        readings_ci_percent_of_mean=5,
+        readings_half_width_percent=2.5,
         baseline_readings=[Baseline(10.6, 1.0, 40), Baseline(5.0, 0.25, 20)],
         min_rounds=5,
     )
@@ -214,7 +214,7 @@ def test_progress_reporting() -> None:
         1e6,
         min_round_duration=0.3,
         target_initial_time=2.0,
-        ci_percent_of_mean=10,
+        half_width_percent=5,
         progress=seen.append,
     )
     assert seen[-1].fraction == 1.0 and seen[-1].done
@@ -230,7 +230,7 @@ def test_progress_reporting() -> None:
             1e6,
             min_round_duration=0.3,
             target_initial_time=2.0,
-            ci_percent_of_mean=10,
+            half_width_percent=5,
             progress=bar,
         )
         assert bar.n == 100
@@ -241,7 +241,7 @@ def test_stable_phase_warmup_removal() -> None:
     # Each round: 60 slow warm-up readings (5 ms), then 240 stable readings (1 ms) with
     # noise. stable_phase finds the dominant stable segment; the default removal keeps it.
     rng = np.random.default_rng(4)
-    session = BenchmarkSession(min_rounds=3, unit_readings_ci_percent_of_mean=2)
+    session = BenchmarkSession(min_rounds=3, unit_readings_half_width_percent=1)
     for _ in range(3):
         values = np.concatenate([np.full(60, 5e-3), 1e-3 + rng.normal(0, 5e-5, size=240)])
         values[:60] += rng.normal(0, 5e-5, size=60)
@@ -294,7 +294,7 @@ def test_session_real_hashing_workload() -> None:
         60_000,
         min_round_duration=0.01,
         target_initial_time=0.5,
-        ci_percent_of_mean=20,
+        half_width_percent=10,
         min_rounds=10,
         max_rounds=150,
         unit="KiB",
@@ -303,8 +303,8 @@ def test_session_real_hashing_workload() -> None:
     assert result.total_work > 0 and result.total_duration > 0
     fit = result.wps
     if result.stop_reason == "targets_met":
-        assert fit is not None and fit.bounded and result.wps_target_width is not None
-        assert fit.throughput_ci_width <= result.wps_target_width
+        assert fit is not None and fit.bounded and result.wps_target_half_width is not None
+        assert fit.throughput_half_width <= result.wps_target_half_width
     elif fit is None:
         assert result.wps_error is not None
     json.dumps(result.to_dict(), allow_nan=False)
@@ -319,9 +319,9 @@ def test_session_bad_input() -> None:
     session = BenchmarkSession(1000, min_rounds=2)
     with pytest.raises(InvalidInputError, match="duration"):
         session.record(10, -1.0)
-    with pytest.raises(InvalidInputError, match="work_amount is required"):
+    with pytest.raises(InvalidInputError, match="work is required"):
         session.record(None, 1.0)
-    with pytest.raises(InvalidInputError, match="work_amount"):
+    with pytest.raises(InvalidInputError, match="work"):
         session.record(float("nan"), 1.0)
     session.record(10, 1.0, readings=[1.0, 2.0])
     with pytest.raises(InvalidInputError, match="one value per performance index"):
@@ -335,8 +335,8 @@ def test_session_bad_input() -> None:
         BenchmarkSession(min_rounds=10, max_rounds=5)
     with pytest.raises(InvalidInputError, match="baseline_readings"):
         BenchmarkSession(baseline_readings="fast")
-    with pytest.raises(InvalidInputError, match="ci_percent_of_mean"):
-        BenchmarkSession(1000, ci_percent_of_mean=-5)
+    with pytest.raises(InvalidInputError, match="half_width_percent"):
+        BenchmarkSession(1000, half_width_percent=-2.5)
     with pytest.raises(InvalidInputError, match="either session or"):
         run_session(lambda w: 1.0, 10, session=BenchmarkSession(10))
     with pytest.raises(InvalidInputError, match="tuple of length 3"):

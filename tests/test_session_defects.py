@@ -151,7 +151,7 @@ def test_zero_duration_from_coarse_timer_does_not_abort() -> None:
 
     result = run_session(
         workload, 1e5, timer=coarse_timer, min_round_duration=0.0, min_rounds=5,
-        max_rounds=400, ci_percent_of_mean=50, target_initial_time=5.0,
+        max_rounds=400, half_width_percent=25, target_initial_time=5.0,
     )
     assert result.short_rounds and result.short_rounds[0] == 0
     assert result.stop_reason is not None and result.n_rounds > len(result.short_rounds)
@@ -175,7 +175,7 @@ def test_index_types_ordinary_ratio_binary() -> None:
             PerformanceIndex("throughput", "op/s", "ratio"),
             PerformanceIndex("hit", "", "binary"),
         ],
-        readings_ci_percent_of_mean=80,
+        readings_half_width_percent=40,
     )
     rows = []
     while not session.done:
@@ -202,7 +202,7 @@ def test_must_satisfy_false_does_not_hold_the_session() -> None:
     rng = np.random.default_rng(3)
     session = BenchmarkSession(
         min_rounds=12,
-        readings_ci_percent_of_mean=5,
+        readings_half_width_percent=2.5,
         readings_indices=[
             PerformanceIndex("steady", must_satisfy=True),
             PerformanceIndex("noisy", must_satisfy=False),
@@ -249,8 +249,8 @@ def noisy_rounds(seed: int) -> Any:
 
 
 OPTIONS: dict[str, Any] = {
-    "min_round_duration": 0.0, "min_rounds": 5, "ci_percent_of_mean": 10,
-    "warmup_removal": "none", "unit_readings_ci_percent_of_mean": 2, "target_initial_time": 2.0,
+    "min_round_duration": 0.0, "min_rounds": 5, "half_width_percent": 5,
+    "warmup_removal": "none", "unit_readings_half_width_percent": 1, "target_initial_time": 2.0,
 }
 
 
@@ -376,7 +376,7 @@ def test_empty_unit_readings_rejected_on_registration() -> None:
 
 
 def test_record_after_done_raises() -> None:
-    session = BenchmarkSession(min_rounds=1, max_rounds=2, readings_ci_percent_of_mean=0.001)
+    session = BenchmarkSession(min_rounds=1, max_rounds=2, readings_half_width_percent=0.0005)
     session.record(None, 1.0, readings=[1.0])
     session.record(None, 1.0, readings=[2.0])
     assert session.done

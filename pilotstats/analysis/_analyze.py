@@ -43,8 +43,9 @@ class BenchmarkAnalysis(Result):
         Benchmark name.
     unit : str
         Unit of the analysed quantity (``"s"`` per unit of work).
-    statistic : str
-        Headline statistic: ``"mean"`` or ``"harmonic mean"`` (JMH throughput).
+    summary_statistic : str
+        Summary statistic of the headline estimate: ``"mean"``, ``"harmonic mean"`` (JMH
+        throughput), ``"median"`` or ``"subsession min"`` (see :func:`analyze`).
     n : int
         Samples analysed.
     n_total : int
@@ -69,10 +70,10 @@ class BenchmarkAnalysis(Result):
         ``s2_q`` (what a Welch comparison needs, with ``h``).
     autocorrelation : float or None
         Lag-1 autocorrelation of the block means.
-    target_percent : float
-        Target half-width of the interval, percent of the mean.
+    half_width_percent : float
+        Target half width of the interval, percent of the mean.
     samples_needed : int or None
-        Samples needed for ``±target_percent`` at ``confidence_level``.
+        Samples needed for ``±half_width_percent`` at ``confidence_level``.
     between_run_std, within_run_std : float or None
         Standard deviation of the run means, and pooled standard deviation within runs.
     wps_throughput, wps_ci_low, wps_ci_high, wps_alpha : float or None
@@ -101,7 +102,7 @@ class BenchmarkAnalysis(Result):
 
     name: str
     unit: str
-    statistic: str
+    summary_statistic: str
     n: int
     n_total: int
     n_runs: int
@@ -117,7 +118,7 @@ class BenchmarkAnalysis(Result):
     n_subsessions: int | None
     subsession_variance: float | None
     autocorrelation: float | None
-    target_percent: float
+    half_width_percent: float
     samples_needed: int | None
     between_run_std: float | None
     within_run_std: float | None
@@ -137,7 +138,7 @@ class BenchmarkAnalysis(Result):
             return ConfidenceInterval(math.nan, math.nan)
         level = self.confidence_level if confidence_level is None else check_confidence_level(
             confidence_level)
-        if self.statistic != "mean":
+        if self.summary_statistic != "mean":
             if confidence_level is None and self.ci_low is not None and self.ci_high is not None:
                 return ConfidenceInterval(self.ci_low, self.ci_high)
             raise InvalidInputError("intervals at another level are available for the "
@@ -165,10 +166,11 @@ class BenchmarkAnalysis(Result):
         if self.mean is None:
             return f"{self.name}: n = {self.n}, {self.status}"
         interval = format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit)
-        return (f"{self.name}: {self.statistic} {format_quantity(self.mean, self.unit)} "
+        return (f"{self.name}: {self.summary_statistic} "
+                f"{format_quantity(self.mean, self.unit)} "
                 f"({interval}, n = {self.n}, q = {self.subsession_size}, warm-up "
                 f"{self.warmup_text}, need {self.samples_needed} for "
-                f"±{format_number(self.target_percent)} %)")
+                f"±{format_number(self.half_width_percent)} %)")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BenchmarkAnalysis:
@@ -204,7 +206,7 @@ class AnalysisReport(Result):
 
     benchmarks: tuple[BenchmarkAnalysis, ...]
     confidence_level: float
-    target_percent: float
+    half_width_percent: float
     source: str | None = None
 
     def __iter__(self) -> Iterator[BenchmarkAnalysis]:
@@ -264,15 +266,16 @@ class AnalysisReport(Result):
             if b.mean is None:
                 mean_text = f"({b.status})"
             elif b.ci_low is None or b.ci_high is None:
-                mean_text = f"{b.statistic} {format_quantity(b.mean, b.unit)} (no CI: {b.status})"
+                mean_text = (f"{b.summary_statistic} {format_quantity(b.mean, b.unit)} "
+                             f"(no CI: {b.status})")
             else:
-                mean_text = (f"{b.statistic} {format_quantity(b.mean, b.unit)} "
+                mean_text = (f"{b.summary_statistic} {format_quantity(b.mean, b.unit)} "
                              f"[{_bounds(b.ci_low, b.ci_high, b.unit)}]")
             rows.append([b.name, str(b.n), b.warmup_text, mean_text,
                          "-" if b.subsession_size is None else str(b.subsession_size),
                          "-" if b.samples_needed is None else str(b.samples_needed)])
         header = ["benchmark", "n", "warm-up removed", f"estimate [{level}]", "q",
-                  f"n for ±{format_number(self.target_percent)} %"]
+                  f"n for ±{format_number(self.half_width_percent)} %"]
         lines: list[str] = []
         shared = set.intersection(*(set(b.notes) for b in self.benchmarks)) if len(
             self.benchmarks) > 1 else set()
@@ -315,7 +318,7 @@ class AnalysisReport(Result):
         return cls(
             tuple(BenchmarkAnalysis.from_dict(b) for b in data["benchmarks"]),
             float(data["confidence_level"]),
-            float(decode_float(data["target_percent"])),
+            float(decode_float(data["half_width_percent"])),
             data.get("source"),
         )
 
@@ -344,11 +347,11 @@ def _analyze_one(
     *,
     confidence_level: float,
     autocorrelation_limit: float,
-    target_percent: float,
+    half_width_percent: float,
     detect_warmup: bool,
-    regression: bool,
+    wps_analysis: bool,
     method: str,
-    statistic: str = "mean",
+    summary_statistic: str = "mean",
     tick: Callable[[str], None] | None = None,
 ) -> BenchmarkAnalysis:
     meta = part.metadata.get(name, {})
@@ -392,13 +395,13 @@ def _analyze_one(
     between, within = _run_statistics(kept_values)
     base: dict[str, Any] = {
         "name": name, "unit": unit,
-        "statistic": "harmonic mean" if mean_method == "harmonic" else "mean",
+        "summary_statistic": "harmonic mean" if mean_method == "harmonic" else "mean",
         "n": int(values.size), "n_total": part.n_samples, "n_runs": len(part.runs),
         "harness_warmups": int(np.sum(part.warmup)),
         "detected_warmup": detected_warmup if warmup_method == "stable_phase" else None,
         "detected_cooldown": detected_cooldown if warmup_method == "stable_phase" else None,
         "warmup_method": warmup_method, "confidence_level": confidence_level,
-        "target_percent": target_percent, "between_run_std": between,
+        "half_width_percent": half_width_percent, "between_run_std": between,
         "within_run_std": within,
         "wps_throughput": None, "wps_ci_low": None, "wps_ci_high": None, "wps_alpha": None,
     }
@@ -414,7 +417,7 @@ def _analyze_one(
     try:
         result = subsession_analysis(values, confidence_level=confidence_level,
                                      autocorrelation_limit=autocorrelation_limit,
-                                     mean=mean_method,  # type: ignore[arg-type]
+                                     mean_method=mean_method,  # type: ignore[arg-type]
                                      unit=unit)
         stats: dict[str, Any] = {
             "mean": result.mean, "ci_low": result.ci_low, "ci_high": result.ci_high,
@@ -430,30 +433,30 @@ def _analyze_one(
         stats = {k: v for k, v in empty.items() if k != "samples_needed"}
         if mean_method == "arithmetic":
             stats["mean"] = float(np.mean(values))
-    if status == "ok" and statistic != "mean":
+    if status == "ok" and summary_statistic != "mean":
         if mean_method != "arithmetic":
-            notes.append(f"statistic {statistic!r} not applied: JMH throughput uses the "
-                         f"harmonic mean")
+            notes.append(f"summary statistic {summary_statistic!r} not applied: JMH "
+                         f"throughput uses the harmonic mean")
         else:
             from pilotstats.analysis._robust import STATISTICS, block_statistic
 
-            robust = block_statistic(values, int(stats["subsession_size"]), statistic,
+            robust = block_statistic(values, int(stats["subsession_size"]), summary_statistic,
                                      confidence_level)
             notes.extend(robust.pop("notes"))
             stats.update(robust)
-            base["statistic"] = STATISTICS[statistic]
+            base["summary_statistic"] = STATISTICS[summary_statistic]
     needed = None
     if status == "ok":
         try:
-            size = required_sample_size(values, ci_percent_of_mean=2.0 * target_percent,
+            size = required_sample_size(values, half_width_percent=half_width_percent,
                                         confidence_level=confidence_level,
                                         autocorrelation_limit=autocorrelation_limit,
-                                        mean=mean_method,  # type: ignore[arg-type]
+                                        mean_method=mean_method,  # type: ignore[arg-type]
                                         method=method)  # type: ignore[arg-type]
             needed = size.samples
         except PilotStatsError as exc:
             notes.append(f"required sample size: {exc}")
-    if regression:
+    if wps_analysis:
         _add_wps(base, notes, kept_work, kept_elapsed, meta, confidence_level,
                  autocorrelation_limit)
     return BenchmarkAnalysis(**base, **stats, samples_needed=needed, status=status,
@@ -496,20 +499,20 @@ def analyze(
     *,
     confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
     autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
-    target_percent: float = 1.0,
+    half_width_percent: float = 1.0,
     detect_warmup: bool = True,
-    regression: bool = True,
+    wps_analysis: bool = True,
     method: str = "pilot",
     benchmarks: Iterable[str] | None = None,
     progress: bool = False,
-    statistic: str = "mean",
+    summary_statistic: str = "mean",
 ) -> AnalysisReport:
     """Analyse every benchmark of harness measurements.
 
     Per benchmark: remove the harness's warm-ups and detect each run's stable phase (warm-up
     and cool-down), concatenate the runs' remaining samples in time order, compute the mean
     time per unit of work with a subsession confidence interval, the number of samples needed
-    for a ±``target_percent`` interval, the between- and within-run spread, and the
+    for a ±``half_width_percent`` interval, the between- and within-run spread, and the
     work-per-second regression when the work varies between samples.
 
     Parameters
@@ -520,11 +523,11 @@ def analyze(
         Level of every interval.
     autocorrelation_limit : float in (0, 1], default 0.1
         Limit on the lag-1 autocorrelation of subsession means (choice of ``q``).
-    target_percent : float, default 1.0
-        Target half-width of the interval as a percentage of the mean (1.0 means ±1 %).
+    half_width_percent : float, default 1.0
+        Target half width of the interval as a percentage of the mean (1.0 means ±1 %).
     detect_warmup : bool, default True
         Run stable-phase detection on each run (when this build has it).
-    regression : bool, default True
+    wps_analysis : bool, default True
         Fit the work-per-second regression when the work varies.
     method : {"pilot", "iterate"}, default "pilot"
         Degrees-of-freedom rule of the required sample size (autocorrelation spec §6).
@@ -534,7 +537,7 @@ def analyze(
         Show a progress bar (needs ``tqdm``; silently off without it) that moves inside
         each benchmark: one step per run (stable-phase detection) and one for its intervals,
         naming the current step.
-    statistic : {"mean", "median", "min"}, default "mean"
+    summary_statistic : {"mean", "median", "min"}, default "mean"
         Headline statistic. ``"median"``: the samples' median with an order-statistic
         interval on the subsession medians; ``"min"``: the mean of the subsession minima
         with a t interval (for heavy-tailed timings). Both use the subsession size chosen
@@ -576,15 +579,15 @@ def analyze(
     autocorrelation_limit = check_real(autocorrelation_limit, "autocorrelation_limit",
                                        low=0.0, high=1.0, low_inclusive=False)
     detect_warmup = check_bool(detect_warmup, "detect_warmup")
-    regression = check_bool(regression, "regression")
+    wps_analysis = check_bool(wps_analysis, "wps_analysis")
     progress = check_bool(progress, "progress")
-    target_percent = check_real(target_percent, "target_percent", low=0.0,
-                                low_inclusive=False)
+    half_width_percent = check_real(half_width_percent, "half_width_percent", low=0.0,
+                                    low_inclusive=False)
     if method not in ("pilot", "iterate"):
         raise InvalidInputError(f"method must be 'pilot' or 'iterate', got {method!r}")
-    if statistic not in ("mean", "median", "min"):
+    if summary_statistic not in ("mean", "median", "min"):
         raise InvalidInputError(
-            f"statistic must be 'mean', 'median' or 'min', got {statistic!r}")
+            f"summary_statistic must be 'mean', 'median' or 'min', got {summary_statistic!r}")
     wanted = None if benchmarks is None else list(benchmarks)
     names = [n for n in measurements.names if wanted is None or n in wanted]
     if wanted is not None:
@@ -597,13 +600,14 @@ def analyze(
         items = tuple(
             _analyze_one(name, measurements[name], confidence_level=confidence_level,
                          autocorrelation_limit=autocorrelation_limit,
-                         target_percent=target_percent, detect_warmup=detect_warmup,
-                         regression=regression, method=method, statistic=statistic,
+                         half_width_percent=half_width_percent, detect_warmup=detect_warmup,
+                         wps_analysis=wps_analysis, method=method,
+                         summary_statistic=summary_statistic,
                          tick=bar.step)
             for name in names
         )
     sources = {str(m.get("source")) for m in measurements.metadata.values() if m.get("source")}
-    return AnalysisReport(items, confidence_level, target_percent,
+    return AnalysisReport(items, confidence_level, half_width_percent,
                           sources.pop() if len(sources) == 1 else None)
 
 

@@ -32,8 +32,9 @@ class BenchmarkComparison(Result):
 
     Attributes
     ----------
-    name, unit, statistic : str
-        Benchmark, unit of the time per work, headline statistic.
+    name, unit, summary_statistic : str
+        Benchmark, unit of the time per work, summary statistic compared (see
+        :attr:`BenchmarkAnalysis.summary_statistic`).
     base_mean, new_mean : float or None
         Estimates of each side.
     base_n, new_n : int
@@ -77,7 +78,7 @@ class BenchmarkComparison(Result):
 
     name: str
     unit: str
-    statistic: str
+    summary_statistic: str
     base_mean: float | None
     new_mean: float | None
     base_n: int
@@ -216,7 +217,7 @@ class ComparisonReport(Result):
         return records_frame([*self.comparisons, *one_sided], "name")
 
     def _tested(self) -> str:
-        kinds = {c.statistic for c in self.comparisons}
+        kinds = {c.summary_statistic for c in self.comparisons}
         return {frozenset({"median"}): "medians",
                 frozenset({"subsession min"}): "minima"}.get(frozenset(kinds), "means")
 
@@ -275,7 +276,7 @@ class ComparisonReport(Result):
 def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis, level: float,
                  min_change: float) -> BenchmarkComparison:
     common: dict[str, Any] = {
-        "name": base.name, "unit": base.unit, "statistic": base.statistic,
+        "name": base.name, "unit": base.unit, "summary_statistic": base.summary_statistic,
         "base_mean": base.mean, "new_mean": new.mean, "base_n": base.n, "new_n": new.n,
         "base_subsessions": base.n_subsessions, "new_subsessions": new.n_subsessions,
         "confidence_level": level,
@@ -283,10 +284,11 @@ def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis, level: float,
     empty: dict[str, Any] = {
         "difference": None, "ci_low": None, "ci_high": None, "relative_change": None,
         "relative_ci_low": None, "relative_ci_high": None, "p_value": None, "dof": None}
-    if base.unit != new.unit or base.statistic != new.statistic:
+    if base.unit != new.unit or base.summary_statistic != new.summary_statistic:
         return BenchmarkComparison(**common, **empty, verdict="not analysable",
-                                   note=f"units or statistics differ ({base.unit}/"
-                                   f"{base.statistic} vs {new.unit}/{new.statistic})")
+                                   note=f"units or summary statistics differ ({base.unit}/"
+                                   f"{base.summary_statistic} vs {new.unit}/"
+                                   f"{new.summary_statistic})")
     for side, item in (("baseline", base), ("new", new)):
         if item.mean is None or item.subsession_variance is None or not item.n_subsessions:
             return BenchmarkComparison(**common, **empty, verdict="not analysable",
@@ -329,7 +331,7 @@ def compare(
     min_change_percent: float = 0.0,
     detect_warmup: bool = True,
     progress: bool = False,
-    statistic: str = "mean",
+    summary_statistic: str = "mean",
 ) -> ComparisonReport:
     """Compare every benchmark present in both a baseline and new measurements.
 
@@ -352,7 +354,7 @@ def compare(
         Stable-phase warm-up detection when analysing :class:`Measurements`.
     progress : bool, default False
         Progress bar while analysing (needs ``tqdm``).
-    statistic : {"mean", "median", "min"}, default "mean"
+    summary_statistic : {"mean", "median", "min"}, default "mean"
         Headline statistic when analysing :class:`Measurements` (see :func:`analyze`); the
         Welch test then runs on the subsession medians or minima.
 
@@ -393,8 +395,9 @@ def compare(
         elif isinstance(value, Measurements):
             reports.append(analyze(value, confidence_level=level,
                                    autocorrelation_limit=autocorrelation_limit,
-                                   detect_warmup=detect_warmup, regression=False,
-                                   progress=progress, statistic=statistic))
+                                   detect_warmup=detect_warmup, wps_analysis=False,
+                                   progress=progress,
+                                   summary_statistic=summary_statistic))
         else:
             raise InvalidInputError(f"{side} must be Measurements or AnalysisReport, got "
                                     f"{type(value).__name__}")

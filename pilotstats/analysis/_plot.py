@@ -121,9 +121,9 @@ def plot_analysis(report: AnalysisReport, *, ax: Any = None) -> Any:
     y = np.arange(len(names))
     ax.hlines(y, lows, highs, color="tab:blue", linewidth=3)
     ax.plot(np.zeros(len(names)), y, "k|", markersize=12)
-    ax.axvline(-report.target_percent, color="tab:gray", linestyle=":")
-    ax.axvline(report.target_percent, color="tab:gray", linestyle=":",
-               label=f"target ±{format_number(report.target_percent)} %")
+    ax.axvline(-report.half_width_percent, color="tab:gray", linestyle=":")
+    ax.axvline(report.half_width_percent, color="tab:gray", linestyle=":",
+               label=f"target ±{format_number(report.half_width_percent)} %")
     ax.set_yticks(y, names, fontsize=7)
     ax.set_xlabel(f"interval relative to the estimate (%, {level_text(report.confidence_level)})")
     ax.legend(fontsize=7)

@@ -22,13 +22,13 @@ from scipy import stats
 
 __all__ = ["STATISTICS", "block_statistic"]
 
-#: The ``statistic`` choices and the label each puts in a report.
+#: The ``summary_statistic`` choices and the label each puts in a report.
 STATISTICS = {"mean": "mean", "median": "median", "min": "subsession min"}
 
 
-def block_statistic(values: np.ndarray, q: int, statistic: str,
+def block_statistic(values: np.ndarray, q: int, summary_statistic: str,
                     confidence_level: float) -> dict[str, Any]:
-    """Estimate, interval and block variance of ``statistic`` (``"median"`` or ``"min"``).
+    """Estimate, interval and block variance of a summary statistic ("median" or "min").
 
     Returns the ``mean``/``ci_low``/``ci_high``/``subsession_variance``/``n_subsessions``
     entries of a :class:`~pilotstats.analysis.BenchmarkAnalysis` (``ci_low``/``ci_high``
@@ -38,7 +38,7 @@ def block_statistic(values: np.ndarray, q: int, statistic: str,
     blocks = values[: h * q].reshape(h, q)
     notes: list[str] = []
     alpha = 1.0 - confidence_level
-    if statistic == "median":
+    if summary_statistic == "median":
         per_block = np.median(blocks, axis=1)
         estimate = float(np.median(values))
         ordered = np.sort(per_block)

@@ -277,7 +277,7 @@ def trend(
         if isinstance(item, AnalysisReport):
             reports.append(item)
         elif isinstance(item, Measurements):
-            reports.append(analyze(item, confidence_level=level, regression=False,
+            reports.append(analyze(item, confidence_level=level, wps_analysis=False,
                                    detect_warmup=detect_warmup))
         else:
             raise InvalidInputError(f"results[{index}] must be Measurements or AnalysisReport")

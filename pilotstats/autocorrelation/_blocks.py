@@ -58,9 +58,11 @@ class Samples:
                        self.mean * factor)
 
 
-def prepare(x: Any, mean: MeanMethod = "arithmetic", *, min_length: int = 1) -> Samples:
+def prepare(
+    x: Any, mean_method: MeanMethod = "arithmetic", *, min_length: int = 1
+) -> Samples:
     """Validate ``x`` and compute the overall mean with the chosen mean method."""
-    method = check_choice(mean, "mean", MEAN_METHODS)
+    method = check_choice(mean_method, "mean_method", MEAN_METHODS)
     harmonic = method == "harmonic"
     values = as_float_array(x, "x", min_length=min_length, positive=harmonic)
     return Samples(values, harmonic, float(_kernels.overall_mean(values, harmonic)))
@@ -133,18 +135,18 @@ def resolve_subsession_size(
 
 
 def lag1_autocorrelation(
-    x: Any, subsession_size: int = 1, *, mean: MeanMethod = "arithmetic"
+    x: Any, subsession_size: int = 1, *, mean_method: MeanMethod = "arithmetic"
 ) -> float:
     """Lag-1 autocorrelation of subsession means about the overall mean (Pilot's r1).
 
     Parameters
     ----------
     x : array_like, shape (n,)
-        Samples in time order (finite; strictly positive for ``mean="harmonic"``).
+        Samples in time order (finite; strictly positive for ``mean_method="harmonic"``).
     subsession_size : int, default 1
         Block size ``q``; block ``j`` holds ``x[(j-1)q : jq]``; trailing samples are unused
         by the blocks but count in the overall mean.
-    mean : {"arithmetic", "harmonic"}, default "arithmetic"
+    mean_method : {"arithmetic", "harmonic"}, default "arithmetic"
         Mean used for block means and for the overall mean ``m``.
 
     Returns
@@ -157,7 +159,7 @@ def lag1_autocorrelation(
     ------
     InvalidInputError
         ``x`` not a finite 1-D numeric array, ``subsession_size`` not a positive integer,
-        unknown ``mean``, or non-positive data with ``mean="harmonic"``.
+        unknown ``mean_method``, or non-positive data with ``mean_method="harmonic"``.
     NotEnoughDataError
         ``x`` is empty.
 
@@ -176,7 +178,7 @@ def lag1_autocorrelation(
     >>> round(lag1_autocorrelation(ferrari_response_times(), 4), 6)
     0.08231
     """
-    samples = prepare(x, mean).scaled()  # r1 is scale-invariant; keeps its sums finite
+    samples = prepare(x, mean_method).scaled()  # r1 is scale-invariant; keeps its sums finite
     q = check_int(subsession_size, "subsession_size", low=1)
     return float(_kernels.lag1_coefficient(samples.values, q, samples.harmonic, samples.mean))
 
@@ -185,7 +187,7 @@ def optimal_subsession_size(
     x: Any,
     *,
     autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
-    mean: MeanMethod = "arithmetic",
+    mean_method: MeanMethod = "arithmetic",
 ) -> int | None:
     """Smallest subsession size whose block means are nearly uncorrelated.
 
@@ -195,7 +197,7 @@ def optimal_subsession_size(
         Samples in time order.
     autocorrelation_limit : float in (0, 1], default 0.1
         Accept ``q`` when ``|r1(q)| <= autocorrelation_limit``.
-    mean : {"arithmetic", "harmonic"}, default "arithmetic"
+    mean_method : {"arithmetic", "harmonic"}, default "arithmetic"
         Mean used for block means.
 
     Returns
@@ -225,4 +227,4 @@ def optimal_subsession_size(
     4
     """
     limit = check_autocorrelation_limit(autocorrelation_limit)
-    return first_qualifying_size(prepare(x, mean), limit)
+    return first_qualifying_size(prepare(x, mean_method), limit)

@@ -337,7 +337,7 @@ def compare_subsession_means(
 
 @dataclass(frozen=True, slots=True)
 class ComparisonSampleSizeResult(Result):
-    """(Sub)samples the new side needs for Welch's test to reach ``target_p_value``.
+    """(Sub)samples the new side needs for Welch's test to reach ``significance_level``.
 
     Attributes
     ----------
@@ -347,8 +347,8 @@ class ComparisonSampleSizeResult(Result):
         ``subsession_size * max(n_required, min_subsessions)``.
     dof : float
         Welch dof at the current sizes.
-    target_p_value : float
-        Two-sided p-value to reach.
+    significance_level : float
+        Two-sided p-value to reach (``p <= significance_level``).
     subsession_size : int
         Block size of the new side.
 
@@ -358,7 +358,7 @@ class ComparisonSampleSizeResult(Result):
 
     >>> from pilotstats.autocorrelation import required_sample_size_for_comparison
     >>> r = required_sample_size_for_comparison(98.105, 0.699**2, 65, 98.394, 0.743**2, 65,
-    ...                                         target_p_value=0.01)
+    ...                                         significance_level=0.01)
     >>> print(r)
     need 118 samples (118 subsessions of 1) to reach p <= 0.01
     >>> r.n_required
@@ -368,13 +368,13 @@ class ComparisonSampleSizeResult(Result):
     n_required: int
     samples: int
     dof: float
-    target_p_value: float
+    significance_level: float
     subsession_size: int
 
     def __str__(self) -> str:
         return (
             f"need {self.samples} samples ({self.n_required} subsessions of "
-            f"{self.subsession_size}) to reach p <= {format_number(self.target_p_value)}"
+            f"{self.subsession_size}) to reach p <= {format_number(self.significance_level)}"
         )
 
 
@@ -386,7 +386,7 @@ def required_sample_size_for_comparison(
     var: float,
     n: int,
     *,
-    target_p_value: float = 0.05,
+    significance_level: float = 0.05,
     subsession_size: int = 1,
     min_subsessions: int = 0,
 ) -> ComparisonSampleSizeResult:
@@ -398,12 +398,12 @@ def required_sample_size_for_comparison(
         Baseline (sub)session statistics.
     mean, var, n : float, float, int
         Current statistics of the new side.
-    target_p_value : float in (0, 1), default 0.05
+    significance_level : float in (0, 1), default 0.05
         Two-sided Welch p-value to reach at the observed difference.
     subsession_size : int, default 1
         Block size of the new side (samples = q x subsessions).
     min_subsessions : int, default 0
-        Floor on the number of subsessions.
+        Minimum number of subsessions, a floor on the count required.
 
     Returns
     -------
@@ -420,7 +420,7 @@ def required_sample_size_for_comparison(
     Notes
     -----
     Specification ``autocorrelation.md`` §7.3: ``nu`` at the current sizes,
-    ``t = t_nu(target / 2)``, ``D = (d / t)^2 - v_b / n_b``,
+    ``t = t_nu(significance_level / 2)``, ``D = (d / t)^2 - v_b / n_b``,
     ``n_required = max(2, ceil_tol(v / D))`` (Pilot truncates; rounding up is correct).
 
     Complexity: O(1).
@@ -428,11 +428,11 @@ def required_sample_size_for_comparison(
     Examples
     --------
     >>> r = required_sample_size_for_comparison(98.105, 0.699**2, 65, 98.394, 0.743**2, 65,
-    ...                                         target_p_value=0.01)
+    ...                                         significance_level=0.01)
     >>> r.n_required
     118
     """
-    target = check_probability(target_p_value, "target_p_value")
+    target = check_probability(significance_level, "significance_level")
     q = check_int(subsession_size, "subsession_size", low=1)
     floor = check_int(min_subsessions, "min_subsessions", low=0)
     m1, v1, c1 = _check_side(
@@ -452,17 +452,17 @@ def required_sample_size_for_comparison(
             f"no sample size of the new side can reach p <= {target:g}: the observed "
             f"difference {d!r} is too small relative to the baseline's own standard error "
             f"{math.sqrt(v1 / c1)!r} (collect more baseline samples, or accept a larger "
-            "target_p_value)"
+            "significance_level)"
         )
     needed = v2 / reserve
     if not (math.isfinite(needed) and needed < _config.MAX_REPORTED_COUNT):
         raise UnreachableTargetError(
             f"the new side would need more than {_config.MAX_REPORTED_COUNT} "
             f"subsessions to reach p <= {target:g} (variance {v2!r} against a margin of "
-            f"{reserve!r}); accept a larger target_p_value"
+            f"{reserve!r}); accept a larger significance_level"
         )
     required = max(2, ceil_tol(needed))
     return ComparisonSampleSizeResult(
         n_required=required, samples=q * max(required, floor), dof=dof,
-        target_p_value=target, subsession_size=q,
+        significance_level=target, subsession_size=q,
     )

@@ -107,8 +107,10 @@ class ProportionResult(Result):
         ``p_hat``, the fraction of ones.
     n : int
         Number of outcomes.
-    ci_low, ci_high, ci_width : float
-        Interval (asymmetric about ``p_hat`` for Wilson) and its full width.
+    ci_low, ci_high : float
+        Interval (asymmetric about ``p_hat`` for Wilson).
+    half_width : float
+        Half its width, ``(ci_high - ci_low) / 2``.
     confidence_level : float
         Two-sided level.
     method : str
@@ -131,7 +133,7 @@ class ProportionResult(Result):
     n: int
     ci_low: float
     ci_high: float
-    ci_width: float
+    half_width: float
     confidence_level: float
     method: str
 
@@ -174,7 +176,7 @@ def proportion_interval(
         ``"pilot"``: Pilot's Wald interval with a t quantile,
         ``p_hat -/+ t_{n-1}((1+c)/2) sqrt(p_hat (1 - p_hat) / n)``, clipped to [0, 1]
         (Pilot does not clip, and its interval can leave the parameter's domain; the
-        clipped ``ci_width`` is then smaller than Pilot's). It has zero width when all
+        clipped ``half_width`` is then smaller than Pilot's). It has zero width when all
         outcomes agree (kept for compatibility).
 
     Returns
@@ -203,8 +205,8 @@ def proportion_interval(
     Examples
     --------
     >>> from pilotstats.datasets import binary_outcomes
-    >>> round(proportion_interval(binary_outcomes(), method="pilot").ci_width, 6)
-    0.465668
+    >>> round(proportion_interval(binary_outcomes(), method="pilot").half_width, 6)
+    0.232834
     >>> print(proportion_interval(binary_outcomes()))
     proportion 0.55 (95 % CI [0.3421, 0.7418] wilson, n = 20)
     """
@@ -218,6 +220,6 @@ def proportion_interval(
     else:
         low, high = wilson_interval(p_hat, n, normal_quantile((1.0 + level) / 2.0))
     return ProportionResult(
-        proportion=p_hat, n=n, ci_low=low, ci_high=high, ci_width=high - low,
+        proportion=p_hat, n=n, ci_low=low, ci_high=high, half_width=(high - low) / 2.0,
         confidence_level=level, method=chosen,
     )

@@ -42,18 +42,21 @@ __all__ = ["SampleSizeResult", "required_sample_size"]
 
 SAMPLE_SIZE_METHODS: tuple[SampleSizeMethod, ...] = ("pilot", "iterate")
 SAMPLE_KINDS: tuple[SampleKind, ...] = ("mean", "proportion")
+#: Default target: ±5 % of the mean (Pilot's default full width of 10 %, autocorrelation
+#: spec §6.1).
+_DEFAULT_HALF_WIDTH_PERCENT = 5.0
 
 
 @dataclass(frozen=True, slots=True)
 class SampleSizeResult(Result):
-    """Samples required for a confidence interval of the target width.
+    """Samples required for a confidence interval of the target half width.
 
     Attributes
     ----------
     subsession_size : int or None
         Block size ``q`` (None when no size qualifies yet: collect more data).
     subsessions : int or None
-        ``max(h_required, min_subsessions)``.
+        ``max(h_required, min_subsessions)``, the number of subsessions needed.
     samples : int or None
         ``subsession_size * subsessions``, the total number of samples needed.
     n : int
@@ -64,15 +67,15 @@ class SampleSizeResult(Result):
         Blocks required before the ``min_subsessions`` floor.
     enough : bool
         ``n >= samples``.
-    target_ci_width : float
-        Full width ``W_req`` aimed for.
+    target_half_width : float
+        Half width ``e`` aimed for (the ``±`` of the interval), in the unit of the data.
     confidence_level : float
         Two-sided level.
     method : str
         ``"pilot"`` (t quantile at the current dof) or ``"iterate"`` (self-consistent dof);
         ``"wilson"`` for proportions with the Wilson interval.
     min_subsessions : int
-        Floor on the number of subsessions.
+        Minimum number of subsessions (a floor on ``subsessions``).
     kind : str
         ``"mean"`` or ``"proportion"``.
 
@@ -82,9 +85,9 @@ class SampleSizeResult(Result):
 
     >>> from pilotstats.autocorrelation import required_sample_size
     >>> from pilotstats.datasets import ferrari_response_times
-    >>> r = required_sample_size(ferrari_response_times(), ci_percent_of_mean=10)
+    >>> r = required_sample_size(ferrari_response_times(), half_width_percent=5)
     >>> print(r)
-    need 136 samples (q = 4 x 34 subsessions) for a 95 % CI of full width 0.1756; ...
+    need 136 samples (q = 4 x 34 subsessions) for a 95 % CI of ±0.08782; ...
     >>> r.subsession_size, r.samples, r.n, r.enough
     (4, 136, 48, False)
     """
@@ -96,7 +99,7 @@ class SampleSizeResult(Result):
     n_subsessions: int | None
     h_required: int | None
     enough: bool
-    target_ci_width: float
+    target_half_width: float
     confidence_level: float
     method: str
     min_subsessions: int
@@ -109,7 +112,7 @@ class SampleSizeResult(Result):
 
     def __str__(self) -> str:
         level = f"{format_number(self.confidence_level * 100, 6)} % CI"
-        target = f"for a {level} of full width {format_number(self.target_ci_width)}"
+        target = f"for a {level} of ±{format_number(self.target_half_width)}"
         if self.samples is None:
             return (
                 f"required samples undetermined {target}: no subsession size qualifies "
@@ -122,25 +125,29 @@ class SampleSizeResult(Result):
         )
 
 
-def target_width(
-    centre: float, ci_width: float | None, ci_percent_of_mean: float | None
+def target_half_width(
+    centre: float, half_width: float | None, half_width_percent: float | None
 ) -> float:
-    """``W_req``: the smaller of the enabled criteria, default 10 % of ``|m|`` (spec §6.1)."""
+    """``e = W_req / 2``: the smaller of the enabled criteria, default 5 % of ``|m|``.
+
+    Spec §6.1 states the targets as full widths ``W_req`` (Pilot's convention, default 10 %
+    of ``|m|``); pilotstats takes half widths, so the default is the same interval.
+    """
     candidates = []
-    if ci_width is not None:
-        candidates.append(check_real(ci_width, "ci_width", low=0.0, low_inclusive=False))
-    if ci_percent_of_mean is not None:
+    if half_width is not None:
+        candidates.append(check_real(half_width, "half_width", low=0.0, low_inclusive=False))
+    if half_width_percent is not None:
         percent = check_real(
-            ci_percent_of_mean, "ci_percent_of_mean", low=0.0, low_inclusive=False
+            half_width_percent, "half_width_percent", low=0.0, low_inclusive=False
         )
         candidates.append(percent / 100.0 * abs(centre))
     if not candidates:
-        candidates.append(0.10 * abs(centre))
+        candidates.append(_DEFAULT_HALF_WIDTH_PERCENT / 100.0 * abs(centre))
     width = min(candidates)
     if not width > 0:
         raise InvalidInputError(
-            f"the target CI width is {width!r} because the mean is {centre!r}; a percentage "
-            "of a zero mean cannot be reached, pass an absolute ci_width instead"
+            f"the target CI half width is {width!r} because the mean is {centre!r}; a "
+            "percentage of a zero mean cannot be reached, pass an absolute half_width instead"
         )
     return width
 
@@ -180,13 +187,13 @@ def blocks_required_iterated(variance: float, half_width: float, level: float) -
     )
 
 
-def wilson_size(p_hat: float, width: float, level: float) -> int:
-    """Smallest ``n >= 2`` whose Wilson full width at ``p_hat`` is ``<= width`` (§5.3)."""
+def wilson_size(p_hat: float, half_width: float, level: float) -> int:
+    """Smallest ``n >= 2`` whose Wilson half width at ``p_hat`` is ``<= half_width`` (§5.3)."""
     z = normal_quantile((1.0 + level) / 2.0)
 
     def narrow_enough(trials: int) -> bool:
         low, high = wilson_interval(p_hat, trials, z)
-        return high - low <= width
+        return (high - low) / 2.0 <= half_width
 
     return smallest_passing(narrow_enough, 2)
 
@@ -194,40 +201,42 @@ def wilson_size(p_hat: float, width: float, level: float) -> int:
 def required_sample_size(
     x: Any,
     *,
-    ci_width: float | None = None,
-    ci_percent_of_mean: float | None = None,
+    half_width: float | None = None,
+    half_width_percent: float | None = None,
     confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
     autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
     min_subsessions: int = 0,
     method: SampleSizeMethod = "pilot",
     subsession_size: int | None = None,
-    mean: MeanMethod = "arithmetic",
+    mean_method: MeanMethod = "arithmetic",
     kind: SampleKind = "mean",
     proportion_method: ProportionMethod = "wilson",
 ) -> SampleSizeResult:
-    """Number of samples needed for a confidence interval of the target width.
+    """Number of samples needed for a confidence interval of the target half width.
 
     Parameters
     ----------
     x : array_like, shape (n,)
         Samples collected so far (n >= 3); 0/1 outcomes for ``kind="proportion"``.
-    ci_width : float, optional
-        Target full width of the interval, in the unit of ``x``.
-    ci_percent_of_mean : float, optional
-        Target full width as a percentage of ``|mean|`` (10 means 10 %). With both targets
-        the smaller width wins; with neither, 10 % of ``|mean|`` (Pilot's default).
+    half_width : float, optional
+        Target half width of the interval (``mean ± half_width``), in the unit of ``x``.
+    half_width_percent : float, optional
+        Target half width as a percentage of ``|mean|`` (5 means ±5 %). With both targets
+        the smaller one wins; with neither, ±5 % of ``|mean|`` (Pilot's default full width
+        of 10 %).
     confidence_level : float in (0, 1), default 0.95
         Two-sided level.
     autocorrelation_limit : float in (0, 1], default 0.1
         Limit for the subsession size (ignored for proportions, where ``q = 1``).
     min_subsessions : int, default 0
-        Floor on the number of subsessions (Pilot's library uses 200, its CLI 30-200).
+        Minimum number of subsessions, a floor on the count required (Pilot's library uses
+        200, its CLI 30-200).
     method : {"pilot", "iterate"}, default "pilot"
         ``"pilot"``: t quantile at the current ``h - 1`` dof, not iterated (Pilot).
         ``"iterate"``: the smallest self-consistent ``h*``; same ``enough`` verdict.
     subsession_size : int, optional
         Explicit ``q`` instead of the scan.
-    mean : {"arithmetic", "harmonic"}, default "arithmetic"
+    mean_method : {"arithmetic", "harmonic"}, default "arithmetic"
         Mean method of the blocks.
     kind : {"mean", "proportion"}, default "mean"
         What the interval is about.
@@ -244,16 +253,17 @@ def required_sample_size(
     Raises
     ------
     InvalidInputError
-        Invalid data or parameters, or a zero target width.
+        Invalid data or parameters, or a zero target half width.
     NotEnoughDataError
         Fewer than 3 samples.
     UnreachableTargetError
-        The target width is so small that more than 2**62 subsessions would be needed.
+        The target half width is so small that more than 2**62 subsessions would be
+        needed.
 
     Notes
     -----
-    Specification ``autocorrelation.md`` §6: ``W_req`` from the targets, ``e = W_req / 2``,
-    ``h_req = ceil_tol(s2_q (t_{h-1}((1+c)/2) / e)^2)``,
+    Specification ``autocorrelation.md`` §6: the half width ``e`` from the targets (the
+    spec's full width ``W_req = 2 e``), ``h_req = ceil_tol(s2_q (t_{h-1}((1+c)/2) / e)^2)``,
     ``samples = q * max(h_req, min_subsessions)``; ``ceil_tol`` rounds up but ignores a
     relative excess below 1e-9.
 
@@ -263,7 +273,7 @@ def required_sample_size(
     Examples
     --------
     >>> from pilotstats.datasets import ferrari_response_times
-    >>> result = required_sample_size(ferrari_response_times(), ci_percent_of_mean=10)
+    >>> result = required_sample_size(ferrari_response_times(), half_width_percent=5)
     >>> result.subsession_size, result.subsessions, result.samples
     (4, 34, 136)
     """
@@ -280,7 +290,7 @@ def required_sample_size(
         return SampleSizeResult(
             subsession_size=q, subsessions=subsessions, samples=needed, n=n,
             n_subsessions=h, h_required=h_required, enough=n >= needed,
-            target_ci_width=width, confidence_level=level, method=method_name,
+            target_half_width=half, confidence_level=level, method=method_name,
             min_subsessions=floor, kind=what,
         )
 
@@ -290,27 +300,27 @@ def required_sample_size(
         if n < 3:
             prepare(outcomes, min_length=3)  # raises NotEnoughDataError
         p_hat = float(outcomes.mean())
-        width = target_width(p_hat, ci_width, ci_percent_of_mean)
+        half = target_half_width(p_hat, half_width, half_width_percent)
         if proportion_method == "wilson":
-            return finish(1, n, wilson_size(p_hat, width, level), "wilson")
+            return finish(1, n, wilson_size(p_hat, half, level), "wilson")
         variance = float(np.var(outcomes, ddof=1))
-        return finish(1, n, _blocks_required(chosen, variance, width / 2, level, n), chosen)
+        return finish(1, n, _blocks_required(chosen, variance, half, level, n), chosen)
 
-    samples = prepare(x, mean, min_length=3)
+    samples = prepare(x, mean_method, min_length=3)
     n = samples.n
-    width = target_width(samples.mean, ci_width, ci_percent_of_mean)
+    half = target_half_width(samples.mean, half_width, half_width_percent)
     if bool(np.all(samples.values == samples.values[0])):
         return finish(1, n, 1, chosen)
     q = _subsession_size_or_none(samples, limit, subsession_size)
     if q is None:
         return SampleSizeResult(
             subsession_size=None, subsessions=None, samples=None, n=n, n_subsessions=None,
-            h_required=None, enough=False, target_ci_width=width, confidence_level=level,
+            h_required=None, enough=False, target_half_width=half, confidence_level=level,
             method=chosen, min_subsessions=floor, kind=what,
         )
     variance, _ = block_moments(samples, q)
     h = n // q
-    return finish(q, h, _blocks_required(chosen, variance, width / 2, level, h), chosen)
+    return finish(q, h, _blocks_required(chosen, variance, half, level, h), chosen)
 
 
 def _subsession_size_or_none(samples: Samples, limit: float, explicit: Any) -> int | None:

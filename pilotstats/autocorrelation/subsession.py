@@ -46,8 +46,10 @@ class SubsessionResult(Result):
         ``s2_q``, the variance of block means about ``m`` (divisor ``h - 1``).
     autocorrelation : float
         Lag-1 autocorrelation ``r1(q)`` of the block means; NaN for constant data.
-    ci_low, ci_high, ci_width : float
-        Interval ``m -/+ t_{h-1}((1+c)/2) sqrt(s2_q / h)`` and its full width.
+    ci_low, ci_high : float
+        Interval ``m -/+ t_{h-1}((1+c)/2) sqrt(s2_q / h)``.
+    half_width : float
+        Its half width ``t_{h-1}((1+c)/2) sqrt(s2_q / h)`` (the ``±`` of the interval).
     confidence_level : float
         Two-sided level ``c`` of the interval.
     autocorrelation_limit : float
@@ -80,7 +82,7 @@ class SubsessionResult(Result):
     autocorrelation: float
     ci_low: float
     ci_high: float
-    ci_width: float
+    half_width: float
     confidence_level: float
     autocorrelation_limit: float
     mean_method: str
@@ -130,7 +132,7 @@ def build_result(
         return SubsessionResult(
             mean=common, n=samples.n, subsession_size=1, n_subsessions=samples.n,
             subsession_variance=0.0, autocorrelation=math.nan, ci_low=common,
-            ci_high=common, ci_width=0.0, confidence_level=confidence_level,
+            ci_high=common, half_width=0.0, confidence_level=confidence_level,
             autocorrelation_limit=limit, mean_method=method, constant=True, unit=unit,
         )
     s2, g = block_moments(samples, q)
@@ -140,7 +142,7 @@ def build_result(
         mean=samples.mean, n=samples.n, subsession_size=q, n_subsessions=h,
         subsession_variance=s2, autocorrelation=g / s2 if s2 > 0 else math.nan,
         ci_low=samples.mean - half_width, ci_high=samples.mean + half_width,
-        ci_width=2.0 * half_width, confidence_level=confidence_level,
+        half_width=half_width, confidence_level=confidence_level,
         autocorrelation_limit=limit, mean_method=method, unit=unit,
     )
 
@@ -150,7 +152,7 @@ def subsession_analysis(
     *,
     confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
     autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
-    mean: MeanMethod = "arithmetic",
+    mean_method: MeanMethod = "arithmetic",
     subsession_size: int | None = None,
     unit: str | None = None,
 ) -> SubsessionResult:
@@ -164,12 +166,12 @@ def subsession_analysis(
     Parameters
     ----------
     x : array_like, shape (n,)
-        Samples in time order, finite (strictly positive for ``mean="harmonic"``).
+        Samples in time order, finite (strictly positive for ``mean_method="harmonic"``).
     confidence_level : float in (0, 1), default 0.95
         Two-sided level of the interval.
     autocorrelation_limit : float in (0, 1], default 0.1
         Limit on ``|r1(q)|`` for choosing ``q``.
-    mean : {"arithmetic", "harmonic"}, default "arithmetic"
+    mean_method : {"arithmetic", "harmonic"}, default "arithmetic"
         Mean of blocks and overall (harmonic suits rates such as throughput).
     subsession_size : int, optional
         Use this ``q`` instead of scanning (needs ``n // q >= 2``).
@@ -215,13 +217,13 @@ def subsession_analysis(
     >>> result = subsession_analysis(ferrari_response_times(), unit="s")
     >>> print(result)
     mean 1.756 s (95 % CI [1.611, 1.902] s, n = 48, q = 4, h = 12)
-    >>> round(result.ci_width, 6)
-    0.291571
+    >>> round(result.half_width, 6)
+    0.145785
     """
     level = check_confidence_level(confidence_level)
     limit = check_autocorrelation_limit(autocorrelation_limit)
     unit = check_text(unit, "unit", allow_none=True)
-    samples = prepare(x, mean, min_length=2)
+    samples = prepare(x, mean_method, min_length=2)
     if bool(np.all(samples.values == samples.values[0])):
         return build_result(samples, 1, level, limit, unit)
     q = resolve_subsession_size(samples, limit, subsession_size)

@@ -190,6 +190,9 @@ def load_csv(
 class BaselineStatistics(Result):
     """One baseline of Pilot: count, mean and variance (and unit-reading extras).
 
+    ``half_width`` is half the CI width Pilot writes (its ``unit_readings_ci_width`` column
+    holds a full width).
+
     Examples
     --------
     The ``readings`` and ``unit_readings`` of a :class:`PilotBaselineRecord`:
@@ -208,7 +211,7 @@ class BaselineStatistics(Result):
     n: int
     mean: float
     variance: float
-    ci_width: float | None = None
+    half_width: float | None = None
     optimal_subsession_size: int | None = None
 
     def __str__(self) -> str:
@@ -295,9 +298,9 @@ def _baseline(row: dict[str, str], prefix: str, label: str, number: int,
              "a baseline with a count needs both mean and variance")
     if var < 0:
         fail(label, f"row {number}, column {prefix}_var", "variance must be >= 0")
-    ci_width = _optional(row, f"{prefix}_ci_width", label, number) if extras else None
+    width = _optional(row, f"{prefix}_ci_width", label, number) if extras else None
     q = _optional(row, f"{prefix}_optimal_subsession_size", label, number) if extras else None
-    return BaselineStatistics(int(count), mean, var, ci_width,
+    return BaselineStatistics(int(count), mean, var, None if width is None else width / 2.0,
                               None if q is None or q <= 0 else int(q))
 
 
@@ -315,8 +318,8 @@ def load_pilot_baseline(source: Source) -> PilotBaseline:
     -------
     PilotBaseline
         One :class:`PilotBaselineRecord` per row, with ``readings`` and ``unit_readings``
-        baselines (``n``, ``mean``, ``variance``; for unit readings also ``ci_width`` and
-        ``optimal_subsession_size``) or ``None`` when unset.
+        baselines (``n``, ``mean``, ``variance``; for unit readings also ``half_width``, half
+        Pilot's ``ci_width`` column, and ``optimal_subsession_size``) or ``None`` when unset.
 
     Notes
     -----

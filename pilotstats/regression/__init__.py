@@ -21,7 +21,7 @@ from pilotstats.regression.model_comparison import (
     polynomial_model,
 )
 from pilotstats.regression.network_model import ClosedNetworkModel, ThreadPoolModel
-from pilotstats.regression.planner import WorkPlanner, work_amount_sequence
+from pilotstats.regression.planner import WorkPlanner, work_sequence
 from pilotstats.regression.queueing import (
     MvaResult,
     ThreadPoolResult,
@@ -61,6 +61,6 @@ __all__: list[str] = [
     "polynomial_model",
     "seidmann",
     "thread_pool",
-    "work_amount_sequence",
+    "work_sequence",
     "wps",
 ]

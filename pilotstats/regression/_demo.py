@@ -49,7 +49,7 @@ def demo_wps() -> str:
         1e6,
         min_round_duration=0.3,
         target_initial_time=2.0,
-        ci_percent_of_mean=5,
+        half_width_percent=2.5,
         unit="op",
     )
     fit = result.wps

@@ -44,7 +44,7 @@ _MAX_INTEGER_GRID = 500
 
 def plot_wps(
     result: WpsResult,
-    work_amounts: Any,
+    work: Any,
     durations: Any,
     *,
     ax: Any = None,
@@ -57,7 +57,7 @@ def plot_wps(
     ----------
     result : WpsResult
         Result of :func:`~pilotstats.regression.wps`.
-    work_amounts, durations : array_like, shape (n_rounds,)
+    work, durations : array_like, shape (n_rounds,)
         The rounds the result was computed from (durations in seconds).
     ax : matplotlib Axes, optional
         Where to draw (default: a new figure).
@@ -78,7 +78,7 @@ def plot_wps(
         matplotlib is not installed.
     """
     what = "the WpsResult"
-    work = check_series(work_amounts, result.n_rounds, name="work_amounts", what=what)
+    work = check_series(work, result.n_rounds, name="work", what=what)
     duration = check_series(durations, result.n_rounds, name="durations", what=what)
     label, factor = time_scale(duration)
     ax = new_axes(ax)

@@ -64,12 +64,12 @@ class FTestResult(Result):
     Attributes
     ----------
     statistic : float
-        F = ((S_A − S_B)/q) / (S_B/df2).
+        F = ((S_A − S_B)/q) / (S_B/dof2).
     p_value : float
-        P(F_{q, df2} > F); 1 when F < 0.
-    df1 : int
+        P(F_{q, dof2} > F); 1 when F < 0.
+    dof1 : int
         q = n_B − n_A, the number of extra parameters.
-    df2 : int
+    dof2 : int
         Residual dof of the full model (observed values − n_B).
     sse_restricted, sse_full : float
         S_A and S_B with the common weights.
@@ -101,8 +101,8 @@ class FTestResult(Result):
 
     statistic: float
     p_value: float
-    df1: int
-    df2: int
+    dof1: int
+    dof2: int
     sse_restricted: float
     sse_full: float
     weighting: str
@@ -114,7 +114,7 @@ class FTestResult(Result):
 
     def __str__(self) -> str:
         return (
-            f"F = {format_number(self.statistic, 5)} on ({self.df1}, {self.df2}) dof, "
+            f"F = {format_number(self.statistic, 5)} on ({self.dof1}, {self.dof2}) dof, "
             f"p = {format_number(self.p_value, 4)} (S_restricted = "
             f"{format_number(self.sse_restricted, 5)}, S_full = {format_number(self.sse_full, 5)}"
             f", {self.weighting} weights)"
@@ -122,7 +122,7 @@ class FTestResult(Result):
 
 
 def _f_from_sse(
-    sse_small: float, sse_big: float, q: int, df2: int, denominator_mse: float, df_den: int
+    sse_small: float, sse_big: float, q: int, dof2: int, denominator_mse: float, df_den: int
 ) -> tuple[float, float]:
     statistic = ((sse_small - sse_big) / q) / denominator_mse
     p = float(stats.f.sf(statistic, q, df_den)) if statistic >= 0 else 1.0
@@ -229,8 +229,8 @@ def f_test(restricted: CalibrationResult, full: CalibrationResult) -> FTestResul
             )
         sse_a = refit.sse
         refitted = True
-    df2 = full.dof
-    statistic, p = _f_from_sse(sse_a, full.sse, q, df2, full.sse / df2, df2)
+    dof2 = full.dof
+    statistic, p = _f_from_sse(sse_a, full.sse, q, dof2, full.sse / dof2, dof2)
     if statistic < 0:
         warnings.warn(
             f"the restricted model fits better than the full one (S_A = {sse_a:.6g} < S_B = "
@@ -241,8 +241,8 @@ def f_test(restricted: CalibrationResult, full: CalibrationResult) -> FTestResul
     return FTestResult(
         statistic=statistic,
         p_value=p,
-        df1=int(q),
-        df2=int(df2),
+        dof1=int(q),
+        dof2=int(dof2),
         sse_restricted=float(sse_a),
         sse_full=float(full.sse),
         weighting=full.weighting,
@@ -462,7 +462,7 @@ class PolynomialComparison(Result):
         Fitted coefficients a_0..a_d of each degree.
     statistic, p_value : ndarray
         Test of "degree d+1 vs d" in row d (NaN in the last row).
-    df1, df2 : ndarray of int
+    dof1, dof2 : ndarray of int
         Degrees of freedom of each test.
     recommended_degree : int
         Smallest d whose "d+1 vs d" test is not significant (the largest degree if all
@@ -496,8 +496,8 @@ class PolynomialComparison(Result):
     coefficients: tuple[FloatArray, ...]
     statistic: FloatArray
     p_value: FloatArray
-    df1: npt.NDArray[np.int64]
-    df2: npt.NDArray[np.int64]
+    dof1: npt.NDArray[np.int64]
+    dof2: npt.NDArray[np.int64]
     recommended_degree: int
     significance_level: float
     weighting: str
@@ -666,8 +666,8 @@ def compare_polynomials(
     k = len(degree_list)
     statistic = np.full(k, np.nan)
     p_value = np.full(k, np.nan)
-    df1 = np.zeros(k, dtype=np.int64)
-    df2 = np.zeros(k, dtype=np.int64)
+    dof1 = np.zeros(k, dtype=np.int64)
+    dof2 = np.zeros(k, dtype=np.int64)
     if denominator == "largest":
         common = fits[-1][1]
         common_sse = [
@@ -680,7 +680,7 @@ def compare_polynomials(
             statistic[i], p_value[i] = _f_from_sse(
                 common_sse[i], common_sse[i + 1], 1, int(dof[-1]), mse_top, int(dof[i + 1])
             )
-            df1[i], df2[i] = 1, dof[i + 1]
+            dof1[i], dof2[i] = 1, dof[i + 1]
     else:
         for i in range(k - 1):
             common = fits[i + 1][1]
@@ -688,7 +688,7 @@ def compare_polynomials(
             big = _wls(np.vander(n, degree_list[i + 1] + 1, increasing=True), z, common)[1]
             df_big = int(dof[i + 1])
             statistic[i], p_value[i] = _f_from_sse(small, big, 1, df_big, big / df_big, df_big)
-            df1[i], df2[i] = 1, df_big
+            dof1[i], dof2[i] = 1, df_big
     recommended = degree_list[-1]
     for i in range(k - 1):
         if p_value[i] >= level:
@@ -702,8 +702,8 @@ def compare_polynomials(
         coefficients=tuple(_readonly(f[0]) for f in fits),
         statistic=_readonly(statistic),
         p_value=_readonly(p_value),
-        df1=_readonly_int(df1),
-        df2=_readonly_int(df2),
+        dof1=_readonly_int(dof1),
+        dof2=_readonly_int(dof2),
         recommended_degree=int(recommended),
         significance_level=float(level),
         weighting=scheme,

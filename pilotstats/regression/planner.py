@@ -39,7 +39,7 @@ from pilotstats.exceptions import (
 from pilotstats.regression._outliers import OUTLIER_THRESHOLD, isolated_outliers
 from pilotstats.regression.wps import WpsResult, wps
 
-__all__ = ["WorkPlanner", "work_amount_sequence"]
+__all__ = ["WorkPlanner", "work_sequence"]
 
 
 def _bisection_fraction(r: int) -> float:
@@ -73,6 +73,11 @@ def _ramp_increment(
     return k, n
 
 
+#: Default required half width of the throughput interval: 5 % of ``v`` (Pilot's default
+#: full width of 10 %, wps spec §6.6).
+_DEFAULT_HALF_WIDTH_PERCENT = 5.0
+
+
 def _optional_positive(value: float | None, name: str) -> float | None:
     """None, or ``value`` checked to be a finite number > 0."""
     if value is None:
@@ -80,7 +85,7 @@ def _optional_positive(value: float | None, name: str) -> float | None:
     return check_real(value, name, low=0.0, low_inclusive=False)
 
 
-def work_amount_sequence(a: float, b: float, *, integer_work: bool = True) -> Iterator[float]:
+def work_sequence(a: float, b: float, *, integer_work: bool = True) -> Iterator[float]:
     """Yield the bisection order of work amounts in ``[a, b]`` (wps spec §6.3).
 
     Round ``r = 1, 2, ...`` uses ``w_r = a + f_r (b - a)`` with ``f_r`` = 1/2; 1/4, 3/4;
@@ -113,7 +118,7 @@ def work_amount_sequence(a: float, b: float, *, integer_work: bool = True) -> It
     Examples
     --------
     >>> from itertools import islice
-    >>> list(islice(work_amount_sequence(0, 16), 8))
+    >>> list(islice(work_sequence(0, 16), 8))
     [8.0, 4.0, 12.0, 2.0, 6.0, 10.0, 14.0, 1.0]
     """
     low = check_real(a, "a", low=0.0)
@@ -131,10 +136,10 @@ def _bisection_amounts(low: float, high: float, integer_work: bool) -> Iterator[
         r += 1
 
 
-def unit_reading_work_amount(
+def unit_reading_work(
     required: int | None, total_readings: int, total_work: float, last_work: float
 ) -> float:
-    """Work amount expected to deliver the missing unit readings (wps spec §6.7, Pilot).
+    """Work expected to deliver the missing unit readings (wps spec §6.7, Pilot).
 
     ``needed = required - total`` (``total`` when ``required`` is unknown, i.e. double the
     data); the proposal is ``floor(1.2 * needed * total_work / total)``; without any unit
@@ -168,21 +173,23 @@ class WorkPlanner:
         No proposal exceeds this factor times the mean of all previous work amounts.
     integer_work : bool, default True
         Propose integer work amounts (rounded down).
-    ci_percent_of_mean, ci_width : float, optional
-        Required full width of the throughput interval, as a percentage of ``v`` and/or in
-        units/s; the smaller enabled one applies. Both None: 10 % of ``v``.
+    half_width_percent, half_width : float, optional
+        Required half width of the throughput interval (half its full width, which is
+        asymmetric about ``v``), as a percentage of ``v`` and/or in units/s; the smaller
+        enabled one applies. Both None: 5 % of ``v`` (Pilot's default full width of 10 %).
     confidence_level : float, default 0.95
         Level of the throughput interval.
     autocorrelation_limit : float, default 0.1
         Passed to :func:`~pilotstats.regression.wps`.
     min_subsessions : int, default 21
-        Fewest subsessions ``h`` for the WPS analysis to finish (Pilot: ``h > 20``).
+        Minimum number of subsessions ``h`` before the WPS analysis can finish (Pilot:
+        ``h > 20``).
     wps_analysis : bool, default True
         Run the WPS analysis (ramp, bisection, stop rule). Without it only short-round
         doubling and unit-reading pacing propose work amounts.
     unit_readings_min_subsessions : int, default 0
-        Floor on subsessions of the unit-reading requirement computed by :meth:`record`
-        when ``required_unit_readings`` is not supplied.
+        Minimum number of subsessions of the unit-reading requirement computed by
+        :meth:`record` when ``required_unit_readings`` is not supplied.
     subsession_basis : {"residuals", "rates"}, default "residuals"
         Passed to :func:`~pilotstats.regression.wps`. The planner's own design makes the
         per-round rates autocorrelated whenever ``alpha != 0`` (the work amounts ascend within
@@ -195,8 +202,8 @@ class WorkPlanner:
         ``"pilot"`` reproduces Pilot v0.14's pacing instead of the documented one: after the
         doubling phase, an ascending slice grid (``n = 10`` in the k formula, ``k >= 1 s``, at
         least 5 slices, slice halved at the top), no alpha-based raise of the lower bound,
-        ``wps(method="pilot")`` fits and Pilot's stop rule ``0 < v_ci < W_req`` (wps spec
-        §7.1). For comparison with Pilot only.
+        ``wps(method="pilot")`` fits and Pilot's stop rule ``0 < v_ci < W_req`` on full
+        widths, here on half widths (wps spec §7.1). For comparison with Pilot only.
     outlier_threshold : float or None, default 10.0
         Rounds whose residual from the least-squares line exceeds this many robust standard
         deviations (normal-consistent median absolute deviation) are excluded from the fit,
@@ -230,10 +237,10 @@ class WorkPlanner:
        ``k = (2T - 2 s n)/(n^2 - n)`` and ``rho`` the rate observed in the first long round,
        so the ramp takes about ``T`` seconds; it ends early once it reaches ``b``.
     3. **Bisection** [documentation]: ``a + f_r (b - a)`` with the fractions of
-       :func:`work_amount_sequence`. The index ``r`` is not reset when ``a`` rises.
+       :func:`work_sequence`. The index ``r`` is not reset when ``a`` rises.
 
     From the fourth round on every record refits :func:`~pilotstats.regression.wps` with
-    ``min_duration = min_round_duration``; when ``alpha < 0`` the lower end rises to
+    ``min_round_duration``; when ``alpha < 0`` the lower end rises to
     ``ceil(-alpha v)``, the alpha-implied minimum work (rounds below it end before the
     non-stable phases are over). Every proposal is capped by ``b`` and the soft limit; with
     unit-reading pacing active the larger of the proposals is taken (Pilot's rule). Pilot's
@@ -245,10 +252,10 @@ class WorkPlanner:
     Examples
     --------
     >>> planner = WorkPlanner(1, 1000, min_round_duration=1.0)
-    >>> planner.next_work_amount()
+    >>> planner.next_work()
     1.0
     >>> planner.record(1, 0.01)  # too short: double
-    >>> planner.next_work_amount()
+    >>> planner.next_work()
     2.0
     """
 
@@ -263,8 +270,8 @@ class WorkPlanner:
         initial_work: float | None = None,
         soft_limit_factor: float = _config.WPS_SOFT_LIMIT_FACTOR,
         integer_work: bool = True,
-        ci_percent_of_mean: float | None = 10.0,
-        ci_width: float | None = None,
+        half_width_percent: float | None = _DEFAULT_HALF_WIDTH_PERCENT,
+        half_width: float | None = None,
         confidence_level: float = 0.95,
         autocorrelation_limit: float = 0.1,
         min_subsessions: int = _config.WPS_MIN_SUBSESSIONS,
@@ -290,10 +297,10 @@ class WorkPlanner:
             soft_limit_factor, "soft_limit_factor", low=1.0, allow_inf=True
         )
         self.integer_work = check_bool(integer_work, "integer_work")
-        if ci_percent_of_mean is None and ci_width is None:
-            ci_percent_of_mean = 10.0
-        self.ci_percent_of_mean = _optional_positive(ci_percent_of_mean, "ci_percent_of_mean")
-        self.ci_width = _optional_positive(ci_width, "ci_width")
+        if half_width_percent is None and half_width is None:
+            half_width_percent = _DEFAULT_HALF_WIDTH_PERCENT
+        self.half_width_percent = _optional_positive(half_width_percent, "half_width_percent")
+        self.half_width = _optional_positive(half_width, "half_width")
         self.confidence_level = check_confidence_level(confidence_level)
         self.autocorrelation_limit = check_autocorrelation_limit(autocorrelation_limit)
         self.min_subsessions = check_int(min_subsessions, "min_subsessions", low=3)
@@ -358,8 +365,8 @@ class WorkPlanner:
         return len(self._work)
 
     @property
-    def work_amounts(self) -> np.ndarray:
-        """Recorded work amounts (a read-only copy)."""
+    def work(self) -> np.ndarray:
+        """Recorded work of each round (a read-only copy)."""
         values = np.array(self._work, dtype=np.float64)
         values.setflags(write=False)
         return values
@@ -372,16 +379,16 @@ class WorkPlanner:
         return values
 
     @property
-    def required_ci_width(self) -> float | None:
-        """Required full width of the throughput interval at the current ``v`` (units/s)."""
+    def target_half_width(self) -> float | None:
+        """Target half width of the throughput interval at the current ``v`` (units/s)."""
         result = self.wps_result
         candidates = []
-        if self.ci_width is not None:
-            candidates.append(self.ci_width)
-        if self.ci_percent_of_mean is not None:
+        if self.half_width is not None:
+            candidates.append(self.half_width)
+        if self.half_width_percent is not None:
             if result is None or not result.valid:
-                return None if self.ci_width is None else self.ci_width
-            candidates.append(self.ci_percent_of_mean / 100.0 * result.throughput)
+                return None if self.half_width is None else self.half_width
+            candidates.append(self.half_width_percent / 100.0 * result.throughput)
         return min(candidates)
 
     @property
@@ -390,20 +397,20 @@ class WorkPlanner:
         result = self.wps_result
         if not self.wps_analysis or result is None or self.n_rounds < 4:
             return False
-        required = self.required_ci_width
-        if self.method == "pilot":  # rounds > 3, h > 20, v > 0 and 0 < v_ci < W_req
+        required = self.target_half_width
+        if self.method == "pilot":  # rounds > 3, h > 20, v > 0 and 0 < v_ci < W_req (halved)
             return (
                 result.n_subsessions >= self.min_subsessions
                 and result.valid
                 and required is not None
-                and 0 < result.throughput_ci_width < required
+                and 0 < result.throughput_half_width < required
             )
         return (
             result.n_subsessions >= self.min_subsessions
             and result.valid
             and result.bounded
             and required is not None
-            and result.throughput_ci_width <= required
+            and result.throughput_half_width <= required
         )
 
     @property
@@ -427,8 +434,8 @@ class WorkPlanner:
 
     # -- public protocol -----------------------------------------------------------------
 
-    def next_work_amount(self) -> float:
-        """Work amount proposed for the next round (does not change the planner)."""
+    def next_work(self) -> float:
+        """Work proposed for the next round (does not change the planner)."""
         return self._next
 
     def record(
@@ -515,8 +522,8 @@ class WorkPlanner:
         try:
             result = required_sample_size(
                 data,
-                ci_percent_of_mean=self.ci_percent_of_mean,
-                ci_width=self.ci_width,
+                half_width_percent=self.half_width_percent,
+                half_width=self.half_width,
                 confidence_level=self.confidence_level,
                 autocorrelation_limit=self.autocorrelation_limit,
                 min_subsessions=self.unit_readings_min_subsessions,
@@ -607,7 +614,7 @@ class WorkPlanner:
                     np.array(self._durations, dtype=np.float64)[used],
                     confidence_level=self.confidence_level,
                     autocorrelation_limit=self.autocorrelation_limit,
-                    min_duration=self.min_round_duration,
+                    min_round_duration=self.min_round_duration,
                     subsession_basis=self.subsession_basis,
                     unit=self.unit,
                     method=self.method,
@@ -666,7 +673,7 @@ class WorkPlanner:
     def _unit_proposal(self) -> float | None:
         if not self._unit_active or self.unit_readings_finished:
             return None
-        return unit_reading_work_amount(
+        return unit_reading_work(
             self._unit_required, self._unit_total, math.fsum(self._work), self._work[-1]
         )
 

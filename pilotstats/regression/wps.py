@@ -184,7 +184,7 @@ class WpsResult(Result):
         ``sum(w) / sum(t)`` over the used rounds, the naive estimate, for contrast.
     naive_ssr, naive_relative_error : float
         Prediction error of the naive predictor ``w / naive_throughput`` over the used rounds.
-    min_duration : float
+    min_round_duration : float
         Duration threshold of the round filter (s).
     min_work : float or None
         Final alpha-implied minimum work amount ``-alpha * v`` used by the filter, or None.
@@ -247,7 +247,7 @@ class WpsResult(Result):
     naive_throughput: float
     naive_ssr: float
     naive_relative_error: float
-    min_duration: float
+    min_round_duration: float
     min_work: float | None
     valid: bool
     bounded: bool
@@ -260,12 +260,16 @@ class WpsResult(Result):
     _work_sxx: float
 
     @property
-    def throughput_ci_width(self) -> float:
-        """Full width of the throughput interval (``inf`` when unbounded, NaN when empty)."""
-        return self.throughput_ci_high - self.throughput_ci_low
+    def throughput_half_width(self) -> float:
+        """Half the width of the throughput interval, ``(high - low) / 2`` (units/s).
+
+        The interval is asymmetric about ``throughput``, so this is not the distance to
+        either end; ``inf`` when the interval is unbounded, NaN when it is empty.
+        """
+        return (self.throughput_ci_high - self.throughput_ci_low) / 2.0
 
     def _extra_dict(self) -> dict[str, Any]:
-        return {"throughput_ci_width": self.throughput_ci_width}
+        return {"throughput_half_width": self.throughput_half_width}
 
     def _level(self, confidence_level: float | None) -> float:
         if confidence_level is None:
@@ -358,7 +362,7 @@ class WpsResult(Result):
 
     def plot(
         self,
-        work_amounts: ArrayLike1D,
+        work: ArrayLike1D,
         durations: ArrayLike1D,
         *,
         ax: Any = None,
@@ -375,7 +379,7 @@ class WpsResult(Result):
 
         Parameters
         ----------
-        work_amounts, durations : array_like, shape (n_rounds,)
+        work, durations : array_like, shape (n_rounds,)
             The rounds the result was computed from (the result does not keep them);
             durations in seconds (auto-scaled to ms/µs/ns on the axis).
         ax : matplotlib Axes, optional
@@ -412,7 +416,7 @@ class WpsResult(Result):
         from pilotstats.regression._plots import plot_wps
 
         return plot_wps(
-            self, work_amounts, durations, ax=ax, prediction_band=prediction_band, title=title
+            self, work, durations, ax=ax, prediction_band=prediction_band, title=title
         )
 
     def __str__(self) -> str:
@@ -514,7 +518,7 @@ def _fit_kept(
             found: int | None = 1
         else:
             found = optimal_subsession_size(
-                series, autocorrelation_limit=autocorrelation_limit, mean=mean_method
+                series, autocorrelation_limit=autocorrelation_limit, mean_method=mean_method
             )
             if found is not None and _degenerate_blocks(w, found, pilot):
                 # A cyclic schedule whose period divides q gives every block the same mean
@@ -597,7 +601,7 @@ def _next_identifiable_size(
     from pilotstats.autocorrelation import lag1_autocorrelation
 
     for q in range(first + 1, series.shape[0] // 3 + 1):
-        if abs(lag1_autocorrelation(series, q, mean=mean_method)) <= limit and not (
+        if abs(lag1_autocorrelation(series, q, mean_method=mean_method)) <= limit and not (
             _degenerate_blocks(w, q, pilot)
         ):
             return q
@@ -664,12 +668,12 @@ def _prediction_errors(
 
 
 def wps(
-    work_amounts: ArrayLike1D,
+    work: ArrayLike1D,
     durations: ArrayLike1D,
     *,
     confidence_level: float = 0.95,
     autocorrelation_limit: float = 0.1,
-    min_duration: float = 0.0,
+    min_round_duration: float = 0.0,
     subsession_size: int | None = None,
     alpha_filter: bool = True,
     method: WpsMethod | None = None,
@@ -680,7 +684,7 @@ def wps(
 
     Parameters
     ----------
-    work_amounts : array_like, shape (n,)
+    work : array_like, shape (n,)
         Work done by each round (units), finite and positive, in execution order.
     durations : array_like, shape (n,)
         Duration of each round in **seconds**, finite and positive, same order and length.
@@ -688,7 +692,7 @@ def wps(
         Level of every interval, in (0, 1).
     autocorrelation_limit : float, default 0.1
         Limit on the absolute lag-1 autocorrelation of the subsession rates, in (0, 1].
-    min_duration : float, default 0.0
+    min_round_duration : float, default 0.0
         Rounds shorter than this (s) are excluded (too short to time reliably).
     subsession_size : int, optional
         Rounds per subsession; bypasses the autocorrelation scan. Must leave ``h >= 3``.
@@ -784,16 +788,16 @@ def wps(
     >>> round(result.throughput, 9), round(result.alpha, 9)
     (1.5, -2.0)
     """
-    work = as_float_array(work_amounts, "work_amounts", positive=True)
+    w = as_float_array(work, "work", positive=True)
     duration = as_float_array(durations, "durations", positive=True)
-    if work.shape[0] != duration.shape[0]:
+    if w.shape[0] != duration.shape[0]:
         raise InvalidInputError(
-            f"work_amounts and durations must have the same length (one entry per round), "
-            f"got {work.shape[0]} and {duration.shape[0]}"
+            f"work and durations must have the same length (one entry per round), "
+            f"got {w.shape[0]} and {duration.shape[0]}"
         )
     level = check_confidence_level(confidence_level)
     limit = check_autocorrelation_limit(autocorrelation_limit)
-    threshold = check_real(min_duration, "min_duration", low=0.0)
+    threshold = check_real(min_round_duration, "min_round_duration", low=0.0)
     q_given = (
         None if subsession_size is None else check_int(subsession_size, "subsession_size", low=1)
     )
@@ -809,10 +813,10 @@ def wps(
 
     if pilot:
         base = duration > threshold
-        describe = f"longer than min_duration={threshold:g} s"
+        describe = f"longer than min_round_duration={threshold:g} s"
     else:
         base = duration >= threshold
-        describe = f"with a duration of at least min_duration={threshold:g} s"
+        describe = f"with a duration of at least min_round_duration={threshold:g} s"
     fit_args: dict[str, Any] = {
         "autocorrelation_limit": limit,
         "subsession_size": q_given,
@@ -821,7 +825,7 @@ def wps(
     }
     min_work: float | None = None
     if alpha_filter and not pilot:
-        fit, min_work = _alpha_filter(work, duration, base, describe, fit_args)
+        fit, min_work = _alpha_filter(w, duration, base, describe, fit_args)
         if q_given is None:
             # The subsession size may change from one filter step to the next; the answer
             # is the explicit-q answer for the size found, so wps(w, t) and
@@ -829,12 +833,12 @@ def wps(
             # An error here is the error the explicit call raises (the size does not fit
             # a filtered set), so auto and explicit q agree on failures too.
             fit, min_work = _alpha_filter(
-                work, duration, base, describe, {**fit_args, "subsession_size": fit.q}
+                w, duration, base, describe, {**fit_args, "subsession_size": fit.q}
             )
     else:
-        fit = _fit_kept(work, duration, base, describe_filter=describe, **fit_args)
+        fit = _fit_kept(w, duration, base, describe_filter=describe, **fit_args)
     return _build_result(
-        work, duration, fit, level, limit, threshold, min_work, chosen, basis, unit
+        w, duration, fit, level, limit, threshold, min_work, chosen, basis, unit
     )
 
 
@@ -907,7 +911,7 @@ def _build_result(
         naive_throughput=naive,
         naive_ssr=naive_ssr,
         naive_relative_error=naive_relative,
-        min_duration=threshold,
+        min_round_duration=threshold,
         min_work=None if min_work is None else float(min_work),
         valid=fit.valid,
         bounded=bool(bounded),
