@@ -34,9 +34,9 @@ EXCLUDED = {f"quality_control_{i}" for i in range(1, 6)} | {"uk_coal_employ", "r
 MARGIN = 5
 CONFIGURATIONS = (
     ("detect_changes (defaults: min_size 30, level and variance)", 30, None),
-    ("detect_changes (min_size 30, variance=False: level only)", 30, False),
+    ("detect_changes (min_size 30, variance_changes=False: level only)", 30, False),
     ("detect_changes (min_size 5)", 5, None),
-    ("detect_changes (min_size 5, variance=False)", 5, False),
+    ("detect_changes (min_size 5, variance_changes=False)", 5, False),
 )
 
 
@@ -96,8 +96,9 @@ def main() -> None:
         x = np.asarray(data["series"][0]["raw"], dtype=float)
         x = (x - x.mean()) / x.std()  # TCPDBench z-scores every series
         n = x.size
-        for label, size, variance in CONFIGURATIONS:
-            found = list(detect_changes(x, min_size=size, variance=variance).locations)
+        for label, size, variance_changes in CONFIGURATIONS:
+            found = list(detect_changes(x, min_size=size,
+                                        variance_changes=variance_changes).locations)
             ours[label]["f1"].append(f1_score(annotations[name], found, n))
             ours[label]["cover"].append(cover_score(annotations[name], found, n))
     methods = sorted(next(iter(published_f1.values())).keys())

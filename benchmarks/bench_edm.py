@@ -190,13 +190,13 @@ def main() -> None:
         low, high = base[:n].min(), base[:n].max()
         tail = np.clip(base[n:], low, high)
         stream = EdmStream(min_size=30)
-        stream.append(base[:n])
+        stream.extend(base[:n])
         c0 = time.process_time()
         for value in tail:
             stream.append(float(value))
         append_cpu = (time.process_time() - c0) / len(tail)
         full = np.r_[base[:n], tail]
-        assert stream.locations == edm(full, min_size=30).locations
+        assert stream.result().locations == edm(full, min_size=30).locations
         recompute_cpu, _, _ = timed(lambda full=full: edm(full, min_size=30), 1 if n > 1_000 else 3)
         out(
             f"| {n:,} | {fmt(append_cpu)} | {fmt(recompute_cpu)} | "

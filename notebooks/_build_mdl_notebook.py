@@ -17,7 +17,7 @@ CELLS = [
         "(the `jumpavg` library): a series of test results is split into groups of "
         "normally distributed samples by minimum description length, and each group is "
         "labelled against the previous one. `trend_compliance` computes CSIT's dashboard "
-        "metrics (last trend, reference, trend change, recent anomalies)."
+        "metrics (last trend, reference, long-term change, recent anomalies)."
     ),
     new_code_cell(
         "import numpy as np\n"
@@ -52,13 +52,13 @@ CELLS = [
     ),
     new_markdown_cell(
         "Compliance with runs standing in for time (10 runs ≈ one week, 180 runs ≈ three "
-        "months): the reference is the best trend in the window, the trend change is "
-        "relative to it."
+        "months): the reference is the best trend in the window, the long-term change "
+        "(CSIT's trend change) is relative to it."
     ),
     new_code_cell(
         "compliance = trend_compliance(groups, short_window=10, long_window=180)\n"
         "print(compliance)\n"
-        "print(f'trend change: {compliance.trend_change_percent:.2f} %')\n"
+        "print(f'long-term change: {compliance.long_term_change_percent:.2f} %')\n"
         "compliance.to_dict()"
     ),
     new_markdown_cell(

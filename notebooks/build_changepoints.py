@@ -42,14 +42,14 @@ exact; or the approximate EDM-tail with `exact=False`). A step is easy:"""),
 print("edm         :", edm(step).locations)
 print("edm_single  :", edm_single(step))
 print("segments    :", [(s.start, s.end, round(s.median, 2)) for s in edm(step)])"""),
-    ("markdown", """`EdmStream` keeps the sorted prefix between calls, so appending new
-samples is cheaper than re-running `edm` on the whole series, and it gives the same
-answer:"""),
+    ("markdown", """`EdmStream` keeps the sorted prefix between calls, so adding new
+samples (`append` one value, `extend` with many) is cheaper than re-running `edm` on the
+whole series, and `result()` gives the same answer:"""),
     ("code", """stream = EdmStream()
 for chunk in np.array_split(step, 5):
-    stream.append(chunk)
-    print(f"after {stream.n:3d} samples: change points {stream.locations}")
-print("same as batch edm:", stream.locations == edm(step).locations)"""),
+    stream.extend(chunk)
+    print(f"after {len(stream):3d} samples: change points {stream.result().locations}")
+print("same as batch edm:", stream.result().locations == edm(step).locations)"""),
     ("markdown", """## Faithful EDM vs `detect_changes` on pure noise
 
 EDM always proposes the best split and has no notion of significance. The penalised

@@ -146,9 +146,9 @@ reproduced["bandwidth contention bar (k / n), contention filtered"] = (
            "fs_ave_mds_cpu", "fs_ave_oss_cpu", "fshealth_ost_most_full_pct"]
 hacc_rows = hacc.reset_index(drop=True)
 hacc_regions = divergence_regions(t, y, short="14D", long="49D", wallclock_tz=LA)
-biggest = int(np.argmax(hacc_regions.n_obs))
+biggest = int(np.argmax(hacc_regions.n_rows))
 axes = plot_umami(hacc_rows, hacc_regions, biggest, target=TARGET, metrics=metrics,
-                  higher_is_better="tokio", labels=TOKIO_METRIC_LABELS)
+                  metrics_higher_is_better="tokio", labels=TOKIO_METRIC_LABELS)
 axes[0, 0].set_title("Cori HACC write, largest divergence region")"""),
     ("md", "## Closing note: what reproduced exactly"),
     ("code", """table = pd.DataFrame(

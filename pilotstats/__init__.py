@@ -14,6 +14,10 @@ Subpackages (each re-exports its public names):
   results and the analyses that combine the pillars (:func:`analyze`, :func:`compare`,
   :func:`trend`).
 
+Two protocols are shared by the pillars: :class:`Stream` (streaming analyses:
+``append``, ``extend``, ``result``, ``len``) and :class:`ResultCollection` (results made of
+several items: iteration, indexing, ``len``, ``to_frame``).
+
 Importing pilotstats imports no numba and compiles nothing; kernels compile on first use.
 Subpackages (which need scipy, pandas or statsmodels) are imported on first attribute
 access, so ``import pilotstats`` stays fast (about 0.05 s on top of numpy).
@@ -25,6 +29,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from pilotstats import datasets, exceptions
+from pilotstats._protocols import ResultCollection, Stream
 from pilotstats.exceptions import (
     InvalidInputError,
     NotEnoughDataError,
@@ -79,6 +84,8 @@ __all__ = [
     "NotEnoughDataError",
     "PilotStatsError",
     "PilotStatsWarning",
+    "ResultCollection",
+    "Stream",
     "__version__",
     "analysis",
     "analyze",

@@ -39,7 +39,8 @@ def add_commands(commands: Any) -> None:
     fleet.add_argument("--long-window", type=int, default=180, metavar="L",
                        help="CSIT long window in runs (default 180)")
     fleet.add_argument("--min-size", type=int, default=None, metavar="N",
-                       help="--method detect: minimum segment length (default 30)")
+                       help="--method detect: minimum segment length in observations "
+                            "(default 30)")
     fleet.add_argument("--html", default=None, metavar="FILE",
                        help="also write the static HTML report (one trend plot per series)")
     fleet.add_argument("--parquet", default=None, metavar="FILE",

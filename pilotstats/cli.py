@@ -135,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
                         "finds them significant, with p-values; edm: the faithful, untested "
                         "E-Divisive with Medians (BreakoutDetection)")
     points.add_argument("--min-size", type=int, default=None, metavar="N",
-                        help="minimum segment length (default 30)")
+                        help="minimum segment length in observations (default 30)")
     points.add_argument("--significance-level", type=float, default=None, metavar="A",
                         help="--method detect: family-wise significance level (default 0.05)")
     points.add_argument("--beta", type=float, default=None,

@@ -34,8 +34,8 @@ def test_segments_statistics() -> None:
     assert first.std == pytest.approx(np.std([1, 1, 2, 1], ddof=1))
     assert second.population_std == pytest.approx(np.std([4, 4, 5, 4, 4]))
     assert isinstance(result.locations[0], int)
-    assert list(result) == [first, second]
-    assert len(result) == 1
+    assert list(result) == [first, second] == [result[0], result[1]]
+    assert len(result) == 2 and result  # one item per segment; truthy: a change point
 
 
 def test_single_sample_segment_has_nan_std() -> None:
@@ -96,7 +96,7 @@ def test_inconsistent_fields_rejected() -> None:
 def test_empty_result() -> None:
     x = np.ones(5)
     result = ChangePoints((), make_segments(x, []), 5, "edm-percent", too_short=True)
-    assert len(result) == 0 and not result
+    assert len(result) == 1 and not result  # one segment, no change point: falsy
     assert "too short" in str(result)
     assert result.to_records() == []
 

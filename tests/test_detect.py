@@ -263,9 +263,9 @@ class TestBadInput:
             ({"test": "t-test"}, "test"),
             ({"rng": "seed"}, "rng"),
             ({"rng": -1}, "rng"),
-            ({"variance": "yes"}, "variance"),
-            ({"variance": 1}, "variance"),
-            ({"variance": True, "test": "permutation", "rng": 1}, "variance"),
+            ({"variance_changes": "yes"}, "variance_changes"),
+            ({"variance_changes": 1}, "variance_changes"),
+            ({"variance_changes": True, "test": "permutation", "rng": 1}, "variance_changes"),
         ],
     )
     def test_bad_parameters(self, kwargs: dict[str, object], match: str) -> None:
@@ -429,7 +429,7 @@ def test_tcpd_quality_control(datasets_dir: Path, index: int, truth: int | None)
         assert result.locations == ()
     else:
         assert any(abs(c - truth) <= 5 for c in result.locations)
-        nearest = min(range(len(result)), key=lambda j: abs(result.locations[j] - truth))
+        nearest = min(range(len(result.locations)), key=lambda j: abs(result.locations[j] - truth))
         assert result.p_values is not None and result.p_values[nearest] < 1e-6
 
 
@@ -508,38 +508,38 @@ def test_location_tolerance_rejected(bad: object) -> None:
 
 
 # ------------------------------------------------------------------------------------------
-# changes of variance (``variance=True``)
+# changes of variance (``variance_changes=True``)
 # ------------------------------------------------------------------------------------------
 
 
 class TestVariance:
-    def test_variance_doubling_found_by_default_not_with_variance_false(self) -> None:
+    def test_variance_doubling_found_by_default_not_with_variance_changes_false(self) -> None:
         rng = np.random.default_rng(11)
         x = rng.standard_normal(500)
         x[250:] *= 2.0
-        assert detect_changes(x, variance=False).locations == ()
+        assert detect_changes(x, variance_changes=False).locations == ()
         result = detect_changes(x)
-        assert result.locations == detect_changes(x, variance=True).locations
+        assert result.locations == detect_changes(x, variance_changes=True).locations
         assert len(result.locations) == 1 and abs(result.locations[0] - 250) <= 25
         assert result.change_types == ("variance",)
         assert result.p_values is not None and result.p_values[0] < 1e-4
-        assert result.parameters["variance"] is True
+        assert result.parameters["variance_changes"] is True
 
     def test_default_variance_follows_the_test(self) -> None:
         rng = np.random.default_rng(13)
         x = rng.standard_normal(200)
-        assert detect_changes(x).parameters["variance"] is True
+        assert detect_changes(x).parameters["variance_changes"] is True
         permuted = detect_changes(x, test="permutation", rng=1)
-        assert permuted.parameters["variance"] is False
+        assert permuted.parameters["variance_changes"] is False
         with pytest.raises(InvalidInputError, match="needs test='rank'"):
-            detect_changes(x, test="permutation", variance=True)
-        with pytest.raises(InvalidInputError, match="variance must be True, False or None"):
-            detect_changes(x, variance="yes")  # type: ignore[arg-type]
+            detect_changes(x, test="permutation", variance_changes=True)
+        with pytest.raises(InvalidInputError, match="variance_changes must be True, False or None"):
+            detect_changes(x, variance_changes="yes")  # type: ignore[arg-type]
 
     def test_level_change_stays_a_level_change(self) -> None:
         x = step([0.0, 2.0], [150, 150], seed=2)
         plain = detect_changes(x)
-        both = detect_changes(x, variance=True)
+        both = detect_changes(x, variance_changes=True)
         assert both.locations == plain.locations
         assert abs(plain.locations[0] - 150) <= 2
         assert both.change_types == plain.change_types == ("level",)
@@ -563,14 +563,14 @@ class TestVariance:
         x = rng.standard_normal(400)
         x[200:] *= 3.0
         copy = x.copy()
-        base = detect_changes(x, variance=True)
+        base = detect_changes(x, variance_changes=True)
         assert np.array_equal(x, copy)
-        assert detect_changes(0.5 * x - 3.0, variance=True).locations == base.locations
+        assert detect_changes(0.5 * x - 3.0, variance_changes=True).locations == base.locations
 
     def test_quiet_on_noise(self) -> None:
         rng = np.random.default_rng(12)
         assert all(
-            detect_changes(rng.standard_normal(300), variance=True).locations == ()
+            detect_changes(rng.standard_normal(300), variance_changes=True).locations == ()
             for _ in range(10)
         )
 

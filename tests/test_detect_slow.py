@@ -241,7 +241,7 @@ VARIANCE_RUNS = 100
 
 def test_variance_doubling_found() -> None:
     """σ doubling at mid-series (n = 500): found in >= 90 % of runs (measured 100 % of 200,
-    94 % within ±25 of the change) by the default; the level-only scan (``variance=False``)
+    94 % within ±25 of the change) by the default; the level-only scan (``variance_changes=False``)
     does not see it."""
     rng = np.random.default_rng([2026, 500, 99])
     found = near = level_only = 0
@@ -251,7 +251,7 @@ def test_variance_doubling_found() -> None:
         result = detect_changes(x)
         found += bool(result.locations)
         near += any(abs(c - 250) <= 25 for c in result.locations)
-        level_only += bool(detect_changes(x, variance=False).locations)
+        level_only += bool(detect_changes(x, variance_changes=False).locations)
     print(f"\n[variance doubling] found {found}, within ±25 {near}, level-only {level_only} "
           f"of {VARIANCE_RUNS}")
     assert found >= 0.90 * VARIANCE_RUNS
@@ -269,9 +269,10 @@ def test_variance_option_quiet_on_noise(kind: str) -> None:
         hits = 0
         for _ in range(VARIANCE_RUNS):
             x = rng.standard_normal(n) if kind == "iid" else ar1(rng, n, PHI)
-            hits += bool(detect_changes(x, variance=True).locations)
+            hits += bool(detect_changes(x, variance_changes=True).locations)
         rates[n] = hits / VARIANCE_RUNS
-    print(f"\n[variance=True, {kind}] " + ", ".join(f"n={n}: {r:.3f}" for n, r in rates.items()))
+    print(f"\n[variance_changes=True, {kind}] "
+          + ", ".join(f"n={n}: {r:.3f}" for n, r in rates.items()))
     assert max(rates.values()) <= (0.05 if kind == "iid" else 0.10)
 
 
@@ -310,7 +311,7 @@ def test_heavy_tailed_rounds_bounded_guard(monkeypatch: pytest.MonkeyPatch) -> N
 # ------------------------------------------------------------------------------------------
 
 # floors slightly below the figures of benchmarks/RESULTS_detect.md (defaults, level and
-# variance: F1 0.679, cover 0.632; variance=False: F1 0.676, cover 0.593), so that no later
+# variance: F1 0.679, cover 0.632; variance_changes=False: F1 0.676, cover 0.593), so that no later
 # change can quietly trade real-data accuracy for a synthetic table
 TCPD_FLOORS = {False: (0.665, 0.585), True: (0.665, 0.620)}
 
@@ -331,7 +332,7 @@ def test_tcpd_floors(datasets_dir: Path, variance: bool) -> None:
         data = json.loads((tcpd / "datasets" / f"{name}.json").read_text())
         x = np.asarray(data["series"][0]["raw"], dtype=float)
         x = (x - x.mean()) / x.std()
-        found = list(detect_changes(x, variance=variance).locations)
+        found = list(detect_changes(x, variance_changes=variance).locations)
         f1.append(bench.f1_score(annotations[name], found, x.size))
         cover.append(bench.cover_score(annotations[name], found, x.size))
     mean_f1, mean_cover = float(np.mean(f1)), float(np.mean(cover))

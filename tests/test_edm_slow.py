@@ -37,8 +37,8 @@ def test_edm_multi_false_changes_on_noise() -> None:
     β = 0.001 reports many false changes (spec: 8.5 per series)."""
     rng = np.random.default_rng(82)
     series = [rng.normal(size=500) for _ in range(100)]
-    strict = np.mean([len(edm(x, min_size=30, beta=0.008)) for x in series])
-    loose = np.mean([len(edm(x, min_size=30, beta=0.001)) for x in series])
+    strict = np.mean([len(edm(x, min_size=30, beta=0.008).locations) for x in series])
+    loose = np.mean([len(edm(x, min_size=30, beta=0.001).locations) for x in series])
     assert strict <= 0.05
     assert 7.0 <= loose <= 10.5
 

@@ -57,13 +57,17 @@ def test_stream_equals_batch(
     x = x + trend * np.arange(n)  # trends make new extremes (range recomputation) common
     kwargs = {"beta": 0.01} if mode == "beta" else {"percent": 0.2}
     stream = EdmStream(min_size=min_size, degree=degree, scale=scale, **kwargs)  # type: ignore[arg-type]
-    for chunk in chunked(x, cuts):
-        stream.append(chunk)
-        assert stream.n <= n
+    for index, chunk in enumerate(chunked(x, cuts)):
+        if index % 2 and len(chunk):  # one value at a time, or the chunk at once
+            for value in chunk:
+                stream.append(float(value))
+        else:
+            stream.extend(chunk)
+        assert len(stream) <= n
     expected = edm(x, min_size=min_size, degree=degree, scale=scale, **kwargs)  # type: ignore[arg-type]
     got = stream.result()
     assert got == expected
-    assert stream.locations == expected.locations
+    assert len(stream) == n and got.locations == expected.locations
     if n >= 2 * min_size and x.max() > x.min():
         percent_mode = mode == "percent"
         ref = batch_arrays(
@@ -79,8 +83,8 @@ def test_one_value_at_a_time_cv1() -> None:
     history = []
     for value in cv1:
         stream.append(value)
-        history.append(stream.locations)
-        assert stream.locations == edm(cv1[: stream.n], min_size=5).locations
+        history.append(stream.result().locations)
+        assert history[-1] == edm(cv1[: len(stream)], min_size=5).locations
     assert history[-1] == (10, 15, 20)
 
 
@@ -88,25 +92,29 @@ def test_atomic_validation() -> None:
     rng = np.random.default_rng(0)
     x = rng.normal(size=70)
     stream = EdmStream(min_size=10, percent=0.25)
-    stream.append(x[:50])
-    before = (stream.n, stream.locations, stream._dp_arrays())
-    for bad in ([1.0, np.nan], [np.inf], np.ones((2, 2)), ["a"]):
+    stream.extend(x[:50])
+    before = (len(stream), stream.result(), stream._dp_arrays())
+    bad_calls = [(stream.extend, bad) for bad in ([1.0, np.nan], [np.inf], np.ones((2, 2)),
+                                                   ["a"], 1.0)]
+    bad_calls += [(stream.append, bad) for bad in (np.nan, np.inf, "a", None, True, [1.0],
+                                                   np.ones(2))]
+    for method, bad in bad_calls:
         with pytest.raises(InvalidInputError):
-            stream.append(bad)
-        assert stream.n == before[0] and stream.locations == before[1]
+            method(bad)
+        assert len(stream) == before[0] and stream.result() == before[1]
         for a, b in zip(stream._dp_arrays(), before[2], strict=True):
             assert np.array_equal(a, b)
-    stream.append(x[50:])
+    stream.extend(x[50:])
     assert stream.result() == edm(x, min_size=10, percent=0.25)
 
 
 def test_empty_chunks_and_empty_stream() -> None:
     stream = EdmStream()
-    stream.append([])
-    assert stream.n == 0 and stream.locations == ()
+    stream.extend([])
+    assert len(stream) == 0
     with pytest.raises(NotEnoughDataError, match="empty"):
         stream.result()
-    stream.append(np.ones(5))
+    stream.extend(np.ones(5))
     result = stream.result()
     assert result.too_short and result.locations == ()
     json.dumps(result.to_dict(), allow_nan=False)
@@ -115,11 +123,25 @@ def test_empty_chunks_and_empty_stream() -> None:
 
 def test_constant_then_varying() -> None:
     stream = EdmStream(min_size=5)
-    stream.append([2.0] * 12)
-    assert stream.locations == ()
+    stream.extend([2.0] * 12)
+    assert stream.result().locations == ()
     assert stream.result() == edm([2.0] * 12, min_size=5)
-    stream.append([5.0] * 12)
-    assert stream.locations == edm([2.0] * 12 + [5.0] * 12, min_size=5).locations == (12,)
+    stream.extend([5.0] * 12)
+    assert stream.result().locations == edm([2.0] * 12 + [5.0] * 12, min_size=5).locations
+    assert stream.result().locations == (12,)
+
+
+def test_append_takes_one_value_and_extend_a_chunk() -> None:
+    stream = EdmStream(min_size=5)
+    with pytest.raises(InvalidInputError, match=r"append takes one value.*extend\(values\)"):
+        stream.append([1.0, 2.0])
+    with pytest.raises(InvalidInputError, match=r"extend takes a sequence.*append\(value\)"):
+        stream.extend(3.0)
+    stream.append(np.float64(1.0))
+    stream.append(np.array(2.0))  # a 0-d array is one value
+    stream.append(3)
+    assert len(stream) == 3
+    assert not hasattr(stream, "locations") and not hasattr(stream, "n")
 
 
 def test_stream_bad_parameters() -> None:

@@ -118,6 +118,18 @@ def test_report_is_a_result() -> None:
         fleet_report({"a": [1.0, 2.0]}, method="spline")  # type: ignore[arg-type]
 
 
+def test_unit_label_and_mdl_resolution_do_not_collide() -> None:
+    """``unit`` is the display label; the MDL numeric resolution passes as ``resolution``."""
+    from pilotstats.changepoints import mdl_partition
+
+    series = {"a": np.r_[np.full(30, 5.0), np.full(5, 4.0)] + np.tile([0.0, 0.01], 35)[:35]}
+    report = fleet_report(series, unit="Mpps", resolution=0.01)
+    assert report.unit == "Mpps" and "[Mpps]" in str(report)
+    groups = mdl_partition(series["a"], resolution=0.01)
+    assert report[0]["total_bits"] == groups.total_bits
+    assert report[0]["group_means"] == tuple(g.mean for g in groups)
+
+
 def _run(argv: list[str]) -> tuple[int, str]:
     with contextlib.redirect_stdout(io.StringIO()) as out:
         status = main(argv)

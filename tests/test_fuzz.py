@@ -290,7 +290,7 @@ def test_property_streams_equal_batch(x: np.ndarray, chunk: int) -> None:
     edm_stream = EdmStream(min_size=6)
     for start in range(0, values.size, chunk):
         stream.extend(values[start:start + chunk])
-        edm_stream.append(values[start:start + chunk])
+        edm_stream.extend(values[start:start + chunk])
     assert stream.result().boundaries.tolist() == mdl_partition(values).boundaries.tolist()
     assert edm_stream.result().locations == edm(values, min_size=6).locations
 

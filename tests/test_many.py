@@ -194,11 +194,11 @@ class TestTrendMany:
             comp = trend_compliance(groups, short_window=14)
             assert row["boundaries"] == tuple(groups.boundaries)
             assert row["classifications"] == tuple(g.classification for g in groups.groups)
-            assert row["group_means"] == tuple(g.avg for g in groups.groups)
+            assert row["group_means"] == tuple(g.mean for g in groups.groups)
             assert row["total_bits"] == groups.total_bits
             assert row["last_trend"] == comp.last_trend
-            assert row["runs_in_last_trend"] == comp.n_runs
-            assert _same(row["long_term_change_percent"], 100.0 * comp.trend_change)
+            assert row["runs_in_last_trend"] == comp.runs_in_last_trend
+            assert _same(row["long_term_change_percent"], comp.long_term_change_percent)
             assert row["regressions"] == comp.n_regressions
             assert row["progressions"] == comp.n_progressions
             assert row["new_regression"] == (comp.n_regressions > 0)
@@ -231,7 +231,7 @@ class TestCsitChanges:
                 _, change, reference = csit_changes(np.asarray(groups.trend_mean), short,
                                                     long, bool(trial % 2))
                 assert _same(reference, comp.reference)
-                assert _same(change, 100.0 * comp.trend_change)
+                assert _same(change, comp.long_term_change_percent)
 
     def test_short_term_change_brute_force(self) -> None:
         trend = np.array([10.0, 10.0, 12.0, 12.0, 9.0])

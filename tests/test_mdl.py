@@ -51,7 +51,7 @@ def _run_engine(func: Any, values: list[Any], prune: bool) -> tuple[np.ndarray, 
     parsed = _parse_values(values, "raise")
     engine = _Engine(None, None, prune)
     engine.add_runs(parsed.samples, parsed.offsets)
-    unit, _ = engine.resolved_unit()
+    unit, _ = engine.resolved_resolution()
     max_u = engine.max_value / unit
     tables = _tables(engine.n_samples + 2)
     engine.best_bits[0] = 0.0
@@ -134,7 +134,7 @@ def test_matches_naive_transcription_exactly(seed: int) -> None:
     sbps = 9.0 if seed == 3 else None
     ref_starts, ref_bits, ref_labels = naive_mdl.naive_partition(values, unit, sbps)
     for pruning in (False, True):
-        res = mdl_partition(values, unit=unit, sbps=sbps, pruning=pruning)
+        res = mdl_partition(values, resolution=unit, sbps=sbps, pruning=pruning)
         assert starts(res) == ref_starts
         assert res.total_bits == ref_bits
         assert [g.classification for g in res.groups] == ref_labels
@@ -193,8 +193,8 @@ def test_pruned_search_identical_on_many_long_inputs() -> None:
         else:
             x = np.exp(rng.normal(0.0, 0.5, n)) * 10.0 + np.linspace(0, 3, n)
         unit = 0.01 if trial % 5 == 0 else None
-        full = mdl_partition(x, unit=unit, pruning=False)
-        fast = mdl_partition(x, unit=unit, pruning=True)
+        full = mdl_partition(x, resolution=unit, pruning=False)
+        fast = mdl_partition(x, resolution=unit, pruning=True)
         assert starts(full) == starts(fast)
         assert full.total_bits == fast.total_bits
 
@@ -246,24 +246,24 @@ def test_singleton_run_equals_scalar(data: list[float]) -> None:
 
 
 @pytest.mark.parametrize("value", [3.0, 1e7 + 0.1, 1e-3])
-def test_constant_series_gives_exactly_zero_stdev(value: float) -> None:
+def test_constant_series_gives_exactly_zero_std(value: float) -> None:
     res = mdl_partition([value] * 25)
     assert len(res.groups) == 1
-    assert res.groups[0].stdev == 0.0 and res.groups[0].avg == value
+    assert res.groups[0].std == 0.0 and res.groups[0].mean == value
     assert res.boundaries.size == 0
 
 
 def test_no_cancellation_at_large_offsets() -> None:
-    """Values ~1e7 with a spread of 1e-3: the merge keeps the stdev (no raw sums)."""
+    """Values ~1e7 with a spread of 1e-3: the merge keeps the std (no raw sums)."""
     rng = np.random.default_rng(9)
     x = 1e7 + rng.normal(0.0, 1e-3, 200)
-    res = mdl_partition(x, unit=1e-4)
+    res = mdl_partition(x, resolution=1e-4)
     assert len(res.groups) == 1
-    assert res.groups[0].stdev == pytest.approx(float(np.std(x)), rel=1e-6)
+    assert res.groups[0].std == pytest.approx(float(np.std(x, ddof=1)), rel=1e-6)
     naive_sum = math.sqrt(max(0.0, float(np.mean(x * x) - np.mean(x) ** 2)))
     assert abs(naive_sum - float(np.std(x))) > 1e-4  # raw moments would have failed here
     stepped = np.concatenate([x[:100], x[100:] + 0.01])
-    assert mdl_partition(stepped, unit=1e-4).boundaries.tolist() == [100]
+    assert mdl_partition(stepped, resolution=1e-4).boundaries.tolist() == [100]
 
 
 def test_runs_are_never_split() -> None:
@@ -271,7 +271,7 @@ def test_runs_are_never_split() -> None:
     res = mdl_partition(values)
     for b in res.boundaries:
         assert 0 < b < len(values)
-    assert sum(g.size for g in res.groups) == 9
+    assert sum(g.n_samples for g in res.groups) == 9
     assert sum(g.n_runs for g in res.groups) == 4
     assert res.groups[0].sample_start == 0
 
@@ -295,12 +295,12 @@ def test_single_value() -> None:
         ([1.0, [2.0, -math.inf]], InvalidInputError, "infinite"),
         ([0.0, 0.0], InvalidInputError, "positive maximum"),
         ([-1.0, -2.0], InvalidInputError, "positive maximum"),
-        (["a", 1.0], InvalidInputError, r"values\[0\]"),
+        (["a", 1.0], InvalidInputError, r"x\[0\]"),
         ([1.0, True], InvalidInputError, "boolean"),
         (np.array([True, False]), InvalidInputError, "boolean"),
-        ([1.0, []], InvalidInputError, r"values\[1\] is an empty run"),
+        ([1.0, []], InvalidInputError, r"x\[1\] is an empty run"),
         ([1.0, [2.0, [3.0]]], InvalidInputError, "nested"),
-        ([1.0, None], InvalidInputError, r"values\[1\]"),
+        ([1.0, None], InvalidInputError, r"x\[1\]"),
         ("123", InvalidInputError, "sequence of runs"),
         (5.0, InvalidInputError, "sequence of runs"),
         (np.ones((2, 2, 2)), InvalidInputError, "shape"),
@@ -314,21 +314,22 @@ def test_bad_input(values: Any, error: type[Exception], match: str) -> None:
 
 def test_all_nonpositive_even_with_unit() -> None:
     with pytest.raises(InvalidInputError, match="positive maximum"):
-        mdl_partition([0.0, -1.0], unit=0.1)
+        mdl_partition([0.0, -1.0], resolution=0.1)
 
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"unit": 0}, "unit=None"),
-        ({"unit": -1.0}, "unit"),
-        ({"unit": math.nan}, "unit"),
-        ({"unit": math.inf}, "unit"),
+        ({"resolution": 0}, "resolution=None"),
+        ({"resolution": "Mpps"}, "a unit label is not a resolution"),
+        ({"resolution": -1.0}, "resolution"),
+        ({"resolution": math.nan}, "resolution"),
+        ({"resolution": math.inf}, "resolution"),
         ({"sbps": 0}, "sbps=None"),
         ({"sbps": 100.0}, "sbps"),
         ({"nan_policy": "drop"}, "nan_policy"),
         ({"higher_is_better": "yes"}, "higher_is_better"),
-        ({"unit": 1e-300}, "too small"),
+        ({"resolution": 1e-300}, "too small"),
     ],
 )
 def test_bad_parameters(kwargs: dict[str, Any], match: str) -> None:
@@ -384,11 +385,15 @@ def test_result_object() -> None:
     assert res.boundaries.tolist() == [5]
     assert [g.classification for g in res.groups] == ["normal", "progression"]
     assert res.anomaly.tolist() == ["normal"] * 5 + ["progression"] + ["normal"] * 4
-    assert res.trend_mean[7] == res.groups[1].avg
-    assert res.trend_std[0] == res.groups[0].stdev
+    assert res.trend_mean[7] == res.groups[1].mean
+    assert res.trend_std[0] == res.groups[0].std
+    assert res.groups[0].std == pytest.approx(float(np.std(values[:5], ddof=1)), rel=1e-12)
+    single = mdl_partition([2.1, 3.1, 3.2], resolution=0.1)  # first group: one sample
+    assert math.isnan(single.groups[0].std) and math.isnan(single.trend_std[0])
+    assert single.to_dict()["groups"][0]["std"] is None
     for array in (res.boundaries, res.trend_mean, res.trend_std, res.anomaly, res.missing):
         assert not array.flags.writeable
-    assert isinstance(res.total_bits, float) and isinstance(res.groups[0].size, int)
+    assert isinstance(res.total_bits, float) and isinstance(res.groups[0].n_samples, int)
     assert math.isclose(sum(g.bits for g in res.groups), res.total_bits, rel_tol=1e-12)
     data = res.to_dict()
     json.dumps(data, allow_nan=False)
@@ -397,8 +402,8 @@ def test_result_object() -> None:
     assert "2 group(s)" in text and "boundaries [5]" in text and "\n" not in text
     assert "progression" in str(res.groups[1])
     assert "<table>" in res._repr_html_()
-    assert res.sbps == 12.0 and mdl_partition(values, unit=0.1).sbps is None
-    assert res.unit == max(values) / 8191.0
+    assert res.sbps == 12.0 and mdl_partition(values, resolution=0.1).sbps is None
+    assert res.resolution == max(values) / 8191.0
     lat = mdl_partition(values, higher_is_better=False)
     assert lat.groups[1].classification == "regression"
 
@@ -425,14 +430,14 @@ def test_stream_equals_batch_after_every_append(pruning: bool) -> None:
 
 
 def test_stream_recomputes_on_new_maximum_only() -> None:
-    stream = MdlStream(unit=0.01)
+    stream = MdlStream(resolution=0.01)
     stream.extend([10.0, 10.1, 10.0])
     stream.append(9.0)
     assert stream.recomputations == 0
     stream.append(11.0)  # new maximum: M changes, full recomputation
     assert stream.recomputations == 1
     assert stream.result().total_bits == mdl_partition(
-        [10.0, 10.1, 10.0, 9.0, 11.0], unit=0.01
+        [10.0, 10.1, 10.0, 9.0, 11.0], resolution=0.01
     ).total_bits
 
 
@@ -447,7 +452,7 @@ def test_stream_edge_cases() -> None:
     res = stream.result()
     assert res.missing.tolist() == [False, True, False, False]
     assert res.total_bits == mdl_partition([0.0, 5.0, 5.1]).total_bits
-    with pytest.raises(InvalidInputError, match=r"runs\[0\]"):
+    with pytest.raises(InvalidInputError, match="value must be one run"):
         stream.append("x")
     assert len(stream) == 4  # the bad run was not kept
     stream.extend([])

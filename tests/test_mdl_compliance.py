@@ -30,11 +30,11 @@ def test_runs_as_time_window_and_change() -> None:
     assert len(values) == n
     # window: runs max(0, n - 180) .. n - 1 - 10 = 70 .. 239
     assert (c.window_start, c.window_end) == (70, 239)
-    assert c.reference == groups.groups[1].avg  # max trend inside the window
-    assert c.last_trend == groups.groups[2].avg
-    assert c.n_runs == 20
-    assert c.trend_change == pytest.approx((c.last_trend - c.reference) / c.reference)
-    assert c.trend_change_percent == pytest.approx(100 * c.trend_change)
+    assert c.reference == groups.groups[1].mean  # max trend inside the window
+    assert c.last_trend == groups.groups[2].mean
+    assert c.runs_in_last_trend == 20
+    assert c.long_term_change == pytest.approx((c.last_trend - c.reference) / c.reference)
+    assert c.long_term_change_percent == pytest.approx(100 * c.long_term_change)
     # recent window: groups starting in the last 10 runs -> none
     assert (c.n_regressions, c.n_progressions) == (0, 0)
     c30 = trend_compliance(groups, short_window=30)
@@ -48,9 +48,9 @@ def test_short_history_uses_earliest_trend_and_empty_window_is_nan() -> None:
     groups = mdl_partition(values)
     c = trend_compliance(groups)
     assert c.window_start == 0 and c.window_end == 45 - 1 - 10
-    assert c.reference == groups.groups[0].avg
+    assert c.reference == groups.groups[0].mean
     short = trend_compliance(values[:8])  # n <= S
-    assert math.isnan(short.reference) and math.isnan(short.trend_change)
+    assert math.isnan(short.reference) and math.isnan(short.long_term_change)
     assert short.window_start is None
     json.dumps(short.to_dict(), allow_nan=False)
     edge = trend_compliance(values[:10])  # n == S: still empty
@@ -65,10 +65,10 @@ def test_lower_is_better_uses_min() -> None:
     assert [g.classification for g in groups.groups] == ["normal", "progression", "regression"]
     c = trend_compliance(groups)
     assert not c.higher_is_better
-    assert c.reference == groups.groups[1].avg
-    assert c.trend_change > 0  # latency went up against the best (lowest) trend
+    assert c.reference == groups.groups[1].mean
+    assert c.long_term_change > 0  # latency went up against the best (lowest) trend
     up = trend_compliance(groups, higher_is_better=True)
-    assert up.reference == max(g.avg for g in groups.groups[:3])
+    assert up.reference == max(g.mean for g in groups.groups[:3])
 
 
 def test_real_time_window_keeps_the_nearer_limit() -> None:
@@ -104,8 +104,8 @@ def test_values_are_partitioned_first_and_str() -> None:
     values = step_series([(10.0, 30), (8.0, 15)])
     c = trend_compliance(values)
     assert isinstance(c, TrendCompliance)
-    assert c.last_trend == pytest.approx(8.0, abs=0.02) and c.n_runs == 15
-    assert c.trend_change == pytest.approx(-0.2, abs=0.005)
+    assert c.last_trend == pytest.approx(8.0, abs=0.02) and c.runs_in_last_trend == 15
+    assert c.long_term_change == pytest.approx(-0.2, abs=0.005)
     text = str(c)
     assert "last trend" in text and "%" in text and "\n" not in text
     json.dumps(c.to_dict(), allow_nan=False)
@@ -116,7 +116,7 @@ def test_missing_last_run_and_zero_reference() -> None:
     values = [[10.0], [10.1], [9.9], [10.0]] * 5 + [[math.nan]]
     groups = mdl_partition(values, nan_policy="omit")
     c = trend_compliance(groups, short_window=2)
-    assert c.last_run == 19 and c.n_runs == 20
+    assert c.last_run == 19 and c.runs_in_last_trend == 20
 
 
 @pytest.mark.parametrize(
@@ -129,7 +129,7 @@ def test_missing_last_run_and_zero_reference() -> None:
         ({"times": list(range(20)), "short_period": "7 days"}, "short_period"),
         ({"times": list(range(20)), "long_period": -5.0}, "long_period"),
         ({"times": ["x"] * 20}, "times"),
-        ({"unit": 0.1, "short_window": 3}, "unit and sbps"),
+        ({"resolution": 0.1, "short_window": 3}, "resolution and sbps"),
     ],
 )
 def test_bad_arguments(kwargs: dict, match: str) -> None:

@@ -11,7 +11,7 @@ def test_mdl_notebook_executes() -> None:
     pytest.importorskip("matplotlib")
     notebook = execute_notebook("mdl_trend.ipynb", timeout=300)
     outputs = stream_text(notebook)
-    assert "group(s)" in outputs and "trend change" in outputs
+    assert "group(s)" in outputs and "long-term change" in outputs
     assert "figure: 4 line sets drawn" in outputs
 
 

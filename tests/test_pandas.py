@@ -93,23 +93,28 @@ def test_analysis_report_to_frame_matches_the_report() -> None:
         assert frame.loc[item.name, "ci_low"] == pytest.approx(item.ci_low)
 
 
-def test_comparison_report_to_frame_includes_one_sided_benchmarks() -> None:
+def test_comparison_report_to_frame_one_sided_benchmarks_on_request() -> None:
     base = _two_benchmarks(1)
     extra = Measurements(np.ones(20), benchmark="extra").to_frame()
     new = Measurements.from_frame(
         pd.concat([_two_benchmarks(2, slow=1.1).to_frame(), extra], ignore_index=True)
     )
     report = compare(base, new, detect_warmup=False)
-    frame = report.to_frame()
+    assert "extra" not in report.to_frame().index  # one row per item (compared benchmark)
+    frame = report.to_frame(one_sided=True)
     assert frame.loc["slow", "verdict"] == "regression"
     assert frame.loc["extra", "verdict"] == "only in new"
     assert frame.loc["slow", "relative_change"] == pytest.approx(report["slow"].relative_change)
 
 
-def test_trend_report_to_frame_is_long() -> None:
+def test_trend_report_to_frame_per_benchmark_or_long() -> None:
     files = [Measurements([1.0, 1.01, 0.99, 1.0] * 5, benchmark="b") for _ in range(4)]
     files += [Measurements([1.5, 1.51, 1.49, 1.5] * 5, benchmark="b") for _ in range(4)]
-    frame = trend(files, labels=[f"c{i}" for i in range(8)]).to_frame()
+    report = trend(files, labels=[f"c{i}" for i in range(8)])
+    short = report.to_frame()
+    assert list(short.index) == ["b"] and short.loc["b", "n_segments"] == 2
+    assert short.loc["b", "last_mean"] == pytest.approx(1.5)
+    frame = report.to_frame(long=True)
     assert frame.shape[0] == 8
     assert frame.loc[("b", "c0"), "classification"] == "normal"
     assert frame.loc[("b", "c7"), "segment"] == 1

@@ -371,13 +371,13 @@ class TestTrendGroups:
         assert "1 regression," in ax.get_title() and "1 progression " in ax.get_title()
         samples = ax.get_lines()[0]
         assert len(samples.get_xdata()) == 3 * len(runs)
-        assert len(ax.collections) == len(result.groups)  # one ±stdev band per group
+        assert len(ax.collections) == len(result.groups)  # one ±std band per group
         dashed = _dashed(ax)
         assert [line.get_color() for line in dashed] == ["C3", "C2"]
         assert [line.get_xdata()[0] for line in dashed] == [11.5, 21.5]
         steps = [line for line in ax.get_lines() if line.get_linestyle() == "-"]
         assert [line.get_ydata()[0] for line in steps] == pytest.approx(
-            [g.avg for g in result.groups])
+            [g.mean for g in result.groups])
 
     def test_without_values_given_axes_and_mismatch(self) -> None:
         from pilotstats.changepoints import mdl_partition
@@ -385,8 +385,11 @@ class TestTrendGroups:
         runs = self._runs()
         result = mdl_partition(runs)
         _, given = plt.subplots()
-        ax = result.plot(ax=given, show_stdev=False)
+        ax = result.plot(ax=given, show_std=False)
         assert ax is given and not ax.collections
         assert ax.get_ylabel() == "value"
         with pytest.raises(InvalidInputError, match="n_runs = 34; got 33 runs"):
             result.plot(runs[:-1])
+        single = mdl_partition([2.1, 3.1, 3.2], resolution=0.1)  # a group of one sample
+        ax = single.plot([2.1, 3.1, 3.2])
+        assert len(ax.collections) == 1  # no band where the std is NaN

@@ -334,8 +334,8 @@ class TestCrossovers:
         )
         assert isinstance(c, Crossovers)
         assert c.times.tolist() == [DAY, 3 * DAY]
-        assert c.short_values.tolist() == [3.0, 1.0]
-        assert c.long_values.tolist() == [2.0, 2.0]
+        assert c.sma_short.tolist() == [3.0, 1.0]
+        assert c.sma_long.tolist() == [2.0, 2.0]
         assert c.to_frame()["direction"].tolist() == ["up", "down"]
         json.dumps(c.to_dict(), allow_nan=False)
         assert "2 crossovers" in str(c)
@@ -387,18 +387,18 @@ class TestRegions:
         assert len(c) >= 2 and len(r) == len(c) - 1
         np.testing.assert_array_equal(r.starts, c.positions[:-1])
         np.testing.assert_array_equal(r.stops, c.positions[1:])
-        np.testing.assert_array_equal(r.n_obs, r.stops - r.starts)
+        np.testing.assert_array_equal(r.n_rows, r.stops - r.starts)
         for k in range(len(r)):
             segment = y[r.starts[k] : r.stops[k]]
             assert r.means[k] == pytest.approx(segment.mean())
             assert r.job_positions[k] == r.starts[k] + int(np.argmin(segment))
             assert r.job_values[k] == segment.min()
-            assert r.directions[k] == ("above" if r.sma_short[r.starts[k]] >
+            assert r.sides[k] == ("above" if r.sma_short[r.starts[k]] >
                                        r.sma_long[r.starts[k]] else "below")
             assert r.start_times[k] == t[r.starts[k]]
             assert r.end_times[k] == t[r.stops[k] - 1]
             assert r.next_crossover_times[k] == t[r.stops[k]]
-        below = [k for k in range(len(r)) if r.directions[k] == "below"]
+        below = [k for k in range(len(r)) if r.sides[k] == "below"]
         assert any(r.job_positions[k] == 25 for k in below)  # first of the tied minima
 
     def test_higher_is_worse_flips_job(self) -> None:
@@ -412,8 +412,8 @@ class TestRegions:
         t = np.arange(12) * DAY
         y = np.array([1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1], dtype=float)
         r = divergence_regions(t, y, short="1D", long=None)  # the window holds one day
-        assert r.n_obs.tolist() == [1] and r.starts.tolist() == [4]
-        assert r.directions == ("below",)
+        assert r.n_rows.tolist() == [1] and r.starts.tolist() == [4]
+        assert r.sides == ("below",)
         assert len(divergence_regions(t, y, short="1D", long=None, min_observations=2)) == 0
         labels = r.labels()
         assert labels.shape == (12,)
@@ -476,19 +476,19 @@ class TestContributors:
     def test_minmax_records(self) -> None:
         frame, regions = contributor_fixture()
         result = contributors(frame, regions, target="perf",
-                              higher_is_better={"load": False})
+                              metrics_higher_is_better={"load": False})
         rec = result.records
         assert set(rec["metric"]) == {"load", "rate", "partial"}  # gap all-NaN, name text
         k = int(np.flatnonzero(regions.job_positions == 20)[0])
         row = rec[(rec["region_id"] == k) & (rec["metric"] == "load")].iloc[0]
         assert row["flagged"] and row["threshold"] == 5.0 and row["n_match"] == 1
         assert row["p_value"] == pytest.approx(1 / row["n_obs"])
-        assert row["random_p"] == pytest.approx(1 / regions.n_obs[k])
+        assert row["random_p"] == pytest.approx(1 / regions.n_rows[k])
         tie = rec[(rec["region_id"] == k) & (rec["metric"] == "rate")].iloc[0]
         assert tie["flagged"] and tie["n_match"] == tie["n_obs"] and tie["p_value"] == 1.0
         assert not tie["significant"]
         nan_job = rec[(rec["region_id"] == k) & (rec["metric"] == "partial")].iloc[0]
-        assert not nan_job["flagged"] and nan_job["n_obs"] == regions.n_obs[k] - 1
+        assert not nan_job["flagged"] and nan_job["n_obs"] == regions.n_rows[k] - 1
         assert "perf" not in set(rec["metric"])
         json.dumps(result.to_dict(), allow_nan=False)
         assert isinstance(result, Contributors) and "contributor records" in str(result)
@@ -521,7 +521,7 @@ class TestContributors:
         frame = pd.DataFrame({"y": y, "m": np.arange(12.0)})
         regions = divergence_regions(t, y, short="1D", long=None)
         rec = contributors(frame, regions, target="y").records
-        single = rec[rec["region_id"].isin(np.flatnonzero(regions.n_obs == 1))]
+        single = rec[rec["region_id"].isin(np.flatnonzero(regions.n_rows == 1))]
         assert len(single) and (single["p_value"] == 1.0).all()
         assert not single["significant"].any()
 
@@ -541,7 +541,8 @@ class TestContributors:
         regions = divergence_regions(t, perf, short="6D", long="20D")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TargetNotExtremeWarning)
-            result = contributors(frame, regions, target="perf", higher_is_better=directions,
+            result = contributors(frame, regions, target="perf",
+                                  metrics_higher_is_better=directions,
                                   classifier=classifier, quantile=0.3)  # type: ignore[arg-type]
         bounds = list(zip(regions.starts.tolist(), regions.stops.tolist(), strict=True))
         expected = naive_contributors(metrics, perf, bounds, directions, classifier, 0.3)
@@ -561,7 +562,7 @@ class TestContributors:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TargetNotExtremeWarning)  # constant-perf regions
             result = contributors(frame, regions, target="perf", classifier="percentile",
-                                  higher_is_better={"load": False}, skip_constant=True)
+                                  metrics_higher_is_better={"load": False}, skip_constant=True)
         assert "rate" not in set(result.records["metric"])  # constant in every region
         # strict test: values equal to the cutoff never match
         rec = result.records
@@ -586,10 +587,10 @@ class TestContributors:
             "threshold": [0.0] * 6, "target_value": [0.0] * 6,
             "flagged": [True, False, True, True, False, False],
             "n_match": [1, 1, 1, 1, 1, 1], "n_obs": [20, 20, 12, 15, 5, 20],
-            "n_region": [20, 20, 12, 15, 5, 20],
+            "n_rows": [20, 20, 12, 15, 5, 20],
         })
         records["p_value"] = records["n_match"] / records["n_obs"]
-        records["random_p"] = 1 / records["n_region"]
+        records["random_p"] = 1 / records["n_rows"]
         records["significant"] = records["p_value"] < 0.1
         result = Contributors(records=records, target="y", classifier="minmax", quantile=0.25,
                               significance_level=0.1, metrics=("m", "z"))
@@ -625,8 +626,8 @@ class TestContributors:
             contributors(frame, regions, target="missing")
         with pytest.raises(InvalidInputError, match="classifier"):
             contributors(frame, regions, target="perf", classifier="median")  # type: ignore
-        with pytest.raises(InvalidInputError, match="higher_is_better"):
-            contributors(frame, regions, target="perf", higher_is_better="nersc")
+        with pytest.raises(InvalidInputError, match="metrics_higher_is_better"):
+            contributors(frame, regions, target="perf", metrics_higher_is_better="nersc")
         with pytest.raises(EmptyGroupError):
             contributors(frame.iloc[:0], regions, target="perf")
 
@@ -664,7 +665,7 @@ class TestAnalyzeRegions:
         frame = grouped_frame()
         result = analyze_regions(frame, time="time", target="perf",
                                  group_by=["platform", "bench"], short="7D", long="28D",
-                                 higher_is_better={"load": False})
+                                 metrics_higher_is_better={"load": False})
         assert isinstance(result, DivergenceAnalysis)
         assert result.counts["groups"] == 4
         total = 0
@@ -675,9 +676,10 @@ class TestAnalyzeRegions:
             mine = result.regions[(result.regions["platform"] == platform)
                                   & (result.regions["bench"] == bench)]
             np.testing.assert_array_equal(mine["job_t"], regions.job_times)
-            np.testing.assert_array_equal(mine["n_obs"], regions.n_obs)
+            np.testing.assert_array_equal(mine["n_rows"], regions.n_rows)
             single = contributors(rows.reset_index(drop=True), regions, target="perf",
-                                  metrics=["load", "noise"], higher_is_better={"load": False})
+                                  metrics=["load", "noise"],
+                                  metrics_higher_is_better={"load": False})
             got = result.contributors[result.contributors["group"] == f"{platform} / {bench}"]
             np.testing.assert_array_equal(got["p_value"], single.records["p_value"])
             np.testing.assert_array_equal(got["flagged"], single.records["flagged"])
@@ -716,7 +718,7 @@ class TestAnalyzeRegions:
         assert not final.contributors["higher_is_better"].any()  # "tokio" directions
         draft = analyze_regions(frame, time="time", target="perf", preset="sc18-draft")
         assert draft.settings["long"] == "28D" and draft.settings["min_observations"] == 7
-        assert (draft.regions["n_obs"] >= 7).all()
+        assert (draft.regions["n_rows"] >= 7).all()
         override = analyze_regions(frame, time="time", target="perf", preset="sc18-draft",
                                    long="49D", classifier="minmax")
         assert override.settings["long"] == "49D" and override.settings["classifier"] == "minmax"
@@ -726,7 +728,7 @@ class TestAnalyzeRegions:
         result = analyze_regions(frame, time="time", target="perf", group_by="platform",
                                  short="7D", long="28D", date_range=("2017-02-01", "2017-05-01"),
                                  date_tz="America/New_York", correlations=True,
-                                 higher_is_better={"load": False})
+                                 metrics_higher_is_better={"load": False})
         kept = frame["time"].between(pd.Timestamp("2017-02-01 05:00", tz="UTC"),
                                      pd.Timestamp("2017-05-01 04:00", tz="UTC"),
                                      inclusive="left")
@@ -754,6 +756,22 @@ class TestAnalyzeRegions:
         with pytest.raises(InvalidInputError):
             analyze_regions(frame.iloc[:0], time="time", target="perf")
 
+    def test_target_and_metric_directions_have_separate_names(self) -> None:
+        frame = grouped_frame()
+        with pytest.raises(InvalidInputError, match="metrics_higher_is_better"):
+            analyze_regions(frame, time="time", target="perf",
+                            higher_is_better={"load": False})  # type: ignore[arg-type]
+        with pytest.raises(InvalidInputError, match="direction of the target"):
+            analyze_regions(frame, time="time", target="perf", metrics_higher_is_better=False)
+        low = analyze_regions(frame, time="time", target="perf", group_by="platform",
+                              short="7D", long="28D", higher_is_better=False,
+                              metrics_higher_is_better={"load": False})
+        assert low.settings["higher_is_better"] is False
+        assert "target_higher_is_better" not in low.settings
+        jobs = low.regions.dropna(subset=["job_y"])
+        assert len(jobs) and (jobs["job_y"] >= jobs["mean_y"]).all()  # the worst is highest
+        assert set(low.regions.columns) >= {"side", "n_rows"}
+
 
 # ---------------------------------------------------------------- plots and demo
 
@@ -772,10 +790,10 @@ class TestPlots:
         assert ax.get_legend() is not None
         analysis = analyze_regions(grouped_frame(), time="time", target="perf",
                                    group_by="platform", short="7D", long="28D",
-                                   higher_is_better={"load": False})
+                                   metrics_higher_is_better={"load": False})
         assert plot_timeline(analysis, group="fs1", min_region_duration="10D") is not None
         axes = plot_umami(frame, regions, 0, target="perf", metrics=["load", "partial"],
-                          higher_is_better={"load": False})
+                          metrics_higher_is_better={"load": False})
         assert axes.shape == (3, 2)
         bars = plot_contributor_ranking(analysis)
         assert len(bars.patches) >= 2

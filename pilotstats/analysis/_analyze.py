@@ -6,11 +6,12 @@ import math
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, SupportsIndex, TypeVar, overload
 
 import numpy as np
 
 from pilotstats import _config
+from pilotstats._protocols import select_items
 from pilotstats._validation import check_bool, check_confidence_level, check_real
 from pilotstats.autocorrelation import required_sample_size, subsession_analysis
 from pilotstats.changepoints import stable_phase
@@ -184,7 +185,8 @@ class BenchmarkAnalysis(Result):
 class AnalysisReport(Result):
     """Analyses of all benchmarks of a :class:`~pilotstats.io.Measurements`.
 
-    Iterating yields :class:`BenchmarkAnalysis` objects; ``report["name"]`` selects one.
+    Follows the :class:`pilotstats.ResultCollection` protocol; an item is one
+    :class:`BenchmarkAnalysis` (``report[0]``; ``report["name"]`` selects one by name).
     ``str(report)`` is a table; ``to_dict()`` / :meth:`from_dict` round-trip through JSON.
 
     Examples
@@ -215,11 +217,21 @@ class AnalysisReport(Result):
     def __len__(self) -> int:
         return len(self.benchmarks)
 
-    def __getitem__(self, name: str) -> BenchmarkAnalysis:
+    @overload
+    def __getitem__(self, key: str | SupportsIndex) -> BenchmarkAnalysis: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> tuple[BenchmarkAnalysis, ...]: ...
+
+    def __getitem__(self, key: Any) -> Any:
+        """The benchmark ``key`` (a name), or the item(s) at an index or slice."""
+        if not isinstance(key, str):
+            return select_items(key, len(self.benchmarks), self.benchmarks.__getitem__,
+                                "AnalysisReport")
         for item in self.benchmarks:
-            if item.name == name:
+            if item.name == key:
                 return item
-        raise KeyError(f"no benchmark named {name!r}; available: "
+        raise KeyError(f"no benchmark named {key!r}; available: "
                        f"{[b.name for b in self.benchmarks]}")
 
     @property

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, SupportsIndex, overload
 
 from pilotstats import _config
+from pilotstats._protocols import select_items
 from pilotstats._validation import check_bool, check_confidence_level, check_real
 from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze
 from pilotstats.autocorrelation import welch_test
@@ -122,7 +123,11 @@ class ComparisonReport(Result):
     """Per-benchmark comparisons of a baseline with new measurements.
 
     Benchmarks are matched by name only; samples are never paired. :attr:`has_regression`
-    drives the exit status of ``pilotstats compare``.
+    drives the exit status of ``pilotstats compare``. Follows the
+    :class:`pilotstats.ResultCollection` protocol; an item is one
+    :class:`BenchmarkComparison` (``report[0]``; ``report["name"]`` selects one by name);
+    benchmarks present on one side only are not items (see :attr:`only_in_base`,
+    :attr:`only_in_new`).
 
     Examples
     --------
@@ -157,11 +162,21 @@ class ComparisonReport(Result):
     def __len__(self) -> int:
         return len(self.comparisons)
 
-    def __getitem__(self, name: str) -> BenchmarkComparison:
+    @overload
+    def __getitem__(self, key: str | SupportsIndex) -> BenchmarkComparison: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> tuple[BenchmarkComparison, ...]: ...
+
+    def __getitem__(self, key: Any) -> Any:
+        """The benchmark ``key`` (a name), or the item(s) at an index or slice."""
+        if not isinstance(key, str):
+            return select_items(key, len(self.comparisons), self.comparisons.__getitem__,
+                                "ComparisonReport")
         for item in self.comparisons:
-            if item.name == name:
+            if item.name == key:
                 return item
-        raise KeyError(f"no benchmark named {name!r}")
+        raise KeyError(f"no benchmark named {key!r}")
 
     @property
     def regressions(self) -> tuple[str, ...]:
@@ -194,10 +209,20 @@ class ComparisonReport(Result):
         return report_html(f"Comparison of {len(self)} benchmark(s): baseline vs new",
                            header, rows, (note.strip() for note in notes))
 
-    def to_frame(self) -> Any:
+    def to_frame(self, *, one_sided: bool = False) -> Any:
         """One row per compared benchmark (index ``name``), the columns of
-        :meth:`BenchmarkComparison.to_dict`; benchmarks present on one side only are rows
-        with the verdict ``"only in baseline"`` / ``"only in new"``.
+        :meth:`BenchmarkComparison.to_dict`.
+
+        Parameters
+        ----------
+        one_sided : bool, default False
+            Also add a row for every benchmark present on one side only, with the verdict
+            ``"only in baseline"`` / ``"only in new"`` (then the frame has more rows than
+            the report has items).
+
+        Returns
+        -------
+        pandas.DataFrame
 
         Examples
         --------
@@ -212,9 +237,11 @@ class ComparisonReport(Result):
         """
         from pilotstats.analysis._frames import records_frame
 
-        one_sided = [{"name": name, "verdict": "only in baseline"} for name in self.only_in_base]
-        one_sided += [{"name": name, "verdict": "only in new"} for name in self.only_in_new]
-        return records_frame([*self.comparisons, *one_sided], "name")
+        extra: list[Any] = []
+        if check_bool(one_sided, "one_sided"):
+            extra = [{"name": name, "verdict": "only in baseline"} for name in self.only_in_base]
+            extra += [{"name": name, "verdict": "only in new"} for name in self.only_in_new]
+        return records_frame([*self.comparisons, *extra], "name")
 
     def _tested(self) -> str:
         kinds = {c.summary_statistic for c in self.comparisons}

@@ -13,12 +13,13 @@ import html
 import itertools
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
+from pilotstats._protocols import select_items
 from pilotstats._typing import FleetEngine
 from pilotstats._validation import check_choice
 from pilotstats.analysis._many import _classify
@@ -95,6 +96,10 @@ def trend_svg(values: np.ndarray, levels: Sequence[tuple[int, int, float, str]])
 class FleetReport(Result):
     """Trends of many series: the CSIT dashboard table, text, and a static HTML page.
 
+    Follows the :class:`pilotstats.ResultCollection` protocol; an item is one series: the
+    ``dict`` of its row of :attr:`results` (``report[0]``, or ``report["series name"]``),
+    in the order of :attr:`results`; :meth:`to_frame` is a copy of :attr:`results`.
+
     Attributes
     ----------
     kind : {"trend", "detect"}
@@ -128,6 +133,36 @@ class FleetReport(Result):
     values: Mapping[str, Any]
     higher_is_better: bool
     unit: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def _row(self, position: int) -> dict[str, Any]:
+        row: dict[str, Any] = self.results.iloc[position].to_dict()
+        return row
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for position in range(len(self.results)):
+            yield self._row(position)
+
+    def __getitem__(self, key: Any) -> Any:
+        """The row of series ``key`` (a name), or the row(s) at an index or slice."""
+        if not isinstance(key, str):
+            return select_items(key, len(self.results), self._row, "FleetReport")
+        matches = [int(i) for i in (self.results["series"] == key).to_numpy().nonzero()[0]]
+        if not matches:
+            raise KeyError(f"no series named {key!r}")
+        return self._row(matches[0])
+
+    def to_frame(self) -> Any:
+        """One row per series: a copy of :attr:`results` (see :meth:`dashboard` for the
+        CSIT table, worst regression first).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return self.results.copy()
 
     @property
     def new_regressions(self) -> tuple[str, ...]:

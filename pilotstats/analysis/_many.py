@@ -263,13 +263,13 @@ def _trend_row(series: str, values: Any, options: Mapping[str, Any], higher_is_b
             "series": series, "n": groups.n_runs, "n_groups": len(groups.groups),
             "boundaries": tuple(int(b) for b in groups.boundaries),
             "classifications": tuple(str(g.classification) for g in groups.groups),
-            "group_means": tuple(float(g.avg) for g in groups.groups),
+            "group_means": tuple(float(g.mean) for g in groups.groups),
             "last_trend": compliance.last_trend,
-            "runs_in_last_trend": compliance.n_runs,
+            "runs_in_last_trend": compliance.runs_in_last_trend,
             "last_classification": str(groups.groups[-1].classification),
             "reference": compliance.reference,
             "short_term_change_percent": short,
-            "long_term_change_percent": 100.0 * compliance.trend_change,
+            "long_term_change_percent": compliance.long_term_change_percent,
             "regressions": compliance.n_regressions,
             "progressions": compliance.n_progressions,
             "new_regression": compliance.n_regressions > 0,
@@ -643,7 +643,7 @@ def trend_many(
     progress : bool, optional
         Progress bar (needs tqdm); default: shown for batches of 200 series or more.
     **options
-        Passed to ``mdl_partition`` (``unit``, ``sbps``, ``nan_policy``).
+        Passed to ``mdl_partition`` (``resolution``, ``sbps``, ``nan_policy``).
 
     Returns
     -------

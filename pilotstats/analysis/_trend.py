@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, SupportsIndex, overload
 
+from pilotstats._protocols import select_items
 from pilotstats._validation import check_bool, check_confidence_level
 from pilotstats.analysis._analyze import AnalysisReport, analyze, call_collecting_warnings
 from pilotstats.changepoints import mdl_partition
@@ -20,6 +21,21 @@ __all__ = ["BenchmarkTrend", "TrendReport", "TrendSegment", "trend"]
 @dataclass(frozen=True, slots=True)
 class TrendSegment(Result):
     """A group of consecutive result files with one level (MDL partition).
+
+    Attributes
+    ----------
+    start, end : int
+        Result-file indices, half-open ``[start, end)``.
+    n_results : int
+        Result files in the segment that hold the benchmark.
+    mean : float
+        Mean of their means (the segment's level).
+    std : float
+        Sample standard deviation (``ddof=1``) of their means, as
+        :attr:`TrendGroup.std <pilotstats.changepoints.TrendGroup.std>`; NaN for one
+        result.
+    classification : str
+        ``"normal"``, ``"regression"`` or ``"progression"`` against the previous segment.
 
     Examples
     --------
@@ -39,7 +55,7 @@ class TrendSegment(Result):
     end: int
     n_results: int
     mean: float
-    stdev: float
+    std: float
     classification: str
 
     def __str__(self) -> str:
@@ -94,6 +110,10 @@ class BenchmarkTrend(Result):
 class TrendReport(Result):
     """Trends of all benchmarks over an ordered list of result files.
 
+    Follows the :class:`pilotstats.ResultCollection` protocol; an item is one
+    :class:`BenchmarkTrend` (``report[0]`` or ``report["name"]``), and :meth:`to_frame`
+    has one row per benchmark (``to_frame(long=True)``: one per benchmark and result).
+
     Examples
     --------
     Returned by :func:`trend`; four result files at 1 s, then four at 1.5 s:
@@ -117,11 +137,24 @@ class TrendReport(Result):
     def __iter__(self) -> Iterator[BenchmarkTrend]:
         return iter(self.benchmarks)
 
-    def __getitem__(self, name: str) -> BenchmarkTrend:
+    def __len__(self) -> int:
+        return len(self.benchmarks)
+
+    @overload
+    def __getitem__(self, key: str | SupportsIndex) -> BenchmarkTrend: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> tuple[BenchmarkTrend, ...]: ...
+
+    def __getitem__(self, key: Any) -> Any:
+        """The benchmark ``key`` (a name), or the item(s) at an index or slice."""
+        if not isinstance(key, str):
+            return select_items(key, len(self.benchmarks), self.benchmarks.__getitem__,
+                                "TrendReport")
         for item in self.benchmarks:
-            if item.name == name:
+            if item.name == key:
                 return item
-        raise KeyError(f"no benchmark named {name!r}")
+        raise KeyError(f"no benchmark named {key!r}")
 
     @property
     def regressions(self) -> tuple[str, ...]:
@@ -150,10 +183,22 @@ class TrendReport(Result):
                              format_quantity(s.mean, b.unit), s.classification])
         return ["benchmark", "results", "mean", "segment"], rows
 
-    def to_frame(self) -> Any:
-        """Long table: one row per benchmark and result (index ``benchmark``, ``result``)
-        with the result's ``mean`` and its MDL ``segment`` (number), ``segment_mean`` and
-        ``classification``.
+    def to_frame(self, *, long: bool = False) -> Any:
+        """One row per benchmark, or (``long=True``) per benchmark and result.
+
+        Parameters
+        ----------
+        long : bool, default False
+            False: one row per benchmark (index ``name``) with ``unit``, ``n_results``
+            (results holding the benchmark), ``n_segments``, ``last_classification``,
+            ``last_mean`` (level of the newest segment) and ``note``. True: the long table,
+            one row per benchmark and result (index ``benchmark``, ``result``) with the
+            result's ``mean`` and its MDL ``segment`` (number), ``segment_mean`` and
+            ``classification``.
+
+        Returns
+        -------
+        pandas.DataFrame
 
         Examples
         --------
@@ -161,12 +206,21 @@ class TrendReport(Result):
         >>> from pilotstats.analysis import trend
         >>> files = [Measurements([1.0, 1.01, 0.99, 1.0] * 5, benchmark="b") for _ in range(4)]
         >>> files += [Measurements([1.5, 1.51, 1.49, 1.5] * 5, benchmark="b") for _ in range(4)]
-        >>> frame = trend(files).to_frame()
-        >>> frame.loc[("b", "7"), "classification"]
+        >>> report = trend(files)
+        >>> report.to_frame().loc["b", "last_classification"]
+        'regression'
+        >>> report.to_frame(long=True).loc[("b", "7"), "classification"]
         'regression'
         """
         from pilotstats.analysis._frames import records_frame
 
+        if not check_bool(long, "long"):
+            return records_frame(
+                [{"name": b.name, "unit": b.unit,
+                  "n_results": sum(m is not None for m in b.means),
+                  "n_segments": len(b.segments), "last_classification": b.last_classification,
+                  "last_mean": b.segments[-1].mean if b.segments else None, "note": b.note}
+                 for b in self.benchmarks], "name")
         rows = []
         for b in self.benchmarks:
             for i, (label, mean) in enumerate(zip(self.labels, b.means, strict=True)):
@@ -194,13 +248,21 @@ class TrendReport(Result):
         return cls(
             tuple(data["labels"]),
             tuple(BenchmarkTrend(b["name"], b["unit"], tuple(decode_float(b["means"])),
-                                 tuple(TrendSegment(**decode_float_fields(TrendSegment, s))
-                                       for s in b["segments"]), b["note"],
+                                 tuple(_segment_from_dict(s) for s in b["segments"]),
+                                 b["note"],
                                  tuple(decode_float(b.get("ci_low", ()))),
                                  tuple(decode_float(b.get("ci_high", ()))))
                   for b in data["benchmarks"]),
             float(data.get("confidence_level", 0.95)),
         )
+
+
+def _segment_from_dict(data: Mapping[str, Any]) -> TrendSegment:
+    """A :class:`TrendSegment` from its ``to_dict()`` (a NaN std was written as None)."""
+    values = decode_float_fields(TrendSegment, data)
+    if values.get("std") is None:
+        values["std"] = math.nan
+    return TrendSegment(**values)
 
 
 def trend(
@@ -314,8 +376,8 @@ def trend(
         except PilotStatsError as exc:
             trends.append(BenchmarkTrend(name, unit, tuple(means), (), str(exc), **bounds))
             continue
-        segments = tuple(TrendSegment(int(g.start), int(g.end), int(g.n_runs), float(g.avg),
-                                      float(g.stdev), str(g.classification))
+        segments = tuple(TrendSegment(int(g.start), int(g.end), int(g.n_runs), float(g.mean),
+                                      float(g.std), str(g.classification))
                          for g in groups.groups)
         trends.append(BenchmarkTrend(name, unit, tuple(means), segments, "; ".join(caught),
                                      **bounds))

@@ -22,7 +22,7 @@ def demo_edm() -> str:
     single = edm_single(x, min_size=30)
     stream = EdmStream(min_size=30)
     for start in range(0, x.size, 100):
-        stream.append(x[start : start + 100])
+        stream.extend(x[start : start + 100])
     lines = [
         "EDM change points (James, Kejariwal & Matteson 2014) on 500 samples:",
         "60 warm-up samples drifting from 14 to 10 ms, 300 at 10 ms, 140 at 11.5 ms",
@@ -31,8 +31,8 @@ def demo_edm() -> str:
         f"  edm (beta 0.008):     {multi}",
         f"  edm (percent 0.25):   {percent}",
         f"  edm_single (EDM-X):   {single}",
-        f"  EdmStream, 5 chunks:  locations {list(stream.locations)} "
-        f"(equal to edm: {stream.locations == multi.locations})",
+        f"  EdmStream, 5 chunks:  locations {list(stream.result().locations)} "
+        f"(equal to edm: {stream.result().locations == multi.locations})",
         "  segments of edm (beta 0.008):",
     ]
     lines.extend(f"    {segment}" for segment in multi)

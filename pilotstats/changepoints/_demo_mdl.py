@@ -38,13 +38,13 @@ def demo_mdl() -> str:
     lines = [f"MDL trend analysis (jumpavg model) of {groups.n_runs} throughput runs [Mpps]:"]
     for group in groups.groups:
         lines.append(
-            f"  runs {group.start:>2}-{group.end - 1:<2} mean {format_number(group.avg, 5):>6} "
-            f"stdev {format_number(group.stdev, 2):>5}  {group.classification}"
+            f"  runs {group.start:>2}-{group.end - 1:<2} mean {format_number(group.mean, 5):>6} "
+            f"std {format_number(group.std, 2):>5}  {group.classification}"
         )
     compliance = trend_compliance(groups, short_window=10, long_window=180)
     lines.append(
         f"  boundaries {groups.boundaries.tolist()}, {format_number(groups.total_bits, 6)} "
-        f"bits (unit {format_number(groups.unit, 3)} Mpps)"
+        f"bits (resolution {format_number(groups.resolution, 3)} Mpps)"
     )
     lines.append(f"  compliance: {compliance}")
     return "\n".join(lines)

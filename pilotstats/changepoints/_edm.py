@@ -13,6 +13,7 @@ experience from 'breaking bad'", arXiv:1411.7955 (2014); behaviour of ``twitter/
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable, Sized
 from typing import Any
 
 import numpy as np
@@ -140,7 +141,7 @@ def _edm_percent_locations(
     x : ndarray of float64, shape (n,)
         Finite values (not validated here).
     min_size : int
-        Minimum segment length δ >= 2.
+        Minimum segment length in observations, δ >= 2.
     percent : float
         Relative-gain threshold >= 0.
     degree : int
@@ -239,7 +240,8 @@ def edm(
     x : array_like, shape (n,)
         Finite real values in time order.
     min_size : int, default 30
-        Minimum segment length δ >= 2; every segment has at least δ samples.
+        Minimum segment length in observations, δ >= 2: every segment between two change
+        points holds at least this many observations.
     beta : float, optional
         Additive penalty per change point (EDM-multi), >= 0, in units of the squared data
         range (``scale="range"``). Default 0.008 (the R front-end's) when neither ``beta``
@@ -397,7 +399,8 @@ def edm_single(
     x : array_like, shape (n,)
         Finite real values in time order (min–max scaled internally).
     min_size : int, default 30
-        Minimum segment length δ >= 2 (EDM-tail: also the window length).
+        Minimum segment length in observations, δ >= 2: both segments around the change
+        point hold at least this many observations (EDM-tail: also the window length).
     exact : bool, default True
         True: EDM-X; False: EDM-tail.
     alpha : float, default 2.0
@@ -547,16 +550,18 @@ def edm_single(
 
 
 class EdmStream:
-    """Append API of :func:`edm`: change points updated as values arrive.
+    """Streaming :func:`edm`: change points updated as values arrive.
 
-    After any sequence of :meth:`append` calls, :meth:`result` equals
-    ``edm(all values so far, ...)`` with the same parameters, bit for bit (locations, DP
-    arrays, statistics).
+    Follows the :class:`pilotstats.Stream` protocol (``append`` one value, ``extend`` with
+    many, ``result()``, ``len(stream)``); an observation is one finite number. After any
+    sequence of calls, :meth:`result` equals ``edm(all values so far, ...)`` with the same
+    parameters, bit for bit (locations, DP arrays, statistics).
 
     Parameters
     ----------
     min_size : int, default 30
-        Minimum segment length δ >= 2.
+        Minimum segment length in observations, δ >= 2: every segment between two change
+        points holds at least this many observations.
     beta, percent : float, optional
         As in :func:`edm` (β = 0.008 when neither is given; not both).
     degree : {0, 1, 2}, default 1
@@ -572,11 +577,12 @@ class EdmStream:
     See Also
     --------
     edm : the batch computation.
+    pilotstats.Stream : the protocol.
 
     Notes
     -----
     The EDM dynamic programme is causal: column s depends on the first s values only
-    (James, Kejariwal & Matteson 2014, arXiv:1411.7955; ``docs/algorithms/edm.md``). Appending
+    (James, Kejariwal & Matteson 2014, arXiv:1411.7955; ``docs/algorithms/edm.md``). Adding
     one value adds one column at O(n) cost (O(n²) for a full recomputation), plus an O(n)
     walk to place the value in the sorted list. The change points are read back from the
     new end, so earlier change points can move or disappear.
@@ -585,17 +591,18 @@ class EdmStream:
     then recomputes everything (O(n²)). Series whose range is set early (the usual case)
     pay that only a few times; ``scale="none"`` never does.
 
-    Each :meth:`append` validates its whole chunk first: a chunk with NaN/inf raises and
+    Each :meth:`extend` validates its whole chunk first: a chunk with NaN/inf raises and
     leaves the stream unchanged.
 
     Examples
     --------
     >>> from pilotstats.changepoints import EdmStream
     >>> stream = EdmStream(min_size=5)
-    >>> stream.append([3, 1, 2, 3, 2, 1, 1, 2, 2, 3, 6, 4, 4, 5, 6])
-    >>> stream.append([4, 4, 4, 6, 5, 9, 8, 7, 9, 8, 9, 9, 9, 7, 9])
-    >>> stream.locations
-    (10, 15, 20)
+    >>> stream.extend([3, 1, 2, 3, 2, 1, 1, 2, 2, 3, 6, 4, 4, 5, 6])
+    >>> stream.extend([4, 4, 4, 6, 5, 9, 8, 7, 9, 8, 9, 9, 9, 7])
+    >>> stream.append(9)
+    >>> len(stream), stream.result().locations
+    (30, (10, 15, 20))
     """
 
     def __init__(
@@ -693,29 +700,68 @@ class EdmStream:
 
     # -- public --------------------------------------------------------------------------
 
-    def append(self, values: ArrayLike1D) -> None:
-        """Append one value or a chunk of values and update the change points.
+    def append(self, value: Any) -> None:
+        """Add one value and update the change points.
 
         Parameters
         ----------
-        values : float or array_like, shape (k,)
+        value : float
+            The next finite value.
+
+        Raises
+        ------
+        InvalidInputError
+            ``value`` is not one finite real number (an array or a sequence: use
+            :meth:`extend`); the stream is then left unchanged.
+        """
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value[()]
+        if isinstance(value, (Iterable, np.ndarray)) and not isinstance(value, (str, bytes)):
+            size = f" of length {len(value)}" if isinstance(value, Sized) else ""
+            raise InvalidInputError(
+                f"append takes one value, got {type(value).__name__}{size}; use "
+                "extend(values) to add several values"
+            )
+        if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+            raise InvalidInputError(
+                f"value must be one finite real number, got {type(value).__name__} "
+                f"{value!r:.60}"
+            )
+        self._add(as_float_array([value], "value"))
+
+    def extend(self, values: ArrayLike1D) -> None:
+        """Add several values in time order and update the change points.
+
+        Parameters
+        ----------
+        values : array_like, shape (k,)
             New finite values in time order (an empty chunk is a no-op).
 
         Raises
         ------
         InvalidInputError
-            NaN/inf, non-numeric or not 1-D; the stream is then left unchanged.
+            NaN/inf, non-numeric or not 1-D, or a lone number (use :meth:`append`); the
+            stream is then left unchanged.
         """
-        if isinstance(values, numbers.Real) and not isinstance(values, bool):
-            values = [values]
-        chunk = as_float_array(values, "values", min_length=0)
+        if isinstance(values, (numbers.Real, np.bool_)) or (
+            isinstance(values, np.ndarray) and values.ndim == 0
+        ):
+            raise InvalidInputError(
+                f"extend takes a sequence of values, got the single {type(values).__name__} "
+                f"{values!r}; use append(value) to add one value"
+            )
+        self._add(as_float_array(values, "values", min_length=0))
+
+    def _add(self, chunk: Float64Array1D) -> None:
+        """Append validated finite values and run the new DP columns."""
         k = int(chunk.shape[0])
         if k == 0:
             return
         n_old = self._n
         n_new = n_old + k
         if n_old <= _config.EDM_WARN_SIZE < n_new:
-            _warn_size(n_new, _config.EDM_WARN_SIZE, "EdmStream (in total over its appends)")
+            _warn_size(n_new, _config.EDM_WARN_SIZE, "EdmStream (in total over its appends)",
+                       stacklevel=4)
         x = np.empty(n_new)
         x[:n_old] = self._x[:n_old]
         x[n_old:] = chunk
@@ -741,13 +787,11 @@ class EdmStream:
         self._run_columns(n_old + 1, n_new + 1)
         self._processed = n_new
 
-    @property
-    def n(self) -> int:
-        """Number of values appended so far."""
+    def __len__(self) -> int:
+        """Number of values added so far."""
         return self._n
 
-    @property
-    def locations(self) -> tuple[int, ...]:
+    def _locations(self) -> tuple[int, ...]:
         """Current change points (those of :func:`edm` on all values so far)."""
         n = self._n
         if n < 2 * self._delta or self._processed != n:
@@ -757,14 +801,19 @@ class EdmStream:
     def result(self) -> ChangePoints:
         """The :class:`ChangePoints` of all values so far (equal to :func:`edm` on them).
 
+        Returns
+        -------
+        ChangePoints
+
         Raises
         ------
         NotEnoughDataError
-            Nothing has been appended yet.
+            Nothing has been added yet.
         """
         n = self._n
         if n == 0:
-            raise NotEnoughDataError("the stream is empty; append values before result()")
+            raise NotEnoughDataError("the stream is empty; append or extend values before "
+                                     "result()")
         data = self._x[:n].copy()
         params = _parameters(
             self._delta,
@@ -775,7 +824,7 @@ class EdmStream:
             self._low,
             self._high,
         )
-        locations = self.locations
+        locations = self._locations()
         searched = n >= 2 * self._delta and self._processed == n and self._low < self._high
         score = float(self._F[n]) - self._baseline if searched else None
         return _make_result(
@@ -796,5 +845,5 @@ class EdmStream:
         kind = "percent" if self._percent_mode else "beta"
         return (
             f"EdmStream(n={self._n}, min_size={self._delta}, {kind}={self._penalty:g}, "
-            f"degree={self._degree}, scale={self._scale!r}, locations={list(self.locations)})"
+            f"degree={self._degree}, scale={self._scale!r}, locations={list(self._locations())})"
         )

@@ -9,6 +9,7 @@ series, so each takes it back and checks its length.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -225,34 +226,34 @@ def plot_stable_phase(
 
 def plot_trend_groups(
     result: TrendGroups,
-    values: Any = None,
+    x: Any = None,
     *,
     ax: Any = None,
     unit: str | None = None,
     ylabel: str | None = None,
     title: str | None = None,
-    show_stdev: bool = True,
+    show_std: bool = True,
 ) -> Any:
-    """Samples, MDL group means as steps with ±stdev bands, and the labelled boundaries.
+    """Samples, MDL group means as steps with ±std bands, and the labelled boundaries.
 
     Parameters
     ----------
     result : TrendGroups
         Result of :func:`~pilotstats.changepoints.mdl_partition` or ``MdlStream``.
-    values : sequence of runs, optional
+    x : sequence of runs, optional
         The runs the result was computed from (a number or a sequence of samples per run);
         without them only the groups are drawn.
     ax : matplotlib Axes, optional
         Where to draw (default: a new figure).
     unit : str, optional
-        Label of the measured quantity's unit (the result's ``unit`` is the coding
-        resolution, a number, not a label); ``"s"`` is auto-scaled.
+        Label of the measured quantity's unit (a display label; the numeric coding
+        resolution is ``result.resolution``); ``"s"`` is auto-scaled.
     ylabel : str, optional
         Name of the measured quantity (default ``"value"``).
     title : str, optional
         Title (default: groups, regressions and progressions).
-    show_stdev : bool, default True
-        Shade mean ± population stdev of each group.
+    show_std : bool, default True
+        Shade mean ± std (``ddof=1``) of each group; groups of one sample have no band.
 
     Returns
     -------
@@ -261,22 +262,22 @@ def plot_trend_groups(
     Raises
     ------
     InvalidInputError
-        ``values`` is not a sequence of ``n_runs`` runs of finite numbers.
+        ``x`` is not a sequence of ``n_runs`` runs of finite numbers.
     MissingDependencyError
         matplotlib is not installed.
     """
     from pilotstats.changepoints.mdl import _parse_values
 
     runs = None
-    if values is not None:
+    if x is not None:
         policy = "zero" if np.asarray(result.replaced).any() else "omit"
-        runs = _parse_values(values, policy)
+        runs = _parse_values(x, policy)
         if runs.n_original != result.n_runs:
             raise InvalidInputError(
-                f"values must be the runs the TrendGroups was computed from, n_runs = "
+                f"x must be the runs the TrendGroups was computed from, n_runs = "
                 f"{result.n_runs}; got {runs.n_original} runs"
             )
-    scale_from = runs.samples if runs is not None else [g.avg for g in result.groups]
+    scale_from = runs.samples if runs is not None else [g.mean for g in result.groups]
     shown_unit, factor = value_scale(scale_from, unit)
     ax = new_axes(ax)
     if runs is not None:
@@ -284,19 +285,20 @@ def plot_trend_groups(
         positions = np.repeat(runs.original, counts)
         ax.plot(positions, runs.samples / factor, ".", color=DATA_COLOUR, markersize=4,
                 label="samples")
-    if show_stdev:
-        for i, group in enumerate(result.groups):
+    if show_std:
+        banded = [group for group in result.groups if not math.isnan(group.std)]
+        for i, group in enumerate(banded):
             interval_band(ax, [group.start - 0.5, group.end - 0.5],
-                          (group.avg - group.stdev) / factor, (group.avg + group.stdev) / factor,
+                          (group.mean - group.std) / factor, (group.mean + group.std) / factor,
                           color=LEVEL_COLOUR, alpha=BAND_ALPHA,
-                          label="group mean ± stdev" if i == 0 else None)
-    segment_levels(ax, [(g.start, g.end, g.avg / factor) for g in result.groups],
+                          label="group mean ± std" if i == 0 else None)
+    segment_levels(ax, [(g.start, g.end, g.mean / factor) for g in result.groups],
                    color=LEVEL_COLOUR, label="group mean")
     for label, colour in _LABEL_COLOURS.items():
         starts = [g.start for g in result.groups if g.classification == label]
         change_point_lines(ax, starts, color=colour, label=label)
         ax.plot(np.asarray(starts, dtype=float) - 0.5,
-                [g.avg / factor for g in result.groups if g.classification == label],
+                [g.mean / factor for g in result.groups if g.classification == label],
                 "v" if (label == "regression") == result.higher_is_better else "^",
                 color=colour, markersize=7, linestyle="none")
     normal = [g.start for g in result.groups[1:] if g.classification == "normal"]

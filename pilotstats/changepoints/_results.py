@@ -17,10 +17,11 @@ import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, TypeVar, cast
+from typing import Any, SupportsIndex, TypeVar, cast, overload
 
 import numpy as np
 
+from pilotstats._protocols import select_items
 from pilotstats._stats import arithmetic_scale
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import Result, format_number, json_safe
@@ -183,8 +184,11 @@ def _relative_change(before: float, after: float) -> float:
 class ChangePoints(Result):
     """Change points of a series and the statistics of the segments between them.
 
-    Iterating yields the segments; ``len(result)`` is the number of change points (so an
-    empty result is falsy).
+    Follows the :class:`pilotstats.ResultCollection` protocol; an item is one
+    :class:`Segment`: iterating yields the segments, ``result[j]`` is segment j,
+    ``len(result)`` is the number of segments (``len(result.locations) + 1``) and
+    :meth:`to_frame` has one row per segment. The truth value is that of
+    :attr:`locations`: a result without change points is falsy.
 
     Attributes
     ----------
@@ -226,9 +230,11 @@ class ChangePoints(Result):
     ...      9, 8, 7, 9, 8, 9, 9, 9, 7, 9]
     >>> result = edm(x, min_size=5, beta=0.008)
     >>> result.locations, len(result)
-    ((10, 15, 20), 3)
+    ((10, 15, 20), 4)
     >>> [(s.start, s.end, s.median) for s in result]
     [(0, 10, 2.0), (10, 15, 5.0), (15, 20, 4.0), (20, 30, 9.0)]
+    >>> result[-1].mean, bool(edm(x[:10], min_size=5))
+    (8.4, False)
     """
 
     locations: tuple[int, ...]
@@ -277,7 +283,45 @@ class ChangePoints(Result):
         return iter(self.segments)
 
     def __len__(self) -> int:
-        return len(self.locations)
+        return len(self.segments)
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> Segment: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Segment, ...]: ...
+
+    def __getitem__(self, index: Any) -> Any:
+        return select_items(index, len(self.segments), self.segments.__getitem__,
+                            type(self).__name__)
+
+    def __bool__(self) -> bool:
+        return bool(self.locations)
+
+    def to_frame(self) -> Any:
+        """One row per segment: the fields of :class:`Segment` (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``start``, ``end``, ``n``, ``median``, ``mean`` and ``std``.
+
+        Examples
+        --------
+        >>> from pilotstats.changepoints import edm
+        >>> x = [0.0, 0.1] * 10 + [1.0, 1.1] * 10
+        >>> edm(x, min_size=5).to_frame()[["start", "end", "median"]]
+           start  end  median
+        0      0   20    0.05
+        1     20   40    1.05
+        """
+        import pandas as pd
+
+        columns = [field.name for field in dataclasses.fields(Segment)]
+        return pd.DataFrame(
+            [[getattr(segment, name) for name in columns] for segment in self.segments],
+            columns=columns,
+        )
 
     def __str__(self) -> str:
         shown = ", ".join(
@@ -440,7 +484,7 @@ class SingleChangePoint(Result):
     n : int
         Length of the series.
     min_size : int
-        Minimum segment length used.
+        Minimum segment length in observations used.
     exact : bool
         True for EDM-X (exact medians), False for EDM-tail (interval-tree quantiles).
     method : str

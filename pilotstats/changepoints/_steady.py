@@ -150,7 +150,7 @@ def equivalence_phase(
         return outcome(True, "settled inside the band; too short to test further")
     found = detect_changes(
         part, min_size=_config.EQUIVALENCE_CONFIRM_MIN_SIZE,
-        significance_level=significance_level, variance=True,
+        significance_level=significance_level, variance_changes=True,
     ).locations
     # A change inside the first window of the settled part is the end of the transient,
     # located more precisely than the window grid allows: the steady state starts there.

@@ -41,14 +41,16 @@ class TrendCompliance(Result):
     ----------
     last_trend : float
         Trend (group mean) at the last run.
-    n_runs : int
-        Number of runs in the last group.
+    runs_in_last_trend : int
+        Number of runs in the last group (CSIT's "Runs"; the column of the same name of
+        :func:`~pilotstats.analysis.trend_many`).
     reference : float
         Best trend inside the reference window (max when higher is better, min
         otherwise); NaN when the window is empty.
-    trend_change : float
-        ``(last_trend − reference) / reference`` as a fraction (×100 for percent); NaN
-        when the reference is NaN or 0.
+    long_term_change : float
+        CSIT's trend change (the dashboard's "Long-Term Change"),
+        ``(last_trend − reference) / reference`` as a fraction (see
+        :attr:`long_term_change_percent`); NaN when the reference is NaN or 0.
     n_regressions, n_progressions : int
         Groups labelled regression / progression that start in the last
         ``short_window`` runs.
@@ -70,14 +72,14 @@ class TrendCompliance(Result):
     >>> from pilotstats.changepoints import trend_compliance
     >>> values = [10.0, 10.1, 9.9, 10.0, 10.1] * 6 + [8.0, 8.1, 7.9, 8.0, 8.1] * 3
     >>> print(trend_compliance(values))  # doctest: +NORMALIZE_WHITESPACE
-    last trend 8.02 over 15 runs; reference (max, runs 0..34) 10.02; trend change -19.96 %;
-    recent (last 10 runs): 0 regression(s), 0 progression(s)
+    last trend 8.02 over 15 runs; reference (max, runs 0..34) 10.02; long-term change
+    -19.96 %; recent (last 10 runs): 0 regression(s), 0 progression(s)
     """
 
     last_trend: float
-    n_runs: int
+    runs_in_last_trend: int
     reference: float
-    trend_change: float
+    long_term_change: float
     n_regressions: int
     n_progressions: int
     window_start: int | None
@@ -90,9 +92,10 @@ class TrendCompliance(Result):
     higher_is_better: bool
 
     @property
-    def trend_change_percent(self) -> float:
-        """Trend change in percent."""
-        return 100.0 * self.trend_change
+    def long_term_change_percent(self) -> float:
+        """:attr:`long_term_change` in percent (the column of the same name of
+        :func:`~pilotstats.analysis.trend_many`)."""
+        return 100.0 * self.long_term_change
 
     def __str__(self) -> str:
         if self.window_start is None:
@@ -101,9 +104,10 @@ class TrendCompliance(Result):
             window = f"runs {self.window_start}..{self.window_end}"
         kind = "max" if self.higher_is_better else "min"
         return (
-            f"last trend {format_number(self.last_trend, 6)} over {self.n_runs} runs; "
-            f"reference ({kind}, {window}) {format_number(self.reference, 6)}; trend change "
-            f"{format_number(self.trend_change_percent, 4)} %; recent (last "
+            f"last trend {format_number(self.last_trend, 6)} over {self.runs_in_last_trend} "
+            f"runs; reference ({kind}, {window}) {format_number(self.reference, 6)}; "
+            f"long-term change {format_number(self.long_term_change_percent, 4)} %; "
+            "recent (last "
             f"{self.short_window} runs): {self.n_regressions} regression(s), "
             f"{self.n_progressions} progression(s)"
         )
@@ -193,7 +197,7 @@ def trend_compliance(
     short_period: Any = "7D",
     long_period: Any = "180D",
     higher_is_better: bool | None = None,
-    unit: float | None = None,
+    resolution: float | None = None,
     sbps: float | None = None,
 ) -> TrendCompliance:
     """CSIT trend compliance: last trend, runs in it, reference and long-term change.
@@ -202,7 +206,7 @@ def trend_compliance(
     ----------
     groups_or_values : TrendGroups or sequence of runs
         A result of :func:`mdl_partition`, or values that are partitioned first (with
-        ``unit``, ``sbps`` and ``higher_is_better``).
+        ``resolution``, ``sbps`` and ``higher_is_better``).
     times : sequence, optional
         One timestamp per run (datetimes, ``datetime64`` or seconds), non-decreasing;
         naive datetimes are taken as UTC. Selects the real-time window.
@@ -217,7 +221,7 @@ def trend_compliance(
     higher_is_better : bool, optional
         Direction (max or min as reference). Defaults to the partition's own flag, or True
         when values are given.
-    unit, sbps : float, optional
+    resolution, sbps : float, optional
         Passed to :func:`mdl_partition` when values are given.
 
     Returns
@@ -232,12 +236,13 @@ def trend_compliance(
     Notes
     -----
     With trend[r] the mean of the group holding run r and ``last = n − 1``:
-    Reference = best of trend over the window, Trend Change = (trend[last] − Reference) /
-    Reference. Runs as time (default): the window is runs ``max(0, n − L) .. n − 1 − S``
-    (CSIT's slice ``trend[n − min(n, L) : n − min(n, S)]``), empty when n <= S. Real time:
-    runs with ``t_r <= t_last − short_period``, ``t_r >= t_last − long_period`` and
-    ``r >= n − L`` ("180 days or 180 runs, whichever comes first"). Missing runs (NaN
-    trend) are ignored; n counts up to the last run that has a trend (spec §10).
+    Reference = best of trend over the window, Long-Term Change (CSIT's "trend change") =
+    (trend[last] − Reference) / Reference. Runs as time (default): the window is runs
+    ``max(0, n − L) .. n − 1 − S`` (CSIT's slice ``trend[n − min(n, L) : n − min(n, S)]``),
+    empty when n <= S. Real time: runs with ``t_r <= t_last − short_period``,
+    ``t_r >= t_last − long_period`` and ``r >= n − L`` ("180 days or 180 runs, whichever
+    comes first"). Missing runs (NaN trend) are ignored; n counts up to the last run that
+    has a trend (spec §10).
 
     Complexity: That of :func:`mdl_partition` on the values (nothing when a partition is
     given), plus O(n).
@@ -252,7 +257,7 @@ def trend_compliance(
     >>> from pilotstats.changepoints import trend_compliance
     >>> values = [10.0, 10.1, 9.9, 10.0, 10.1] * 6 + [8.0, 8.1, 7.9, 8.0, 8.1] * 3
     >>> c = trend_compliance(values)
-    >>> round(c.last_trend, 2), c.n_runs, round(c.trend_change_percent, 1)
+    >>> round(c.last_trend, 2), c.runs_in_last_trend, round(c.long_term_change_percent, 1)
     (8.02, 15, -20.0)
     """
     s_window = check_int(short_window, "short_window", low=0)
@@ -261,16 +266,17 @@ def trend_compliance(
         check_bool(higher_is_better, "higher_is_better")
     if isinstance(groups_or_values, TrendGroups):
         groups = groups_or_values
-        if unit is not None or sbps is not None:
+        if resolution is not None or sbps is not None:
             raise InvalidInputError(
-                "unit and sbps apply only when values are given; the partition already has "
-                "its unit"
+                "resolution and sbps apply only when values are given; the partition "
+                "already has its resolution"
             )
         direction = groups.higher_is_better if higher_is_better is None else higher_is_better
     else:
         direction = True if higher_is_better is None else higher_is_better
         groups = mdl_partition(
-            groups_or_values, unit=unit, sbps=sbps, higher_is_better=bool(direction)
+            groups_or_values, resolution=resolution, sbps=sbps,
+            higher_is_better=bool(direction)
         )
     direction = bool(direction)
     trend = np.asarray(groups.trend_mean)
@@ -320,9 +326,9 @@ def trend_compliance(
     )
     return TrendCompliance(
         last_trend=last_trend,
-        n_runs=n_last,
+        runs_in_last_trend=n_last,
         reference=reference,
-        trend_change=float(change),
+        long_term_change=float(change),
         n_regressions=int(n_reg),
         n_progressions=int(n_prog),
         window_start=window_start,

@@ -296,7 +296,7 @@ def _absolute_steps(window: Float64Array1D) -> Float64Array1D:
 class _RankScanner:
     """Rank scan test (:func:`_rank_scan`) of windows of one series, memoised per window.
 
-    With ``variance=True`` every window is also scanned on its absolute successive
+    With ``variance_changes=True`` every window is also scanned on its absolute successive
     differences (:func:`_absolute_steps`), which a change of scale shifts; the window's
     p-value is the Bonferroni combination ``min(1, 2·min(p_level, p_scale))`` of the two
     scans, so the false-alarm calibration is kept, and the change point is located on the
@@ -312,14 +312,14 @@ class _RankScanner:
         inflation: float,
         tolerance: int,
         *,
-        variance: bool = False,
+        variance_changes: bool = False,
         step_inflation: float = 1.0,
     ) -> None:
         self.x = x
         self.min_size = min_size
         self.inflation = inflation
         self.tolerance = tolerance
-        self.variance = variance
+        self.variance_changes = variance_changes
         self.step_inflation = step_inflation
         self._cache: dict[tuple[int, int], _Scan] = {}
         self._kind: dict[tuple[int, int], str] = {}
@@ -330,7 +330,7 @@ class _RankScanner:
         if key not in self._cache:
             level = _rank_scan(self.x, start, end, self.min_size, self.inflation)
             kind, chosen = "level", level
-            if self.variance:
+            if self.variance_changes:
                 steps = _absolute_steps(self.x[start:end])
                 scale = _rank_scan(steps, 0, end - start, self.min_size, self.step_inflation)
                 if scale.p_value < level.p_value:
@@ -472,7 +472,7 @@ class DetectedChangePoints(ChangePoints):
         ``(1 + ρ)/(1 − ρ)`` applied to the null variance (1 when ρ <= 0).
     change_types : tuple of str
         What each reported change point changes: ``"level"``, or ``"variance"`` when
-        ``detect_changes(..., variance=True)`` found its window's scale test the more
+        ``detect_changes(..., variance_changes=True)`` found its window's scale test the more
         significant.
     guard_passes : int
         Re-scan passes the guard made, summed over its runs (at most
@@ -632,7 +632,7 @@ def _refit_needed(
     The level statistics scale by ``sqrt(inflation / fitted)`` (changes of variance are
     tested on the absolute differences, whose inflation does not change); when every
     confirmed change point stays below ``threshold`` with its window's selection-adjusted
-    p-value (times ``tests``, the Bonferroni factor of ``variance=True``), the
+    p-value (times ``tests``, the Bonferroni factor of ``variance_changes=True``), the
     segmentation stands (re-scans only get harder) and the guard is not rerun.
     """
     if not guarded.locations or not fitted > inflation:
@@ -665,7 +665,7 @@ def detect_changes(
     test: ChangeTest = "rank",
     n_permutations: int = 199,
     location_tolerance: int = _config.DETECT_LOCATION_TOLERANCE,
-    variance: bool | None = None,
+    variance_changes: bool | None = None,
     unit: str | None = None,
 ) -> DetectedChangePoints:
     """Change points confirmed by a significance test (EDM candidates + backward elimination).
@@ -682,7 +682,9 @@ def detect_changes(
     x : array_like, shape (n,)
         Measurements in time order (finite).
     min_size : int, default 30
-        Minimum segment length δ >= 2 (Pilot's ``MIN_CHANGEPOINT_DETECTION_SAMPLE_SIZE``).
+        Minimum segment length in observations, δ >= 2: every segment between two change
+        points holds at least this many observations (Pilot's
+        ``MIN_CHANGEPOINT_DETECTION_SAMPLE_SIZE``).
     significance_level : float in (0, 1), default 0.05
         False-alarm level the detector is calibrated to: on a stationary series, the
         probability of reporting any change point is at most about this value. Each change
@@ -705,7 +707,7 @@ def detect_changes(
         placed where the posterior probability that the true change lies within
         ``± location_tolerance`` is largest (see Notes). Smaller values favour the single
         most likely split; 10 suits warm-up detection.
-    variance : bool or None, default None
+    variance_changes : bool or None, default None
         Also detect changes of variance (scale), not only of level: every tested window
         is scanned a second time, on its absolute successive differences, and the two
         p-values are combined by Bonferroni (see Notes), so the false-alarm level holds.
@@ -734,7 +736,7 @@ def detect_changes(
         Non-numeric, non-1-D or non-finite ``x``; ``min_size`` not an integer >= 2;
         ``significance_level`` outside (0, 1); unknown ``test``; invalid ``rng``;
         ``test="permutation"`` without ``rng`` or with too few ``n_permutations``;
-        ``variance`` not a bool, or True with ``test="permutation"``.
+        ``variance_changes`` not a bool, or True with ``test="permutation"``.
     NotEnoughDataError
         ``x`` is empty.
 
@@ -797,7 +799,7 @@ def detect_changes(
     trend whose rise within δ samples is small against the noise leaves nearly white
     residuals, and its steps, statistically real, are still reported.
 
-    **Variance** (``variance=True``, [EXT]): every window is also scanned, with the same
+    **Variance** (``variance_changes=True``, [EXT]): every window is also scanned, with the same
     rank test, on its absolute successive differences ``|x_i − x_{i−1}|``: a change of
     scale by k multiplies all of them by k while a change of level moves one. The window's
     p-value is ``min(1, 2·min(p_level, p_scale))`` (Bonferroni), so the calibration holds;
@@ -818,9 +820,9 @@ def detect_changes(
 
     **Calibration** (``tests/test_detect_slow.py``, 200 seeded series per cell): the
     default reports a change in 0–0.5 % of i.i.d. N(0, 1) series (n = 100, 300, 1000) and
-    1–1.5 % of AR(1) φ = 0.5 series (``variance=True``: 0–1.5 %); a warm-up of 50 samples
+    1–1.5 % of AR(1) φ = 0.5 series (``variance_changes=True``: 0–1.5 %); a warm-up of 50 samples
     in 500 is located within ±10 in 96 % (1σ) and 100 % (2σ) of runs. On the 25 TCPD series
-    (TCPDBench protocol, defaults) F1 0.676 and cover 0.593 (``variance=True``: 0.679 and
+    (TCPDBench protocol, defaults) F1 0.676 and cover 0.593 (``variance_changes=True``: 0.679 and
     0.632); see ``benchmarks/RESULTS_detect.md``.
 
     Cost: EDM candidates O(n²) (O(m²), m <= 6,000, for long series) plus O(K·n log n) for
@@ -855,13 +857,13 @@ def detect_changes(
     >>> detect_changes(rng.normal(10.0, 1.0, 300)).locations
     ()
 
-    A change of variance only is found too, unless ``variance=False``:
+    A change of variance only is found too, unless ``variance_changes=False``:
 
     >>> y = np.concatenate([rng.normal(10.0, 1.0, 250), rng.normal(10.0, 2.0, 250)])
     >>> wide = detect_changes(y)
     >>> len(wide.locations), wide.change_types
     (1, ('variance',))
-    >>> detect_changes(y, variance=False).locations
+    >>> detect_changes(y, variance_changes=False).locations
     ()
     """
     data = as_float_array(x, "x")
@@ -872,13 +874,16 @@ def detect_changes(
     generator = coerce_rng(rng)
     permutations = check_int(n_permutations, "n_permutations", low=1)
     tolerance = check_int(location_tolerance, "location_tolerance", low=0)
-    if variance is None:
-        variance = chosen == "rank"
-    if not isinstance(variance, (bool, np.bool_)):
-        raise InvalidInputError(f"variance must be True, False or None, got {variance!r}")
-    if variance and chosen != "rank":
+    if variance_changes is None:
+        variance_changes = chosen == "rank"
+    if not isinstance(variance_changes, (bool, np.bool_)):
         raise InvalidInputError(
-            "variance=True needs test='rank' (the permutation test scans levels only); "
+            f"variance_changes must be True, False or None, got {variance_changes!r}"
+        )
+    if variance_changes and chosen != "rank":
+        raise InvalidInputError(
+            "variance_changes=True needs test='rank' (the permutation test scans levels "
+            "only); "
             f"got test={chosen!r}"
         )
     threshold = float(_config.DETECT_THRESHOLD_FACTOR) * level
@@ -917,12 +922,12 @@ def detect_changes(
         step_inflation = 1.0
         if not too_short:
             rho = _rank_residual_autocorrelation(data, delta)
-            if variance:
+            if variance_changes:
                 steps = _absolute_steps(data)
                 step_inflation = _variance_inflation(_rank_residual_autocorrelation(steps, delta))
         inflation = _variance_inflation(rho)
         scanner = _RankScanner(
-            data, delta, inflation, tolerance, variance=bool(variance),
+            data, delta, inflation, tolerance, variance_changes=bool(variance_changes),
             step_inflation=step_inflation,
         )
         if not too_short:
@@ -934,12 +939,12 @@ def detect_changes(
                 fitted = _segment_residual_autocorrelation(data, guarded.locations)
                 if not _refit_needed(
                     guarded, inflation, _variance_inflation(fitted), n, delta, threshold,
-                    2 if variance else 1,
+                    2 if variance_changes else 1,
                 ):
                     break
                 rho, inflation = fitted, _variance_inflation(fitted)
                 scanner = _RankScanner(
-                    data, delta, inflation, tolerance, variance=bool(variance),
+                    data, delta, inflation, tolerance, variance_changes=bool(variance_changes),
                     step_inflation=step_inflation,
                 )
                 again = _guard(scanner, candidates, n, threshold)
@@ -958,7 +963,7 @@ def detect_changes(
         "per_test_threshold": threshold,
         "test": chosen,
         "location_tolerance": tolerance,
-        "variance": bool(variance),
+        "variance_changes": bool(variance_changes),
         "candidate_method": "edm-percent",
         "candidate_percent": float(_config.DETECT_CANDIDATE_PERCENT),
         "candidate_degree": int(_config.DETECT_CANDIDATE_DEGREE),

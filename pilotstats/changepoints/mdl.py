@@ -15,13 +15,14 @@ import dataclasses
 import math
 import numbers
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 import numpy as np
 
 from pilotstats import _config
 from pilotstats._kernels import mdl as _k
+from pilotstats._protocols import select_items
 from pilotstats._typing import Float64Array1D, MdlLabel, NanPolicy
 from pilotstats._validation import check_bool, check_choice, check_real
 from pilotstats.exceptions import (
@@ -196,7 +197,7 @@ def _apply_nan_policy(
     return samples, replaced
 
 
-def _parse_values(values: Any, policy: str, name: str = "values") -> _Runs:
+def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
     if isinstance(values, (str, bytes)) or _is_real(values):
         raise InvalidInputError(
             f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
@@ -283,27 +284,38 @@ def _parse_values(values: Any, policy: str, name: str = "values") -> _Runs:
     )
 
 
-def _check_unit_sbps(unit: Any, sbps: Any) -> tuple[float | None, float | None]:
-    unit_value: float | None = None
+def _check_resolution_sbps(
+    resolution: Any, sbps: Any
+) -> tuple[float | None, float | None]:
+    resolution_value: float | None = None
     sbps_value: float | None = None
-    if unit is not None:
-        if isinstance(unit, numbers.Real) and not isinstance(unit, bool) and unit == 0:
+    if resolution is not None:
+        if (
+            isinstance(resolution, numbers.Real)
+            and not isinstance(resolution, bool)
+            and resolution == 0
+        ):
             raise InvalidInputError(
-                "unit must be a finite number > 0, got 0; pass unit=None to derive it "
-                "from the maximum (jumpavg treats 0 as 'not given')"
+                "resolution must be a finite number > 0, got 0; pass resolution=None to "
+                "derive it from the maximum (jumpavg treats a unit of 0 as 'not given')"
             )
-        unit_value = check_real(unit, "unit", low=0.0, low_inclusive=False)
+        if isinstance(resolution, str):
+            raise InvalidInputError(
+                f"resolution must be a finite number > 0 (the numeric resolution of the "
+                f"values), got the string {resolution!r}; a unit label is not a resolution"
+            )
+        resolution_value = check_real(resolution, "resolution", low=0.0, low_inclusive=False)
     if sbps is not None:
         if isinstance(sbps, numbers.Real) and not isinstance(sbps, bool) and sbps == 0:
             raise InvalidInputError(
                 "sbps must be a number in (0, 60], got 0; pass sbps=None for the default 12"
             )
         sbps_value = check_real(sbps, "sbps", low=0.0, high=60.0, low_inclusive=False)
-    return unit_value, sbps_value
+    return resolution_value, sbps_value
 
 
-def _resolve_unit(
-    max_value: float, unit: float | None, sbps: float | None, name: str = "values"
+def _resolve_resolution(
+    max_value: float, resolution: float | None, sbps: float | None, name: str = "x"
 ) -> tuple[float, float | None]:
     if max_value <= 0.0:
         raise InvalidInputError(
@@ -312,14 +324,14 @@ def _resolve_unit(
             "positive range or pass the metric with a positive scale (e.g. throughput or "
             "latency rather than a signed difference)"
         )
-    if unit is not None:
-        return unit, None
+    if resolution is not None:
+        return resolution, None
     bits = 12.0 if sbps is None else sbps
     derived = max_value / (pow(2.0, bits + 1.0) - 1.0)
     if not (derived > 0.0 and math.isfinite(derived)):
         raise InvalidInputError(
-            f"the derived unit max_value / (2**(sbps + 1) - 1) = {derived!r} is not a "
-            "positive finite number; pass an explicit unit"
+            f"the derived resolution max_value / (2**(sbps + 1) - 1) = {derived!r} is not a "
+            "positive finite number; pass an explicit resolution"
         )
     return derived, bits
 
@@ -335,14 +347,19 @@ class TrendGroup(Result):
     ----------
     start, end : int
         Run indices, half-open ``[start, end)`` in the caller's run numbering.
-    size : int
-        Number of samples in the group (what the code length counts).
+    n_samples : int
+        Number of samples in the group (what the code length counts; jumpavg's ``size``).
     n_runs : int
         Number of runs in the group (missing runs excluded).
     sample_start : int
         Index of the group's first sample among all present samples.
-    avg, stdev : float
-        Mean and population standard deviation of the samples.
+    mean : float
+        Mean of the group's samples.
+    std : float
+        Sample standard deviation of the group's samples, with ``ddof=1`` (as
+        :attr:`Segment.std <pilotstats.changepoints.Segment.std>`); NaN for a group of one
+        sample (``None`` in :meth:`to_dict`). The code length is computed, as in jumpavg,
+        from the population standard deviation ``std·sqrt((n_samples − 1)/n_samples)``.
     bits : float
         Code length of the group, coded after the previous group's mean.
     classification : {"normal", "regression", "progression"}
@@ -353,34 +370,39 @@ class TrendGroup(Result):
     The groups of a :func:`mdl_partition` result:
 
     >>> from pilotstats.changepoints import mdl_partition
-    >>> group = mdl_partition([2.1, 3.1, 3.2], unit=0.1).groups[1]
-    >>> group.start, group.end, round(group.avg, 2), group.classification
+    >>> group = mdl_partition([2.1, 3.1, 3.2], resolution=0.1).groups[1]
+    >>> group.start, group.end, round(group.mean, 2), group.classification
     (1, 3, 3.15, 'progression')
     >>> print(group)  # doctest: +ELLIPSIS
-    runs [1, 3): mean 3.15, stdev 0.05 (population), 2 runs, ...
+    runs [1, 3): mean 3.15, std 0.07071, 2 runs, ...
     """
 
     start: int
     end: int
-    size: int
+    n_samples: int
     n_runs: int
     sample_start: int
-    avg: float
-    stdev: float
+    mean: float
+    std: float
     bits: float
     classification: MdlLabel
 
     def __str__(self) -> str:
         return (
-            f"runs [{self.start}, {self.end}): mean {format_number(self.avg, 6)}, stdev "
-            f"{format_number(self.stdev, 4)} (population), {self.n_runs} runs, "
-            f"{self.size} samples, {format_number(self.bits, 6)} bits, {self.classification}"
+            f"runs [{self.start}, {self.end}): mean {format_number(self.mean, 6)}, std "
+            f"{format_number(self.std, 4)}, {self.n_runs} runs, "
+            f"{self.n_samples} samples, {format_number(self.bits, 6)} bits, "
+            f"{self.classification}"
         )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TrendGroups(Result):
     """Result of :func:`mdl_partition`: the groups of a trend series and their labels.
+
+    Follows the :class:`pilotstats.ResultCollection` protocol; an item is one
+    :class:`TrendGroup` (``result[0]`` is the first group, ``len(result)`` the number of
+    groups, :meth:`to_frame` one row per group).
 
     Attributes
     ----------
@@ -390,18 +412,22 @@ class TrendGroups(Result):
         Start run index of every group after the first (change-point convention).
     total_bits : float
         Description length of the whole partition in bits.
-    unit : float
-        Resolution unit used for coding (given, or ``max_value / (2**(sbps+1) − 1)``).
+    resolution : float
+        Numeric resolution the values are coded in (given, or
+        ``max_value / (2**(sbps+1) − 1)``).
     max_value : float
         Largest sample (at least 0.0).
     sbps : float or None
-        Significant bits per sample used to derive the unit (None when a unit was given).
+        Significant bits per sample used to derive the resolution (None when a resolution
+        was given).
     higher_is_better : bool
         Direction used for the labels.
     n_runs, n_samples : int
         Number of runs (including missing ones) and of present samples.
     trend_mean, trend_std : ndarray of float64, shape (n_runs,)
-        Mean and stdev of the group holding each run (NaN for missing runs).
+        :attr:`TrendGroup.mean` and :attr:`TrendGroup.std` (``ddof=1``) of the group
+        holding each run (NaN for missing runs; ``trend_std`` is also NaN in groups of one
+        sample).
     anomaly : ndarray of str, shape (n_runs,)
         The group's label on its first run, "normal" elsewhere.
     replaced, missing : ndarray of bool, shape (n_runs,)
@@ -415,17 +441,17 @@ class TrendGroups(Result):
     Returned by :func:`mdl_partition`:
 
     >>> from pilotstats.changepoints import mdl_partition
-    >>> result = mdl_partition([2.1, 3.1, 3.2], unit=0.1)
+    >>> result = mdl_partition([2.1, 3.1, 3.2], resolution=0.1)
     >>> print(result)  # doctest: +ELLIPSIS
     2 group(s) over 3 runs (boundaries [1]; 0 regression(s), 1 progression(s)); ...
-    >>> len(result.groups)
-    2
+    >>> len(result), result[1].start, result.to_frame()["classification"].tolist()
+    (2, 1, ['normal', 'progression'])
     """
 
     groups: tuple[TrendGroup, ...]
     boundaries: np.ndarray
     total_bits: float
-    unit: float
+    resolution: float
     max_value: float
     sbps: float | None
     higher_is_better: bool
@@ -447,13 +473,51 @@ class TrendGroups(Result):
         return (
             f"{len(self.groups)} group(s) over {self.n_runs} runs "
             f"(boundaries {listed}; {n_reg} regression(s), "
-            f"{n_prog} progression(s)); last group mean {format_number(last.avg, 6)}, "
-            f"stdev {format_number(last.stdev, 4)}, {last.n_runs} runs; "
-            f"{format_number(self.total_bits, 7)} bits, unit {format_number(self.unit, 4)}"
+            f"{n_prog} progression(s)); last group mean {format_number(last.mean, 6)}, "
+            f"std {format_number(last.std, 4)}, {last.n_runs} runs; "
+            f"{format_number(self.total_bits, 7)} bits, resolution "
+            f"{format_number(self.resolution, 4)}"
         )
 
     def __len__(self) -> int:
         return len(self.groups)
+
+    def __iter__(self) -> Iterator[TrendGroup]:
+        return iter(self.groups)
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> TrendGroup: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[TrendGroup, ...]: ...
+
+    def __getitem__(self, index: Any) -> Any:
+        return select_items(index, len(self.groups), self.groups.__getitem__, "TrendGroups")
+
+    def to_frame(self) -> Any:
+        """One row per group: the fields of :class:`TrendGroup` (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``start``, ``end``, ``n_samples``, ``n_runs``, ``sample_start``, ``mean``,
+            ``std``, ``bits`` and ``classification``.
+
+        Examples
+        --------
+        >>> from pilotstats.changepoints import mdl_partition
+        >>> mdl_partition([2.1, 3.1, 3.2], resolution=0.1).to_frame()[["start", "end"]]
+           start  end
+        0      0    1
+        1      1    3
+        """
+        import pandas as pd
+
+        columns = [field.name for field in dataclasses.fields(TrendGroup)]
+        return pd.DataFrame(
+            [[getattr(group, name) for name in columns] for group in self.groups],
+            columns=columns,
+        )
 
     def compliance(self, **kwargs: Any) -> TrendCompliance:
         """Trend compliance metrics of this partition; see :func:`trend_compliance`.
@@ -462,7 +526,8 @@ class TrendGroups(Result):
         ----------
         **kwargs
             Keyword arguments of :func:`trend_compliance` (``times``, ``short_window``,
-            ``long_window``, ``short_period``, ``long_period``, ``higher_is_better``).
+            ``long_window``, ``short_period``, ``long_period``, ``higher_is_better``;
+            ``resolution`` and ``sbps`` apply to values only and are refused here).
 
         Returns
         -------
@@ -473,41 +538,41 @@ class TrendGroups(Result):
         return trend_compliance(self, **kwargs)
 
     def _extra_dict(self) -> dict[str, Any]:
-        return {"confidence_level": None, "n_groups": len(self.groups)}
+        return {"confidence_level": None, "unit": None, "n_groups": len(self.groups)}
 
     def plot(
         self,
-        values: Any = None,
+        x: Any = None,
         *,
         ax: Any = None,
         unit: str | None = None,
         ylabel: str | None = None,
         title: str | None = None,
-        show_stdev: bool = True,
+        show_std: bool = True,
     ) -> Any:
-        """Draw the samples, group means as steps with ±stdev bands and the labels.
+        """Draw the samples, group means as steps with ±std bands and the labels.
 
         Needs matplotlib. Each group's mean is a horizontal step over its runs, shaded
-        ± its population stdev; the first run of a regression (red) or progression (green)
+        ± its :attr:`TrendGroup.std`; the first run of a regression (red) or progression (green)
         group gets a dashed line and a triangle pointing the way the mean moved; other
         boundaries are grey.
 
         Parameters
         ----------
-        values : sequence of runs, optional
+        x : sequence of runs, optional
             The runs the result was computed from (results do not keep them); without
             them only the groups are drawn.
         ax : matplotlib Axes, optional
             Where to draw (default: a new figure). ``plt.show`` is never called.
         unit : str, optional
-            Unit label of the values (:attr:`unit` is the coding resolution, a number);
-            ``"s"`` is auto-scaled to ms/µs/ns.
+            Unit label of the values (a display label; the numeric coding resolution is
+            :attr:`resolution`); ``"s"`` is auto-scaled to ms/µs/ns.
         ylabel : str, optional
             Name of the measured quantity on the y axis (default ``"value"``).
         title : str, optional
             Title (default: groups, regressions and progressions).
-        show_stdev : bool, default True
-            Shade mean ± stdev of each group.
+        show_std : bool, default True
+            Shade mean ± std of each group (groups of one sample have no band).
 
         Returns
         -------
@@ -516,7 +581,7 @@ class TrendGroups(Result):
         Raises
         ------
         InvalidInputError
-            ``values`` is not ``n_runs`` runs of finite numbers.
+            ``x`` is not ``n_runs`` runs of finite numbers.
         MissingDependencyError
             matplotlib is not installed (``pip install "pilotstats[plot]"``).
 
@@ -534,12 +599,12 @@ class TrendGroups(Result):
 
         return plot_trend_groups(
             self,
-            values,
+            x,
             ax=ax,
             unit=unit,
             ylabel=ylabel,
             title=title,
-            show_stdev=show_stdev,
+            show_std=show_std,
         )
 
 
@@ -548,10 +613,10 @@ def _readonly(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _label(avg: float, previous: float, higher_is_better: bool) -> MdlLabel:
-    if avg < previous:
+def _label(mean: float, previous: float, higher_is_better: bool) -> MdlLabel:
+    if mean < previous:
         return "regression" if higher_is_better else "progression"
-    if avg > previous:
+    if mean > previous:
         return "progression" if higher_is_better else "regression"
     return "normal"
 
@@ -563,9 +628,9 @@ class _Engine:
     """The programme's O(N) state for a growing list of runs (spec §5)."""
 
     def __init__(
-        self, unit: float | None, sbps: float | None, prune: bool, name: str = "values"
+        self, resolution: float | None, sbps: float | None, prune: bool, name: str = "x"
     ) -> None:
-        self.unit_given = unit
+        self.resolution_given = resolution
         self.sbps_given = sbps
         self.prune = prune
         self.name = name
@@ -634,26 +699,29 @@ class _Engine:
             self.max_value = max(self.max_value, float(samples.max()))
             self.min_value = min(self.min_value, float(samples.min()))
 
-    def resolved_unit(self) -> tuple[float, float | None]:
-        return _resolve_unit(self.max_value, self.unit_given, self.sbps_given, self.name)
+    def resolved_resolution(self) -> tuple[float, float | None]:
+        return _resolve_resolution(
+            self.max_value, self.resolution_given, self.sbps_given, self.name
+        )
 
     def update(self) -> None:
         """Run the programme over the runs not yet processed (all of them if the maximum
         or, with pruning, the minimum moved)."""
         if self.n == self.done:
             return
-        unit, _ = self.resolved_unit()
+        resolution, _ = self.resolved_resolution()
         low = min(0.0, self.min_value)
         if self.max_value != self.max_used or (self.prune and low < self.low_used):
             self.done = 0
             self.n_open = 0
             self.max_used = self.max_value
             self.low_used = low
-        max_u = self.max_value / unit
+        max_u = self.max_value / resolution
         if not math.isfinite(max_u * max_u):
             raise InvalidInputError(
-                f"unit {unit!r} is too small for the data (max_value / unit = {max_u!r}); "
-                "use a unit closer to the measurement resolution"
+                f"resolution {resolution!r} is too small for the data (max_value / "
+                f"resolution = {max_u!r}); use a resolution closer to that of the "
+                "measurements"
             )
         tables = _tables(self.n_samples + 2)
         self.best_bits[0] = 0.0
@@ -664,9 +732,9 @@ class _Engine:
             self.run_sd,
             self.done,
             self.n,
-            unit,
+            resolution,
             max_u,
-            self.low_used / unit,
+            self.low_used / resolution,
             self.prune,
             _config.MDL_PRUNING_MARGIN,
             tables.tab_l,
@@ -706,8 +774,8 @@ class _Engine:
         missing: np.ndarray,
     ) -> TrendGroups:
         self.update()
-        unit, sbps_used = self.resolved_unit()
-        max_u = self.max_value / unit
+        resolution, sbps_used = self.resolved_resolution()
+        max_u = self.max_value / resolution
         n = self.n
         starts_rev: list[int] = []
         end = n
@@ -730,7 +798,7 @@ class _Engine:
             starts,
             ends,
             self.last_avg,
-            unit,
+            resolution,
             max_u,
             tables.tab_l,
             tables.tab_c,
@@ -756,18 +824,19 @@ class _Engine:
             first_original = int(original[starts[g]])
             last_original = int(original[ends[g] - 1])
             members = original[starts[g] : ends[g]]
+            std = _sample_std(sd, int(out_n[g]))
             trend_mean[members] = avg
-            trend_std[members] = sd
+            trend_std[members] = std
             anomaly[first_original] = label
             groups.append(
                 TrendGroup(
                     start=first_original,
                     end=last_original + 1,
-                    size=int(out_n[g]),
+                    n_samples=int(out_n[g]),
                     n_runs=int(ends[g] - starts[g]),
                     sample_start=int(sample_starts[g]),
-                    avg=avg,
-                    stdev=sd,
+                    mean=avg,
+                    std=std,
                     bits=float(out_bits[g]),
                     classification=label,
                 )
@@ -777,7 +846,7 @@ class _Engine:
             groups=tuple(groups),
             boundaries=_readonly(boundaries),
             total_bits=float(self.best_bits[n]),
-            unit=float(unit),
+            resolution=float(resolution),
             max_value=float(self.max_value),
             sbps=None if sbps_used is None else float(sbps_used),
             higher_is_better=bool(higher_is_better),
@@ -792,8 +861,17 @@ class _Engine:
         )
 
 
-#: Smallest magnitude of the largest sample: below it the unit ``max / (2**(sbps+1) - 1)``
-#: and the squared deviations underflow (a zero stdev, NaN code lengths).
+def _sample_std(population_std: float, size: int) -> float:
+    """Sample standard deviation (``ddof=1``) from jumpavg's population one; NaN for one
+    sample (as :attr:`Segment.std`)."""
+    if size < 2:
+        return math.nan
+    return population_std * math.sqrt(size / (size - 1))
+
+
+#: Smallest magnitude of the largest sample: below it the resolution
+#: ``max / (2**(sbps+1) - 1)`` and the squared deviations underflow (a zero standard
+#: deviation, NaN code lengths).
 _MIN_MAGNITUDE = 2.0**-500
 
 
@@ -808,8 +886,8 @@ def _check_range(samples: np.ndarray, name: str) -> None:
         if 0.0 < peak < _MIN_MAGNITUDE:
             raise InvalidInputError(
                 f"{name} has no sample of magnitude above {_MIN_MAGNITUDE:g} (largest "
-                f"{peak!r}): the resolution unit would be subnormal and the code lengths "
-                "NaN; rescale the data (e.g. change the unit)"
+                f"{peak!r}): the resolution would be subnormal and the code lengths "
+                "NaN; rescale the data (e.g. express it in a smaller unit)"
             )
 
 
@@ -825,9 +903,9 @@ def _warn_mixed_signs(min_value: float, max_value: float, name: str) -> None:
 
 
 def mdl_partition(
-    values: Any,
+    x: Any,
     *,
-    unit: float | None = None,
+    resolution: float | None = None,
     sbps: float | None = None,
     higher_is_better: bool = True,
     nan_policy: NanPolicy = "raise",
@@ -841,7 +919,7 @@ def mdl_partition(
 
     Parameters
     ----------
-    values : sequence of runs
+    x : sequence of runs
         Runs in time order (a list, tuple, array, pandas/polars series, or an iterator).
         Mappings and sets are rejected (a dict would otherwise be read as its keys): pass
         ``list(mapping.values())`` for a mapping's values in key order. A run is one real
@@ -851,12 +929,13 @@ def mdl_partition(
         trial-to-trial noise within a run to be smaller than run-to-run noise
         (FDio/csit#3289), so passing trials as samples understates the noise between runs
         and over-detects.
-    unit : float, optional
-        Resolution of the values (finite, > 0). Everything is coded in multiples of it.
+    resolution : float, optional
+        Numeric resolution of the values (finite, > 0; jumpavg's ``unit``): everything is
+        coded in multiples of it.
     sbps : float, optional
-        "Significant bits per sample", used when ``unit`` is None:
-        ``unit = max_value / (2**(sbps + 1) − 1)``, so the largest sample is
-        ``sbps + 1`` binary ones in units. Default 12 (in (0, 60]).
+        "Significant bits per sample", used when ``resolution`` is None:
+        ``resolution = max_value / (2**(sbps + 1) − 1)``, so the largest sample is
+        ``sbps + 1`` binary ones in multiples of the resolution. Default 12 (in (0, 60]).
     higher_is_better : bool, default True
         Direction of the labels only (throughput: True; latency: False, where a lower
         mean is a "progression"). The partition does not depend on it.
@@ -877,10 +956,10 @@ def mdl_partition(
     Raises
     ------
     NotEnoughDataError
-        ``values`` is empty (or every run is missing under ``nan_policy='omit'``).
+        ``x`` is empty (or every run is missing under ``nan_policy='omit'``).
     InvalidInputError
         Non-numeric or boolean entries, nested or empty runs, ±inf, NaN (with
-        ``nan_policy='raise'``), every sample <= 0, or an invalid ``unit``/``sbps``.
+        ``nan_policy='raise'``), every sample <= 0, or an invalid ``resolution``/``sbps``.
 
     Warns
     -----
@@ -898,10 +977,11 @@ def mdl_partition(
 
     Notes
     -----
-    Each group of k samples with mean a and population stdev s (in units; M = max/unit)
+    Each group of k samples with mean a and population standard deviation s (in
+    multiples of the resolution; M = max/resolution)
     costs ``log2(k(k+1))`` for its length, ``log2(M+1)`` for the first mean or
     ``−log2((|a−p|+1)/Z)`` after a group of mean p (``Z = p² − (p−1)M + M²/2``), and for
-    k >= 2 ``log2((s+1)(s+2)) + log2(1 − 1/(M+2))`` for the stdev plus the log-area of the
+    k >= 2 ``log2((s+1)(s+2)) + log2(1 − 1/(M+2))`` for s plus the log-area of the
     (k−2)-sphere of radius ``(s+1)√k`` for the samples (spec §4). The partition is the
     answer of the optimal-partitioning programme with the previous mean frozen from the
     best prefix and jumpavg's tie rule (spec §5). It is O(N²) time without pruning and
@@ -916,26 +996,26 @@ def mdl_partition(
     Examples
     --------
     >>> from pilotstats.changepoints import mdl_partition
-    >>> result = mdl_partition([2.1, 3.1, 3.2], unit=0.1)
-    >>> [(g.start, g.end, g.classification) for g in result.groups]
+    >>> result = mdl_partition([2.1, 3.1, 3.2], resolution=0.1)
+    >>> [(g.start, g.end, g.classification) for g in result]
     [(0, 1, 'normal'), (1, 3, 'progression')]
     """
     policy = check_choice(nan_policy, "nan_policy", ("raise", "omit", "zero"))
-    unit_value, sbps_value = _check_unit_sbps(unit, sbps)
+    resolution_value, sbps_value = _check_resolution_sbps(resolution, sbps)
     check_bool(higher_is_better, "higher_is_better")
     check_bool(pruning, "pruning")
-    runs = _parse_values(values, policy)
+    runs = _parse_values(x, policy)
     if runs.original.size == 0:
         raise NotEnoughDataError(
-            "values has no samples left after dropping NaN (nan_policy='omit'); need at "
+            "x has no samples left after dropping NaN (nan_policy='omit'); need at "
             "least one finite sample"
         )
-    _check_range(runs.samples, "values")
+    _check_range(runs.samples, "x")
     _warn_size(runs.n_original, "mdl_partition")
-    engine = _Engine(unit_value, sbps_value, bool(pruning))
+    engine = _Engine(resolution_value, sbps_value, bool(pruning))
     engine.add_runs(runs.samples, runs.offsets)
-    engine.resolved_unit()  # named error for a non-positive maximum before any work
-    _warn_mixed_signs(engine.min_value, engine.max_value, "values")
+    engine.resolved_resolution()  # named error for a non-positive maximum before any work
+    _warn_mixed_signs(engine.min_value, engine.max_value, "x")
     return engine.result(
         bool(higher_is_better), runs.original, runs.n_original, runs.replaced, runs.missing
     )
@@ -953,19 +1033,28 @@ def _push(buffer: np.ndarray, used: int, values: np.ndarray) -> np.ndarray:
 
 
 class MdlStream:
-    """Incremental MDL partition: append runs, get exactly the batch result.
+    """Streaming :func:`mdl_partition`: add runs, get exactly the batch result.
 
-    Each appended run is one more step of the dynamic programme, O(N) time (less with
+    Follows the :class:`pilotstats.Stream` protocol (``append`` one observation, ``extend``
+    with many, ``result()``, ``len(stream)``); an observation is one **run**: a number, or
+    a non-empty sequence of the samples of one run (as in :func:`mdl_partition`).
+
+    Each added run is one more step of the dynamic programme, O(N) time (less with
     pruning) and O(N) memory in total; :meth:`result` backtracks from the newest run, so
     earlier groups can change, exactly as in :func:`mdl_partition` on all runs so far. A
-    sample above the current maximum changes the unit (and M) and forces a recomputation
-    of the whole programme at the next update (spec §5); so does, with pruning, a sample
-    below the current minimum when it is negative.
+    sample above the current maximum changes the derived resolution (and M) and forces a
+    recomputation of the whole programme at the next update (spec §5); so does, with
+    pruning, a sample below the current minimum when it is negative.
 
     Parameters
     ----------
-    unit, sbps, higher_is_better, nan_policy, pruning
+    resolution, sbps, higher_is_better, nan_policy, pruning
         As in :func:`mdl_partition`.
+
+    See Also
+    --------
+    mdl_partition : the batch computation.
+    pilotstats.Stream : the protocol.
 
     Examples
     --------
@@ -980,17 +1069,17 @@ class MdlStream:
     def __init__(
         self,
         *,
-        unit: float | None = None,
+        resolution: float | None = None,
         sbps: float | None = None,
         higher_is_better: bool = True,
         nan_policy: NanPolicy = "raise",
         pruning: bool = True,
     ) -> None:
         self._policy = check_choice(nan_policy, "nan_policy", ("raise", "omit", "zero"))
-        unit_value, sbps_value = _check_unit_sbps(unit, sbps)
+        resolution_value, sbps_value = _check_resolution_sbps(resolution, sbps)
         self.higher_is_better = check_bool(higher_is_better, "higher_is_better")
         self._engine = _Engine(
-            unit_value, sbps_value, check_bool(pruning, "pruning"), name="stream"
+            resolution_value, sbps_value, check_bool(pruning, "pruning"), name="stream"
         )
         # per-run bookkeeping in growing buffers (no list -> array copy per result)
         self._original = np.empty(16, dtype=np.int64)
@@ -1001,33 +1090,62 @@ class MdlStream:
         self.recomputations = 0
 
     def __len__(self) -> int:
-        """Number of runs appended (missing ones included)."""
+        """Number of runs added (missing ones included)."""
         return self._n_runs
 
-    def append(self, run: Any) -> None:
-        """Append one run (a number or a non-empty sequence of numbers) and update."""
-        self.extend([run])
+    def append(self, value: Any) -> None:
+        """Add one run and update the programme.
 
-    def extend(self, runs: Sequence[Any] | Iterable[Any]) -> None:
-        """Append several runs in time order and update the programme.
+        Parameters
+        ----------
+        value : float or sequence of float
+            One run: a number (one sample) or a non-empty sequence of the samples of one
+            run.
 
         Raises
         ------
         InvalidInputError
-            A run is invalid (see :func:`mdl_partition`); no run of this call is kept.
+            The run is invalid (see :func:`mdl_partition`); the stream is left unchanged.
         """
-        if isinstance(runs, (str, bytes, Mapping, set, frozenset)) or not isinstance(
-            runs, Iterable
-        ):
+        if isinstance(value, (str, bytes, Mapping, set, frozenset)):
             raise InvalidInputError(
-                f"runs must be a sequence (or iterable) of runs in time order, got "
-                f"{type(runs).__name__}; for a mapping pass list(mapping.values())"
+                f"value must be one run (a number or a sequence of samples), got "
+                f"{type(value).__name__}"
             )
+        self._extend([value], "value")
+
+    def extend(self, values: Sequence[Any] | Iterable[Any]) -> None:
+        """Add several runs in time order and update the programme.
+
+        Parameters
+        ----------
+        values : sequence of runs
+            Runs in time order, each a number or a non-empty sequence of samples (an
+            empty sequence is a no-op).
+
+        Raises
+        ------
+        InvalidInputError
+            A run is invalid (see :func:`mdl_partition`), or ``values`` is not a sequence
+            (a lone number: use :meth:`append`); no run of this call is kept.
+        """
+        if isinstance(values, (str, bytes, Mapping, set, frozenset)) or not isinstance(
+            values, Iterable
+        ):
+            hint = ("; use append(value) to add one run" if _is_real(values)
+                    else "; for a mapping pass list(mapping.values())")
+            raise InvalidInputError(
+                f"values must be a sequence (or iterable) of runs in time order, got "
+                f"{type(values).__name__}{hint}"
+            )
+        self._extend(values, "values")
+
+    def _extend(self, runs: Iterable[Any], name: str) -> None:
         items = list(runs)
         if not items:
             return
-        parsed = _parse_values(items, self._policy, name="runs")
-        _check_range(parsed.samples, "runs")
+        parsed = _parse_values(items, self._policy, name=name)
+        _check_range(parsed.samples, name)
         engine = self._engine
         before = self._n_runs
         if before <= _config.MDL_WARN_SIZE < before + parsed.n_original:
@@ -1061,7 +1179,9 @@ class MdlStream:
         """
         engine = self._engine
         if engine.n == 0:
-            raise NotEnoughDataError("the stream holds no samples yet; append runs first")
+            raise NotEnoughDataError(
+                "the stream holds no samples yet; append or extend runs first"
+            )
         _warn_mixed_signs(engine.min_value, engine.max_value, "stream")
         return engine.result(
             self.higher_is_better,

@@ -168,7 +168,7 @@ class StablePhase(Result):
     confidence_level : float
         Level of ``mean_ci``.
     min_size : int
-        Minimum segment length used.
+        Minimum segment length in observations used by the change-point search.
     significance_level : float or None
         False-alarm level of the guard (None for ``method="pilot"``, which has none).
     unit : str or None
@@ -416,7 +416,9 @@ def stable_phase(
         phases. ``"pilot"``: Pilot's procedure exactly (see Notes), including its false
         change points on noise.
     min_size : int, default 30
-        Minimum segment length δ >= 2 (``"robust"``, ``"pilot"``). Under ``"pilot"`` it is
+        Minimum segment length in observations, δ >= 2: every segment between two change
+        points holds at least this many observations (``"robust"``, ``"pilot"``; the
+        ``"equivalence"`` model uses windows instead). Under ``"pilot"`` it is
         also the length below which detection is skipped (Pilot's
         ``MIN_CHANGEPOINT_DETECTION_SAMPLE_SIZE`` = 30).
     significance_level : float in (0, 1), default 0.05

@@ -51,7 +51,7 @@ _UNSET: Any = _Unset()
 #: TOKIO-specific metric list or metric directions.
 _DEFAULTS: dict[str, Any] = {
     **PRESETS["sc18-final"],
-    "higher_is_better": None,
+    "metrics_higher_is_better": None,
     "metrics": None,
 }
 
@@ -80,7 +80,7 @@ class DivergenceAnalysis(Result):
         ``sma_short``, ``sma_long``.
     regions : pandas.DataFrame
         Per region: group, ``region_id``, ``start_t`` (first row), ``end_t`` (last row),
-        ``next_crossover_t``, ``n_obs``, ``direction``, ``mean_y``, and the job of interest
+        ``next_crossover_t``, ``n_rows``, ``side``, ``mean_y``, and the job of interest
         ``job_row`` (input index label), ``job_position``, ``job_t``, ``job_y``.
     contributors : pandas.DataFrame
         Per (region, metric) records (spec §7), see :class:`Contributors`.
@@ -106,7 +106,7 @@ class DivergenceAnalysis(Result):
     >>> perf = 1.0 - 0.3 * load + 0.2 * (t >= "2024-03-01") + rng.normal(0, 0.02, 120)
     >>> frame = pd.DataFrame({"time": t, "perf": perf, "load": load})
     >>> result = analyze_regions(frame, time="time", target="perf", short="7D",
-    ...                          long="28D", higher_is_better={"load": False})
+    ...                          long="28D", metrics_higher_is_better={"load": False})
     >>> print(result)  # doctest: +NORMALIZE_WHITESPACE
     24 divergence regions in 1 groups (7D vs 28D SMA, 120 observations);
     2 anomalous observations with p < 0.1
@@ -234,8 +234,8 @@ def analyze_regions(
     classifier: ContributorClassifier = _UNSET,
     quantile: float = _UNSET,
     significance_level: float = _UNSET,
-    target_higher_is_better: bool = True,
-    higher_is_better: Mapping[str, bool] | str | None = _UNSET,
+    higher_is_better: bool = True,
+    metrics_higher_is_better: Mapping[str, bool] | str | None = _UNSET,
     min_observations: int = _UNSET,
     skip_constant: bool = _UNSET,
     binomial_p0: Any = "max_flagged",
@@ -274,12 +274,15 @@ def analyze_regions(
     classifier : {"minmax", "percentile"}, default "minmax"
     quantile : float, default 0.25
     significance_level : float, default 0.10
-    target_higher_is_better : bool, default True
-        The job of interest is the lowest target of a region if True.
-    higher_is_better : mapping, "tokio" or None
-        Metric directions; unlisted metrics are higher-is-better. Presets use ``"tokio"``.
+    higher_is_better : bool, default True
+        Direction of the target: the job of interest is the lowest target of a region if
+        True, else the highest.
+    metrics_higher_is_better : mapping, "tokio" or None
+        Direction of each metric; unlisted metrics are higher-is-better. Presets use
+        ``"tokio"``.
     min_observations : int, default 1
-        Minimum rows per region (the draft used 7).
+        Minimum observations inside a time window: a region (the time window between two
+        crossovers) with fewer observations (rows) is dropped (the draft used 7).
     skip_constant : bool, default False
         Skip metrics constant within a region (draft behaviour).
     binomial_p0 : "max_flagged" or float, default "max_flagged"
@@ -329,7 +332,7 @@ def analyze_regions(
     >>> perf = 1.0 - 0.3 * load + 0.2 * (t >= "2024-03-01") + rng.normal(0, 0.02, 120)
     >>> frame = pd.DataFrame({"time": t, "perf": perf, "load": load})
     >>> result = analyze_regions(frame, time="time", target="perf", short="7D",
-    ...                          long="28D", higher_is_better={"load": False})
+    ...                          long="28D", metrics_higher_is_better={"load": False})
     >>> int(result.counts["regions"]) > 0
     True
     """
@@ -347,7 +350,7 @@ def analyze_regions(
         "min_observations": min_observations,
         "significance_level": significance_level,
         "skip_constant": skip_constant,
-        "higher_is_better": higher_is_better,
+        "metrics_higher_is_better": metrics_higher_is_better,
         "metrics": metrics,
         "correlation_p_threshold": correlation_p_threshold,
     }
@@ -362,10 +365,13 @@ def analyze_regions(
     level = check_probability(settings["significance_level"], "significance_level")
     minimum = check_int(settings["min_observations"], "min_observations", low=1)
     p_threshold = check_probability(settings["correlation_p_threshold"], "correlation_p_threshold")
-    directions = resolve_directions(settings["higher_is_better"])
+    directions = resolve_directions(settings["metrics_higher_is_better"])
     chosen = resolve_metrics(frame, settings["metrics"], target, exclude=[time, *groups])
-    if not isinstance(target_higher_is_better, (bool, np.bool_)):
-        raise InvalidInputError("target_higher_is_better must be True or False")
+    if not isinstance(higher_is_better, (bool, np.bool_)):
+        raise InvalidInputError(
+            f"higher_is_better (the direction of the target) must be True or False, got "
+            f"{higher_is_better!r}; metric directions go in metrics_higher_is_better"
+        )
     width_filter = parse_window(min_width, "min_width") if min_width is not None else None
     counts: dict[str, int] = {"rows_in": len(frame)}
 
@@ -432,14 +438,14 @@ def analyze_regions(
             short_width,
             long_width,
             minimum,
-            bool(target_higher_is_better),
+            bool(higher_is_better),
             min_width=width_filter,
         )
         cross = regions.crossovers
         positions = np.asarray(cross.positions)
         region_starts, region_stops = np.asarray(regions.starts), np.asarray(regions.stops)
-        region_dirs, region_means = regions.directions, np.asarray(regions.means)
-        region_jobs, region_n = np.asarray(regions.job_positions), np.asarray(regions.n_obs)
+        region_sides, region_means = regions.sides, np.asarray(regions.means)
+        region_jobs, region_n = np.asarray(regions.job_positions), np.asarray(regions.n_rows)
 
         def with_group(
             table: dict[str, Any], n: int, key: tuple[Any, ...] = key, label: str = label
@@ -488,8 +494,8 @@ def analyze_regions(
                     "start_t": seconds[a:b][region_starts],
                     "end_t": seconds[a:b][region_stops - 1],
                     "next_crossover_t": seconds[a:b][region_stops],
-                    "n_obs": region_n,
-                    "direction": list(region_dirs),
+                    "n_rows": region_n,
+                    "side": list(region_sides),
                     "mean_y": region_means,
                     "job_row": index_labels[a:b][safe] if k else np.zeros(0),
                     "job_position": region_jobs,
@@ -521,7 +527,7 @@ def analyze_regions(
         bool(settings["skip_constant"]),
     )
     bad = check_target_extreme(
-        y, global_labels, all_jobs.astype(np.int64), bool(target_higher_is_better),
+        y, global_labels, all_jobs.astype(np.int64), bool(higher_is_better),
         settings["classifier"], q,
     )
     if bad:
@@ -617,7 +623,7 @@ def analyze_regions(
         "skip_constant": bool(settings["skip_constant"]),
         "metrics": list(chosen),
         "binomial_p0": binomial_p0,
-        "target_higher_is_better": bool(target_higher_is_better),
+        "higher_is_better": bool(higher_is_better),
         "tz": str(tz),
         "wallclock_tz": None if wallclock_tz is None else str(wallclock_tz),
         "date_range": None if date_range is None else [str(d) for d in date_range],

@@ -11,12 +11,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from pilotstats._protocols import select_items
 from pilotstats._typing import ContributorClassifier, Int64Array1D
 from pilotstats._validation import check_choice, check_int, check_probability
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError, TargetNotExtremeWarning
@@ -39,37 +40,44 @@ _RECORD_COLUMNS = [
     "flagged",
     "n_match",
     "n_obs",
-    "n_region",
+    "n_rows",
     "p_value",
     "random_p",
     "significant",
 ]
 
 
-def resolve_directions(higher_is_better: Any) -> dict[str, bool]:
+def resolve_directions(metrics_higher_is_better: Any) -> dict[str, bool]:
     """Mapping metric → higher-is-better from None, ``"tokio"`` or a mapping (spec §6)."""
-    if higher_is_better is None:
+    name = "metrics_higher_is_better"
+    if metrics_higher_is_better is None:
         return {}
-    if isinstance(higher_is_better, str):
-        if higher_is_better != "tokio":
+    if isinstance(metrics_higher_is_better, (bool, np.bool_)):
+        raise InvalidInputError(
+            f"{name} must be a mapping {{metric: bool}}, None or the preset 'tokio'; got "
+            f"{metrics_higher_is_better!r} (the direction of the target is "
+            "higher_is_better)"
+        )
+    if isinstance(metrics_higher_is_better, str):
+        if metrics_higher_is_better != "tokio":
             raise InvalidInputError(
-                f"higher_is_better must be a mapping {{metric: bool}}, None or the preset "
-                f"'tokio'; got {higher_is_better!r}"
+                f"{name} must be a mapping {{metric: bool}}, None or the preset "
+                f"'tokio'; got {metrics_higher_is_better!r}"
             )
         return tokio_directions()
-    if isinstance(higher_is_better, Mapping):
+    if isinstance(metrics_higher_is_better, Mapping):
         result: dict[str, bool] = {}
-        for key, value in higher_is_better.items():
+        for key, value in metrics_higher_is_better.items():
             if not isinstance(key, str) or not isinstance(value, (bool, np.bool_)):
                 raise InvalidInputError(
-                    "higher_is_better must map metric names (str) to True/False; got "
+                    f"{name} must map metric names (str) to True/False; got "
                     f"{key!r}: {value!r}"
                 )
             result[key] = bool(value)
         return result
     raise InvalidInputError(
-        "higher_is_better must be a mapping {metric: bool}, None or 'tokio'; got "
-        f"{type(higher_is_better).__name__}"
+        f"{name} must be a mapping {{metric: bool}}, None or 'tokio'; got "
+        f"{type(metrics_higher_is_better).__name__}"
     )
 
 
@@ -177,7 +185,7 @@ def classify_rows(
                     "flagged": flagged[ids].astype(bool),
                     "n_match": n_match[ids].astype(np.int64),
                     "n_obs": n_obs[ids].astype(np.int64),
-                    "n_region": n_region_rows[ids].astype(np.int64),
+                    "n_rows": n_region_rows[ids].astype(np.int64),
                 }
             )
         )
@@ -192,7 +200,7 @@ def classify_rows(
                 "flagged": pd.Series(dtype=bool),
                 "n_match": pd.Series(dtype=np.int64),
                 "n_obs": pd.Series(dtype=np.int64),
-                "n_region": pd.Series(dtype=np.int64),
+                "n_rows": pd.Series(dtype=np.int64),
             }
         )
     result = pd.concat(parts, ignore_index=True)
@@ -201,12 +209,12 @@ def classify_rows(
 
 
 def add_p_values(records: pd.DataFrame, significance_level: float) -> pd.DataFrame:
-    """Add ``p_value = n_match / n_obs``, ``random_p = 1 / n_region`` and ``significant``."""
+    """Add ``p_value = n_match / n_obs``, ``random_p = 1 / n_rows`` and ``significant``."""
     records = records.copy()
     records["p_value"] = records["n_match"].to_numpy(dtype=float) / records["n_obs"].to_numpy(
         dtype=float
     )
-    records["random_p"] = 1.0 / records["n_region"].to_numpy(dtype=float)
+    records["random_p"] = 1.0 / records["n_rows"].to_numpy(dtype=float)
     records["significant"] = records["p_value"].to_numpy() < significance_level
     return records
 
@@ -299,15 +307,20 @@ def ranking(
 class Contributors(Result):
     """Per (region, metric) contributor records and their significance ranking.
 
+    Follows the :class:`pilotstats.ResultCollection` protocol; an item is one record, the
+    ``dict`` of a row of :attr:`records` (``result[0]``); :meth:`to_frame` is a copy of
+    :attr:`records`.
+
     Attributes
     ----------
     records : pandas.DataFrame
         One row per (region, metric): ``group``, ``platform``, ``region_id``,
         ``job_position`` (row of the job of interest), ``job_t`` (UTC epoch s), ``metric``,
-        ``higher_is_better``, ``threshold`` (the cutoff c), ``target_value`` (the metric at
-        the job), ``flagged``, ``n_match``, ``n_obs`` (non-NaN values in the region),
-        ``n_region`` (rows), ``p_value = n_match / n_obs``, ``random_p = 1 / n_region`` and
-        ``significant`` (``p_value < significance_level``).
+        ``higher_is_better`` (the metric's direction), ``threshold`` (the cutoff c),
+        ``target_value`` (the metric at the job), ``flagged``, ``n_match``, ``n_obs``
+        (non-NaN values of the metric in the region), ``n_rows`` (rows of the region, as
+        :attr:`Regions.n_rows`), ``p_value = n_match / n_obs``, ``random_p = 1 / n_rows``
+        and ``significant`` (``p_value < significance_level``).
     target : str
         Target column.
     classifier : str
@@ -334,11 +347,12 @@ class Contributors(Result):
     >>> load = np.ones(40); load[20] = 5.0  # ... ran under the highest load
     >>> frame = pd.DataFrame({"perf": perf, "load": load})
     >>> regions = divergence_regions(t, perf, short="4D", long="16D")
-    >>> result = contributors(frame, regions, target="perf", higher_is_better={"load": False})
+    >>> result = contributors(frame, regions, target="perf",
+    ...                       metrics_higher_is_better={"load": False})
     >>> print(result)  # doctest: +NORMALIZE_WHITESPACE
     3 contributor records (minmax) for 3 jobs of interest; 0 anomalous observations
     with p < 0.1, 0 of them with a flagged metric
-    >>> row = result.records.iloc[1]  # the slow region, whose job of interest is row 20
+    >>> row = result[1]  # the slow region, whose job of interest is row 20
     >>> int(row["job_position"]), row["metric"], bool(row["flagged"])
     (20, 'load', True)
     """
@@ -350,6 +364,28 @@ class Contributors(Result):
     significance_level: float
     metrics: tuple[str, ...]
     correlations: pd.DataFrame | None = None
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def _item(self, position: int) -> dict[str, Any]:
+        row: dict[str, Any] = self.records.iloc[position].to_dict()
+        return row
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (self._item(position) for position in range(len(self.records)))
+
+    def __getitem__(self, index: Any) -> Any:
+        return select_items(index, len(self.records), self._item, "Contributors")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per record: a copy of :attr:`records`.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        return self.records.copy()
 
     def summary(
         self, *, binomial_p0: Any = "max_flagged", significance_level: float | None = None
@@ -416,7 +452,7 @@ def contributors(
     *,
     target: str,
     metrics: Sequence[str] | None = None,
-    higher_is_better: Mapping[str, bool] | str | None = None,
+    metrics_higher_is_better: Mapping[str, bool] | str | None = None,
     classifier: ContributorClassifier = "minmax",
     quantile: float = 0.25,
     significance_level: float = 0.10,
@@ -435,14 +471,15 @@ def contributors(
         The rows of one group, in the order used to compute ``regions`` (row i of
         ``frame`` is observation i).
     regions : Regions
-        Output of :func:`divergence_regions` on ``frame[target]``.
+        Output of :func:`divergence_regions` on ``frame[target]``; its
+        ``higher_is_better`` is the direction of the target.
     target : str
         Target column (performance); never itself a record.
     metrics : sequence of str, optional
         Metric columns; default every numeric column other than the target.
-    higher_is_better : mapping, "tokio" or None
-        Direction per metric; metrics not listed are higher-is-better. ``"tokio"`` is the
-        TOKIO configuration (spec §6).
+    metrics_higher_is_better : mapping, "tokio" or None
+        Direction of each metric; metrics not listed are higher-is-better. ``"tokio"`` is
+        the TOKIO configuration (spec §6).
     classifier : {"minmax", "percentile"}, default "minmax"
         ``"minmax"`` (SC'18 final): flagged iff the metric at the job equals the region's
         worst value. ``"percentile"`` (draft): flagged iff it is strictly worse than the
@@ -500,7 +537,7 @@ def contributors(
     >>> frame = pd.DataFrame({"perf": perf, "load": load})
     >>> regions = divergence_regions(t, perf, short="4D", long="16D")
     >>> result = contributors(frame, regions, target="perf",
-    ...                       higher_is_better={"load": False})
+    ...                       metrics_higher_is_better={"load": False})
     >>> row = result.records.iloc[1]  # the region holding the dip at row 20
     >>> int(row["job_position"]), row["metric"], bool(row["flagged"])
     (20, 'load', True)
@@ -518,9 +555,9 @@ def contributors(
         raise EmptyGroupError("frame has no rows; need the rows the regions were built from")
     if not isinstance(target, str) or target not in frame.columns:
         raise InvalidInputError(f"target {target!r} is not a column of frame")
-    if len(frame) != regions.n_rows:
+    if len(frame) != regions.n:
         raise InvalidInputError(
-            f"frame has {len(frame)} rows but the regions were computed on {regions.n_rows} "
+            f"frame has {len(frame)} rows but the regions were computed on {regions.n} "
             "observations; pass the same rows in the same order"
         )
     y = frame[target].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -534,7 +571,7 @@ def contributors(
     level = check_probability(significance_level, "significance_level")
     if not isinstance(skip_constant, (bool, np.bool_)):
         raise InvalidInputError(f"skip_constant must be True or False, got {skip_constant!r}")
-    directions = resolve_directions(higher_is_better)
+    directions = resolve_directions(metrics_higher_is_better)
     chosen = resolve_metrics(frame, metrics, target)
     valid = np.asarray(regions.job_positions) >= 0
     region_ids = np.flatnonzero(valid)

@@ -87,7 +87,8 @@ def demo_smoothing() -> str:
         group_by="platform",
         short="14D",
         long="49D",
-        higher_is_better={"contention_bw": False, "server_load": False, "fullness": False},
+        metrics_higher_is_better={"contention_bw": False, "server_load": False,
+                                  "fullness": False},
     )
     c = result.counts
     lines = [

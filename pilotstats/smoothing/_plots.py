@@ -197,7 +197,7 @@ def plot_umami(
     *,
     target: str,
     metrics: Sequence[str] | None = None,
-    higher_is_better: Mapping[str, bool] | str | None = None,
+    metrics_higher_is_better: Mapping[str, bool] | str | None = None,
     labels: Mapping[str, str] | None = None,
     figure: Any = None,
 ) -> Any:
@@ -222,8 +222,9 @@ def plot_umami(
         Target column (drawn in the first row).
     metrics : sequence of str, optional
         Metric columns (default: every numeric column but the target).
-    higher_is_better : mapping, "tokio" or None
-        Metric directions (colour order); the target uses ``regions.higher_is_better``.
+    metrics_higher_is_better : mapping, "tokio" or None
+        Direction of each metric (colour order); the direction of the target is
+        ``regions.higher_is_better``.
     labels : mapping, optional
         Display names of the columns.
     figure : matplotlib Figure, optional
@@ -258,7 +259,7 @@ def plot_umami(
     plt = pyplot()
     if not isinstance(regions, Regions):
         raise InvalidInputError("regions must be the Regions result of divergence_regions")
-    if not isinstance(frame, pd.DataFrame) or len(frame) != regions.n_rows:
+    if not isinstance(frame, pd.DataFrame) or len(frame) != regions.n:
         raise InvalidInputError("frame must be the DataFrame of the rows the regions came from")
     if not 0 <= int(region_id) < len(regions):
         raise InvalidInputError(
@@ -266,7 +267,7 @@ def plot_umami(
         )
     if target not in frame.columns:
         raise InvalidInputError(f"target {target!r} is not a column of frame")
-    directions = resolve_directions(higher_is_better)
+    directions = resolve_directions(metrics_higher_is_better)
     directions[target] = regions.higher_is_better
     columns = [target, *resolve_metrics(frame, metrics, target)]
     start, stop = int(regions.starts[region_id]), int(regions.stops[region_id])
@@ -343,7 +344,7 @@ def plot_contributor_ranking(
     >>> perf = 1.0 - 0.3 * load + 0.2 * (t >= "2024-03-01") + rng.normal(0, 0.02, 120)
     >>> frame = pd.DataFrame({"time": t, "perf": perf, "load": load})
     >>> result = analyze_regions(frame, time="time", target="perf", short="7D",
-    ...                          long="28D", higher_is_better={"load": False})
+    ...                          long="28D", metrics_higher_is_better={"load": False})
     >>> ax = plot_contributor_ranking(result)  # one bar per metric
     >>> ax.get_ylabel(), [label.get_text() for label in ax.get_xticklabels()]
     ('fraction of significant records flagged', ['load'])
@@ -488,7 +489,7 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     >>> perf = 1.0 - 0.3 * load + 0.2 * (t >= "2024-03-01") + rng.normal(0, 0.02, 120)
     >>> frame = pd.DataFrame({"time": t, "perf": perf, "load": load})
     >>> result = analyze_regions(frame, time="time", target="perf", short="7D",
-    ...                          long="28D", higher_is_better={"load": False})
+    ...                          long="28D", metrics_higher_is_better={"load": False})
     >>> ax = plot_flag_heatmap(result)  # metrics x jobs of interest
     >>> ax.get_xlabel(), [label.get_text() for label in ax.get_yticklabels()]
     ('region (2 jobs of interest)', ['load'])

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from pilotstats._protocols import select_items
 from pilotstats._typing import Float64Array1D, Int64Array1D
 from pilotstats._validation import as_float_array, check_choice, check_int
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError
@@ -38,6 +40,10 @@ def _frozen_copy(array: Any, dtype: Any) -> np.ndarray:
 class Crossovers(Result):
     """Crossovers of a short SMA over a long one (smoothing spec §4).
 
+    Follows the :class:`pilotstats.ResultCollection` protocol; an item is one crossover, a
+    ``dict`` with the columns of :meth:`to_frame` (``position``, ``t``, ``direction``,
+    ``sma_short``, ``sma_long``).
+
     Attributes
     ----------
     positions : ndarray of int64
@@ -46,12 +52,12 @@ class Crossovers(Result):
         UTC epoch seconds of those rows (NaN when no times were given).
     directions : tuple of str
         ``"up"`` where the short SMA crosses above the long one, else ``"down"``.
-    short_values, long_values : ndarray of float64
+    sma_short, sma_long : ndarray of float64
         Both SMAs at the crossover rows.
     above : ndarray of bool
         ``short > long`` at every row (strict; NaN compares as False).
     n : int
-        Number of rows.
+        Number of observations (rows) of the series.
 
     Examples
     --------
@@ -63,18 +69,35 @@ class Crossovers(Result):
     2 crossovers (1 up, 1 down) over 5 observations
     >>> result.positions.tolist(), result.directions
     ([2, 3], ('up', 'down'))
+    >>> result[0]
+    {'position': 2, 't': nan, 'direction': 'up', 'sma_short': 3.0, 'sma_long': 2.0}
     """
 
     positions: Int64Array1D
     times: Float64Array1D
     directions: tuple[str, ...]
-    short_values: Float64Array1D
-    long_values: Float64Array1D
+    sma_short: Float64Array1D
+    sma_long: Float64Array1D
     above: np.ndarray
     n: int
 
     def __len__(self) -> int:
         return int(self.positions.shape[0])
+
+    def _item(self, k: int) -> dict[str, Any]:
+        return {
+            "position": int(self.positions[k]),
+            "t": float(self.times[k]),
+            "direction": self.directions[k],
+            "sma_short": float(self.sma_short[k]),
+            "sma_long": float(self.sma_long[k]),
+        }
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (self._item(k) for k in range(len(self)))
+
+    def __getitem__(self, index: Any) -> Any:
+        return select_items(index, len(self), self._item, "Crossovers")
 
     def __str__(self) -> str:
         ups = sum(1 for d in self.directions if d == "up")
@@ -90,8 +113,8 @@ class Crossovers(Result):
                 "position": np.asarray(self.positions),
                 "t": np.asarray(self.times),
                 "direction": list(self.directions),
-                "sma_short": np.asarray(self.short_values),
-                "sma_long": np.asarray(self.long_values),
+                "sma_short": np.asarray(self.sma_short),
+                "sma_long": np.asarray(self.sma_long),
             }
         )
 
@@ -132,8 +155,8 @@ def _build_crossovers(
         positions=_frozen_copy(positions, np.int64),
         times=_frozen_copy(times, np.float64),
         directions=tuple("up" if above[p] else "down" for p in positions),
-        short_values=_frozen_copy(short[positions], np.float64),
-        long_values=_frozen_copy(long[positions], np.float64),
+        sma_short=_frozen_copy(short[positions], np.float64),
+        sma_long=_frozen_copy(long[positions], np.float64),
         above=_readonly(above.copy()),
         n=int(short.shape[0]),
     )
@@ -239,16 +262,20 @@ class Regions(Result):
     Region k holds rows ``[start_k, stop_k)``: from the row of crossover k up to, not
     including, the row of crossover k + 1. The unbounded head and tail are dropped.
 
+    Follows the :class:`pilotstats.ResultCollection` protocol; an item is one region, a
+    ``dict`` with the columns of :meth:`to_frame`; ``len(regions)`` is the number of
+    regions (:attr:`n` the number of observations).
+
     Attributes
     ----------
     starts, stops : ndarray of int64
         Row ranges ``[start, stop)`` of the regions (``stop`` is the next crossover row).
     start_times, end_times, next_crossover_times : ndarray of float64
         UTC epoch seconds of the first row, the last row and the next crossover row.
-    n_obs : ndarray of int64
-        Rows per region (NaN values included).
-    directions : tuple of str
-        ``"above"`` if the short SMA is above the long one in the region, else ``"below"``.
+    n_rows : ndarray of int64
+        Rows (observations) per region, NaN values included.
+    sides : tuple of str
+        Side of the short SMA in the region: ``"above"`` the long one, else ``"below"``.
     means : ndarray of float64
         Mean of the non-NaN values in the region.
     job_positions : ndarray of int64
@@ -263,9 +290,10 @@ class Regions(Result):
     short_window, long_window : float or None
         Window widths in seconds (None: the global mean).
     min_observations : int
-        Regions with fewer rows were dropped.
+        Minimum observations inside a time window: regions (the time window between two
+        crossovers) with fewer observations (rows, NaN values included) were dropped.
     higher_is_better : bool
-        Direction of the values.
+        Direction of the values (the job of interest is the lowest value when True).
 
     Examples
     --------
@@ -276,8 +304,10 @@ class Regions(Result):
     >>> days = np.arange(60) * 86400.0
     >>> y = np.where((days > 20 * 86400) & (days < 40 * 86400), 0.5, 1.0)
     >>> regions = divergence_regions(days, y, short="6D", long="24D")
-    >>> len(regions), regions.directions
+    >>> len(regions), regions.sides
     (3, ('above', 'below', 'above'))
+    >>> regions[1]["side"], regions[1]["job_y"], len(regions.to_frame())
+    ('below', 0.5, 3)
     >>> print(regions)  # doctest: +ELLIPSIS
     3 divergence regions from ... crossovers of the 6D SMA over the 24D SMA (60 observations, ...)
     """
@@ -287,8 +317,8 @@ class Regions(Result):
     start_times: Float64Array1D
     end_times: Float64Array1D
     next_crossover_times: Float64Array1D
-    n_obs: Int64Array1D
-    directions: tuple[str, ...]
+    n_rows: Int64Array1D
+    sides: tuple[str, ...]
     means: Float64Array1D
     job_positions: Int64Array1D
     job_times: Float64Array1D
@@ -306,14 +336,36 @@ class Regions(Result):
     def __len__(self) -> int:
         return int(self.starts.shape[0])
 
+    def _item(self, k: int) -> dict[str, Any]:
+        return {
+            "region_id": k,
+            "start": int(self.starts[k]),
+            "stop": int(self.stops[k]),
+            "start_t": float(self.start_times[k]),
+            "end_t": float(self.end_times[k]),
+            "next_crossover_t": float(self.next_crossover_times[k]),
+            "n_rows": int(self.n_rows[k]),
+            "side": self.sides[k],
+            "mean_y": float(self.means[k]),
+            "job_position": int(self.job_positions[k]),
+            "job_t": float(self.job_times[k]),
+            "job_y": float(self.job_values[k]),
+        }
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (self._item(k) for k in range(len(self)))
+
+    def __getitem__(self, index: Any) -> Any:
+        return select_items(index, len(self), self._item, "Regions")
+
     @property
-    def n_rows(self) -> int:
-        """Number of observations of the analysed series."""
+    def n(self) -> int:
+        """Number of observations (rows) of the analysed series."""
         return int(self.times.shape[0])
 
     def labels(self) -> Int64Array1D:
         """Region id (0, 1, ...) of every row; -1 for rows outside every region."""
-        label = np.full(self.n_rows, -1, dtype=np.int64)
+        label = np.full(self.n, -1, dtype=np.int64)
         for k in range(len(self)):
             label[self.starts[k] : self.stops[k]] = k
         return label
@@ -322,8 +374,8 @@ class Regions(Result):
         return (
             f"{len(self)} divergence regions from {len(self.crossovers)} crossovers of the "
             f"{window_label(self.short_window)} SMA over the "
-            f"{window_label(self.long_window)} SMA ({self.n_rows} observations, median "
-            f"{format_number(float(np.median(self.n_obs)) if len(self) else None, 3)} rows "
+            f"{window_label(self.long_window)} SMA ({self.n} observations, median "
+            f"{format_number(float(np.median(self.n_rows)) if len(self) else None, 3)} rows "
             "per region)"
         )
 
@@ -374,7 +426,15 @@ class Regions(Result):
         return plot_sma_difference(self, ax=ax, **options)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per region (times in UTC epoch seconds)."""
+        """One row per region (times in UTC epoch seconds).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``region_id``, ``start``, ``stop``, ``start_t``, ``end_t``,
+            ``next_crossover_t``, ``n_rows``, ``side``, ``mean_y`` (mean of the values),
+            ``job_position``, ``job_t`` and ``job_y`` (the job of interest's value).
+        """
         return pd.DataFrame(
             {
                 "region_id": np.arange(len(self), dtype=np.int64),
@@ -383,8 +443,8 @@ class Regions(Result):
                 "start_t": np.asarray(self.start_times),
                 "end_t": np.asarray(self.end_times),
                 "next_crossover_t": np.asarray(self.next_crossover_times),
-                "n_obs": np.asarray(self.n_obs),
-                "direction": list(self.directions),
+                "n_rows": np.asarray(self.n_rows),
+                "side": list(self.sides),
                 "mean_y": np.asarray(self.means),
                 "job_position": np.asarray(self.job_positions),
                 "job_t": np.asarray(self.job_times),
@@ -403,7 +463,7 @@ class Regions(Result):
             "long_window": self.long_window,
             "min_observations": self.min_observations,
             "higher_is_better": self.higher_is_better,
-            "n_rows": self.n_rows,
+            "n": self.n,
         }
 
 
@@ -415,7 +475,7 @@ def _region_arrays(
     min_observations: int,
     higher_is_better: bool,
 ) -> dict[str, Any]:
-    """Region bounds, directions, means and jobs of interest from crossover rows."""
+    """Region bounds, sides, means and jobs of interest from crossover rows."""
     starts = positions[:-1].astype(np.int64)
     stops = positions[1:].astype(np.int64)
     sizes = stops - starts
@@ -435,10 +495,10 @@ def _region_arrays(
     return {
         "starts": starts,
         "stops": stops,
-        "n_obs": sizes,
+        "n_rows": sizes,
         "means": means,
         "jobs": jobs,
-        "directions": tuple("above" if above[s] else "below" for s in starts),
+        "sides": tuple("above" if above[s] else "below" for s in starts),
     }
 
 
@@ -472,8 +532,8 @@ def _build_regions(
         start_times=_frozen_copy(seconds[starts], np.float64),
         end_times=_frozen_copy(seconds[stops - 1], np.float64),
         next_crossover_times=_frozen_copy(seconds[stops], np.float64),
-        n_obs=_frozen_copy(parts["n_obs"], np.int64),
-        directions=parts["directions"],
+        n_rows=_frozen_copy(parts["n_rows"], np.int64),
+        sides=parts["sides"],
         means=_frozen_copy(parts["means"], np.float64),
         job_positions=_frozen_copy(jobs, np.int64),
         job_times=_frozen_copy(job_times, np.float64),
@@ -528,9 +588,12 @@ def divergence_regions(
     short, long : str, timedelta, float or None, default "14D" and "49D"
         Window widths; ``long=None`` (or ``"inf"``) compares with the global mean.
     min_observations : int, default 1
-        Drop regions with fewer rows (the SC'18 draft used 7).
+        Minimum observations inside a time window: a region (the time window between two
+        crossovers) with fewer observations (rows, NaN values included) is dropped (the
+        SC'18 draft used 7).
     higher_is_better : bool, default True
-        The job of interest is the lowest value of the region if True, else the highest.
+        Direction of the values: the job of interest is the lowest value of the region if
+        True, else the highest.
     tz : str, default "UTC"
         Zone of naive datetimes.
     wallclock_tz : str, optional
@@ -551,7 +614,7 @@ def divergence_regions(
     -----
     Lockwood et al. (SC'18, §4–§5): with crossovers at rows ``c_0 < ... < c_{K-1}``,
     region k is ``[c_k, c_{k+1})``; K crossovers give K - 1 regions, and the unbounded head
-    and tail are dropped. A region's direction is the sign of ``short - long`` at its first
+    and tail are dropped. A region's side is the sign of ``short - long`` at its first
     row. The job of interest ("anomalous observation") is the worst value in the region,
     the earliest on ties. Regions of a single row are kept (their contributor p-values are
     1). Reference behaviour: NERSC/tokio-abcutils ``abcutils/features.py``
@@ -567,7 +630,7 @@ def divergence_regions(
     >>> days = np.arange(60) * 86400.0
     >>> y = np.where((days > 20 * 86400) & (days < 40 * 86400), 0.5, 1.0)
     >>> r = divergence_regions(days, y, short="6D", long="24D")
-    >>> len(r), r.directions, r.job_values.tolist()
+    >>> len(r), r.sides, r.job_values.tolist()
     (3, ('above', 'below', 'above'), [1.0, 0.5, 1.0])
     """
     short_width, long_width = check_windows(short, long)
