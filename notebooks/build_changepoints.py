@@ -103,7 +103,7 @@ start; on pure noise Pilot's method throws away data because of spurious change 
     for method in ("robust", "pilot"):
         phase = stable_phase(series, method=method, rng=1)
         print(f"{name:8s} {method:6s}: keep [{phase.start}, {phase.end}) "
-              f"warm-up {phase.warmup:3d}, outcome {phase.outcome}, "
+              f"warm-up {phase.warmup_length:3d}, outcome {phase.outcome}, "
               f"mean {phase.mean:.3f}")"""),
     ("markdown", """## A real series: TCPD (Turing Change Point Dataset)
 

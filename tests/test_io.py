@@ -432,7 +432,7 @@ class TestJmh:
         document = raw("jmh.json")
         m = load_jmh(DATA / "jmh.json", benchmark="org.example.ListBench.linkedList")
         name = m.names[0]
-        assert m.metadata[name]["mean"] == "harmonic"
+        assert m.metadata[name]["mean_method"] == "harmonic"
         assert np.all(m.elapsed == 10.0)  # measurementTime "10 s"
         score = document[1]["primaryMetric"]["score"]
         harmonic = m.n_samples / float(np.sum(1.0 / m.time_per_work))

@@ -114,7 +114,7 @@ def test_trend_report_to_frame_per_benchmark_or_long() -> None:
     short = report.to_frame()
     assert list(short.index) == ["b"] and short.loc["b", "n_segments"] == 2
     assert short.loc["b", "last_mean"] == pytest.approx(1.5)
-    frame = report.to_frame(long=True)
+    frame = report.to_frame(long_format=True)
     assert frame.shape[0] == 8
     assert frame.loc[("b", "c0"), "classification"] == "normal"
     assert frame.loc[("b", "c7"), "segment"] == 1

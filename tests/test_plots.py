@@ -141,7 +141,7 @@ class TestStablePhase:
         x = np.concatenate([rng.normal(14.0, 1.0, 40), rng.normal(10.0, 1.0, 200),
                             rng.normal(12.0, 1.0, 40)])
         result = stable_phase(x, unit="ms")
-        assert result.warmup and result.cooldown
+        assert result.warmup_length and result.cooldown_length
         ax = result.plot(x, ylabel="latency")
         _labelled(ax)
         assert ax.get_ylabel() == "latency (ms)"

@@ -288,7 +288,7 @@ def test_one_sided_and_long_frames_are_opt_in() -> None:
     assert "extra" not in comparison.to_frame().index
     assert comparison.to_frame(one_sided=True).loc["extra", "verdict"] == "only in new"
     report = _trend_report()
-    assert len(report.to_frame(long=True)) == len(report) * len(report.labels)
+    assert len(report.to_frame(long_format=True)) == len(report) * len(report.labels)
 
 
 NOT_COLLECTIONS = {

@@ -163,7 +163,7 @@ class TestRobustOutcomes:
         phase = stable_phase(x)
         assert phase.found and phase.outcome == "trimmed"
         assert abs(phase.start - 50) <= 3 and phase.end == 300
-        assert phase.warmup == phase.start and phase.cooldown == 0
+        assert phase.warmup_length == phase.start and phase.cooldown_length == 0
         assert phase.stable_n == 300 - phase.start
         part = x[phase.start : phase.end]
         assert phase.mean == pytest.approx(float(np.mean(part)))
@@ -181,12 +181,13 @@ class TestRobustOutcomes:
         phase = stable_phase(x)
         assert phase.outcome == "trimmed"
         assert abs(phase.start - 50) <= 3 and abs(phase.end - 280) <= 3
-        assert phase.cooldown == 320 - phase.end
+        assert phase.cooldown_length == 320 - phase.end
 
     def test_no_warmup_keeps_everything(self) -> None:
         phase = stable_phase(np.random.default_rng(2).normal(10, 1, 250))
         assert phase.found and phase.outcome == "no_change"
-        assert (phase.start, phase.end, phase.warmup, phase.cooldown) == (0, 250, 0, 0)
+        lengths = (phase.warmup_length, phase.cooldown_length)
+        assert (phase.start, phase.end, *lengths) == (0, 250, 0, 0)
 
     def test_not_enough_data(self) -> None:
         phase = stable_phase(np.arange(40.0), min_size=30)
@@ -198,7 +199,8 @@ class TestRobustOutcomes:
         phase = stable_phase(x)
         assert len(phase.locations) == 2
         assert not phase.found and phase.outcome == "no_dominant_segment"
-        assert (phase.start, phase.end, phase.warmup, phase.cooldown) == (0, 120, 0, 0)
+        lengths = (phase.warmup_length, phase.cooldown_length)
+        assert (phase.start, phase.end, *lengths) == (0, 120, 0, 0)
         assert "no stable phase" in str(phase)
 
     def test_plateau_robust_finds_true_edges(self) -> None:
@@ -240,7 +242,7 @@ class TestRobustOutcomes:
         assert isinstance(phase, StablePhase)
         data = phase.to_dict()
         json.dumps(data, allow_nan=False)
-        assert data["warmup"] == phase.start and data["locations"] == list(phase.locations)
+        assert data["warmup_length"] == phase.start and data["locations"] == list(phase.locations)
         assert data["confidence_level"] == 0.9 and data["unit"] == "s"
         assert "90 % CI" in str(phase) and "warm-up" in str(phase)
         assert "<table>" in phase._repr_html_()

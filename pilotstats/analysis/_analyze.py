@@ -341,7 +341,7 @@ def _bounds(low: float | None, high: float | None, unit: str) -> str:
 
 
 def _mean_method(meta: Mapping[str, Any]) -> str:
-    return "harmonic" if meta.get("mean") == "harmonic" else "arithmetic"
+    return "harmonic" if meta.get("mean_method") == "harmonic" else "arithmetic"
 
 
 def _run_statistics(values: list[np.ndarray]) -> tuple[float | None, float | None]:

@@ -112,7 +112,7 @@ class TrendReport(Result):
 
     Follows the :class:`pilotstats.ResultCollection` protocol; an item is one
     :class:`BenchmarkTrend` (``report[0]`` or ``report["name"]``), and :meth:`to_frame`
-    has one row per benchmark (``to_frame(long=True)``: one per benchmark and result).
+    has one row per benchmark (``to_frame(long_format=True)``: one per benchmark and result).
 
     Examples
     --------
@@ -183,12 +183,12 @@ class TrendReport(Result):
                              format_quantity(s.mean, b.unit), s.classification])
         return ["benchmark", "results", "mean", "segment"], rows
 
-    def to_frame(self, *, long: bool = False) -> Any:
-        """One row per benchmark, or (``long=True``) per benchmark and result.
+    def to_frame(self, *, long_format: bool = False) -> Any:
+        """One row per benchmark, or (``long_format=True``) per benchmark and result.
 
         Parameters
         ----------
-        long : bool, default False
+        long_format : bool, default False
             False: one row per benchmark (index ``name``) with ``unit``, ``n_results``
             (results holding the benchmark), ``n_segments``, ``last_classification``,
             ``last_mean`` (level of the newest segment) and ``note``. True: the long table,
@@ -209,12 +209,12 @@ class TrendReport(Result):
         >>> report = trend(files)
         >>> report.to_frame().loc["b", "last_classification"]
         'regression'
-        >>> report.to_frame(long=True).loc[("b", "7"), "classification"]
+        >>> report.to_frame(long_format=True).loc[("b", "7"), "classification"]
         'regression'
         """
         from pilotstats.analysis._frames import records_frame
 
-        if not check_bool(long, "long"):
+        if not check_bool(long_format, "long_format"):
             return records_frame(
                 [{"name": b.name, "unit": b.unit,
                   "n_results": sum(m is not None for m in b.means),

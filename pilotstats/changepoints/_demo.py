@@ -48,6 +48,6 @@ def demo_stable_phase() -> str:
         f"  method='pilot' (EDM-percent, no test): {pilot}",
         f"    change points {list(pilot.locations)}",
         f"  readings after the warm-up only: {tail.outcome} "
-        f"(warm-up {tail.warmup}, cool-down {tail.cooldown})",
+        f"(warm-up {tail.warmup_length}, cool-down {tail.cooldown_length})",
     ]
     return "\n".join(lines)

@@ -186,12 +186,12 @@ def plot_stable_phase(
     shown_unit, factor = value_scale(data, unit)
     ax = new_axes(ax)
     n = result.n
-    if result.warmup:
+    if result.warmup_length:
         ax.axvspan(-0.5, result.start - 0.5, color="C1", alpha=0.15, linewidth=0,
-                   label=f"warm-up ({result.warmup} samples)")
-    if result.cooldown:
+                   label=f"warm-up ({result.warmup_length} samples)")
+    if result.cooldown_length:
         ax.axvspan(result.end - 0.5, n - 0.5, color="C4", alpha=0.15, linewidth=0,
-                   label=f"cool-down ({result.cooldown} samples)")
+                   label=f"cool-down ({result.cooldown_length} samples)")
     _draw_series(ax, data, factor)
     span = np.array([result.start - 0.5, result.end - 0.5])
     if result.found:

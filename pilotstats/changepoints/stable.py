@@ -146,7 +146,7 @@ class StablePhase(Result):
         equivalence model found that the fork never settles; ``note`` says why).
     n : int
         Length of the series.
-    warmup, cooldown : int
+    warmup_length, cooldown_length : int
         Samples before ``start`` and from ``end`` on (``start`` and ``n - end``).
     change_points : ChangePoints
         The change points behind the decision (a :class:`DetectedChangePoints` with
@@ -191,7 +191,7 @@ class StablePhase(Result):
     >>> rng = np.random.default_rng(3)
     >>> x = np.concatenate([rng.normal(14.0, 1.0, 50), rng.normal(10.0, 1.0, 450)])
     >>> phase = stable_phase(x)
-    >>> phase.start, phase.end, phase.warmup, phase.cooldown
+    >>> phase.start, phase.end, phase.warmup_length, phase.cooldown_length
     (50, 500, 50, 0)
     >>> print(phase)  # doctest: +ELLIPSIS
     stable phase [50, 500) of 500: warm-up 50, cool-down 0, mean ...
@@ -202,8 +202,8 @@ class StablePhase(Result):
     found: bool
     outcome: str
     n: int
-    warmup: int
-    cooldown: int
+    warmup_length: int
+    cooldown_length: int
     change_points: ChangePoints
     method: str
     stable_n: int
@@ -259,8 +259,8 @@ class StablePhase(Result):
         else:
             interval = "no CI"
         return (
-            f"stable phase [{self.start}, {self.end}) of {self.n}: warm-up {self.warmup}, "
-            f"cool-down {self.cooldown}, mean {format_quantity(self.mean, self.unit)} "
+            f"stable phase [{self.start}, {self.end}) of {self.n}: warm-up {self.warmup_length}, "
+            f"cool-down {self.cooldown_length}, mean {format_quantity(self.mean, self.unit)} "
             f"({interval}, n = {self.stable_n}); {self.outcome}, {self.classification}, "
             f"{count} {noun}, {self.method}"
         )
@@ -455,8 +455,8 @@ def stable_phase(
     -------
     StablePhase
         ``start``, ``end`` (half-open), ``found``, ``outcome``, ``classification``,
-        ``warmup``, ``cooldown``, the change points, and the statistics of the stable phase
-        with the autocorrelation-aware confidence interval of its mean.
+        ``warmup_length``, ``cooldown_length``, the change points, and the statistics of the
+        stable phase with the autocorrelation-aware confidence interval of its mean.
 
     Raises
     ------
@@ -529,7 +529,7 @@ def stable_phase(
     >>> rng = np.random.default_rng(3)
     >>> x = np.concatenate([rng.normal(14.0, 1.0, 50), rng.normal(10.0, 1.0, 450)])
     >>> phase = stable_phase(x)
-    >>> phase.start, phase.end, phase.warmup, phase.outcome, phase.classification
+    >>> phase.start, phase.end, phase.warmup_length, phase.outcome, phase.classification
     (50, 500, 50, 'trimmed', 'warmup')
     >>> stable_phase(rng.normal(10.0, 1.0, 300)).outcome
     'no_change'
@@ -720,8 +720,8 @@ def _make_phase(
         found=found,
         outcome=outcome,
         n=n,
-        warmup=start,
-        cooldown=n - end,
+        warmup_length=start,
+        cooldown_length=n - end,
         change_points=change_points,
         method=method,
         stable_n=end - start,

@@ -312,7 +312,7 @@ def load_jmh(
                                                             "secondaryMetrics")}
         meta.update({"score": block.get("score"), "scoreError": block.get("scoreError"),
                      "scoreUnit": unit, "metric": metric, "unit": "s", "format": "jmh",
-                     "source": label, "mean": "harmonic" if kind == "throughput"
+                     "source": label, "mean_method": "harmonic" if kind == "throughput"
                      else "arithmetic", "work_known": False})
         if "rawData" in block:
             forks = field_list(block, "rawData", label, mpath)

@@ -136,8 +136,8 @@ def plot_timeline(
         y = np.asarray(result.values)
         short, long = np.asarray(result.sma_short), np.asarray(result.sma_long)
         table = result.to_frame()
-        short_label = window_label(result.short_window)
-        long_label = window_label(result.long_window)
+        short_label = window_label(result.short_period)
+        long_label = window_label(result.long_period)
         title = None
         default_ylabel = "value"
     elif hasattr(result, "sma") and hasattr(result, "regions"):

@@ -287,8 +287,10 @@ class Regions(Result):
         The input series (UTC epoch seconds) and both SMAs at every row.
     crossovers : Crossovers
         All crossovers (before the region-size filter).
-    short_window, long_window : float or None
-        Window widths in seconds (None: the global mean).
+    short_period, long_period : float or None
+        Widths of the two SMA time windows in seconds (None: the global mean). A
+        ``*_period`` is a time span; a ``*_window`` (as in :class:`TrendCompliance`) counts
+        runs.
     min_observations : int
         Minimum observations inside a time window: regions (the time window between two
         crossovers) with fewer observations (rows, NaN values included) were dropped.
@@ -328,8 +330,8 @@ class Regions(Result):
     sma_short: Float64Array1D
     sma_long: Float64Array1D
     crossovers: Crossovers
-    short_window: float | None
-    long_window: float | None
+    short_period: float | None
+    long_period: float | None
     min_observations: int
     higher_is_better: bool
 
@@ -373,8 +375,8 @@ class Regions(Result):
     def __str__(self) -> str:
         return (
             f"{len(self)} divergence regions from {len(self.crossovers)} crossovers of the "
-            f"{window_label(self.short_window)} SMA over the "
-            f"{window_label(self.long_window)} SMA ({self.n} observations, median "
+            f"{window_label(self.short_period)} SMA over the "
+            f"{window_label(self.long_period)} SMA ({self.n} observations, median "
             f"{format_number(float(np.median(self.n_rows)) if len(self) else None, 3)} rows "
             "per region)"
         )
@@ -459,8 +461,8 @@ class Regions(Result):
         return {
             "regions": json_safe(self.to_frame().to_dict(orient="records")),
             "crossovers": self.crossovers.to_dict(),
-            "short_window": self.short_window,
-            "long_window": self.long_window,
+            "short_period": self.short_period,
+            "long_period": self.long_period,
             "min_observations": self.min_observations,
             "higher_is_better": self.higher_is_better,
             "n": self.n,
@@ -543,8 +545,8 @@ def _build_regions(
         sma_short=_readonly(short),
         sma_long=_readonly(long),
         crossovers=cross,
-        short_window=short_width,
-        long_window=long_width,
+        short_period=short_width,
+        long_period=long_width,
         min_observations=int(min_observations),
         higher_is_better=bool(higher_is_better),
     )
