@@ -242,7 +242,7 @@ class TestCalibration:
         with pytest.raises(InvalidInputError, match="output"):
             network_fit.plot(4)
         with pytest.raises(InvalidInputError, match="length"):
-            network_fit.plot(0, conditions=[1, 2], x=[1.0])
+            network_fit.plot(0, conditions=[1, 2], x_axis=[1.0])
 
     def test_row_conditions_need_an_index(self) -> None:
         conditions = [[n, 1.0] for n in (1, 2, 3, 4)]

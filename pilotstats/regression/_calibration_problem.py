@@ -43,7 +43,8 @@ class _Problem:
     def __init__(self, model: Any, conditions: Any, measurements: Any) -> None:
         if not callable(model) and not callable(getattr(model, "evaluate_all", None)):
             raise InvalidInputError(
-                "model must be a callable h(x, u) -> y (or provide evaluate_all(x, conditions))"
+                "model must be a callable h(params, u) -> y "
+                "(or provide evaluate_all(params, conditions))"
             )
         self.model = model
         self.vectorised: Callable[[FloatArray, Any], Any] | None = getattr(

@@ -115,7 +115,7 @@ class Prediction(Result):
 
     def plot(
         self,
-        x: Any,
+        x_axis: Any,
         output: int = 0,
         *,
         ax: Any = None,
@@ -132,7 +132,7 @@ class Prediction(Result):
 
         Parameters
         ----------
-        x : array_like, shape (T,)
+        x_axis : array_like, shape (T,)
             Position of each condition on the x axis (e.g. the populations N); the
             prediction does not keep its conditions.
         output : int, default 0
@@ -153,7 +153,7 @@ class Prediction(Result):
         Raises
         ------
         InvalidInputError
-            ``len(x)`` is not the number of conditions, or ``output`` is out of range.
+            ``len(x_axis)`` is not the number of conditions, or ``output`` is out of range.
         MissingDependencyError
             matplotlib is not installed (``pip install "pilotstats[plot]"``).
 
@@ -171,7 +171,7 @@ class Prediction(Result):
         from pilotstats.regression._plots import plot_prediction
 
         return plot_prediction(
-            self, x, output, ax=ax, xlabel=xlabel, ylabel=ylabel, unit=unit, title=title
+            self, x_axis, output, ax=ax, xlabel=xlabel, ylabel=ylabel, unit=unit, title=title
         )
 
     def __str__(self) -> str:
@@ -401,7 +401,7 @@ class CalibrationResult(Result):
         output: int = 0,
         *,
         conditions: Any = None,
-        x: Any = None,
+        x_axis: Any = None,
         condition_index: int | None = None,
         ax: Any = None,
         prediction_band: bool = True,
@@ -426,7 +426,7 @@ class CalibrationResult(Result):
             Default: every integer between the smallest and largest measured condition
             when the conditions are integer scalars (such as populations N), else the
             measured conditions.
-        x : array_like, optional
+        x_axis : array_like, optional
             Positions of ``conditions`` on the x axis (default: the conditions themselves,
             or their entry ``condition_index``).
         condition_index : int, optional
@@ -451,7 +451,7 @@ class CalibrationResult(Result):
         ------
         InvalidInputError
             ``output`` out of range, conditions that are not numbers (without
-            ``condition_index`` or ``x``), or ``x`` of another length than ``conditions``.
+            ``condition_index`` or ``x_axis``), or ``x_axis`` of another length than ``conditions``.
         MissingDependencyError
             matplotlib is not installed (``pip install "pilotstats[plot]"``).
 
@@ -472,7 +472,7 @@ class CalibrationResult(Result):
             self,
             output,
             conditions=conditions,
-            x=x,
+            x_axis=x_axis,
             condition_index=condition_index,
             ax=ax,
             prediction_band=prediction_band,

@@ -164,7 +164,7 @@ def plot_calibration(
     output: int = 0,
     *,
     conditions: Any = None,
-    x: Any = None,
+    x_axis: Any = None,
     condition_index: int | None = None,
     ax: Any = None,
     prediction_band: bool = True,
@@ -187,10 +187,10 @@ def plot_calibration(
         curve_conditions = _default_curve(problem.condition_list, measured_x, condition_index)
     else:
         curve_conditions = list(conditions)
-    if x is None:
+    if x_axis is None:
         curve_x = _condition_axis(curve_conditions, condition_index, "conditions")
     else:
-        curve_x = check_series(x, len(curve_conditions), name="x", what="the conditions")
+        curve_x = check_series(x_axis, len(curve_conditions), name="x_axis", what="the conditions")
     order = np.argsort(curve_x, kind="stable")
     ax = new_axes(ax)
     lowest, highest = float(measured_x.min()), float(measured_x.max())
@@ -240,7 +240,7 @@ def _draw_prediction(
 
 def plot_prediction(
     prediction: Prediction,
-    x: Any,
+    x_axis: Any,
     output: int = 0,
     *,
     ax: Any = None,
@@ -255,7 +255,7 @@ def plot_prediction(
     """
     values = np.asarray(prediction.values)
     t, m = int(values.shape[0]), int(values.shape[1])
-    positions = check_series(x, t, name="x", what="the Prediction (one per condition)")
+    positions = check_series(x_axis, t, name="x_axis", what="the Prediction (one per condition)")
     column = check_int(output, "output", low=0)
     if column >= m:
         raise InvalidInputError(f"output must lie in [0, {m - 1}] (one per measure), got {column}")

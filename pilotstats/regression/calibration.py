@@ -142,7 +142,7 @@ def calibrate(
     model : callable
         h(x, u) -> y: parameters (n,) and one trial's conditions in, the predicted
         measurement (scalar or (m,) vector) out. Objects that also provide
-        ``evaluate_all(x, conditions) -> (T, m)`` are evaluated for all trials at once
+        ``evaluate_all(params, conditions) -> (T, m)`` are evaluated for all trials at once
         (e.g. :class:`~pilotstats.regression.ClosedNetworkModel`); they may declare
         ``lower_bounds``, ``upper_bounds`` and ``parameter_names``.
     conditions : sequence, length T

@@ -403,16 +403,16 @@ class PolynomialModel:
     def __repr__(self) -> str:
         return f"polynomial_model({self.degree})"
 
-    def __call__(self, x: Any, u: Any) -> float:
+    def __call__(self, params: Any, u: Any) -> float:
         """Value at one condition N."""
-        return float(self.evaluate_all(x, [u])[0, 0])
+        return float(self.evaluate_all(params, [u])[0, 0])
 
-    def evaluate_all(self, x: Any, conditions: Any) -> FloatArray:
+    def evaluate_all(self, params: Any, conditions: Any) -> FloatArray:
         """Values at every condition, shape (T, 1)."""
-        coefficients = np.asarray(x, dtype=np.float64)
+        coefficients = np.asarray(params, dtype=np.float64)
         if coefficients.shape != (self.n_parameters,):
             raise InvalidInputError(
-                f"x must have {self.n_parameters} coefficients, got shape {coefficients.shape}"
+                f"params must have {self.n_parameters} coefficients, got shape {coefficients.shape}"
             )
         n = as_float_array(conditions, "conditions")
         design = np.vander(n, self.n_parameters, increasing=True)

@@ -3,7 +3,7 @@
 A :class:`ClosedNetworkModel` is a plain callable ``h(x, u) -> y`` (calibration spec §2.7)
 whose parameters x are service demands (and optionally server counts) and whose outputs
 are per-station residence times, throughputs and/or response times. It also offers the
-vectorised form ``evaluate_all(x, conditions) -> (T, m)``: trials that share a think time
+vectorised form ``evaluate_all(params, conditions) -> (T, m)``: trials that share a think time
 are served by one MVA sweep (single class) or one lattice (several classes), so the
 finite-difference loop of the calibration needs n + 1 sweeps per iteration, not T (n + 1).
 """
@@ -141,19 +141,19 @@ class ClosedNetworkModel:
             f"measures={self.measures}, solver={self.solver!r})"
         )
 
-    def __call__(self, x: Any, u: Any) -> FloatArray:
+    def __call__(self, params: Any, u: Any) -> FloatArray:
         """Predicted measures of one trial, shape (m,)."""
-        out: FloatArray = self.evaluate_all(x, [u])[0]
+        out: FloatArray = self.evaluate_all(params, [u])[0]
         return out
 
     # ------------------------------------------------------------------ helpers
 
-    def _split(self, x: Any) -> tuple[FloatArray, FloatArray]:
-        values = np.asarray(x, dtype=np.float64)
+    def _split(self, params: Any) -> tuple[FloatArray, FloatArray]:
+        values = np.asarray(params, dtype=np.float64)
         if values.shape != (self.n_parameters,):
             raise InvalidInputError(
-                f"x must have {self.n_parameters} entries ({', '.join(self.parameter_names)}), "
-                f"got shape {values.shape}"
+                f"params must have {self.n_parameters} entries "
+                f"({', '.join(self.parameter_names)}), got shape {values.shape}"
             )
         demands = values[: self.n_demands].reshape(self.n_stations, self.classes)
         servers = self.servers.copy()
@@ -218,12 +218,12 @@ class ClosedNetworkModel:
             groups,
         )
 
-    def evaluate_all(self, x: Any, conditions: Any) -> FloatArray:
+    def evaluate_all(self, params: Any, conditions: Any) -> FloatArray:
         """Predicted measures for every trial, shape (T, m).
 
         Trials sharing a think-time vector are solved by one sweep over all populations.
         """
-        demands, servers = self._split(x)
+        demands, servers = self._split(params)
         populations, _, groups = self._conditions(conditions)
         t_count = populations.shape[0]
         k, c = self.n_stations, self.classes
@@ -380,17 +380,17 @@ class ThreadPoolModel:
     def __repr__(self) -> str:
         return f"ThreadPoolModel(n_inner={self.n_inner}, measures={self.measures})"
 
-    def __call__(self, x: Any, u: Any) -> FloatArray:
+    def __call__(self, params: Any, u: Any) -> FloatArray:
         """Predicted measures of one trial, shape (m,)."""
-        out: FloatArray = self.evaluate_all(x, [u])[0]
+        out: FloatArray = self.evaluate_all(params, [u])[0]
         return out
 
-    def evaluate_all(self, x: Any, conditions: Any) -> FloatArray:
+    def evaluate_all(self, params: Any, conditions: Any) -> FloatArray:
         """Predicted measures for every trial (population), shape (T, m)."""
-        values = np.asarray(x, dtype=np.float64)
+        values = np.asarray(params, dtype=np.float64)
         if values.shape != (self.n_parameters,):
             raise InvalidInputError(
-                f"x must have {self.n_parameters} entries ({', '.join(self.parameter_names)})"
+                f"params must have {self.n_parameters} entries ({', '.join(self.parameter_names)})"
             )
         pool = float(values[-1])
         if not (pool.is_integer() and pool >= 1):
