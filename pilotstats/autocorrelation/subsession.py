@@ -208,8 +208,9 @@ def subsession_analysis(
     References
     ----------
     .. [1] D. Ferrari, *Computer Systems Performance Evaluation*, Prentice-Hall, 1978, §3.
-    .. [2] Y. Li et al., "Pilot: a framework that understands how to do performance
-       benchmarks", USENIX ATC 2016 (``ascar-io/pilot-bench``).
+    .. [2] Y. Li, Y. Gupta, E. L. Miller, D. D. E. Long, "Pilot: A Framework that
+       Understands How to Do Performance Benchmarks the Right Way", MASCOTS 2016
+       (``ascar-io/pilot-bench``).
 
     Examples
     --------
