@@ -15,7 +15,7 @@ CELLS = [
 Consecutive benchmark samples are usually **autocorrelated**: a slow request makes the next
 one slow, a busy period lasts. The textbook interval `mean ± t·s/√n` assumes independence and
 is then far too narrow. `pilotstats.autocorrelation` implements Pilot's subsession analysis
-(Ferrari 1978; Li et al., USENIX ATC 2016): average consecutive samples in blocks of `q` until
+(Ferrari 1978; Li et al., MASCOTS 2016): average consecutive samples in blocks of `q` until
 the block means are nearly uncorrelated, then build the interval from the block means."""),
     ("code", """%matplotlib inline
 import numpy as np

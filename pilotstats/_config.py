@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-#: Relative tolerance of the tolerant round-up ``ceil_tol`` (autocorrelation spec §6.5).
+#: Relative tolerance of the tolerant round-up ``ceil_tol``.
 CEIL_RELATIVE_TOLERANCE: float = 1e-9
 
 #: Default two-sided confidence level of every interval.
@@ -20,8 +20,8 @@ DEFAULT_AUTOCORRELATION_LIMIT: float = 0.1
 #: Default additive penalty β of EDM-multi (the R front-end's ``breakout()`` default).
 EDM_DEFAULT_BETA: float = 0.008
 
-#: Compute independent EDM DP columns on ``numba.get_num_threads()`` workers (edm spec
-#: §6.3; results are identical to the serial kernel). Off by default: on a shared 2-core
+#: Compute independent EDM DP columns on ``numba.get_num_threads()`` workers
+#: (results are identical to the serial kernel). Off by default: on a shared 2-core
 #: machine the synchronisation per block of ``min_size`` columns can cost more than it saves.
 EDM_PARALLEL: bool = False
 
@@ -41,45 +41,45 @@ MDL_PRUNING_MARGIN: float = 1e-7
 DISABLE_JIT_ENV: str = "PILOTSTATS_DISABLE_JIT"
 
 #: Idle probabilities of load-dependent MVA in [-MVA_P0_CLAMP, 0) are clamped to 0 silently;
-#: below that a NumericalAccuracyWarning is emitted (calibration spec §2.4).
+#: below that a NumericalAccuracyWarning is emitted.
 MVA_P0_CLAMP: float = 1e-9
 
 #: Load-dependent MVA takes idle probabilities from complement networks (stable) when at
 #: most this many stations are load dependent; beyond, by subtraction (cost grows as K_LD!).
 MVA_COMPLEMENT_MAX_STATIONS: int = 4
 
-#: Convergence tolerance of Bard–Schweitzer approximate MVA (calibration spec §2.3).
+#: Convergence tolerance of Bard–Schweitzer approximate MVA.
 SCHWEITZER_TOL: float = 1e-12
 
 #: Maximum number of Bard–Schweitzer fixed-point sweeps.
 SCHWEITZER_MAX_ITER: int = 100000
 
-#: Relative forward-difference step of calibration sensitivities (calibration spec §3).
+#: Relative forward-difference step of calibration sensitivities.
 CALIBRATION_FD_STEP: float = 1e-6
 
-#: Relative step tolerance of Gauss–Newton calibration (calibration spec §3).
+#: Relative step tolerance of Gauss–Newton calibration.
 CALIBRATION_XTOL: float = 1e-7
 
-#: Relative objective tolerance of Gauss–Newton calibration (calibration spec §3).
+#: Relative objective tolerance of Gauss–Newton calibration.
 CALIBRATION_FTOL: float = 1e-12
 
 #: Gauss–Newton steps drop directions of the scaled M with σ < STEP_RCOND·σ_max
-#: (minimum-norm step of the truncated pseudo-inverse; calibration spec §3).
+#: (minimum-norm step of the truncated pseudo-inverse).
 CALIBRATION_STEP_RCOND: float = 1e-10
 
-#: Scaled condition number above which an IdentifiabilityWarning is emitted (spec §8).
+#: Scaled condition number above which an IdentifiabilityWarning is emitted.
 MAX_SCALED_CONDITION: float = 1e6
 
-#: Default short SMA window of the divergence analysis (SC'18 final paper, smoothing spec §10).
+#: Default short SMA window of the divergence analysis (SC'18 final paper).
 SMOOTHING_SHORT_WINDOW: str = "14D"
 
-#: Default long SMA window of the divergence analysis (SC'18 final paper, smoothing spec §10).
+#: Default long SMA window of the divergence analysis (SC'18 final paper).
 SMOOTHING_LONG_WINDOW: str = "49D"
 
-#: Default significance level of contributor records (strict ``p_value < level``, spec §8).
+#: Default significance level of contributor records (strict ``p_value < level``).
 SMOOTHING_SIGNIFICANCE_LEVEL: float = 0.10
 
-#: Default p-value threshold of per-region Pearson correlations (smoothing spec §9).
+#: Default p-value threshold of per-region Pearson correlations.
 SMOOTHING_CORRELATION_P_THRESHOLD: float = 1e-5
 
 #: Series length above which ``edm``/``edm_single`` (EDM-X) and ``EdmStream`` warn
@@ -151,14 +151,14 @@ def reset() -> None:
     globals().update(_DEFAULTS)
 
 
-#: Most fits of the alpha-based round filter of the WPS regression (wps spec §5).
+#: Most fits of the alpha-based round filter of the WPS regression.
 WPS_MAX_FILTER_FITS: int = 10
 
-#: Relative size below which the spread of block work amounts counts as zero (wps spec §3.4):
+#: Relative size below which the spread of block work amounts counts as zero:
 #: ``S_xx <= h * (tolerance * max|X|)^2`` raises DegenerateDesignError.
 WPS_DEGENERATE_RELATIVE_TOLERANCE: float = 64 * 2.220446049250313e-16
 
-#: Pilot's "more than 20 subsessions" floor of the WPS stop rule (wps spec §6.6).
+#: Pilot's "more than 20 subsessions" floor of the WPS stop rule.
 WPS_MIN_SUBSESSIONS: int = 21
 
 #: Pilot's soft limit: a proposal never exceeds this factor times the mean past work amount.
@@ -180,7 +180,7 @@ _DEFAULTS.update(
 
 
 # ----------------------------------------------------------------------------------------
-# Guarded change-point detection and stable phase (edm spec §4.5, §8.3)
+# Guarded change-point detection and stable phase
 # ----------------------------------------------------------------------------------------
 
 #: Per-test threshold of :func:`~pilotstats.changepoints.detect_changes`: a change point is
@@ -195,7 +195,7 @@ _DEFAULTS.update(
 #: of series.
 DETECT_THRESHOLD_FACTOR: float = 0.1
 
-#: EDM-percent parameters of the candidate search (Pilot's configuration, spec §4.3).
+#: EDM-percent parameters of the candidate search (Pilot's configuration).
 DETECT_CANDIDATE_PERCENT: float = 0.25
 DETECT_CANDIDATE_DEGREE: int = 1
 

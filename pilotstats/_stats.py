@@ -25,7 +25,7 @@ __all__ = [
 def ceil_tol(value: float) -> int:
     """Round up, treating values within a relative 1e-9 above an integer as that integer.
 
-    ``ceil_tol(y) = ceil(y - tol * max(1, |y|))`` (autocorrelation spec §6.5), so that
+    ``ceil_tol(y) = ceil(y - tol * max(1, |y|))``, so that
     floating-point noise such as ``65.00000000001`` does not ask for one more sample.
     """
     tolerance = _config.CEIL_RELATIVE_TOLERANCE * max(1.0, abs(value))

@@ -16,11 +16,11 @@ Int64Array1D: TypeAlias = npt.NDArray[np.int64]
 #: pandas Series, ...).
 ArrayLike1D: TypeAlias = npt.ArrayLike | Sequence[float] | Any
 
-#: Mean used for block means and the overall mean (autocorrelation spec §2.1).
+#: Mean used for block means and the overall mean.
 MeanMethod: TypeAlias = Literal["arithmetic", "harmonic"]
-#: Rule for the t quantile of the required sample size (autocorrelation spec §6).
+#: Rule for the t quantile of the required sample size.
 SampleSizeMethod: TypeAlias = Literal["pilot", "iterate"]
-#: Interval for a binomial proportion (autocorrelation spec §5).
+#: Interval for a binomial proportion.
 ProportionMethod: TypeAlias = Literal["wilson", "pilot"]
 #: What a sample-size calculation is about.
 SampleKind: TypeAlias = Literal["mean", "proportion"]
@@ -28,35 +28,35 @@ SampleKind: TypeAlias = Literal["mean", "proportion"]
 Alternative: TypeAlias = Literal["two-sided", "less", "greater"]
 #: Seed or generator accepted wherever randomness is used.
 RandomState: TypeAlias = int | np.random.Generator | None
-#: Estimator variant of the work-per-second regression (wps spec §3, §7.1).
+#: Estimator variant of the work-per-second regression.
 WpsMethod: TypeAlias = Literal["default", "pilot"]
-#: Phase of the work planner (wps spec §6).
+#: Phase of the work planner.
 PlannerPhase: TypeAlias = Literal["doubling", "ramp", "bisection", "slices"]
 #: How a benchmark session removes warm-up and cool-down from each round's unit readings.
 WarmupRemoval: TypeAlias = Literal["stable_phase", "trim", "none"]
 #: Type of a session's performance index: arithmetic mean, harmonic mean (rates) or a
 #: 0/1 proportion with the Wilson interval.
 IndexType: TypeAlias = Literal["ordinary", "ratio", "binary"]
-#: Series whose autocorrelation chooses the WPS subsession size (wps spec §3.2).
+#: Series whose autocorrelation chooses the WPS subsession size.
 SubsessionBasis: TypeAlias = Literal["rates", "residuals"]
-#: Label of an MDL trend group relative to the previous group (mdl spec §7).
+#: Label of an MDL trend group relative to the previous group.
 MdlLabel: TypeAlias = Literal["normal", "regression", "progression"]
 #: Where the series of ``detect_many``/``trend_many`` run: a local thread pool or Dask.
 FleetEngine: TypeAlias = Literal["threads", "dask"]
-#: Handling of NaN samples in trend data (mdl spec §9).
+#: Handling of NaN samples in trend data.
 NanPolicy: TypeAlias = Literal["raise", "omit", "zero"]
-#: Preprocessing of EDM change-point searches (edm spec §2.2).
+#: Preprocessing of EDM change-point searches.
 EdmScale: TypeAlias = Literal["range", "none"]
-#: Interval tree of EDM-tail: the paper's (default) or the reference code's (edm spec §5.5).
+#: Interval tree of EDM-tail: the paper's (default) or the reference code's.
 EdmTree: TypeAlias = Literal["paper", "reference"]
-#: Significance test of the guarded change-point detector (edm spec §8.3).
+#: Significance test of the guarded change-point detector.
 ChangeTest: TypeAlias = Literal["rank", "permutation"]
-#: Engine of stable-phase detection (edm spec §4.5).
+#: Engine of stable-phase detection.
 StablePhaseMethod: TypeAlias = Literal["auto", "equivalence", "robust", "pilot"]
 
-#: Which edges of the centred SMA window are closed (smoothing spec §3).
+#: Which edges of the centred SMA window are closed.
 WindowClosed: TypeAlias = Literal["left", "right", "both", "neither"]
-#: Contributor classifier of the divergence analysis (smoothing spec §7).
+#: Contributor classifier of the divergence analysis.
 ContributorClassifier: TypeAlias = Literal["minmax", "percentile"]
-#: Parameter presets of the divergence analysis (smoothing spec §10).
+#: Parameter presets of the divergence analysis.
 SmoothingPreset: TypeAlias = Literal["sc18-final", "sc18-draft"]

@@ -121,7 +121,7 @@ def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[floa
     Returns
     -------
     s2 : float
-        ``sum_j (u_j - m)^2 / (h - 1)`` (spec §2.2).
+        ``sum_j (u_j - m)^2 / (h - 1)``.
     g : float
         ``sum_j (u_j - m)(u_{j+1} - m) / (h - 1)``.
 
@@ -170,7 +170,7 @@ def lag1_coefficient(x: np.ndarray, q: int, harmonic: bool, m: float) -> float:
     """Pilot's lag-1 autocorrelation ``g_q / s2_q`` of block means; 1.0 when undefined.
 
     Returns 1.0 when fewer than two blocks exist or the ratio is not a number (zero
-    variance), exactly as Pilot does (spec §2.2). O(n).
+    variance), exactly as Pilot does. O(n).
     """
     if x.shape[0] // q < 2:
         return 1.0
@@ -219,7 +219,7 @@ def lag1_from_prefix(
 
 @kernel
 def first_subsession_size(x: np.ndarray, limit: float, harmonic: bool, m: float) -> int:
-    """First ``q`` in ``1..n//3`` with ``|r1(q)| <= limit``; -1 when none (spec §3).
+    """First ``q`` in ``1..n//3`` with ``|r1(q)| <= limit``; -1 when none.
 
     Cost: O(n) for the prefix sums, then O(n / q) per candidate ``q``, so O(n log n) even
     when no size qualifies (a level shift keeps every r1(q) near 1); the former direct scan

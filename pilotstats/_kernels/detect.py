@@ -1,6 +1,7 @@
-"""Kernels of the permutation guard of ``detect_changes`` (edm spec §8.3, ``"permutation"``).
+"""Kernels of the permutation guard of ``detect_changes`` (``test="permutation"``).
 
-The statistic is the EDM contrast of spec §3.2 for a single split of one window,
+Documentation: ``docs/algorithms/detect-changes.md`` (*Permutation variant*). The
+statistic is the EDM contrast for a single split of one window,
 ``T = max_t w(t)·(med(v[:t]) − med(v[t:]))²`` with ``w(t) = t(L − t)/L²`` over the admissible
 splits ``t ∈ [δ, L − δ]``; prefix and suffix medians come from a Fenwick (binary indexed)
 tree over the sorted positions of the window's values, O(L log L) per evaluation.
@@ -100,7 +101,7 @@ def median_contrast_scan(
     keys: np.ndarray, sorted_values: np.ndarray, delta: int
 ) -> tuple[float, int]:
     """Maximum over splits of ``t(L − t)/L² · (med(v[:t]) − med(v[t:]))²`` and its first
-    arg-max (edm spec §3.2 weight with a = 0, s = L; spec §8.3 permutation statistic).
+    arg-max (the EDM weight with a = 0, s = L; the statistic of the permutation test).
 
     Returns ``(statistic, split)``; ``split`` is the smallest maximising t in
     ``[delta, L − delta]`` (the caller guarantees ``L >= 2·delta``).

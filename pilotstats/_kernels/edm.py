@@ -3,7 +3,7 @@
 Method: N. A. James, A. Kejariwal, D. S. Matteson, "Leveraging cloud data to mitigate user
 experience from 'breaking bad'", arXiv:1411.7955 (2014); behaviour of the reference code
 ``twitter/BreakoutDetection`` as described in ``docs/algorithms/edm.md``. Implemented from the
-specification, not from the (GPL) reference sources.
+paper and that description, not from the (GPL) reference sources.
 
 This module gathers the kernels of three private modules under one name (``from
 pilotstats._kernels import edm``):

@@ -1,9 +1,9 @@
-"""EDM kernels, part 2: the EDM-multi / EDM-percent dynamic programme (spec §3, §4).
+"""EDM kernels, part 2: the EDM-multi / EDM-percent dynamic programme.
 
 Method: N. A. James, A. Kejariwal, D. S. Matteson, "Leveraging cloud data to mitigate user
 experience from 'breaking bad'", arXiv:1411.7955 (2014); behaviour of the reference code
 ``twitter/BreakoutDetection`` as described in ``docs/algorithms/edm.md``. Implemented from the
-specification, not from the (GPL) reference sources.
+paper and that description, not from the (GPL) reference sources.
 
 Each DP column takes its medians from the linked list of :mod:`pilotstats._kernels.edm_list`
 (O(1) amortised per (t, s) pair); :func:`edm_dp` runs the whole batch DP, serially or over
@@ -28,13 +28,13 @@ from pilotstats._kernels.edm_list import (
 )
 
 # ----------------------------------------------------------------------------------------
-# EDM-multi / EDM-percent dynamic programme (spec §3, §4)
+# EDM-multi / EDM-percent dynamic programme
 # ----------------------------------------------------------------------------------------
 
 
 @kernel
 def penalty_factor(degree: int, k: int) -> float:
-    """G(k) of spec §3.3: 0 (degree 0), 1 (degree 1) or 2k + 1 (degree 2)."""
+    """Penalty shape G(k): 0 (degree 0), 1 (degree 1) or 2k + 1 (degree 2)."""
     if degree == 0:
         return 0.0
     if degree == 1:
@@ -72,10 +72,10 @@ def edm_columns(
     penalty : float
         β (EDM-multi) or ``percent`` (EDM-percent), ``>= 0``.
     degree : int
-        Penalty degree 0, 1 or 2 (G of spec §3.3).
+        Penalty degree 0, 1 or 2 (the shape G).
     percent_mode : bool
         False: EDM-multi (baseline −3, additive penalty β·G). True: EDM-percent (baseline 0,
-        relative-gain test of spec §4.1).
+        relative-gain test).
     F, prev, number : ndarray, shape (capacity + 1,)
         DP state (float64, int64, int64); entries ``< s_begin`` must be final, entries
         ``>= s_begin`` must hold the initial values (baseline, 0, 0).
@@ -95,12 +95,12 @@ def edm_columns(
 
     Notes
     -----
-    Column s (spec §3.2): for t in [δ, s − δ], with a = prev[t],
+    Column s: for t in [δ, s − δ], with a = prev[t],
     ``w = (t − a)(s − t) / (s − a)²`` and
     ``cand(t) = (F[t] + w·(LM[t] − med(z[t:s]))²) − β·G(number[t])`` (EDM-multi; EDM-percent
     drops the β term). The smallest t with the largest cand wins if cand exceeds the
     baseline (strict ">", ascending t). EDM-percent then applies the relative-gain test
-    ``F[s] − F[t*] >= (percent·G(number[t*]))·F[t*]`` or inherits column t* (spec §4.1).
+    ``F[s] − F[t*] >= (percent·G(number[t*]))·F[t*]`` or inherits column t*.
     The right medians come from deleting samples 0, 1, … from the sorted list of ``z[0:s]``
     (O(1) each), after which the deletions are undone. When two consecutive columns are
     requested, one sweep serves both (:func:`dp_column_pair`). Cost O(s) per column.
@@ -232,7 +232,7 @@ def dp_finish(
     full_median: float,
 ) -> None:
     """DP recurrence of column ``s`` given its right medians ``tmp[t] = med(z[t:s])`` for
-    ``t`` in ``[delta, s - delta]`` and ``full_median = med(z[0:s])`` (spec §3.2, §4.1)."""
+    ``t`` in ``[delta, s - delta]`` and ``full_median = med(z[0:s])``."""
     baseline = 0.0 if percent_mode else -3.0
     last = s - delta
     best = baseline
@@ -356,7 +356,7 @@ def edm_columns_parallel(
     s_end: int,
     lanes: int,
 ) -> None:
-    """Parallel twin of :func:`edm_columns` with identical results (spec §6.3).
+    """Parallel twin of :func:`edm_columns` with identical results.
 
     Column s reads only columns ``t <= s - delta``, so the ``delta`` columns of a block
     ``[b, b + delta)`` are independent. Each of ``lanes`` workers keeps its own copy of the
@@ -432,7 +432,7 @@ def edm_columns_parallel(
 
 @kernel
 def backtrack(prev: np.ndarray, n: int) -> np.ndarray:
-    """Change points from the ``prev`` array (spec §3.4), ascending."""
+    """Change points from the ``prev`` array, ascending."""
     count = 0
     at = n
     while at != 0:

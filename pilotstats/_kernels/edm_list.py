@@ -3,7 +3,7 @@
 Method: N. A. James, A. Kejariwal, D. S. Matteson, "Leveraging cloud data to mitigate user
 experience from 'breaking bad'", arXiv:1411.7955 (2014); behaviour of the reference code
 ``twitter/BreakoutDetection`` as described in ``docs/algorithms/edm.md``. Implemented from the
-specification, not from the (GPL) reference sources.
+paper and that description, not from the (GPL) reference sources.
 
 The samples present in the list are linked in the total order "value, then index" (ties
 broken by index, so every key is unique). Nodes are ``index + 2``; node 0 is the head
@@ -69,7 +69,7 @@ def key_less(zz: np.ndarray, a: int, b: int) -> bool:
 def list_median(zz: np.ndarray, nxt: np.ndarray, m: int, c: int) -> float:
     """Exact median of the ``c >= 1`` listed values given the lower-median node ``m``.
 
-    Odd ``c``: the middle value; even ``c``: ``(lower + upper) / 2`` (spec §3.5).
+    Odd ``c``: the middle value; even ``c``: ``(lower + upper) / 2``.
     """
     if c & 1:
         return float(zz[m])

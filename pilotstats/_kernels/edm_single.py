@@ -1,14 +1,14 @@
-"""EDM kernels, part 3: single change-point searches, EDM-X and EDM-tail (spec §5).
+"""EDM kernels, part 3: single change-point searches, EDM-X and EDM-tail.
 
 Method: N. A. James, A. Kejariwal, D. S. Matteson, "Leveraging cloud data to mitigate user
 experience from 'breaking bad'", arXiv:1411.7955 (2014); behaviour of the reference code
 ``twitter/BreakoutDetection`` as described in ``docs/algorithms/edm.md``. Implemented from the
-specification, not from the (GPL) reference sources.
+paper and that description, not from the (GPL) reference sources.
 
 EDM-X searches with the linked list of :mod:`pilotstats._kernels.edm_list`. EDM-tail counts
 distances in an **interval tree**: a complete binary tree of counters over ``[0, 1]`` with
-``2**depth`` leaves, stored as a 1-based heap in an int64 array (spec §5.3); a second variant
-reproduces the reference's tree depth and bookkeeping (spec §5.4, §5.5). Inputs are
+``2**depth`` leaves, stored as a 1-based heap in an int64 array; a second variant
+reproduces the reference's tree depth and bookkeeping. Inputs are
 validated, C-contiguous float64 arrays; nothing here raises user-facing errors.
 """
 
@@ -27,13 +27,13 @@ from pilotstats._kernels.edm_list import (
 )
 
 # ----------------------------------------------------------------------------------------
-# EDM-X (spec §5.1)
+# EDM-X
 # ----------------------------------------------------------------------------------------
 
 
 @kernel
 def edmx_search(zz: np.ndarray, order: np.ndarray, n: int, delta: int) -> tuple[int, float]:
-    """EDM-X arg-max over τ ∈ [δ, n − δ], κ ∈ [τ + δ, n] (spec §5.1).
+    """EDM-X arg-max over τ ∈ [δ, n − δ], κ ∈ [τ + δ, n].
 
     Parameters
     ----------
@@ -122,12 +122,12 @@ def edmx_search(zz: np.ndarray, order: np.ndarray, n: int, delta: int) -> tuple[
 
 
 # ----------------------------------------------------------------------------------------
-# Interval tree and EDM-tail (spec §5.2, §5.3, §5.5)
+# Interval tree and EDM-tail
 # ----------------------------------------------------------------------------------------
 
 
 def tree_depth(n: int) -> int:
-    """Depth ``B = max(ceil(log2 n), 10)`` of the interval tree (spec §5.3)."""
+    """Depth ``B = max(ceil(log2 n), 10)`` of the interval tree."""
     return max((max(n, 1) - 1).bit_length(), 10)
 
 
@@ -152,7 +152,7 @@ def tree_update(tree: np.ndarray, depth: int, value: float, amount: int) -> None
 
 @kernel
 def tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
-    """Approximate ``q``-quantile of the values in the tree (spec §5.3).
+    """Approximate ``q``-quantile of the values in the tree.
 
     ``N = 0`` gives 0. Otherwise ``k = ceil(q·N)``; descend from the root; at an internal
     node whose count equals k return the count-weighted mean of its children's q-points
@@ -189,7 +189,7 @@ def tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
 def edm_tail_search(
     z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
 ) -> tuple[int, float]:
-    """EDM-tail arg-max with exact window sets and the paper-faithful tree (spec §5.5).
+    """EDM-tail arg-max with exact window sets and the paper-faithful tree.
 
     Parameters
     ----------
@@ -288,12 +288,12 @@ def edm_tail_search(
 
 
 # ----------------------------------------------------------------------------------------
-# EDM-tail with the reference's tree and bookkeeping (spec §5.4, §5.5 [R] switch)
+# EDM-tail with the reference's tree and bookkeeping (``tree="reference"``)
 # ----------------------------------------------------------------------------------------
 
 
 def reference_tree_depth(n: int) -> int:
-    """Depth ``max(ceil(ln n), 10)`` used by ``src/edmTail.cpp`` (natural log, spec §5.4)."""
+    """Depth ``max(ceil(ln n), 10)`` used by ``src/edmTail.cpp`` (natural logarithm)."""
     return max(math.ceil(math.log(max(n, 1))), 10)
 
 
@@ -302,7 +302,7 @@ def reference_tree_update(tree: np.ndarray, depth: int, distance: float, amount:
     """Add ``amount`` at heap node ``ceil(|d|·2**depth) + 2**depth − 1`` and its ancestors.
 
     For ``d > 0`` this is the leaf of :func:`tree_update`; ``d = 0`` lands on the last
-    internal node of depth ``depth − 1`` (quirk 1 of spec §5.4).
+    internal node of depth ``depth − 1`` (the reference's misfiled zero distances).
     """
     leaves = 1 << depth
     node = math.ceil(abs(distance) * leaves) + leaves - 1
@@ -313,7 +313,7 @@ def reference_tree_update(tree: np.ndarray, depth: int, distance: float, amount:
 
 @kernel
 def reference_tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
-    """Tree quantile as ``src/edmTail.cpp`` computes it (quirk 2 of spec §5.4).
+    """Tree quantile as ``src/edmTail.cpp`` computes it (its early-exit interpolation).
 
     Same descent as :func:`tree_quantile`, but the early exit weights the children by
     ``count / (left + right)`` and takes the right child's q-point on the upper quarter
@@ -351,7 +351,7 @@ def reference_tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
 def edm_tail_search_reference(
     z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
 ) -> tuple[int, float]:
-    """EDM-tail as ``twitter/BreakoutDetection`` computes it (spec §5.4–§5.5 [R] switch).
+    """EDM-tail as ``twitter/BreakoutDetection`` computes it (``tree="reference"``).
 
     Reproduces the reference's three quirks (misfiled zero distances, 7/8 interpolation,
     drifting A tree and consecutive-difference bookkeeping) and its natural-log depth by

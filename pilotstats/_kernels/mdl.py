@@ -32,7 +32,7 @@ C0 = 0.5 * math.log(2.0 * math.pi * math.e)
 
 @kernel
 def remerge(n: int, avg: float, sd: float) -> tuple[float, float]:
-    """Statistics of a single stats record passed once more through the merge (spec §6).
+    """Statistics of a single stats record passed once more through the merge.
 
     ``AvgStdevStats.for_runs([stats])`` rounds the mean and stdev once more:
     ``avg' = 0 + (avg·n)/n`` and ``sd' = sqrt((0 + (sd·sd)·n)/n)``. The term
@@ -57,7 +57,7 @@ def remerge(n: int, avg: float, sd: float) -> tuple[float, float]:
 def merge_pair(
     n1: int, avg1: float, sd1: float, n2: int, avg2: float, sd2: float
 ) -> tuple[int, float, float]:
-    """Merge the statistics of two consecutive runs in jumpavg's order (spec §6).
+    """Merge the statistics of two consecutive runs in jumpavg's order.
 
     Welford/Chan pairwise update: no raw sums of squares, so values of order 1e7 with a
     tiny spread keep their stdev and a constant group has stdev exactly 0.
@@ -102,7 +102,7 @@ def group_bits(
     tab_c: np.ndarray,
     tab_d: np.ndarray,
 ) -> tuple[float, float, float, float]:
-    """Code length in bits of one group (spec §4, arithmetic of §6).
+    """Code length in bits of one group, with jumpavg's order of operations.
 
     Parameters
     ----------
@@ -161,7 +161,7 @@ def group_bits(
 
 @kernel
 def mean_norm(prev_u: float, max_u: float) -> float:
-    """``Z = p·p − (p − 1)·M + M·M/2``, built in jumpavg's order (spec §4, §6)."""
+    """``Z = p·p − (p − 1)·M + M·M/2``, built in jumpavg's order."""
     norm = prev_u * prev_u
     norm -= (prev_u - 1.0) * max_u
     norm += max_u * max_u / 2.0
@@ -207,7 +207,7 @@ def mdl_advance(
     scratch: np.ndarray,
     n_open: int,
 ) -> int:
-    """Advance the optimal-partitioning programme over runs ``start .. stop − 1`` (spec §5).
+    """Advance the optimal-partitioning programme over runs ``start .. stop − 1``.
 
     For run i, a new candidate group ``[i..i]`` is opened with the frozen prefix values
     ``F(i)`` and ``P(i)``, every open candidate is extended by run i, and the best one is
@@ -460,7 +460,7 @@ def describe_groups(
 
     A group's statistics are the new-group statistics of its first run followed by the
     pairwise merges of its other runs, in order; its bits are coded after the previous
-    mean ``P(start)`` of the best prefix before it (spec §5–§6).
+    mean ``P(start)`` of the best prefix before it.
 
     Parameters
     ----------
@@ -504,7 +504,7 @@ def describe_groups(
 def run_statistics(
     values: np.ndarray, offsets: np.ndarray, out_avg: np.ndarray, out_sd: np.ndarray
 ) -> None:
-    """Mean and population stdev of each run by jumpavg's sequential merge (spec §6).
+    """Mean and population stdev of each run by jumpavg's sequential merge.
 
     Parameters
     ----------

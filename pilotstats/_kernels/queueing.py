@@ -29,7 +29,7 @@ def lattice_mva(
     delay: np.ndarray,
     store_all: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Exact multi-class MVA over the population lattice ``0 <= n <= N`` (spec §2.2).
+    """Exact multi-class MVA over the population lattice ``0 <= n <= N``.
 
     Parameters
     ----------
@@ -120,7 +120,7 @@ def single_class_mva(
     complement: np.ndarray,
     use_complement: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
-    """Exact single-class MVA with load-dependent stations, every n = 0..N (spec §2.1, §2.4).
+    """Exact single-class MVA with load-dependent stations, every n = 0..N.
 
     Parameters
     ----------
@@ -219,7 +219,7 @@ def schweitzer_mva(
     tol: float,
     max_iter: int,
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Bard–Schweitzer approximate MVA fixed point at the population N (spec §2.3).
+    """Bard–Schweitzer approximate MVA fixed point at the population N.
 
     Parameters
     ----------

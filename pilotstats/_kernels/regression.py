@@ -29,7 +29,7 @@ def block_line_fit(
         Block (subsession) size, ``h = n // q >= 3``; the trailing ``n - h q`` rounds are
         left out.
     sums : bool
-        Aggregate each block by its sum (Pilot, spec §7.1) instead of its mean (spec §3.3).
+        Aggregate each block by its sum (Pilot) instead of its mean.
 
     Returns
     -------
@@ -50,8 +50,8 @@ def block_line_fit(
 
     Notes
     -----
-    Two passes in float64 (means first, then centred sums), as required by spec §3.4 for the
-    noise-free pinned vector V5.2, which needs about 1e-12 relative accuracy of the slope.
+    Two passes in float64 (means first, then centred sums), because the
+    noise-free reference case of the tests needs about 1e-12 relative accuracy of the slope.
     Cost O(n).
     """
     h = work.shape[0] // q

@@ -542,7 +542,7 @@ def analyze(
     wps_analysis : bool, default True
         Fit the work-per-second regression when the work varies.
     method : {"pilot", "iterate"}, default "pilot"
-        Degrees-of-freedom rule of the required sample size (autocorrelation spec §6).
+        Degrees-of-freedom rule of the required sample size.
     benchmarks : iterable of str, optional
         Names to analyse (default all).
     progress : bool, default False
@@ -562,12 +562,12 @@ def analyze(
     Notes
     -----
     The interval is the subsession (batch-means) interval of Pilot/Ferrari
-    (:func:`pilotstats.autocorrelation.subsession_analysis`, autocorrelation spec §4) on the
+    (:func:`pilotstats.autocorrelation.subsession_analysis`) on the
     concatenated runs: blocks of ``q`` consecutive samples whose means have lag-1
     autocorrelation within the limit. Run-to-run differences (pyperf processes, JMH forks)
     make adjacent samples correlated, and the scan then picks blocks long enough to absorb
     them. JMH throughput benchmarks use the harmonic mean of times per op, i.e. the reciprocal
-    of the mean throughput (harness spec §7.3).
+    of the mean throughput.
 
     Complexity: O(n log n) time and O(n) memory per benchmark of n samples (subsession-
     size scan and WPS fit), plus the warm-up detection of

@@ -365,7 +365,7 @@ def compare(
     Each side is analysed as in :func:`analyze` (warm-up removal, subsession means); the
     difference of the means gets a two-sided Welch test on the subsession statistics
     ``(mean, s2_q, h)`` of each side. Benchmarks are matched by name; runs and samples are
-    never paired (harness spec §1.4), and unequal sample sizes are fine.
+    never paired, and unequal sample sizes are fine.
 
     Parameters
     ----------
@@ -393,9 +393,9 @@ def compare(
 
     Notes
     -----
-    Welch test and degrees of freedom: autocorrelation spec §7 (Pilot ``lib/libpilot.cc``);
-    subsession statistics instead of raw samples keep the test honest for autocorrelated
-    samples (spec §7, "never the raw (mean, var, n)").
+    Welch test and degrees of freedom: ``docs/algorithms/subsession.md`` (Pilot
+    ``lib/libpilot.cc``); subsession statistics instead of raw samples keep the test honest for
+    autocorrelated samples, whose raw mean, variance and count would overstate the evidence.
 
     Complexity: That of :func:`analyze` on both inputs (O(n log n) per benchmark), plus
     O(B) for B benchmarks.

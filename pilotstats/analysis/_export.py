@@ -51,7 +51,7 @@ def to_otava_csv(
     Notes
     -----
     Otava's CSV importer (``apache/otava: otava/importer.py``, ``docs/CSV.md``) reads a time
-    column, attribute columns and numeric metric columns; harness spec §8.5.
+    column, attribute columns and numeric metric columns.
 
     Complexity: O(R·B) for R reports of B benchmarks.
 

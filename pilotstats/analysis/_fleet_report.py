@@ -399,7 +399,7 @@ def fleet_report(
     The table is the one of FD.io CSIT's trending dashboard ("Trend", "Runs",
     "Short-Term Change", "Long-Term Change", "Regressions", "Progressions"; CSIT
     ``resources/tools/presentation/generator_tables.py``, ``table_perf_trending_dash``),
-    with the metrics of :func:`~pilotstats.changepoints.trend_compliance` (mdl spec §10).
+    with the metrics of :func:`~pilotstats.changepoints.trend_compliance`.
 
     Complexity: O(total points) for the table, plus one small SVG plot per series.
 

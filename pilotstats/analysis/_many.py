@@ -669,8 +669,8 @@ def trend_many(
 
     Notes
     -----
-    The partition is the minimum description length grouping of FD.io CSIT's jumpavg (mdl
-    spec §5); the compliance metrics are CSIT's trending-dashboard columns (mdl spec §10).
+    The partition is the minimum description length grouping of FD.io CSIT's jumpavg
+    (``docs/algorithms/mdl.md``); the compliance metrics are CSIT's trending-dashboard columns.
     Rows are identical to a loop over ``mdl_partition`` and ``trend_compliance``.
 
     Complexity: the sum over the series of :func:`~pilotstats.changepoints.mdl_partition`

@@ -302,7 +302,7 @@ def trend(
     Notes
     -----
     Each result contributes one value per benchmark, its mean (one run per result file, as
-    MDL trend analysis expects: mdl spec, ``mdl_partition``); the partition is the minimum
+    MDL trend analysis expects, see ``mdl_partition``); the partition is the minimum
     description length grouping of FD.io CSIT's jumpavg, reproduced by
     :func:`pilotstats.changepoints.mdl_partition`, with lower-is-better labels.
 

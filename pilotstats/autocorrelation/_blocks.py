@@ -30,7 +30,7 @@ MEAN_METHODS: tuple[MeanMethod, ...] = ("arithmetic", "harmonic")
 
 @dataclass(frozen=True, slots=True)
 class Samples:
-    """Validated samples with their mean method and overall mean ``m`` (spec §1)."""
+    """Validated samples with their mean method and overall mean ``m``."""
 
     values: Float64Array1D
     harmonic: bool
@@ -69,12 +69,12 @@ def prepare(
 
 
 def check_autocorrelation_limit(limit: Any) -> float:
-    """``autocorrelation_limit`` must lie in (0, 1] (spec §3)."""
+    """``autocorrelation_limit`` must lie in (0, 1]."""
     return check_real(limit, "autocorrelation_limit", low=0.0, high=1.0, low_inclusive=False)
 
 
 def block_moments(samples: Samples, q: int) -> tuple[float, float]:
-    """``(s2_q, g_q)`` about the overall mean; needs ``h = n // q >= 2`` (spec §2.2)."""
+    """``(s2_q, g_q)`` about the overall mean; needs ``h = n // q >= 2``."""
     blocks = samples.n // q
     if blocks < 2:
         raise NotEnoughDataError(
@@ -97,7 +97,7 @@ def block_moments(samples: Samples, q: int) -> tuple[float, float]:
 
 
 def first_qualifying_size(samples: Samples, limit: float) -> int | None:
-    """First ``q`` in ``1..n//3`` with ``|r1(q)| <= limit``, or None (spec §3)."""
+    """First ``q`` in ``1..n//3`` with ``|r1(q)| <= limit``, or None."""
     if samples.n <= 1:
         return None
     small = samples.scaled()  # r1 is scale-invariant; this keeps its sums finite
@@ -165,7 +165,7 @@ def lag1_autocorrelation(
 
     Notes
     -----
-    Specification ``autocorrelation.md`` §2.2; Pilot
+    ``docs/algorithms/subsession.md`` (*Block statistics*); Pilot
     ``pilot_subsession_autocorrelation_coefficient`` in ``lib/priv_include/libpilotcpp.h``.
     Both sums are taken about the mean of *all* samples, not the mean of block means.
     Cost O(n).
@@ -215,7 +215,7 @@ def optimal_subsession_size(
 
     Notes
     -----
-    Specification ``autocorrelation.md`` §3; Pilot ``pilot_optimal_subsession_size``.
+    ``docs/algorithms/subsession.md``; Pilot ``pilot_optimal_subsession_size``.
     Strong negative autocorrelation is rejected too (absolute value). Complexity: O(n)
     when q = 1 qualifies; otherwise the candidates are evaluated from double-double prefix
     sums at O(n/q) each, O(n log n) in total even when nothing qualifies (a level shift).

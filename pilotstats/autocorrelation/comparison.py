@@ -54,7 +54,7 @@ def _check_side(
 
 
 def welch_degrees_of_freedom(var1: float, n1: int, var2: float, n2: int) -> float:
-    """Welch–Satterthwaite degrees of freedom, not floored (spec §7.1).
+    """Welch–Satterthwaite degrees of freedom, not floored.
 
     Parameters
     ----------
@@ -246,7 +246,7 @@ def welch_test(
 
     Notes
     -----
-    Specification ``autocorrelation.md`` §7.2: ``t = d / se`` with
+    See ``docs/algorithms/subsession.md``. ``t = d / se`` with
     ``se = sqrt(v1/n1 + v2/n2)``, two-sided ``p = 2 F_nu(-|t|)``, interval
     ``d -/+ t_nu((1+c)/2) se``; ``nu`` from :func:`welch_degrees_of_freedom` (not floored).
 
@@ -419,7 +419,7 @@ def required_sample_size_for_comparison(
 
     Notes
     -----
-    Specification ``autocorrelation.md`` §7.3: ``nu`` at the current sizes,
+    See ``docs/algorithms/subsession.md``. ``nu`` at the current sizes,
     ``t = t_nu(significance_level / 2)``, ``D = (d / t)^2 - v_b / n_b``,
     ``n_required = max(2, ceil_tol(v / D))`` (Pilot truncates; rounding up is correct).
 

@@ -87,7 +87,7 @@ def wilson_interval(p_hat: float, n: float, z: float) -> tuple[float, float]:
 
 
 def pilot_interval(p_hat: float, n: int, confidence_level: float) -> tuple[float, float]:
-    """Pilot's Wald interval with a t quantile (spec §5.1), clipped to [0, 1].
+    """Pilot's Wald interval with a t quantile, clipped to [0, 1].
 
     Pilot reports ``p_hat -/+ half_width`` unclipped, which can leave the parameter's
     domain (e.g. [-3.99, 4.99] for two outcomes at a high level); a proportion outside
@@ -192,7 +192,7 @@ def proportion_interval(
 
     Notes
     -----
-    Specification ``autocorrelation.md`` §5. Wilson centre
+    See ``docs/algorithms/subsession.md`` (*Proportions*). Wilson centre
     ``(p + z^2/2n) / (1 + z^2/n)``, half-width
     ``z/(1 + z^2/n) sqrt(p(1-p)/n + z^2/4n^2)`` with ``z = Phi^-1((1+c)/2)``.
     Complexity O(n).

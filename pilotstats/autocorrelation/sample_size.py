@@ -42,8 +42,7 @@ __all__ = ["SampleSizeResult", "required_sample_size"]
 
 SAMPLE_SIZE_METHODS: tuple[SampleSizeMethod, ...] = ("pilot", "iterate")
 SAMPLE_KINDS: tuple[SampleKind, ...] = ("mean", "proportion")
-#: Default target: ±5 % of the mean (Pilot's default full width of 10 %, autocorrelation
-#: spec §6.1).
+#: Default target: ±5 % of the mean (Pilot's default full width of 10 %).
 _DEFAULT_HALF_WIDTH_PERCENT = 5.0
 
 
@@ -130,7 +129,7 @@ def target_half_width(
 ) -> float:
     """``e = W_req / 2``: the smaller of the enabled criteria, default 5 % of ``|m|``.
 
-    Spec §6.1 states the targets as full widths ``W_req`` (Pilot's convention, default 10 %
+    Pilot states the targets as full widths ``W_req`` (default 10 %
     of ``|m|``); pilotstats takes half widths, so the default is the same interval.
     """
     candidates = []
@@ -179,7 +178,7 @@ def smallest_passing(passes: Callable[[int], bool], low: int) -> int:
 
 
 def blocks_required_iterated(variance: float, half_width: float, level: float) -> int:
-    """Self-consistent ``h* = min{h >= 2 : f(h) <= h}`` (spec §6.3)."""
+    """Self-consistent ``h* = min{h >= 2 : f(h) <= h}``."""
     z = normal_quantile((1.0 + level) / 2.0)
     lower = max(2, ceil_tol(variance * (z / half_width) ** 2))
     return smallest_passing(
@@ -188,7 +187,7 @@ def blocks_required_iterated(variance: float, half_width: float, level: float) -
 
 
 def wilson_size(p_hat: float, half_width: float, level: float) -> int:
-    """Smallest ``n >= 2`` whose Wilson half width at ``p_hat`` is ``<= half_width`` (§5.3)."""
+    """Smallest ``n >= 2`` whose Wilson half width at ``p_hat`` is ``<= half_width``."""
     z = normal_quantile((1.0 + level) / 2.0)
 
     def narrow_enough(trials: int) -> bool:
@@ -262,8 +261,8 @@ def required_sample_size(
 
     Notes
     -----
-    Specification ``autocorrelation.md`` §6: the half width ``e`` from the targets (the
-    spec's full width ``W_req = 2 e``), ``h_req = ceil_tol(s2_q (t_{h-1}((1+c)/2) / e)^2)``,
+    See ``docs/algorithms/subsession.md``. The half width ``e`` from the targets (Pilot's full width
+    ``W_req = 2 e``), ``h_req = ceil_tol(s2_q (t_{h-1}((1+c)/2) / e)^2)``,
     ``samples = q * max(h_req, min_subsessions)``; ``ceil_tol`` rounds up but ignores a
     relative excess below 1e-9.
 

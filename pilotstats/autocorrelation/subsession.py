@@ -196,7 +196,7 @@ def subsession_analysis(
 
     Notes
     -----
-    Specification ``autocorrelation.md`` §4 (Pilot, ``libpilotcpp.h``): with ``h = n // q``
+    See ``docs/algorithms/subsession.md`` (Pilot, ``libpilotcpp.h``). With ``h = n // q``
     blocks and ``s2_q = sum_j (u_j - m)^2 / (h - 1)`` about the overall mean ``m``, the
     interval is ``m -/+ t_{h-1}((1 + c)/2) sqrt(s2_q / h)``. Unlike Pilot's session code,
     ``confidence_level`` and ``autocorrelation_limit`` are honoured as passed.
@@ -208,8 +208,9 @@ def subsession_analysis(
     References
     ----------
     .. [1] D. Ferrari, *Computer Systems Performance Evaluation*, Prentice-Hall, 1978, §3.
-    .. [2] Y. Li et al., "Pilot: a framework that understands how to do performance
-       benchmarks", USENIX ATC 2016 (``ascar-io/pilot-bench``).
+    .. [2] Y. Li, Y. Gupta, E. L. Miller, D. D. E. Long, "Pilot: A Framework that
+       Understands How to Do Performance Benchmarks the Right Way", MASCOTS 2016
+       (``ascar-io/pilot-bench``).
 
     Examples
     --------

@@ -95,7 +95,7 @@ def _lanes() -> int:
 
 
 def _range_scale(x: Float64Array1D, low: float, high: float) -> Float64Array1D:
-    """Min–max scaling ``(x - min) / (max - min)`` as a subtraction then a division (§2.2)."""
+    """Min–max scaling ``(x - min) / (max - min)`` as a subtraction then a division."""
     result: Float64Array1D = (x - low) / (high - low)
     return result
 
@@ -134,7 +134,7 @@ def _edm_locations(
 def _edm_percent_locations(
     x: np.ndarray, min_size: int, percent: float, degree: int, *, scale: bool
 ) -> tuple[int, ...]:
-    """EDM-percent change points of validated data (spec §4).
+    """EDM-percent change points of validated data.
 
     Parameters
     ----------
@@ -148,7 +148,7 @@ def _edm_percent_locations(
         0, 1 or 2.
     scale : bool
         True: min–max scale first (R front-end, :func:`edm`); False: run on the raw values
-        (Pilot's configuration, spec §4.3).
+        (Pilot's configuration).
 
     Returns
     -------
@@ -163,7 +163,7 @@ def _edm_percent_locations(
 def _edm_multi_locations(
     x: np.ndarray, min_size: int, beta: float, degree: int, *, scale: bool
 ) -> tuple[int, ...]:
-    """EDM-multi change points of validated data (spec §3); see :func:`_edm_percent_locations`.
+    """EDM-multi change points of validated data; see :func:`_edm_percent_locations`.
 
     With ``scale=False`` β is in squared data units.
     """
@@ -307,7 +307,7 @@ def edm(
     recursion, not an optimal partition: one large shift can be counted twice, typically
     producing an extra change near twice the first one.
 
-    Behaviour reproduced on purpose (spec §4.2, §8.1): nothing is tested for significance.
+    Behaviour reproduced on purpose: nothing is tested for significance.
     EDM-percent accepts the first change point whatever its size (its threshold is
     ``percent·F = 0``), so on pure noise with n >= 2δ it almost always reports one; use
     :func:`detect_changes` for a guarded detector. Under ``scale="range"`` β is relative to
@@ -391,7 +391,7 @@ def edm_single(
     ``exact=True`` reproduces ``breakout(method="amoc", exact=TRUE)`` of
     ``twitter/BreakoutDetection`` (and the port's ``method="amoc"``) exactly.
     ``exact=False`` evaluates the EDM-tail statistic on the exact window sets with the
-    paper-faithful interval tree (spec §5.5); it gives the reference's locations on its test
+    paper-faithful interval tree; it gives the reference's locations on its test
     series but can differ on tie-heavy data, where the reference misfiles zero distances.
 
     Parameters

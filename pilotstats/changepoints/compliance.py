@@ -35,7 +35,7 @@ _PERIOD_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(w|d|h|min|m|s)\s*$", re.I
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class TrendCompliance(Result):
-    """CSIT trend compliance metrics (spec §10).
+    """CSIT trend compliance metrics.
 
     Attributes
     ----------
@@ -242,7 +242,7 @@ def trend_compliance(
     empty when n <= S. Real time: runs with ``t_r <= t_last − short_period``,
     ``t_r >= t_last − long_period`` and ``r >= n − L`` ("180 days or 180 runs, whichever
     comes first"). Missing runs (NaN trend) are ignored; n counts up to the last run that
-    has a trend (spec §10).
+    has a trend.
 
     Complexity: That of :func:`mdl_partition` on the values (nothing when a partition is
     given), plus O(n).

@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # the autocorrelation pillar (scipy.stats) is imported on fir
 
 __all__ = ["StablePhase", "dominant_segment", "stable_phase"]
 
-#: Pilot's EDM-percent configuration (``lib/libpilot.cc``, spec §4.3): percent 0.25 and
+#: Pilot's EDM-percent configuration (``lib/libpilot.cc``): percent 0.25 and
 #: degree 1 on the raw values; the minimum segment length is ``min_size`` (Pilot's
 #: ``MIN_CHANGEPOINT_DETECTION_SAMPLE_SIZE`` = 30, ``lib/libpilot.h``).
 PILOT_PERCENT = 0.25
@@ -84,12 +84,12 @@ def dominant_segment(change_points: Sequence[int], n: int) -> tuple[int, int] | 
 
     Notes
     -----
-    Reproduces ``pilot_find_dominant_segment`` (``ascar-io/pilot-bench`` ``lib/libpilot.cc``,
-    spec §4.4): append n to the change points, walk the segments ``[0, c_1), [c_1, c_2), …,
-    [c_K, n)`` in order keeping the longest so far (replaced only by a strictly longer one)
-    and return it as soon as its length exceeds ``floor(n / 2)``; if the walk ends first
-    there is no dominant segment. At most one segment can exceed ``floor(n / 2)``, so the
-    rule is "the segment with 2·length > n". O(K).
+    Reproduces ``pilot_find_dominant_segment`` (``ascar-io/pilot-bench`` ``lib/libpilot.cc``;
+    ``docs/algorithms/stable-phase.md``): append n to the change points, walk the segments
+    ``[0, c_1), [c_1, c_2), …, [c_K, n)`` in order keeping the longest so far (replaced only
+    by a strictly longer one) and return it as soon as its length exceeds ``floor(n / 2)``;
+    if the walk ends first there is no dominant segment. At most one segment can exceed
+    ``floor(n / 2)``, so the rule is "the segment with 2·length > n". O(K).
 
     Examples
     --------
@@ -337,7 +337,7 @@ class StablePhase(Result):
 
 
 def _pilot_change_points(data: np.ndarray, min_size: int, unit: str | None) -> ChangePoints:
-    """EDM-percent (δ = min_size, percent 0.25, degree 1) on the raw values (spec §4.3)."""
+    """EDM-percent (δ = min_size, percent 0.25, degree 1) on the raw values."""
     n = int(data.shape[0])
     locations = _edm_percent_locations(data, min_size, PILOT_PERCENT, PILOT_DEGREE, scale=False)
     return ChangePoints(

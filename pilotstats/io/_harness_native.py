@@ -76,7 +76,6 @@ def load_google_benchmark(
     Notes
     -----
     Format: ``src/json_reporter.cc``; ``real_time``/``cpu_time`` are per-iteration averages.
-    Harness spec §4.
 
     Complexity: O(size of the file).
 
@@ -168,7 +167,7 @@ def load_hyperfine(source: Source, *, command: str | Iterable[str] | None = None
     Notes
     -----
     Format: ``src/export/json.rs`` and ``src/benchmark/benchmark_result.rs``; warm-up runs
-    (``--warmup``) are not exported. Harness spec §5.
+    (``--warmup``) are not exported.
 
     Complexity: O(size of the file).
 
@@ -269,7 +268,7 @@ def load_jmh(
 
     Notes
     -----
-    Format: ``jmh-core/.../results/format/JSONResultFormat.java``. Harness spec §7.
+    Format: ``jmh-core/.../results/format/JSONResultFormat.java``.
 
     Complexity: O(size of the file).
 
@@ -401,7 +400,7 @@ def load_criterion(
     Notes
     -----
     Format: criterion.rs 0.7 ``SavedSample`` (``sampling_mode``, ``iters``, ``times``) in
-    ``target/criterion/<id>/<baseline>/sample.json``. Harness spec §6.1, §6.4.
+    ``target/criterion/<id>/<baseline>/sample.json``.
 
     Complexity: O(size of the files).
 

@@ -84,7 +84,7 @@ def load_pyperf(
     Format: pyperf ``doc/api.rst`` ("pyperf JSON format") and ``pyperf/_bench.py``; versions
     ``"1.0"`` (warm-up values per loop) and the older 5/6 (raw warm-up times; version 5 calls
     the values ``samples``) are read. Metadata is merged suite → benchmark → run, as pyperf's
-    ``Run._json_load`` does. Harness spec §1.1.
+    ``Run._json_load`` does.
 
     Complexity: O(size of the file).
 
@@ -226,7 +226,7 @@ def load_pytest_benchmark(
     Notes
     -----
     Format: ``src/pytest_benchmark/plugin.py`` (``pytest_benchmark_generate_json``) and
-    ``stats.py``; harness spec §2.
+    ``stats.py``.
 
     Complexity: O(size of the file).
 
@@ -346,7 +346,7 @@ def load_asv(
     Notes
     -----
     Format: ``asv/results.py`` (API version 2: ``result_columns`` and one row per benchmark,
-    trailing ``None`` columns trimmed). Harness spec §3.1 and §3.3.
+    trailing ``None`` columns trimmed).
 
     Complexity: O(size of the file).
 

@@ -324,9 +324,9 @@ def load_pilot_baseline(source: Source) -> PilotBaseline:
     Notes
     -----
     Format: Pilot (``ascar-io/pilot-bench`` v0.14) ``lib/workload.cc`` baseline writer and
-    ``lib/test/unit_test_compare_results.cc``; pinned in the autocorrelation spec §11 V7.
+    ``lib/test/unit_test_compare_results.cc``, whose records the tests reproduce.
     Pilot's "formatted" columns are ignored: they are derived (and its formatted variance is
-    computed wrongly, spec §8.6).
+    computed wrongly).
 
     Complexity: O(size of the file).
 

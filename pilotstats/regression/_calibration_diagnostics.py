@@ -1,6 +1,6 @@
 """Identifiability diagnostics of a calibration design: :class:`DesignDiagnostics`, the
-rank/condition analysis of M = Σ Hᵀ W H and :func:`design_diagnostics` (``calibration.md``
-§8).
+rank/condition analysis of M = Σ Hᵀ W H and :func:`design_diagnostics`
+(``docs/algorithms/calibration.md``, *Model comparison and identifiability*).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from pilotstats.results import Result, format_number
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class DesignDiagnostics(Result):
-    """Identifiability of the parameters of a design at a parameter point (spec §8).
+    """Identifiability of the parameters of a design at a parameter point.
 
     Attributes
     ----------
@@ -180,7 +180,7 @@ def design_diagnostics(
     max_scaled_condition: float | None = None,
     parameter_names: Sequence[str] | None = None,
 ) -> DesignDiagnostics:
-    """Identifiability of a planned experiment at assumed parameters x (spec §8).
+    """Identifiability of a planned experiment at assumed parameters x.
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
-"""Calibration problem set-up: the validated model/conditions/measurements, whitening of
-residuals by the chosen weights (OLS, fixed, IRLS, arrays, callables, covariance blocks)
-and the option and fit records shared by the Gauss–Newton solver (``calibration.md`` §3–§4).
+"""Calibration problem set-up: the validated model/conditions/measurements, whitening of residuals
+by the chosen weights (OLS, fixed, IRLS, arrays, callables, covariance blocks) and the option and
+fit records shared by the Gauss–Newton solver (``docs/algorithms/calibration.md``).
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def _check_predictions_nonzero(y: FloatArray, observed: npt.NDArray[np.bool_]) -
 
 
 class _Weighting:
-    """Resolve the ``weights`` / ``covariance`` options into whiteners (spec §4)."""
+    """Resolve the ``weights`` / ``covariance`` options into whiteners."""
 
     def __init__(self, weights: Any, covariance: Any, problem: _Problem) -> None:
         self.problem = problem

@@ -1,6 +1,6 @@
 """Result types of a calibration: :class:`Prediction` (linearised confidence and
 prediction intervals) and :class:`CalibrationResult` (estimates, inference, plots;
-``calibration.md`` §6).
+``docs/algorithms/calibration.md``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from pilotstats.results import Result, format_number
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Prediction(Result):
-    """Model predictions with linearised confidence (or prediction) intervals (spec §6).
+    """Model predictions with linearised confidence (or prediction) intervals.
 
     Attributes
     ----------
@@ -184,7 +184,7 @@ class Prediction(Result):
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class CalibrationResult(Result):
-    """Result of :func:`calibrate` (spec §3, §6, §8).
+    """Result of :func:`calibrate`.
 
     Attributes
     ----------
@@ -204,7 +204,7 @@ class CalibrationResult(Result):
     dof : int
         Observed measurement values minus the number of parameters n.
     condition_number, scaled_condition_number : float
-        cond(M) and cond(D M D) at x̂ (spec §8).
+        cond(M) and cond(D M D) at x̂.
     rank : int
         Numerical rank of M (continuous parameters).
     iterations : int
@@ -328,7 +328,7 @@ class CalibrationResult(Result):
         return y, jac, free
 
     def predict(self, conditions: Any) -> Prediction:
-        """Predictions at new conditions with confidence intervals for the mean (spec §6).
+        """Predictions at new conditions with confidence intervals for the mean.
 
         Parameters
         ----------
@@ -355,7 +355,7 @@ class CalibrationResult(Result):
         )
 
     def prediction_interval(self, conditions: Any, *, variance_shape: Any = None) -> Prediction:
-        """Intervals for a new measurement: ŷ ± t √(C_jj + mse·r_j) (spec §6).
+        """Intervals for a new measurement: ŷ ± t √(C_jj + mse·r_j).
 
         Parameters
         ----------

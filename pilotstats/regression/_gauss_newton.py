@@ -1,7 +1,7 @@
 """Gauss–Newton weighted least squares for :func:`~pilotstats.regression.calibrate`:
 finite-difference sensitivities, Jacobi-scaled linear algebra (rank, solve), step halving
 with bounds, IRLS passes and the ±1 neighbour search over integer parameters
-(``calibration.md`` §3–§5).
+(``docs/algorithms/calibration.md``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def _jacobian(
     options: _Options,
     unit_step: npt.NDArray[np.bool_] | None = None,
 ) -> FloatArray:
-    """Finite-difference sensitivities ∂h/∂x_j, shape (T, m, n_free) (spec §3)."""
+    """Finite-difference sensitivities ∂h/∂x_j, shape (T, m, n_free)."""
     columns = []
     for j in free:
         if unit_step is not None and unit_step[j]:
@@ -103,8 +103,8 @@ def _solve(matrix: FloatArray, rhs: FloatArray) -> tuple[FloatArray, bool]:
 
     Cholesky when the scaled matrix is well conditioned; otherwise the minimum-norm step of
     the truncated pseudo-inverse, dropping directions with σ < STEP_RCOND·σ_max, so that an
-    (almost) undetermined combination of parameters does not produce a wild step (spec §3:
-    "take the minimum-norm least-squares step, record it and warn").
+    (almost) undetermined combination of parameters does not produce a wild step; the
+    step is recorded and a warning is emitted.
     """
     scaled, d = _scaled(matrix)
     zero = np.diag(matrix) <= 0
@@ -130,7 +130,7 @@ def _gauss_newton(
     options: _Options,
     rounding: npt.NDArray[np.bool_] | None = None,
 ) -> _Fit:
-    """Gauss–Newton with step halving and bounds for one fixed weighting (spec §3)."""
+    """Gauss–Newton with step halving and bounds for one fixed weighting."""
     x = x0.copy()
     y = problem.evaluate(x)
     r = whiten(problem.z - y)
@@ -200,7 +200,7 @@ def _fit_weighted(
     options: _Options,
     rounding: npt.NDArray[np.bool_] | None = None,
 ) -> _Fit:
-    """Fit with the chosen weighting; IRLS passes until x̂ is a fixed point (spec §4)."""
+    """Fit with the chosen weighting; IRLS passes until x̂ is a fixed point."""
     if weighting.kind == "fixed":
         return _gauss_newton(problem, weighting.whitener(), x0, free, options, rounding)
     fit = _gauss_newton(
@@ -255,7 +255,7 @@ def _neighbour_search(
     integer_idx: tuple[int, ...],
     profile: dict[tuple[int, ...], float],
 ) -> _Fit:
-    """±1 neighbour search over the integer parameters with continuous refits (spec §5)."""
+    """±1 neighbour search over the integer parameters with continuous refits."""
     current = _fit_weighted(problem, weighting, x_begin, free, options)
     profile[_config_of(current.x, integer_idx)] = current.sse
     for _ in range(_MAX_NEIGHBOUR_MOVES):

@@ -1,6 +1,6 @@
 """Exact MVA drivers around the numba kernels: single-class (load-dependent) MVA with idle
 probabilities from complement networks, the multi-class population lattice and Seidmann's
-split of multi-server stations (``calibration.md`` §2.1–§2.4).
+split of multi-server stations (``docs/algorithms/calibration.md``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pilotstats.regression._queueing_results import (
 def _seidmann_transform(
     demands: FloatArray, servers: FloatArray
 ) -> tuple[FloatArray, npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
-    """Split each m-server queue into a queue D/m and a delay D(m−1)/m (spec §2.4)."""
+    """Split each m-server queue into a queue D/m and a delay D(m−1)/m."""
     rows: list[FloatArray] = []
     delay: list[bool] = []
     owner: list[int] = []
@@ -98,7 +98,7 @@ def _solve_single(
     For each load-dependent station k (up to ``MVA_COMPLEMENT_MAX_STATIONS`` of them) the
     network without k is solved first (recursively), and p_k(0 | n) = G_{−k}(n)/G(n) =
     Π_{i<=n} X(i)/X_{−k}(i) replaces the subtraction 1 − Σ_{j>=1} p_k(j | n), which loses
-    all accuracy when p_k(0 | n) is tiny (many servers behind a bottleneck, spec §2.4).
+    all accuracy when p_k(0 | n) is tiny (many servers behind a bottleneck).
     """
     k_count = demands.shape[0]
     complement = np.full((k_count, population + 1), np.inf)

@@ -1,6 +1,6 @@
 """Validation of queueing-network inputs: demands, populations, think times, server counts
 and visits, plus the size and float64-range checks that reject problems up front
-(``calibration.md`` §2).
+(``docs/algorithms/calibration.md``).
 """
 
 from __future__ import annotations

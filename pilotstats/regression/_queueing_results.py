@@ -107,7 +107,7 @@ class MvaResult(Result):
 
     @property
     def utilisations(self) -> FloatArray:
-        """Alias of :attr:`utilizations` (the spelling of the issue and the spec)."""
+        """Alias of :attr:`utilizations` (British spelling)."""
         return self.utilizations
 
     @property

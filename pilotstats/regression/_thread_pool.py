@@ -1,5 +1,5 @@
 """A thread pool in front of a product-form subsystem, solved as a flow-equivalent server
-(:func:`thread_pool`, ``calibration.md`` §2.5).
+(:func:`thread_pool`; ``docs/algorithms/calibration.md``).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def thread_pool(
 
     Notes
     -----
-    Spec §2.5 (Chandy–Herzog–Woo / Norton flow-equivalent server [4]_): solve the
+    Flow-equivalent server (Chandy–Herzog–Woo / Norton flow-equivalent server [4]_): solve the
     subsystem alone with Z = 0 for j = 1..m, giving X_in(j); replace it by one
     load-dependent station of rate μ(j) = X_in(min(j, m)); solve the outer model by exact
     load-dependent MVA. With j customers at the pool the subsystem holds min(j, m), whose

@@ -1,6 +1,6 @@
 """Calibration of performance models by (generalised, iteratively reweighted) least squares.
 
-Implements specification ``calibration.md`` §3–§6 and §8: Gauss–Newton ("approximate
+Documentation: ``docs/algorithms/calibration.md``. Gauss–Newton ("approximate
 Newton–Raphson") on the weighted sum of squares S(x) = Σ_t e_tᵀ W_t e_t with
 finite-difference sensitivities, step halving and bounds; weights by OLS, fixed 1/z²,
 IRLS 1/y(x̂)² (default), user arrays, callables or full covariance blocks; integer
@@ -210,13 +210,13 @@ def calibrate(
 
     Notes
     -----
-    Spec §3 ([1]_, [2]_): with H_t = ∂h/∂x at x (forward differences), M = Σ H_tᵀ W_t H_t,
+    Gauss–Newton ([1]_, [2]_): with H_t = ∂h/∂x at x (forward differences), M = Σ H_tᵀ W_t H_t,
     g = Σ H_tᵀ W_t e_t and dx = M⁻¹ g (solved by Cholesky of the Jacobi-scaled M; the
     minimum-norm least-squares step if M is singular). Try x⁺ = clip(x + λ dx) with λ = 1
-    and halve λ while S(x⁺) > S(x), at most 30 times. Inference (§6): dof = observed values
+    and halve λ while S(x⁺) > S(x), at most 30 times. Inference: dof = observed values
     − n, mse = S/dof, P = mse M⁻¹ at x̂ with the final weights (M from central differences
     at the same step, so its error is O(ρ²)), se_i = √P_ii, intervals
-    x̂_i ± t_{(1+c)/2; dof} se_i (linearised, [3]_). IRLS (§4) is the fixed point
+    x̂_i ± t_{(1+c)/2; dof} se_i (linearised, [3]_). IRLS is the fixed point
     x̂ = argmin Σ e(x)ᵀ W(x̂) e(x), not the joint minimiser of Σ (e/y(x))².
 
     References

@@ -1,9 +1,9 @@
 """Comparing calibrated models: F-tests for nested models and polynomial curve fits.
 
-Implements specification ``calibration.md`` §7: the extra-sum-of-squares F statistic for
-nested models fitted with the same weights (§7.1), its relation to statsmodels'
-``compare_f_test`` and ``anova_lm`` (§7.2), and polynomial curve-fit models with a
-comparison table across degrees (§7.4).
+Documentation: ``docs/algorithms/calibration.md`` (*Model comparison and identifiability*). The
+extra-sum-of-squares F statistic for nested models fitted with the same weights, its
+relation to statsmodels' ``compare_f_test`` and ``anova_lm``, and polynomial curve-fit
+models with a comparison table across degrees.
 
 References
 ----------
@@ -57,7 +57,7 @@ def _readonly(array: npt.ArrayLike) -> FloatArray:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class FTestResult(Result):
-    """Extra-sum-of-squares F test of a restricted model against a fuller one (spec §7.1).
+    """Extra-sum-of-squares F test of a restricted model against a fuller one.
 
     Unpacks as ``statistic, p_value = f_test(...)``.
 
@@ -156,8 +156,8 @@ def f_test(restricted: CalibrationResult, full: CalibrationResult) -> FTestResul
 
     Notes
     -----
-    F = ((S_A − S_B)/q) / (S_B/(N_obs − n_B)), p = P(F_{q, N_obs − n_B} > F) (spec §7.1,
-    [1]_). Both sums of squares use the **same weights**: fixed schemes already do; under
+    F = ((S_A − S_B)/q) / (S_B/(N_obs − n_B)), p = P(F_{q, N_obs − n_B} > F)
+    ([1]_). Both sums of squares use the **same weights**: fixed schemes already do; under
     IRLS (or callable weights) the weights are frozen at B's final predictions and A is
     refitted with them from its estimate. For nonlinear models the F law is a linearisation
     approximation, good when the models are nearly linear near the optimum.
@@ -195,7 +195,7 @@ def f_test(restricted: CalibrationResult, full: CalibrationResult) -> FTestResul
     if q < 1:
         raise InvalidInputError(
             f"full must have more parameters than restricted (got {n_b} vs {n_a}); for "
-            "non-nested models of equal size compare their mse instead (spec §7.3)"
+            "non-nested models of equal size compare their mse instead"
         )
     refitted = False
     same = restricted.weighting == full.weighting and np.allclose(
@@ -252,7 +252,7 @@ def f_test(restricted: CalibrationResult, full: CalibrationResult) -> FTestResul
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class NonNestedComparison(Result):
-    """Comparison of two non-nested models with the same number of parameters (spec §7.3).
+    """Comparison of two non-nested models with the same number of parameters.
 
     Attributes
     ----------
@@ -300,7 +300,7 @@ class NonNestedComparison(Result):
 
 
 def compare_non_nested(a: CalibrationResult, b: CalibrationResult) -> NonNestedComparison:
-    """Compare two non-nested calibrations of equal size by their mse (spec §7.3).
+    """Compare two non-nested calibrations of equal size by their mse.
 
     Parameters
     ----------
@@ -323,7 +323,7 @@ def compare_non_nested(a: CalibrationResult, b: CalibrationResult) -> NonNestedC
     Notes
     -----
     With weights that depend on the model (IRLS) each mse uses its own final weights;
-    these are relative squared errors and remain comparable (spec §5).
+    these are relative squared errors and remain comparable.
 
     Complexity: O(1).
 
@@ -366,7 +366,7 @@ def compare_non_nested(a: CalibrationResult, b: CalibrationResult) -> NonNestedC
 
 
 class PolynomialModel:
-    """Polynomial curve-fit model h(x, N) = Σ_k x_k N^k, k = 0..degree (spec §7.4).
+    """Polynomial curve-fit model h(x, N) = Σ_k x_k N^k, k = 0..degree.
 
     Linear in x, so :func:`calibrate` converges in one Gauss–Newton step and equals WLS.
 
@@ -421,7 +421,7 @@ class PolynomialModel:
 
 
 def polynomial_model(degree: int) -> PolynomialModel:
-    """A polynomial curve-fit model usable with :func:`calibrate` (spec §7.4).
+    """A polynomial curve-fit model usable with :func:`calibrate`.
 
     Parameters
     ----------
@@ -448,7 +448,7 @@ def polynomial_model(degree: int) -> PolynomialModel:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class PolynomialComparison(Result):
-    """Polynomial fits of increasing degree with sequential F tests (spec §7.4).
+    """Polynomial fits of increasing degree with sequential F tests.
 
     Attributes
     ----------
@@ -571,7 +571,7 @@ def compare_polynomials(
     significance_level: float = 0.05,
     denominator: Literal["pairwise", "largest"] = "pairwise",
 ) -> PolynomialComparison:
-    """Fit polynomials of several degrees and test each against the next (spec §7.4).
+    """Fit polynomials of several degrees and test each against the next.
 
     Parameters
     ----------

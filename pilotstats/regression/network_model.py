@@ -1,6 +1,6 @@
 """Closed queueing-network models packaged for :func:`~pilotstats.regression.calibrate`.
 
-A :class:`ClosedNetworkModel` is a plain callable ``h(x, u) -> y`` (calibration spec §2.7)
+A :class:`ClosedNetworkModel` is a plain callable ``h(x, u) -> y``
 whose parameters x are service demands (and optionally server counts) and whose outputs
 are per-station residence times, throughputs and/or response times. It also offers the
 vectorised form ``evaluate_all(params, conditions) -> (T, m)``: trials that share a think time
@@ -320,7 +320,7 @@ _POOL_MEASURES = ("inner_residence_times", "pool_wait", "response_time", "throug
 
 
 class ThreadPoolModel:
-    """A thread pool in front of a product-form subsystem as a calibration model (spec §2.5).
+    """A thread pool in front of a product-form subsystem as a calibration model.
 
     Parameters x are the inner demands D_1..D_K followed by the pool size m (declare it
     with ``integer=[K]`` in :func:`~pilotstats.regression.calibrate`); each condition is

@@ -1,4 +1,6 @@
-"""Work-amount planning for work-per-second benchmarks (wps spec §6).
+"""Work-amount planning for work-per-second benchmarks.
+
+Documentation: ``docs/algorithms/wps.md`` (*Planning the work of the next round*).
 
 :class:`WorkPlanner` is a pure controller: it proposes the work amount of the next round and
 learns from every recorded round. It grows too-short rounds by doubling, runs a quick ramp
@@ -43,7 +45,7 @@ __all__ = ["WorkPlanner", "work_sequence"]
 
 
 def _bisection_fraction(r: int) -> float:
-    """Fraction ``f_r`` of round ``r >= 1`` of the bisection order (wps spec §6.3).
+    """Fraction ``f_r`` of round ``r >= 1`` of the bisection order.
 
     Level ``l = floor(log2 r) + 1``, index ``j = r - 2^(l-1) + 1``, ``f_r = (2j - 1) / 2^l``:
     1/2; 1/4, 3/4; 1/8, 3/8, 5/8, 7/8; 1/16, ...
@@ -56,7 +58,7 @@ def _bisection_fraction(r: int) -> float:
 def _ramp_increment(
     target_initial_time: float, first_duration: float, n_rounds: int
 ) -> tuple[float, int] | None:
-    """Per-round duration increment ``k`` and ramp length of the k heuristic (wps spec §6.2).
+    """Per-round duration increment ``k`` and ramp length of the k heuristic.
 
     ``n`` rounds whose durations grow by ``k`` from ``s`` take ``n s + k n (n - 1) / 2``;
     equating with ``T`` gives ``k = (2T - 2 s n) / (n^2 - n)``. When ``s n >= T`` the ramp is
@@ -74,7 +76,7 @@ def _ramp_increment(
 
 
 #: Default required half width of the throughput interval: 5 % of ``v`` (Pilot's default
-#: full width of 10 %, wps spec §6.6).
+#: full width of 10 %).
 _DEFAULT_HALF_WIDTH_PERCENT = 5.0
 
 
@@ -86,7 +88,7 @@ def _optional_positive(value: float | None, name: str) -> float | None:
 
 
 def work_sequence(a: float, b: float, *, integer_work: bool = True) -> Iterator[float]:
-    """Yield the bisection order of work amounts in ``[a, b]`` (wps spec §6.3).
+    """Yield the bisection order of work amounts in ``[a, b]``.
 
     Round ``r = 1, 2, ...`` uses ``w_r = a + f_r (b - a)`` with ``f_r`` = 1/2; 1/4, 3/4;
     1/8, 3/8, 5/8, 7/8; 1/16, ...: the midpoint of ``(a, b)``, then the midpoints of the two
@@ -139,7 +141,7 @@ def _bisection_amounts(low: float, high: float, integer_work: bool) -> Iterator[
 def unit_reading_work(
     required: int | None, total_readings: int, total_work: float, last_work: float
 ) -> float:
-    """Work expected to deliver the missing unit readings (wps spec §6.7, Pilot).
+    """Work expected to deliver the missing unit readings (Pilot's rule).
 
     ``needed = required - total`` (``total`` when ``required`` is unknown, i.e. double the
     data); the proposal is ``floor(1.2 * needed * total_work / total)``; without any unit
@@ -152,7 +154,7 @@ def unit_reading_work(
 
 
 class WorkPlanner:
-    """Choose the work amount of each benchmark round (wps spec §6).
+    """Choose the work amount of each benchmark round.
 
     Parameters
     ----------
@@ -203,7 +205,7 @@ class WorkPlanner:
         doubling phase, an ascending slice grid (``n = 10`` in the k formula, ``k >= 1 s``, at
         least 5 slices, slice halved at the top), no alpha-based raise of the lower bound,
         ``wps(method="pilot")`` fits and Pilot's stop rule ``0 < v_ci < W_req`` on full
-        widths, here on half widths (wps spec §7.1). For comparison with Pilot only.
+        widths, here on half widths. For comparison with Pilot only.
     outlier_threshold : float or None, default 10.0
         Rounds whose residual from the least-squares line exceeds this many robust standard
         deviations (normal-consistent median absolute deviation) are excluded from the fit,
@@ -228,7 +230,7 @@ class WorkPlanner:
 
     Notes
     -----
-    Phases (wps spec §6.1–§6.5):
+    Phases:
 
     1. **Doubling** [Pilot]: a round shorter than ``min_round_duration`` leads to ``b`` when
        its work exceeds ``b/2``, else to twice its work. The first long enough round sets
@@ -244,7 +246,7 @@ class WorkPlanner:
     ``ceil(-alpha v)``, the alpha-implied minimum work (rounds below it end before the
     non-stable phases are over). Every proposal is capped by ``b`` and the soft limit; with
     unit-reading pacing active the larger of the proposals is taken (Pilot's rule). Pilot's
-    own slice grid (spec §7.1) is not reproduced.
+    own slice grid is not reproduced.
 
     Complexity: Each :meth:`record` refits the WPS regression on all n rounds so far,
     O(n log n); a session of n rounds costs O(n² log n) in total.
@@ -393,7 +395,7 @@ class WorkPlanner:
 
     @property
     def wps_finished(self) -> bool:
-        """The WPS stop rule of wps spec §6.6 holds (False when the analysis is off)."""
+        """The WPS stop rule holds (False when the analysis is off)."""
         result = self.wps_result
         if not self.wps_analysis or result is None or self.n_rounds < 4:
             return False
@@ -415,7 +417,7 @@ class WorkPlanner:
 
     @property
     def unit_readings_finished(self) -> bool:
-        """Enough unit readings: ``required < total`` (strict, as Pilot; wps spec §6.7)."""
+        """Enough unit readings: ``required < total`` (strict, as Pilot)."""
         return (
             self._unit_active
             and self._unit_required is not None
@@ -457,7 +459,7 @@ class WorkPlanner:
             whatever ``min_round_duration``, and never enters a fit).
         unit_readings : array_like or int, optional
             The round's unit readings (kept after any warm-up removal), or just their count.
-            Recording any activates unit-reading pacing (wps spec §6.7).
+            Recording any activates unit-reading pacing.
         required_unit_readings : int, optional
             Required total number of unit readings, overriding the planner's own computation
             (:func:`pilotstats.autocorrelation.required_sample_size` on the readings given).
@@ -561,10 +563,10 @@ class WorkPlanner:
             self._bisection_index += 1
 
     def _pilot_slice_proposal(self, w_last: float, d_last: float) -> float | None:
-        """Pilot's WPS slice grid (``calc_next_round_work_amount_from_wps``, spec §7.1).
+        """Pilot's WPS slice grid (``calc_next_round_work_amount_from_wps``).
 
         Reproduced for ``method="pilot"`` only: an ascending uniform grid from the lower bound
-        that, at the top, halves the slice and restarts from the bottom (spec §7 items 1–2).
+        that, at the top, halves the slice and restarts from the bottom.
         """
         low = max(self.lower_bound, self.min_work)
         high = self.max_work
@@ -686,10 +688,10 @@ class WorkPlanner:
         The largest of the lower bound, the planner's unfinished proposals (doubling, WPS,
         unit-reading pacing) and ``extra`` (e.g. a session's own per-index unit-reading
         proposals), capped by ``max_work`` and the soft limit, rounded down to an integer
-        when ``integer_work`` (Pilot's rule, wps spec §6.4, §6.7).
+        when ``integer_work`` (Pilot's rule).
         """
         if not self._work:
-            return self.initial_work  # the first round (wps spec §6.1)
+            return self.initial_work  # the first round
         proposals = [
             p
             for p in (self._doubling_proposal(), self._wps_proposal(), self._unit_proposal())

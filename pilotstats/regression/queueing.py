@@ -1,9 +1,9 @@
 """Product-form queueing-network solvers: exact and approximate mean value analysis.
 
-Implements specification ``calibration.md`` §2: exact single-class MVA with think time (§2.1),
-exact multi-class MVA over the population lattice (§2.2), Bard–Schweitzer approximate MVA
-(§2.3), multi-server stations by exact load-dependent MVA or Seidmann's approximation (§2.4),
-thread pools as flow-equivalent servers (§2.5) and open classes solved as closed ones (§2.6).
+Documentation: ``docs/algorithms/calibration.md`` (*Solvers*). Exact single-class MVA with think
+time, exact multi-class MVA over the population lattice, Bard–Schweitzer approximate MVA,
+multi-server stations by exact load-dependent MVA or Seidmann's approximation, thread pools as
+flow-equivalent servers and open classes solved as closed ones.
 
 This module holds the public solvers :func:`mva`, :func:`seidmann`, :func:`amva` and
 :func:`open_as_closed`, and re-exports :func:`thread_pool` and the result types. The rest
@@ -136,11 +136,11 @@ def mva(
 
     Notes
     -----
-    Single class (spec §2.1): with Q_k(0) = 0 and for n = 1..N, R_k(n) = D_k (1 + Q_k(n−1))
+    Single class: with Q_k(0) = 0 and for n = 1..N, R_k(n) = D_k (1 + Q_k(n−1))
     (arrival theorem; D_k at a delay), X(n) = n/(Z + Σ_k R_k(n)), Q_k(n) = X(n) R_k(n).
-    Several classes (§2.2): the lattice recursion R_kc(n) = D_kc (1 + Σ_j Q_kj(n − e_c)),
-    X_c(n) = n_c/(Z_c + Σ_k R_kc(n)), at cost Π_c (N_c + 1)·K·C. Multi-server stations
-    (§2.4): exact load-dependent MVA with α_k(j) = min(j, m_k) [1]_, or Seidmann [3]_.
+    Several classes: the lattice recursion R_kc(n) = D_kc (1 + Σ_j Q_kj(n − e_c)),
+    X_c(n) = n_c/(Z_c + Σ_k R_kc(n)), at cost Π_c (N_c + 1)·K·C. Multi-server
+    stations: exact load-dependent MVA with α_k(j) = min(j, m_k) [1]_, or Seidmann [3]_.
     The idle probabilities p_k(0 | n) of load-dependent MVA are taken from complement
     networks, p_k(0 | n) = G_{−k}(n)/G(n) = Π_{i≤n} X(i)/X_{−k}(i), rather than by the
     subtraction 1 − Σ_{j≥1} p_k(j | n), which cancels catastrophically when p_k(0 | n) is
@@ -224,7 +224,7 @@ def seidmann(
     Notes
     -----
     An m-server station of demand D becomes a single-server queue of demand D/m plus a
-    delay of demand D(m−1)/m (spec §2.4, [3]_). Exact at N = 1 and for the asymptotic
+    delay of demand D(m−1)/m ([3]_). Exact at N = 1 and for the asymptotic
     throughput; in between the throughput is typically a few per cent low (2.6 % at N = 5
     in reference case RC-4).
 
@@ -285,7 +285,7 @@ def amva(
 
     Notes
     -----
-    Spec §2.3 and [2]_: the queue seen on arrival is approximated by
+    Following [2]_, the queue seen on arrival is approximated by
     Q_k^(c)(N − e_c) ≈ Σ_j Q_kj(N) − Q_kc(N)/N_c; R_kc = D_kc (1 + estimate),
     X_c = N_c/(Z_c + Σ_k R_kc), Q_kc = X_c R_kc, starting from Q_kc = N_c/K. For one class
     R_k = D_k (1 + (N−1)/N · Q_k). Cost per sweep O(K C), independent of N.
@@ -372,8 +372,9 @@ def open_as_closed(
 
     Notes
     -----
-    Spec §2.6 (the tutorial's form: Z = N/f). As N → ∞ with Z = N/λ, the closed class
-    approaches an open Poisson stream of rate λ.
+    The closed class has think time Z = N/f, the form of Woodside's tutorial (WOSP/SIPEW
+    2010). As N → ∞ with Z = N/λ, the closed class approaches an open Poisson stream of
+    rate λ.
 
     Examples
     --------

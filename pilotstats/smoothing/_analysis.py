@@ -1,4 +1,4 @@
-"""The frame-level divergence pipeline :func:`analyze_regions` (smoothing spec §1, §8–§11)."""
+"""The frame-level divergence pipeline :func:`analyze_regions`."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def _records_frame(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class DivergenceAnalysis(Result):
-    """Tidy tables of the divergence-region analysis (smoothing spec §11).
+    """Tidy tables of the divergence-region analysis.
 
     Times are UTC epoch seconds in every ``*t`` column.
 
@@ -83,11 +83,11 @@ class DivergenceAnalysis(Result):
         ``next_crossover_t``, ``n_rows``, ``side``, ``mean_y``, and the job of interest
         ``job_row`` (input index label), ``job_position``, ``job_t``, ``job_y``.
     contributors : pandas.DataFrame
-        Per (region, metric) records (spec §7), see :class:`Contributors`.
+        Per (region, metric) records, see :class:`Contributors`.
     summary : pandas.DataFrame
         The metric ranking of :meth:`Contributors.summary`.
     correlations : pandas.DataFrame or None
-        Per-region Pearson correlations (spec §9) when requested.
+        Per-region Pearson correlations when requested.
     counts : dict
         Headline counts (``regions``, ``anomalous_observations``, ``flagged_significant``,
         ``flagged_any``, ...) and rows dropped at each cleaning step.
@@ -138,7 +138,7 @@ class DivergenceAnalysis(Result):
         )
 
     def ranking(self, *, binomial_p0: Any = "max_flagged") -> pd.DataFrame:
-        """Recompute :attr:`summary` with another binomial null probability (spec §8)."""
+        """Recompute :attr:`summary` with another binomial null probability."""
         return ranking(self.contributors, float(self.settings["significance_level"]), binomial_p0)
 
     def __str__(self) -> str:
@@ -265,7 +265,8 @@ def analyze_regions(
         Columns whose combinations are analysed separately (the paper: test platform and
         benchmark id, 40 groups). The first column is the *platform* of the ranking.
     preset : {"sc18-final", "sc18-draft"}, optional
-        Parameter set of spec §10. An explicit argument always overrides the preset.
+        Parameter set of the SC'18 paper (final or draft). An explicit argument always overrides
+        the preset.
     metrics : sequence of str, optional
         Metric columns (default: every numeric column except time, target and groups;
         the presets use the paper's nine metrics).
@@ -286,9 +287,9 @@ def analyze_regions(
     skip_constant : bool, default False
         Skip metrics constant within a region (draft behaviour).
     binomial_p0 : "max_flagged" or float, default "max_flagged"
-        Null probability of the ranking's binomial tests (spec §8).
+        Null probability of the ranking's binomial tests.
     correlations : bool, default False
-        Also compute per-region Pearson correlations (spec §9; the paper grouped by test
+        Also compute per-region Pearson correlations (the paper grouped by test
         platform only for these).
     correlation_p_threshold : float, default 1e-5
     min_width : duration, optional
@@ -317,10 +318,11 @@ def analyze_regions(
 
     Notes
     -----
-    Implements Lockwood et al., SC'18, §4–§5 and Fig. 10 (spec §1–§8). SMAs are O(n) per
-    group and the classification uses grouped reductions, not a loop per region. The
-    counts of spec §13 (1,146 regions, 490 anomalous observations on the TOKIO data) are
-    reproduced with ``preset="sc18-final"`` and ``wallclock_tz="America/Los_Angeles"``.
+    Implements Lockwood et al., SC'18, §4–§5 and Fig. 10; see *Algorithms › Smoothing*
+    (``docs/algorithms/smoothing.md``). SMAs are O(n) per group and the classification uses
+    grouped reductions, not a loop per region. The paper's counts (1,146 regions, 490
+    anomalous observations on the TOKIO data) are reproduced with ``preset="sc18-final"``
+    and ``wallclock_tz="America/Los_Angeles"``.
 
     Examples
     --------

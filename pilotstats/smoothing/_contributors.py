@@ -1,9 +1,10 @@
 """Contributor classification, significance ranking and per-region correlations.
 
-Smoothing spec §7–§9; method of Lockwood et al., SC'18, §5 (UMAMI classification of the
-"anomalous observation" of every divergence region) and Fig. 8–10. Behavioural reference:
-NERSC/tokio-abcutils ``abcutils/classify.py`` (``identify_contributors``) and the notebooks
-``sc18_figure10.ipynb`` and ``sc18_figure8_figure9.ipynb``; nothing is copied.
+Documentation: *Algorithms › Smoothing* (``docs/algorithms/smoothing.md``, *Contributors*). Method
+of Lockwood et al., SC'18, §5 (UMAMI classification of the "anomalous observation" of every
+divergence region) and Fig. 8–10. Behavioural reference: NERSC/tokio-abcutils
+``abcutils/classify.py`` (``identify_contributors``) and the notebooks ``sc18_figure10.ipynb`` and
+``sc18_figure8_figure9.ipynb``; nothing is copied.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ _RECORD_COLUMNS = [
 
 
 def resolve_directions(metrics_higher_is_better: Any) -> dict[str, bool]:
-    """Mapping metric → higher-is-better from None, ``"tokio"`` or a mapping (spec §6)."""
+    """Mapping metric → higher-is-better from None, ``"tokio"`` or a mapping."""
     name = "metrics_higher_is_better"
     if metrics_higher_is_better is None:
         return {}
@@ -122,7 +123,7 @@ def classify_rows(
     quantile: float,
     skip_constant: bool,
 ) -> pd.DataFrame:
-    """Vectorised per (region, metric) classification (spec §7).
+    """Vectorised per (region, metric) classification.
 
     ``labels`` gives each row its region id 0..K-1 (-1 outside every region) and
     ``job_rows[k]`` the row of region k's job of interest. Uses grouped reductions, no
@@ -258,7 +259,7 @@ def ranking(
     significance_level: float,
     binomial_p0: Any = "max_flagged",
 ) -> pd.DataFrame:
-    """Significance filter, per-platform fractions and binomial tests (spec §8)."""
+    """Significance filter, per-platform fractions and binomial tests."""
     from scipy import stats
 
     if isinstance(binomial_p0, str):
@@ -332,7 +333,7 @@ class Contributors(Result):
     metrics : tuple of str
         Metrics considered.
     correlations : pandas.DataFrame or None
-        Per-region Pearson correlations (spec §9) when requested: ``region_id``,
+        Per-region Pearson correlations when requested: ``region_id``,
         ``metric``, ``r``, ``p_value``, ``n_points``, ``start_t``, ``end_t``.
 
     Examples
@@ -390,7 +391,7 @@ class Contributors(Result):
     def summary(
         self, *, binomial_p0: Any = "max_flagged", significance_level: float | None = None
     ) -> pd.DataFrame:
-        """Rank metrics by how often they were flagged at significant anomalies (spec §8).
+        """Rank metrics by how often they were flagged at significant anomalies.
 
         Parameters
         ----------
@@ -418,7 +419,7 @@ class Contributors(Result):
         return ranking(self.records, level, binomial_p0)
 
     def counts(self) -> dict[str, int]:
-        """Headline counts: anomalous observations, flagged jobs and record numbers (§8)."""
+        """Headline counts: anomalous observations, flagged jobs and record numbers."""
         return _headline(self.records)
 
     def __str__(self) -> str:
@@ -479,7 +480,7 @@ def contributors(
         Metric columns; default every numeric column other than the target.
     metrics_higher_is_better : mapping, "tokio" or None
         Direction of each metric; metrics not listed are higher-is-better. ``"tokio"`` is
-        the TOKIO configuration (spec §6).
+        the TOKIO configuration.
     classifier : {"minmax", "percentile"}, default "minmax"
         ``"minmax"`` (SC'18 final): flagged iff the metric at the job equals the region's
         worst value. ``"percentile"`` (draft): flagged iff it is strictly worse than the
@@ -493,8 +494,8 @@ def contributors(
     group, platform : optional
         Labels stored in the records (``platform`` defaults to ``group``).
     correlations : bool, default False
-        Also compute per-region Pearson correlations of every metric with the target
-        (spec §9): regions with fewer than ``correlation_min_points`` non-NaN targets are
+        Also compute per-region Pearson correlations of every metric with the target:
+        regions with fewer than ``correlation_min_points`` non-NaN targets are
         skipped, pairs are kept when ``p < correlation_p_threshold`` and ``r < 0.9999``.
     correlation_p_threshold : float, default 1e-5
     correlation_min_points : int, default 3
@@ -521,7 +522,7 @@ def contributors(
     random non-NaN row of the region passes the same test, so ties raise it; a unique
     extreme needs ``n_obs >= 11`` for ``p < 0.10``. Metrics that are all-NaN in a region give
     no record; a NaN ``m_j`` gives a record with ``flagged=False`` (Lockwood et al., SC'18,
-    §5; spec §7).
+    §5).
 
     Complexity: O(R·M·n) for R regions, M metrics and n rows, plus the optional
     correlations (O(R·M²·n)).
@@ -648,7 +649,7 @@ def region_correlations(
     min_points: int = 3,
     p_threshold: float = 1e-5,
 ) -> pd.DataFrame:
-    """Pearson correlation of each metric with the target within each region (spec §9).
+    """Pearson correlation of each metric with the target within each region.
 
     Regions with fewer than ``min_points`` non-NaN target values are skipped; each pair uses
     the rows where both values are non-NaN, skips constant inputs, and is kept when

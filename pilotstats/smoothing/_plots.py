@@ -1,4 +1,4 @@
-"""Plots of the smoothing pillar (smoothing spec §11); matplotlib is imported lazily.
+"""Plots of the smoothing pillar; matplotlib is imported lazily.
 
 Every function draws on an existing Axes when given one and returns what it drew on.
 """
@@ -43,8 +43,8 @@ def umami_colour(value: float, others: Any, higher_is_better: bool = True) -> st
     The bucket is the first of the 25th/50th/75th/100th percentiles of ``others`` (NaN
     ignored) that is >= ``value``: a tie goes to the lower bucket and a value above the
     maximum to the top one. Buckets run red, orange, green, blue from low to high; the order
-    is reversed for higher-is-worse metrics, so the worst quartile is always red (spec §11,
-    after NERSC/pytokio ``tokio/analysis/umami.py``).
+    is reversed for higher-is-worse metrics, so the worst quartile is always red (as
+    in NERSC/pytokio ``tokio/analysis/umami.py``).
     """
     data = np.asarray(others, dtype=float)
     data = data[~np.isnan(data)]
@@ -201,7 +201,7 @@ def plot_umami(
     labels: Mapping[str, str] | None = None,
     figure: Any = None,
 ) -> Any:
-    """UMAMI panel of one region: per metric a time series and a box plot (spec §11).
+    """UMAMI panel of one region: per metric a time series and a box plot.
 
     After NERSC/pytokio ``Umami.plot``: one row per metric (the target first) in a 2-column
     grid with width ratio 4:1. Left: the region's values over time (line with ``x``
@@ -394,7 +394,7 @@ def plot_contributor_ranking(
 
 
 def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> Any:
-    """SMA_short - SMA_long over time, with crossovers marked (spec §11, optional plot).
+    """SMA_short - SMA_long over time, with crossovers marked.
 
     Parameters
     ----------
@@ -455,7 +455,7 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
 
 
 def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = True) -> Any:
-    """Region × metric heatmap of flagged contributor records (spec §11, optional plot).
+    """Region × metric heatmap of flagged contributor records.
 
     Cells are 1 where the metric was flagged at the region's job of interest, 0 where it
     was not, and blank where there is no (significant) record.

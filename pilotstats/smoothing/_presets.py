@@ -1,4 +1,4 @@
-"""Presets of the SC'18 divergence analysis (smoothing spec §6 and §10).
+"""Presets of the SC'18 divergence analysis.
 
 The direction list restates, as data, which metrics NERSC/tokio-abcutils
 ``abcutils/abcconfig.json`` (``metric_big_is_good``) marks as higher-is-worse; every metric not
@@ -19,7 +19,7 @@ __all__ = [
     "tokio_directions",
 ]
 
-#: The 106 metric names the TOKIO configuration lists as higher-is-worse (spec §6).
+#: The 106 metric names the TOKIO configuration lists as higher-is-worse.
 TOKIO_HIGHER_IS_WORSE: frozenset[str] = frozenset(
     """
 contention_bw contention_nodehrs contention_opens contention_ops contention_read_bw
@@ -101,7 +101,7 @@ def tokio_directions() -> dict[str, bool]:
     return dict.fromkeys(sorted(TOKIO_HIGHER_IS_WORSE), False)
 
 
-#: Parameter presets (spec §10). ``None`` for ``long`` would mean the global mean.
+#: Parameter presets. ``None`` for ``long`` would mean the global mean.
 PRESETS: MappingProxyType[str, MappingProxyType[str, Any]] = MappingProxyType(
     {
         "sc18-final": MappingProxyType(

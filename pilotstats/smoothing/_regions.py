@@ -1,4 +1,8 @@
-"""Crossovers of two SMAs and the divergence regions between them (smoothing spec §4–§6)."""
+"""Crossovers of two SMAs and the divergence regions between them.
+
+Documentation: *Algorithms › Smoothing* (``docs/algorithms/smoothing.md``, *Crossovers and
+regions*).
+"""
 
 from __future__ import annotations
 
@@ -38,7 +42,7 @@ def _frozen_copy(array: Any, dtype: Any) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Crossovers(Result):
-    """Crossovers of a short SMA over a long one (smoothing spec §4).
+    """Crossovers of a short SMA over a long one.
 
     Follows the :class:`pilotstats.ResultCollection` protocol; an item is one crossover, a
     ``dict`` with the columns of :meth:`to_frame` (``position``, ``t``, ``direction``,
@@ -169,7 +173,7 @@ def crossovers(
     min_width: Any = None,
     times: Any = None,
 ) -> Crossovers:
-    """Find where a short SMA crosses a long one (smoothing spec §4).
+    """Find where a short SMA crosses a long one.
 
     With ``a_i = [short_i > long_i]`` (strict; NaN compares as False), row i >= 1 is a
     crossover iff ``a_i != a_{i-1}``. The crossover is reported at the first observation
@@ -257,7 +261,7 @@ def crossovers(
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Regions(Result):
-    """Divergence regions between consecutive SMA crossovers (smoothing spec §5–§6).
+    """Divergence regions between consecutive SMA crossovers.
 
     Region k holds rows ``[start_k, stop_k)``: from the row of crossover k up to, not
     including, the row of crossover k + 1. The unbounded head and tail are dropped.
@@ -579,7 +583,7 @@ def divergence_regions(
     tz: Any = "UTC",
     wallclock_tz: Any = None,
 ) -> Regions:
-    """Regions where a short SMA stays on one side of a long SMA (smoothing spec §5–§6).
+    """Regions where a short SMA stays on one side of a long SMA.
 
     Parameters
     ----------
@@ -599,7 +603,7 @@ def divergence_regions(
     tz : str, default "UTC"
         Zone of naive datetimes.
     wallclock_tz : str, optional
-        Evaluate windows on naive wall-clock times in this zone (paper-exact mode, spec §2).
+        Evaluate windows on naive wall-clock times in this zone (paper-exact mode).
 
     Returns
     -------

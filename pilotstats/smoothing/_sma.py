@@ -1,4 +1,7 @@
-"""Centred, time-based simple moving average (smoothing spec §3)."""
+"""Centred, time-based simple moving average.
+
+Documentation: *Algorithms › Smoothing* (``docs/algorithms/smoothing.md``).
+"""
 
 from __future__ import annotations
 
@@ -122,7 +125,7 @@ def sma(
         Zone of naive datetimes.
     wallclock_tz : str or tzinfo, optional
         Evaluate the windows on naive wall-clock times in this zone instead of elapsed UTC
-        time. Only for reproducing the SC'18 reference code (spec §2); near a DST change a
+        time. Only for reproducing the SC'18 reference code; near a DST change a
         window then spans w ± 1 h of elapsed time.
 
     Returns

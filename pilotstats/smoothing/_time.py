@@ -1,4 +1,4 @@
-"""Time and window coercion of the smoothing pillar (smoothing spec §2).
+"""Time and window coercion of the smoothing pillar.
 
 Every time value becomes a UTC instant in float64 epoch seconds: epoch seconds are POSIX
 time, tz-aware values are converted to UTC, naive datetimes are read in ``tz``. Window
@@ -77,7 +77,7 @@ def _index_to_seconds(index: pd.DatetimeIndex, name: str, tz: Any) -> Float64Arr
 
 
 def as_utc_seconds(times: Any, name: str = "times", *, tz: Any = "UTC") -> Float64Array1D:
-    """Convert times to float64 UTC epoch seconds (smoothing spec §2).
+    """Convert times to float64 UTC epoch seconds.
 
     Parameters
     ----------
@@ -167,7 +167,7 @@ def check_sorted(seconds: Float64Array1D, name: str = "times") -> None:
 def to_wallclock_seconds(seconds: Float64Array1D, wallclock_tz: Any) -> Float64Array1D:
     """Shift UTC epoch seconds to naive wall-clock seconds in ``wallclock_tz``.
 
-    Used only for paper-exact reproduction (smoothing spec §2): the SC'18 reference code
+    Used only for paper-exact reproduction: the SC'18 reference code
     computed its windows on naive America/Los_Angeles times, so near a DST change a window
     edge moves by one hour relative to elapsed time.
     """

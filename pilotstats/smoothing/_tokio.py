@@ -1,4 +1,4 @@
-"""Loader of the TOKIO year-long summaries with the SC'18 paper's cleaning (spec §12).
+"""Loader of the TOKIO year-long summaries with the SC'18 paper's cleaning.
 
 The files are NERSC/tokio-abcutils ``summaries/*.csv.gz`` (modified BSD, LBNL). The cleaning
 re-implements, in this order, what ``abcutils/core.py`` (``load_and_synthesize_csv``) and
@@ -29,7 +29,7 @@ TOKIO_FILES: dict[str, str] = {
     "mira": "mira-summaries_2017-02-14_2018-02-15.csv.gz",
 }
 
-#: The paper's study period, half-open, as local dates (spec §12 step 6).
+#: The paper's study period, half-open, as local dates.
 SC18_DATE_RANGE: tuple[str, str] = ("2017-02-14", "2018-02-15")
 
 _NORMALISE_BY = [
@@ -90,7 +90,7 @@ def _synthesize(frame: pd.DataFrame, system: str, paper_cleaning: bool) -> pd.Da
         fs_bytes = _column(frame, "fs_tot_bytes_read") + _column(frame, "fs_tot_bytes_written")
         frame["coverage_factor_bw"] = _ratio(darshan_bytes, fs_bytes)
     else:
-        # Project convention for files without per-counter Darshan columns (spec §12).
+        # Project convention for files without per-counter Darshan columns.
         fs_gibs = _column(frame, "fs_tot_gibs_read") + _column(frame, "fs_tot_gibs_written")
         frame["coverage_factor_bw"] = _ratio(_column(frame, "darshan_total_gibs_posix"), fs_gibs)
     frame["coverage_factor_opens"] = _ratio(
@@ -176,7 +176,7 @@ def read_tokio_summaries(
     filter_contention: bool = False,
     counts: dict[str, int] | None = None,
 ) -> pd.DataFrame:
-    """Read TOKIO summary CSVs and apply the SC'18 paper's cleaning (spec §12).
+    """Read TOKIO summary CSVs and apply the SC'18 paper's cleaning.
 
     Parameters
     ----------
@@ -204,7 +204,7 @@ def read_tokio_summaries(
     filter_contention : bool, default False
         Also set ``contention_bw`` to NaN where the bandwidth coverage factor exceeds
         ``drop_coverage_above``. False reproduces the reference code, where the filter runs
-        after ``contention_bw`` was derived so it keeps those values (spec §12 step 5).
+        after ``contention_bw`` was derived so it keeps those values.
         True is the statistically cleaner choice and matches the bar heights of the
         published Fig. 10 exactly (bandwidth contention flagged in 148 of 457 significant
         records instead of 154 of 474); the other counts do not change.
