@@ -117,7 +117,9 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 def generate_api_pages() -> None:
     api = DOCS / "api"
-    api.mkdir(exist_ok=True)
+    # Start from nothing: stubs of renamed or removed objects must not survive a rebuild.
+    shutil.rmtree(api, ignore_errors=True)
+    api.mkdir()
     index = [
         "API reference",
         "=============",
