@@ -55,7 +55,7 @@ class TestAnalyze:
         assert item.subsession_size == ref.subsession_size
         size = required_sample_size(kept, half_width_percent=1.0)
         assert item.samples_needed == size.samples
-        assert item.warmup_method == "off"
+        assert item.warmup_removal == "none"
         assert item.between_run_std is not None and item.within_run_std is not None
         low, high = item.confidence_interval(0.99)
         assert low < item.ci_low and high > item.ci_high
@@ -116,7 +116,7 @@ class TestAnalyze:
         values = np.concatenate([np.linspace(3.0, 1.2, 80), np.ones(400)])
         values = values * (1 + rng.normal(0, 0.01, values.size))
         item = analyze(Measurements(values, benchmark="w"))["w"]
-        assert item.warmup_method == "stable_phase"
+        assert item.warmup_removal == "stable_phase"
         assert item.detected_warmup is not None and item.detected_warmup >= 40
         assert item.mean == pytest.approx(1.0, rel=0.01)
 

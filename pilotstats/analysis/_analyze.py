@@ -57,10 +57,10 @@ class BenchmarkAnalysis(Result):
         Samples the harness itself marked as warm-ups (removed).
     detected_warmup, detected_cooldown : int or None
         Further samples removed at the start / end of runs by stable-phase detection;
-        ``None`` when detection did not run (see ``warmup_method``).
-    warmup_method : str
-        ``"stable_phase"`` or ``"off"`` (``"unavailable"`` in reports saved by older
-        versions that could lack stable-phase detection).
+        ``None`` when detection did not run (see ``warmup_removal``).
+    warmup_removal : str
+        ``"stable_phase"`` or ``"none"`` (the names :class:`~pilotstats.session.BenchmarkSession`
+        uses for the same choice).
     mean, ci_low, ci_high : float or None
         Estimate and its subsession confidence interval (None when not determinable).
     confidence_level : float
@@ -110,7 +110,7 @@ class BenchmarkAnalysis(Result):
     harness_warmups: int
     detected_warmup: int | None
     detected_cooldown: int | None
-    warmup_method: str
+    warmup_removal: str
     mean: float | None
     ci_low: float | None
     ci_high: float | None
@@ -151,12 +151,10 @@ class BenchmarkAnalysis(Result):
     @property
     def warmup_text(self) -> str:
         """Human-readable warm-up summary."""
-        if self.warmup_method == "stable_phase":
+        if self.warmup_removal == "stable_phase":
             text = f"{self.detected_warmup}"
             if self.detected_cooldown:
                 text += f" (+{self.detected_cooldown} cool-down)"
-        elif self.warmup_method == "unavailable":
-            text = "n/a"
         else:
             text = "off"
         if self.harness_warmups:
@@ -370,7 +368,7 @@ def _analyze_one(
     unit = "s" if str(meta.get("unit", "s")) in ("s", "second") else str(meta.get("unit"))
     mean_method = _mean_method(meta)
     notes: list[str] = []
-    warmup_method = "stable_phase" if detect_warmup else "off"
+    warmup_removal = "stable_phase" if detect_warmup else "none"
     kept_values: list[np.ndarray] = []
     kept_elapsed: list[np.ndarray] = []
     kept_work: list[np.ndarray] = []
@@ -410,9 +408,9 @@ def _analyze_one(
         "summary_statistic": "harmonic mean" if mean_method == "harmonic" else "mean",
         "n": int(values.size), "n_total": part.n_samples, "n_runs": len(part.runs),
         "harness_warmups": int(np.sum(part.warmup)),
-        "detected_warmup": detected_warmup if warmup_method == "stable_phase" else None,
-        "detected_cooldown": detected_cooldown if warmup_method == "stable_phase" else None,
-        "warmup_method": warmup_method, "confidence_level": confidence_level,
+        "detected_warmup": detected_warmup if warmup_removal == "stable_phase" else None,
+        "detected_cooldown": detected_cooldown if warmup_removal == "stable_phase" else None,
+        "warmup_removal": warmup_removal, "confidence_level": confidence_level,
         "half_width_percent": half_width_percent, "between_run_std": between,
         "within_run_std": within,
         "wps_throughput": None, "wps_ci_low": None, "wps_ci_high": None, "wps_alpha": None,
