@@ -28,18 +28,19 @@ Rounds shorter than ``min_round_duration`` (and rounds a coarse timer measured a
 *stored but not used*, as in Pilot: no analysis sees them, and the result lists them.
 A session's complete state (options and raw rounds) is JSON; :meth:`BenchmarkSession.save`
 and :meth:`BenchmarkSession.load` persist and resume it.
+
+The subpackage holds the controller (:class:`BenchmarkSession`), the declarations and
+per-index analysis (:class:`PerformanceIndex`, :class:`Baseline`), warm-up removal
+(:func:`trim_warmup`), the results (:class:`IndexAnalysis`, :class:`SessionProgress`,
+:class:`SessionResult`), the JSON state, :func:`run_session`, and the ``pilotstats run``
+command (running a benchmark program each round and parsing its output) in private modules.
 """
 
-from pilotstats.session._controller import (
-    Baseline,
-    BenchmarkSession,
-    IndexAnalysis,
-    PerformanceIndex,
-    SessionProgress,
-    SessionResult,
-    run_session,
-    trim_warmup,
-)
+from pilotstats.session._controller import BenchmarkSession
+from pilotstats.session._indices import Baseline, PerformanceIndex
+from pilotstats.session._results import IndexAnalysis, SessionProgress, SessionResult
+from pilotstats.session._run import run_session
+from pilotstats.session._warmup import trim_warmup
 
 __all__ = [
     "Baseline",
