@@ -5,7 +5,7 @@ Subcommands::
     pilotstats fleet SOURCE [--by COL...] [--order COL] [--value COL] [--json] [--html FILE]
     pilotstats warmup
     pilotstats demo
-    pilotstats run [options] -- PROGRAM ARGS...   (see pilotstats._cli_run)
+    pilotstats run [options] -- PROGRAM ARGS...   (see pilotstats.session._cli)
     pilotstats analyze FILE|FOLDER... [--json] [--half-width-percent 1]
                        [--summary-statistic median]
     pilotstats compare BASE NEW [--json] [--min-change-percent 0] [--allow-missing]
@@ -30,7 +30,7 @@ Exit status (for CI jobs):
   message says what to fix;
 * 3 — internal error (a bug in pilotstats): a one-line message asks for a report.
 
-``pilotstats run`` has its own statuses (see :mod:`pilotstats._cli_run`). Tracebacks are
+``pilotstats run`` has its own statuses (see :mod:`pilotstats.session._cli`). Tracebacks are
 printed only with ``--debug`` (accepted anywhere on the command line).
 """
 
@@ -145,7 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     points.add_argument("--delimiter", default=",")
     points.add_argument("--json", action="store_true",
                         help="print Otava-like change-point records as JSON")
-    from pilotstats._cli_run import add_run_parser
+    from pilotstats.session._cli import add_run_parser
 
     add_run_parser(commands)
     return parser
@@ -411,7 +411,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "trend":
             return _run_trend(args)
         if args.command == "run":
-            from pilotstats._cli_run import run_command
+            from pilotstats.session._cli import run_command
 
             return run_command(args)
         return _run_changepoints(args)

@@ -23,6 +23,8 @@ from pilotstats.changepoints import (
     detect_changes,
     stable_phase,
 )
+from pilotstats.changepoints import _detect_guard as guard_module
+from pilotstats.changepoints import _detect_scan as scan_module
 from pilotstats.changepoints import detect as detect_module
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
@@ -153,7 +155,7 @@ class TestRankScan:
         rng = np.random.default_rng(digits)
         for _ in range(50):
             v = np.round(rng.standard_normal(int(rng.integers(1, 80))), digits)
-            ranks, sizes = detect_module._midranks(v)
+            ranks, sizes = scan_module._midranks(v)
             np.testing.assert_array_equal(ranks, stats.rankdata(v))
             assert sorted(sizes) == sorted(np.unique(v, return_counts=True)[1])
 
@@ -161,7 +163,7 @@ class TestRankScan:
     def test_single_split_is_the_mann_whitney_test(self, seed: int) -> None:
         rng = np.random.default_rng(seed)
         y = np.round(rng.standard_normal(40), 1)  # ties included
-        scan = detect_module._rank_scan(y, 0, 40, 20, 1.0)
+        scan = scan_module._rank_scan(y, 0, 40, 20, 1.0)
         reference = stats.mannwhitneyu(y[:20], y[20:], method="asymptotic")
         assert scan.location == 20
         assert scan.p_value == pytest.approx(float(reference.pvalue), rel=1e-10)
@@ -169,7 +171,7 @@ class TestRankScan:
     def test_scan_location_matches_brute_force(self) -> None:
         rng = np.random.default_rng(3)
         y = np.concatenate([rng.normal(0, 1, 37), rng.normal(1, 1, 50)])
-        scan = detect_module._rank_scan(y, 0, y.size, 10, 1.0)
+        scan = scan_module._rank_scan(y, 0, y.size, 10, 1.0)
         best, best_z = -1, -1.0
         for t in range(10, y.size - 10 + 1):
             res = stats.mannwhitneyu(y[:t], y[t:], method="asymptotic")
@@ -180,28 +182,28 @@ class TestRankScan:
         assert scan.statistic == pytest.approx(best_z, rel=1e-8)
 
     def test_selection_adjustment_is_conservative_and_monotone(self) -> None:
-        p = detect_module._scan_p_value
+        p = scan_module._scan_p_value
         assert p(3.0, 60, 30) == pytest.approx(2 * stats.norm.sf(3.0))
         assert p(3.0, 300, 30) > p(3.0, 100, 30) > p(3.0, 60, 30)
         assert p(4.0, 300, 30) < p(3.0, 300, 30)
         assert p(0.0, 300, 30) == 1.0 and p(0.5, 300, 30) == 1.0
 
     def test_inflation_from_autocorrelation(self) -> None:
-        assert detect_module._variance_inflation(-0.3) == 1.0
-        assert detect_module._variance_inflation(0.5) == pytest.approx(3.0)
+        assert scan_module._variance_inflation(-0.3) == 1.0
+        assert scan_module._variance_inflation(0.5) == pytest.approx(3.0)
         capped = _config.DETECT_MAX_AUTOCORRELATION
-        assert detect_module._variance_inflation(1.0) == pytest.approx((1 + capped) / (1 - capped))
+        assert scan_module._variance_inflation(1.0) == pytest.approx((1 + capped) / (1 - capped))
 
     def test_autocorrelation_estimate_ignores_level_shifts(self) -> None:
         x = np.repeat([0.0, 5.0, 0.0], [40, 40, 40])
-        assert abs(detect_module._rank_residual_autocorrelation(x, 30)) < 0.05
+        assert abs(scan_module._rank_residual_autocorrelation(x, 30)) < 0.05
         rng = np.random.default_rng(0)
         e = rng.standard_normal(3000)
         ar = np.empty_like(e)
         ar[0] = e[0]
         for i in range(1, e.size):
             ar[i] = 0.6 * ar[i - 1] + e[i]
-        assert 0.4 < detect_module._rank_residual_autocorrelation(ar, 30) < 0.65
+        assert 0.4 < scan_module._rank_residual_autocorrelation(ar, 30) < 0.65
 
 
 # ------------------------------------------------------------------------------------------
@@ -441,7 +443,7 @@ def test_tcpd_quality_control(datasets_dir: Path, index: int, truth: int | None)
 def _naive_posterior_location(x: np.ndarray, min_size: int, tolerance: int) -> int:
     """Plain-loop restatement of :func:`detect._posterior_location` on a whole series."""
     n = x.size
-    provisional = detect_module._rank_scan(x, 0, n, min_size, 1.0).location
+    provisional = scan_module._rank_scan(x, 0, n, min_size, 1.0).location
     values = x.copy()
     for lo, hi in ((0, provisional), (provisional, n)):
         centre = float(np.median(x[lo:hi]))
@@ -476,7 +478,7 @@ def test_location_matches_brute_force(seed: int, tolerance: int) -> None:
     x[: 20 + 5 * seed] += 0.8 + 0.2 * seed
     if seed % 2:
         x[rng.integers(0, 120, 2)] += 15.0  # spikes are clipped
-    assert detect_module._posterior_location(x, 0, x.size, 10, tolerance) == (
+    assert scan_module._posterior_location(x, 0, x.size, 10, tolerance) == (
         _naive_posterior_location(x, 10, tolerance)
     )
 
@@ -488,7 +490,7 @@ def test_location_at_the_admissible_edge_is_the_mode() -> None:
     rng = np.random.default_rng(3)
     x = rng.standard_normal(100) * 0.3
     x[:26] += 2.0
-    assert detect_module._posterior_location(x, 0, x.size, 30, 10) == 30
+    assert scan_module._posterior_location(x, 0, x.size, 30, 10) == 30
     assert detect_changes(x).locations == (30,)
 
 
@@ -550,12 +552,12 @@ class TestVariance:
     def test_absolute_steps_are_scale_equivariant_and_level_blind(self) -> None:
         rng = np.random.default_rng(5)
         x = rng.standard_normal(80)
-        steps = detect_module._absolute_steps(x)
+        steps = scan_module._absolute_steps(x)
         assert steps.shape == x.shape and steps[0] == steps[1] == abs(x[1] - x[0])
-        np.testing.assert_allclose(detect_module._absolute_steps(3.0 * x + 7.0), 3.0 * steps)
+        np.testing.assert_allclose(scan_module._absolute_steps(3.0 * x + 7.0), 3.0 * steps)
         shifted = x.copy()
         shifted[40:] += 100.0
-        moved = detect_module._absolute_steps(shifted)
+        moved = scan_module._absolute_steps(shifted)
         assert np.count_nonzero(~np.isclose(moved, steps)) == 1  # only the step at the shift
 
     def test_variance_is_affine_invariant_and_input_untouched(self) -> None:
@@ -592,7 +594,7 @@ class _SplitEverything:
 
     def scan(self, start: int, end: int) -> object:
         self.scans += 1
-        return detect_module._Scan((start + end) // 2, 10.0, 0.0)
+        return scan_module._Scan((start + end) // 2, 10.0, 0.0)
 
     def locate(self, start: int, end: int) -> int:
         return (start + end) // 2
@@ -603,12 +605,12 @@ class _SplitEverything:
 
 def test_guard_passes_capped_by_a_constant() -> None:
     scanner = _SplitEverything(2)
-    guarded = detect_module._guard(scanner, [], 2**14, 0.005)  # type: ignore[arg-type]
+    guarded = guard_module._guard(scanner, [], 2**14, 0.005)  # type: ignore[arg-type]
     assert guarded.passes == _config.DETECT_MAX_GUARD_PASSES == 8
     # 8 passes of binary segmentation from one segment: 2**8 - 1 change points
     assert len(guarded.locations) == 2**8 - 1
     _config.DETECT_MAX_GUARD_PASSES = 3
-    assert detect_module._guard(_SplitEverything(2), [], 2**14, 0.005).passes == 3  # type: ignore[arg-type]
+    assert guard_module._guard(_SplitEverything(2), [], 2**14, 0.005).passes == 3  # type: ignore[arg-type]
 
 
 def test_guard_stops_on_a_repeated_segmentation(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -618,10 +620,10 @@ def test_guard_stops_on_a_repeated_segmentation(monkeypatch: pytest.MonkeyPatch)
 
     def eliminate(scanner: object, candidates: list[int], n: int, threshold: float) -> tuple:
         calls["eliminate"] += 1
-        return [500], [detect_module._Scan(500, 10.0, 0.0)]  # always back to [500]
+        return [500], [scan_module._Scan(500, 10.0, 0.0)]  # always back to [500]
 
-    monkeypatch.setattr(detect_module, "_eliminate", eliminate)
-    guarded = detect_module._guard(_SplitEverything(30), [500], 16_000, 0.005)  # type: ignore[arg-type]
+    monkeypatch.setattr(guard_module, "_eliminate", eliminate)
+    guarded = guard_module._guard(_SplitEverything(30), [500], 16_000, 0.005)  # type: ignore[arg-type]
     assert guarded.locations == (500,)
     assert guarded.passes == 1 and calls["eliminate"] == 2
 
@@ -635,12 +637,12 @@ def test_segment_residual_autocorrelation_sees_trends_not_steps() -> None:
     rng = np.random.default_rng(4)
     noise = rng.standard_normal(600)
     steps = np.repeat([0.0, 4.0, 1.0], 200) + noise
-    assert abs(detect_module._segment_residual_autocorrelation(steps, [200, 400])) < 0.1
+    assert abs(scan_module._segment_residual_autocorrelation(steps, [200, 400])) < 0.1
     trend = np.linspace(0.0, 30.0, 600) + 0.2 * noise
     staircase = list(range(40, 600, 40))
-    assert detect_module._segment_residual_autocorrelation(trend, staircase) > 0.5
+    assert scan_module._segment_residual_autocorrelation(trend, staircase) > 0.5
     # the running median follows the trend and cannot see it
-    assert detect_module._rank_residual_autocorrelation(trend, 30) < 0.1
+    assert scan_module._rank_residual_autocorrelation(trend, 30) < 0.1
 
 
 def test_smooth_trend_is_not_cut_into_steps() -> None:

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from pilotstats import _config
-from pilotstats.changepoints import detect as detect_module
+from pilotstats.changepoints import _detect_scan as scan_module
 from pilotstats.changepoints import detect_changes, stable_phase
 from tests.scripts import load_script
 
@@ -288,13 +288,13 @@ def test_heavy_tailed_rounds_bounded_guard(monkeypatch: pytest.MonkeyPatch) -> N
     159,033 location estimates on real rounds of this length)."""
     bench = load_script(BENCHMARKS / "bench_detect_heavy.py")
     counted = {"locate": 0}
-    original = detect_module._posterior_location
+    original = scan_module._posterior_location
 
     def counting(*args: object) -> int:
         counted["locate"] += 1
         return original(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(detect_module, "_posterior_location", counting)
+    monkeypatch.setattr(scan_module, "_posterior_location", counting)
     cap = _config.DETECT_MAX_GUARD_PASSES * (1 + _config.DETECT_MAX_REFITS)
     for seed in (0, 1, 2):
         counted["locate"] = 0

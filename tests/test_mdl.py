@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pilotstats import _config
 from pilotstats._kernels import mdl as kernels
 from pilotstats.changepoints import MdlStream, TrendGroups, mdl_partition
-from pilotstats.changepoints.mdl import _C0, _H_MAX, _H_MIN, _tables
+from pilotstats.changepoints._mdl_engine import _C0, _H_MAX, _H_MIN, _tables
 from pilotstats.exceptions import DataRangeWarning, InvalidInputError, NotEnoughDataError
 from tests import naive_mdl
 
@@ -46,7 +46,8 @@ def starts(result: TrendGroups) -> list[int]:
 
 def _run_engine(func: Any, values: list[Any], prune: bool) -> tuple[np.ndarray, ...]:
     """Drive ``mdl_advance`` (compiled or ``py_func``) on parsed runs; return the state."""
-    from pilotstats.changepoints.mdl import _Engine, _parse_values
+    from pilotstats.changepoints._mdl_engine import _Engine
+    from pilotstats.changepoints._mdl_input import _parse_values
 
     parsed = _parse_values(values, "raise")
     engine = _Engine(None, None, prune)

@@ -138,12 +138,13 @@ def test_wps_alpha_filter_cycle_has_a_deterministic_answer(
     from pilotstats.exceptions import ConvergenceWarning
 
     wps_module = importlib.import_module("pilotstats.regression.wps")
+    fit_module = importlib.import_module("pilotstats.regression._wps_fit")
 
     rng = np.random.default_rng(1)
     work = rng.uniform(10.0, 100.0, 40)
     durations = 0.5 + work / 50 * (1 + 0.01 * rng.standard_normal(40))
     thresholds = iter([30.0, 60.0, 30.0, 60.0, 30.0, 60.0] * 5)
-    monkeypatch.setattr(wps_module, "_alpha_minimum", lambda fit: next(thresholds))
+    monkeypatch.setattr(fit_module, "_alpha_minimum", lambda fit: next(thresholds))
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         result = wps_module.wps(work, durations, subsession_size=1, autocorrelation_limit=1.0)
@@ -458,9 +459,9 @@ def test_every_public_function_documents_its_complexity() -> None:
     from tests import fuzz_harness as harness
 
     skipped = {name for name, reason in harness.EXCLUDED.items()
-               if reason == "result container" or "session.py" in reason
+               if reason == "result container" or "pilotstats.session" in reason
                or reason.startswith("a typing.Protocol")}
-    skipped |= {"HarnessFormat", "main"} | harness.owned_elsewhere()  # session.py
+    skipped |= {"HarnessFormat", "main"} | harness.owned_elsewhere()  # pilotstats.session
     missing = [name for name, obj in harness.public_callables().items()
                if name not in skipped
                and not any(mark in (inspect.getdoc(obj) or "") for mark in ("O(", "Complexity"))]

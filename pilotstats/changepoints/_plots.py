@@ -266,7 +266,7 @@ def plot_trend_groups(
     MissingDependencyError
         matplotlib is not installed.
     """
-    from pilotstats.changepoints.mdl import _parse_values
+    from pilotstats.changepoints._mdl_input import _parse_values
 
     runs = None
     if x is not None:

@@ -26,15 +26,6 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from pilotstats._runner import (
-    RESULT_DIR,
-    WORK_AMOUNT,
-    IndexColumn,
-    ProgramFailedError,
-    parse_pi,
-    run_round,
-    substitute,
-)
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import format_number
 from pilotstats.session import (
@@ -43,6 +34,15 @@ from pilotstats.session import (
     IndexAnalysis,
     PerformanceIndex,
     SessionResult,
+)
+from pilotstats.session._runner import (
+    RESULT_DIR,
+    WORK_AMOUNT,
+    IndexColumn,
+    ProgramFailedError,
+    parse_pi,
+    run_round,
+    substitute,
 )
 
 __all__ = ["PRESETS", "add_run_parser", "run_command"]

@@ -1,0 +1,281 @@
+"""Input of MDL partitioning: runs parsed from any sequence, NaN policy, value range checks.
+
+Shared by :func:`~pilotstats.changepoints.mdl_partition` and
+:class:`~pilotstats.changepoints.MdlStream`: a run is one number or a non-empty sequence of
+samples; :func:`_parse_values` flattens runs into samples with their offsets, applies the NaN
+policy, and the checks reject values the code-length arithmetic cannot hold.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from pilotstats import _config
+from pilotstats._typing import Float64Array1D
+from pilotstats._validation import check_real
+from pilotstats.exceptions import (
+    DataRangeWarning,
+    InvalidInputError,
+    NotEnoughDataError,
+    PerformanceWarning,
+)
+
+__all__: list[str] = []
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _warn_size(n_runs: int, what: str) -> None:
+    """PerformanceWarning above ``_config.MDL_WARN_SIZE`` runs (O(N²) worst case)."""
+    if n_runs > _config.MDL_WARN_SIZE:
+        warnings.warn(
+            f"{what}: {n_runs} runs is above {_config.MDL_WARN_SIZE}; the MDL programme is "
+            "O(N²) when no level change lets the pruning discard candidates (i.i.d. noise) "
+            "and can take minutes; partition a window or per-day means instead",
+            PerformanceWarning,
+            stacklevel=3,
+        )
+
+
+def _finite_float(value: Any, name: str) -> float:
+    """``float(value)``, with a named error for integers beyond the float64 range."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise InvalidInputError(
+            f"{name} is an integer too large for float64 ({len(str(value))} digits); "
+            "rescale the values"
+        ) from None
+
+
+def _parse_run(run: Any, index: int, name: str) -> list[float]:
+    """Samples of one run (a real number or a non-empty iterable of reals)."""
+    if _is_real(run):
+        return [_finite_float(run, f"{name}[{index}]")]
+    if isinstance(run, (bool, np.bool_)):
+        raise InvalidInputError(
+            f"{name}[{index}] is a boolean ({run!r}); runs must be real numbers or "
+            "non-empty sequences of real numbers"
+        )
+    if isinstance(run, (str, bytes)) or not isinstance(run, Iterable):
+        raise InvalidInputError(
+            f"{name}[{index}] must be a real number or a non-empty sequence of real "
+            f"numbers (the samples of one test run), got {type(run).__name__} {run!r:.60}"
+        )
+    if isinstance(run, np.ndarray) and run.ndim != 1:
+        raise InvalidInputError(
+            f"{name}[{index}] must be a number or a 1-D sequence of samples, got an "
+            f"array of shape {run.shape}"
+        )
+    samples: list[float] = []
+    for position, sample in enumerate(run):
+        if not _is_real(sample):
+            raise InvalidInputError(
+                f"{name}[{index}][{position}] must be a real number, got "
+                f"{type(sample).__name__} {sample!r:.60}; a run is a flat sequence of "
+                "samples (nested runs are not allowed)"
+            )
+        samples.append(_finite_float(sample, f"{name}[{index}][{position}]"))
+    if not samples:
+        raise InvalidInputError(
+            f"{name}[{index}] is an empty run; every run needs at least one sample "
+            "(drop the run, or pass NaN with nan_policy='omit' to mark it missing)"
+        )
+    return samples
+
+
+@dataclasses.dataclass
+class _Runs:
+    """Parsed runs: per present run its statistics, plus per original run flags."""
+
+    samples: Float64Array1D  # all present samples, run after run
+    offsets: np.ndarray  # int64, per present run
+    original: np.ndarray  # int64: original run index of each present run
+    n_original: int
+    replaced: np.ndarray  # bool, per original run
+    missing: np.ndarray  # bool, per original run
+
+
+def _apply_nan_policy(
+    samples: list[float], index: int, policy: str, name: str
+) -> tuple[list[float], bool]:
+    replaced = False
+    if any(math.isinf(x) for x in samples):
+        raise InvalidInputError(
+            f"{name}[{index}] contains an infinite value; the MDL model needs finite "
+            "samples (remove the run or replace the value)"
+        )
+    if any(math.isnan(x) for x in samples):
+        if policy == "raise":
+            raise InvalidInputError(
+                f"{name}[{index}] contains NaN; remove it, or pass nan_policy='omit' "
+                "(drop NaN samples) or nan_policy='zero' (CSIT-Dash: a failed run is 0)"
+            )
+        if policy == "omit":
+            samples = [x for x in samples if not math.isnan(x)]
+        else:
+            samples = [0.0 if math.isnan(x) else x for x in samples]
+            replaced = True
+    return samples, replaced
+
+
+def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
+    if isinstance(values, (str, bytes)) or _is_real(values):
+        raise InvalidInputError(
+            f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
+            f"{type(values).__name__}"
+        )
+    if isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
+        raise InvalidInputError(
+            f"{name} must be a sequence of runs in time order, got a "
+            f"{type(values).__name__} (unordered or keyed); pass list(mapping.values()) "
+            "for a mapping's values in key order"
+        )
+    fast: np.ndarray | None = None
+    if not isinstance(values, np.ndarray) and hasattr(values, "__array__"):
+        values = np.asarray(values)  # pandas/polars series and other array-likes
+    if isinstance(values, np.ndarray):
+        if values.dtype.kind == "b":
+            raise InvalidInputError(f"{name} must contain real numbers, got a boolean array")
+        if values.ndim == 1 and values.dtype.kind in "iuf":
+            fast = np.array(values, dtype=np.float64, copy=True)
+        elif values.ndim == 0:
+            raise InvalidInputError(f"{name} must be a sequence of runs, got a 0-d array")
+        elif values.dtype.kind not in "iufO":
+            raise InvalidInputError(
+                f"{name} must contain real numbers, got an array of dtype {values.dtype}"
+            )
+    if fast is not None:
+        n = fast.shape[0]
+        if n == 0:
+            raise NotEnoughDataError(f"{name} is empty; need at least one run")
+        replaced = np.zeros(n, dtype=bool)
+        missing = np.zeros(n, dtype=bool)
+        if np.isinf(fast).any():
+            index = int(np.flatnonzero(np.isinf(fast))[0])
+            raise InvalidInputError(
+                f"{name}[{index}] is infinite; the MDL model needs finite samples"
+            )
+        nan = np.isnan(fast)
+        if nan.any():
+            if policy == "raise":
+                index = int(np.flatnonzero(nan)[0])
+                raise InvalidInputError(
+                    f"{name}[{index}] is NaN; remove it, or pass nan_policy='omit' (drop "
+                    "NaN samples) or nan_policy='zero' (CSIT-Dash: a failed run is 0)"
+                )
+            if policy == "zero":
+                fast[nan] = 0.0
+                replaced = nan.copy()
+            else:
+                missing = nan.copy()
+        keep = np.flatnonzero(~missing)
+        samples = np.ascontiguousarray(fast[keep])
+        offsets = np.arange(keep.size + 1, dtype=np.int64)
+        return _Runs(samples, offsets, keep.astype(np.int64), n, replaced, missing)
+    try:
+        items = list(values)
+    except TypeError as exc:
+        raise InvalidInputError(
+            f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
+            f"{type(values).__name__}"
+        ) from exc
+    if not items:
+        raise NotEnoughDataError(f"{name} is empty; need at least one run")
+    flat: list[float] = []
+    offsets_list = [0]
+    original: list[int] = []
+    replaced_list: list[bool] = []
+    missing_list: list[bool] = []
+    for index, run in enumerate(items):
+        samples_run = _parse_run(run, index, name)
+        samples_run, was_replaced = _apply_nan_policy(samples_run, index, policy, name)
+        replaced_list.append(was_replaced)
+        missing_list.append(not samples_run)
+        if samples_run:
+            flat.extend(samples_run)
+            offsets_list.append(len(flat))
+            original.append(index)
+    return _Runs(
+        np.array(flat, dtype=np.float64),
+        np.array(offsets_list, dtype=np.int64),
+        np.array(original, dtype=np.int64),
+        len(items),
+        np.array(replaced_list, dtype=bool),
+        np.array(missing_list, dtype=bool),
+    )
+
+
+def _check_resolution_sbps(
+    resolution: Any, sbps: Any
+) -> tuple[float | None, float | None]:
+    resolution_value: float | None = None
+    sbps_value: float | None = None
+    if resolution is not None:
+        if (
+            isinstance(resolution, numbers.Real)
+            and not isinstance(resolution, bool)
+            and resolution == 0
+        ):
+            raise InvalidInputError(
+                "resolution must be a finite number > 0, got 0; pass resolution=None to "
+                "derive it from the maximum (jumpavg treats a unit of 0 as 'not given')"
+            )
+        if isinstance(resolution, str):
+            raise InvalidInputError(
+                f"resolution must be a finite number > 0 (the numeric resolution of the "
+                f"values), got the string {resolution!r}; a unit label is not a resolution"
+            )
+        resolution_value = check_real(resolution, "resolution", low=0.0, low_inclusive=False)
+    if sbps is not None:
+        if isinstance(sbps, numbers.Real) and not isinstance(sbps, bool) and sbps == 0:
+            raise InvalidInputError(
+                "sbps must be a number in (0, 60], got 0; pass sbps=None for the default 12"
+            )
+        sbps_value = check_real(sbps, "sbps", low=0.0, high=60.0, low_inclusive=False)
+    return resolution_value, sbps_value
+
+
+_MAX_MAGNITUDE = 1e150
+
+
+#: Smallest magnitude of the largest sample: below it the resolution
+#: ``max / (2**(sbps+1) - 1)`` and the squared deviations underflow (a zero standard
+#: deviation, NaN code lengths).
+_MIN_MAGNITUDE = 2.0**-500
+
+
+def _check_range(samples: np.ndarray, name: str) -> None:
+    if samples.size and float(np.abs(samples).max()) > _MAX_MAGNITUDE:
+        raise InvalidInputError(
+            f"{name} has a sample of magnitude above {_MAX_MAGNITUDE:g}; rescale the data "
+            "(the moment accumulation would overflow)"
+        )
+    if samples.size:
+        peak = float(np.abs(samples).max())
+        if 0.0 < peak < _MIN_MAGNITUDE:
+            raise InvalidInputError(
+                f"{name} has no sample of magnitude above {_MIN_MAGNITUDE:g} (largest "
+                f"{peak!r}): the resolution would be subnormal and the code lengths "
+                "NaN; rescale the data (e.g. express it in a smaller unit)"
+            )
+
+
+def _warn_mixed_signs(min_value: float, max_value: float, name: str) -> None:
+    if max_value > 0.0 and min_value < 0.0:
+        warnings.warn(
+            f"{name} has negative samples (minimum {min_value!r}); the MDL model "
+            "codes group means on [0, max], so results on mixed-sign data are unvalidated "
+            "(they match jumpavg). Shift the data to a non-negative range if you can",
+            DataRangeWarning,
+            stacklevel=3,
+        )

@@ -1,0 +1,350 @@
+"""The fits behind :func:`~pilotstats.regression.wps`.
+
+The block regression of one set of kept rounds (subsession size chosen on the autocorrelation
+of the rates or residuals, skipping sizes whose blocks cannot identify the line), the
+alpha-filter that drops rounds shorter than the fitted overhead, the prediction errors, and
+the assembly of the :class:`~pilotstats.regression.WpsResult` with its confidence interval.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pilotstats import _config
+from pilotstats._kernels.regression import block_line_fit
+from pilotstats._stats import two_sided_t
+from pilotstats._typing import Float64Array1D, MeanMethod, SubsessionBasis
+from pilotstats.autocorrelation import optimal_subsession_size
+from pilotstats.exceptions import (
+    ConvergenceWarning,
+    DegenerateDesignError,
+    NotEnoughDataError,
+    SubsessionSizeNotFoundError,
+)
+from pilotstats.regression._wps_results import WpsResult, _invert_slope_interval
+from pilotstats.results import format_number
+
+__all__: list[str] = []
+
+
+#: Pilot's fixed multiplier of the standard error (wps spec §7 item 3), ``method="pilot"`` only.
+_PILOT_SE_MULTIPLIER = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class _LineFit:
+    """Internal: one block regression on a set of kept rounds."""
+
+    kept: np.ndarray
+    q: int
+    h: int
+    alpha: float
+    beta: float
+    ssr_blocks: float
+    s_xx: float
+    s_yy: float
+    x_mean: float
+    se_scale_sxx: float
+
+    @property
+    def valid(self) -> bool:
+        return self.beta > 0.0
+
+
+def _autocorrelation_series(
+    w: Float64Array1D, d: Float64Array1D, basis: SubsessionBasis
+) -> tuple[Float64Array1D | None, MeanMethod]:
+    """The series whose lag-1 autocorrelation chooses ``q``; None when it is constant.
+
+    ``"rates"``: per-round rates ``w/d`` with harmonic block means (wps spec §3.2, Pilot).
+    ``"residuals"``: residuals of the round-level line fit, arithmetic block means. Rates
+    depend on ``w`` whenever ``alpha != 0`` (``w/d = v / (1 + alpha v / w)``), so a design
+    whose work amounts trend (the bisection order ascends within each level) makes the rates
+    autocorrelated although the errors are not; residuals carry only the errors.
+    Exactly constant rates or (numerically) zero residuals give None: ``q = 1``.
+    """
+    if basis == "rates":
+        rates = w / d
+        return (None if np.all(rates == rates[0]) else rates), "harmonic"
+    alpha, beta, *_ = block_line_fit(w, d, 1, False)
+    if not math.isfinite(beta):
+        return None, "arithmetic"  # degenerate design, reported by the block fit
+    residuals = d - (alpha + beta * w)
+    if np.max(np.abs(residuals)) <= _config.WPS_ZERO_RESIDUAL_TOLERANCE * np.max(d):
+        return None, "arithmetic"
+    return residuals, "arithmetic"
+
+
+def _fit_kept(
+    work: Float64Array1D,
+    durations: Float64Array1D,
+    kept: np.ndarray,
+    *,
+    autocorrelation_limit: float,
+    subsession_size: int | None,
+    pilot: bool,
+    basis: SubsessionBasis,
+    describe_filter: str,
+) -> _LineFit:
+    """Choose q on the kept rounds and fit the block line (wps spec §3.2–§3.4)."""
+    w = np.ascontiguousarray(work[kept])
+    d = np.ascontiguousarray(durations[kept])
+    n_kept = w.shape[0]
+    if n_kept < 3:
+        raise NotEnoughDataError(
+            f"need at least 3 rounds {describe_filter}, got {n_kept} of {work.shape[0]}"
+        )
+    if float(np.max(d) - np.min(d)) <= _config.WPS_ZERO_RESIDUAL_TOLERANCE * float(np.max(d)):
+        raise DegenerateDesignError(
+            f"the durations of the {n_kept} rounds used are all equal (up to rounding, "
+            f"{format_number(float(d[0]))} s) although their work amounts differ: the time "
+            "does not measurably grow with the work, so the slope is rounding noise and the "
+            "throughput undetermined; use larger work amounts (or a finer timer)"
+        )
+    if np.all(w == w[0]):
+        raise DegenerateDesignError(
+            f"the slope is not identifiable: all {n_kept} rounds used have the same work "
+            f"amount ({format_number(float(w[0]), 10)}); the work amounts must differ between "
+            "rounds"
+        )
+    if subsession_size is None:
+        series, mean_method = _autocorrelation_series(w, d, basis)
+        if series is None:
+            found: int | None = 1
+        else:
+            found = optimal_subsession_size(
+                series, autocorrelation_limit=autocorrelation_limit, mean_method=mean_method
+            )
+            if found is not None and _degenerate_blocks(w, found, pilot):
+                # A cyclic schedule whose period divides q gives every block the same mean
+                # work (e.g. w = tile([1, 2, 4, 8], k) with q = 4): skip such sizes and take
+                # the next size that meets the limit and identifies the slope.
+                found = _next_identifiable_size(
+                    w, series, mean_method, found, autocorrelation_limit, pilot
+                )
+        if found is None:
+            what = "per-round rates" if basis == "rates" else "per-round residuals"
+            raise SubsessionSizeNotFoundError(
+                f"no subsession size q in 1..{n_kept // 3} brings the lag-1 autocorrelation "
+                f"of the {what} of the {n_kept} kept rounds within "
+                f"autocorrelation_limit={autocorrelation_limit:g}; record more rounds, raise "
+                "autocorrelation_limit or pass subsession_size"
+            )
+        q = int(found)
+    else:
+        q = subsession_size
+    h = n_kept // q
+    if h < 3:
+        raise NotEnoughDataError(
+            f"subsession_size={q} leaves {h} subsession(s) of the {n_kept} kept rounds; the "
+            "regression needs at least 3 (two parameters plus one degree of freedom)"
+        )
+    alpha, beta, ssr_blocks, s_xx, s_yy, x_mean, _ = block_line_fit(w, d, q, pilot)
+    x_max = float(np.max(w)) * (q if pilot else 1)
+    if s_xx <= h * (_config.WPS_DEGENERATE_RELATIVE_TOLERANCE * x_max) ** 2:
+        raise DegenerateDesignError(
+            f"the slope is not identifiable: all {h} subsessions of {q} round(s) have the same "
+            f"mean work amount ({format_number(float(x_mean), 10)}); the work amounts must "
+            "differ between rounds"
+        )
+    if pilot:
+        # Pilot's S_xx: the (h-1)-divisor variance of the block means of the kept work amounts
+        # about their overall mean, times (number of input rounds - 1) (wps spec §7 item 5).
+        block_means = w[: h * q].reshape(h, q).mean(axis=1)
+        var_q = float(np.sum((block_means - w.mean()) ** 2) / (h - 1))
+        se_scale_sxx = var_q * (work.shape[0] - 1)
+    else:
+        se_scale_sxx = float(s_xx)
+    return _LineFit(
+        kept=kept,
+        q=q,
+        h=h,
+        alpha=float(alpha),
+        beta=float(beta),
+        ssr_blocks=float(ssr_blocks),
+        s_xx=float(s_xx),
+        s_yy=float(s_yy),
+        x_mean=float(x_mean),
+        se_scale_sxx=se_scale_sxx,
+    )
+
+
+def _degenerate_blocks(w: Float64Array1D, q: int, pilot: bool) -> bool:
+    """Whether the block means of ``w`` for size ``q`` leave the slope unidentifiable."""
+    h = w.shape[0] // q
+    if h < 3:
+        return False  # reported as "too few subsessions" by the caller
+    blocks = w[: h * q].reshape(h, q).mean(axis=1) * (q if pilot else 1)
+    spread = float(np.sum((blocks - blocks.mean()) ** 2))
+    x_max = float(np.max(w)) * (q if pilot else 1)
+    return bool(spread <= h * (_config.WPS_DEGENERATE_RELATIVE_TOLERANCE * x_max) ** 2)
+
+
+def _next_identifiable_size(
+    w: Float64Array1D,
+    series: Float64Array1D,
+    mean_method: MeanMethod,
+    first: int,
+    limit: float,
+    pilot: bool,
+) -> int | None:
+    """Smallest ``q > first`` with ``|r1(q)| <= limit`` and a non-degenerate design.
+
+    Falls back to ``first`` (the caller then reports the degenerate design) when no size
+    up to ``n // 3`` qualifies. O(n) per size tried.
+    """
+    from pilotstats.autocorrelation import lag1_autocorrelation
+
+    for q in range(first + 1, series.shape[0] // 3 + 1):
+        if abs(lag1_autocorrelation(series, q, mean_method=mean_method)) <= limit and not (
+            _degenerate_blocks(w, q, pilot)
+        ):
+            return q
+    return first
+
+
+def _alpha_filter(
+    work: Float64Array1D,
+    duration: Float64Array1D,
+    base: np.ndarray,
+    describe: str,
+    fit_args: dict[str, Any],
+) -> tuple[_LineFit, float | None]:
+    """The alpha-based round filter (wps spec §5) with a deterministic end.
+
+    Iterates ``kept = base & (w > -alpha v)`` from the fit on ``base``. It stops at a fixed
+    point. If the kept sets cycle (two fits exclude each other's rounds), the fit of the
+    cycle that keeps the most rounds (the earliest on a tie) is returned: a deterministic
+    rule. A step that leaves no valid fit raises, as before. Returns the fit and the
+    alpha-implied minimum work applied to obtain it (None when no round was excluded by it).
+    """
+    fit = _fit_kept(work, duration, base, describe_filter=describe, **fit_args)
+    history: list[tuple[_LineFit, float | None]] = [(fit, None)]
+    for n_fits in range(1, _config.WPS_MAX_FILTER_FITS + 1):
+        candidate = _alpha_minimum(fit)
+        kept = base if candidate is None else base & (work > candidate)
+        if np.array_equal(kept, fit.kept):
+            return fit, candidate
+        for index, (earlier, _) in enumerate(history):
+            if np.array_equal(kept, earlier.kept):
+                cycle = history[index:]
+                best = max(range(len(cycle)), key=lambda i: (int(cycle[i][0].kept.sum()), -i))
+                return cycle[best]
+        if n_fits == _config.WPS_MAX_FILTER_FITS:
+            warnings.warn(
+                f"the alpha-based round filter of wps did not settle after {n_fits} fits; "
+                "returning the last fit",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+            return fit, history[-1][1]
+        describe_alpha = (
+            f"{describe} and a work amount above the alpha-implied minimum "
+            f"{format_number(candidate)}"
+        )
+        fit = _fit_kept(work, duration, kept, describe_filter=describe_alpha, **fit_args)
+        history.append((fit, candidate))
+    return fit, history[-1][1]  # pragma: no cover - the loop always returns
+
+
+def _alpha_minimum(fit: _LineFit) -> float | None:
+    """Alpha-implied minimum work ``-alpha * v`` when ``alpha < 0`` and the fit is valid."""
+    if fit.valid and fit.alpha < 0.0:
+        return -fit.alpha / fit.beta
+    return None
+
+
+def _prediction_errors(
+    work: Float64Array1D, durations: Float64Array1D, predicted: Float64Array1D
+) -> tuple[float, float, float]:
+    """``SSR``, ``RMSE`` and ``sqrt(SSR) / sum(d)`` of a predictor (wps spec §4)."""
+    ssr = float(np.sum((durations - predicted) ** 2))
+    return ssr, math.sqrt(ssr / work.shape[0]), math.sqrt(ssr) / float(np.sum(durations))
+
+
+def _build_result(
+    work: Float64Array1D,
+    duration: Float64Array1D,
+    fit: _LineFit,
+    level: float,
+    limit: float,
+    threshold: float,
+    min_work: float | None,
+    method: str,
+    basis: str,
+    unit: str,
+) -> WpsResult:
+    """Intervals and prediction metrics of a finished fit (wps spec §3.5, §3.6, §4)."""
+    pilot = method == "pilot"
+    dof = fit.h - 2
+    sigma2 = fit.ssr_blocks / dof
+    se_beta = math.sqrt(sigma2 / fit.se_scale_sxx)
+    se_alpha = math.sqrt(sigma2 * (1.0 / fit.h + fit.x_mean**2 / fit.se_scale_sxx))
+    multiplier = _PILOT_SE_MULTIPLIER if pilot else two_sided_t(level, dof)
+    slope_low = fit.beta - multiplier * se_beta
+    slope_high = fit.beta + multiplier * se_beta
+    throughput = 1.0 / fit.beta if fit.valid else math.nan
+    if pilot:
+        # Pilot's reported width |1/(beta - 2SE) - 1/(beta + 2SE)|, centred on v (spec §7.1).
+        width = abs(1.0 / slope_low - 1.0 / slope_high) if se_beta > 0 else 0.0
+        v_low, v_high = throughput - width / 2, throughput + width / 2
+        bounded = math.isfinite(width) and fit.valid
+    else:
+        v_low, v_high, bounded = _invert_slope_interval(slope_low, slope_high)
+    r_squared = 1.0 - fit.ssr_blocks / fit.s_yy if fit.s_yy > 0 else 1.0
+
+    kept = fit.kept
+    w_used, d_used = work[kept], duration[kept]
+    ssr, rmse, relative = _prediction_errors(w_used, d_used, fit.alpha + fit.beta * w_used)
+    ssr_all, _, relative_all = _prediction_errors(work, duration, fit.alpha + fit.beta * work)
+    if pilot:
+        ssr = ssr_all
+    naive = float(np.sum(w_used) / np.sum(d_used))
+    naive_ssr, _, naive_relative = _prediction_errors(w_used, d_used, w_used / naive)
+    rounds_used = np.flatnonzero(kept).astype(np.int64)
+    rounds_used.setflags(write=False)
+    return WpsResult(
+        alpha=fit.alpha,
+        alpha_ci_low=fit.alpha - multiplier * se_alpha,
+        alpha_ci_high=fit.alpha + multiplier * se_alpha,
+        alpha_stderr=se_alpha,
+        slope=fit.beta,
+        slope_ci_low=slope_low,
+        slope_ci_high=slope_high,
+        slope_stderr=se_beta,
+        throughput=throughput,
+        throughput_ci_low=float(v_low),
+        throughput_ci_high=float(v_high),
+        subsession_size=fit.q,
+        n_subsessions=fit.h,
+        dof=dof,
+        n_rounds=int(work.shape[0]),
+        n_rounds_used=int(rounds_used.shape[0]),
+        rounds_used=rounds_used,
+        r_squared=float(r_squared),
+        residual_std_error=math.sqrt(sigma2),
+        ssr=ssr,
+        rmse=rmse,
+        relative_error=relative,
+        ssr_all=ssr_all,
+        relative_error_all=relative_all,
+        naive_throughput=naive,
+        naive_ssr=naive_ssr,
+        naive_relative_error=naive_relative,
+        min_round_duration=threshold,
+        min_work=None if min_work is None else float(min_work),
+        valid=fit.valid,
+        bounded=bool(bounded),
+        confidence_level=level,
+        autocorrelation_limit=limit,
+        method=method,
+        subsession_basis=basis,
+        unit=unit,
+        _work_mean=fit.x_mean,
+        _work_sxx=fit.s_xx,
+    )

@@ -1,0 +1,54 @@
+"""CI-driven benchmark sessions: run rounds until every requested interval is narrow enough.
+
+:class:`BenchmarkSession` is a pure, embeddable controller answering Pilot's question "how long
+shall I run this benchmark to get a precise result?". A harness asks :meth:`~BenchmarkSession.
+next_round` for a work amount, runs the round, and hands back its duration and optional
+per-round readings and per-unit readings with :meth:`~BenchmarkSession.record`;
+:attr:`~BenchmarkSession.done` turns True once every requested confidence-interval target
+(and baseline comparison) is met. :func:`run_session` drives a Python callable this way; the
+command ``pilotstats run`` drives any program.
+
+Analyses (``docs/algorithms/wps.md`` and ``docs/algorithms/subsession.md``):
+
+- **WPS throughput** from whole rounds, ``t = alpha + w / v``
+  (:func:`pilotstats.regression.wps`), paced by :class:`pilotstats.regression.WorkPlanner`;
+  isolated outlier rounds are excluded from the fit and reported;
+- **readings** (one value per round and performance index): subsession analysis and
+  required sample size;
+- **unit readings** (many values per round, e.g. per-operation latencies): warm-up and
+  cool-down removal per round, then subsession analysis and required sample size; the work
+  amount is paced to deliver the missing readings (wps spec §6.7);
+- each performance index is *ordinary* (arithmetic mean), *ratio* (harmonic mean, for
+  rates) or *binary* (a 0/1 proportion with the Wilson interval), and may be recorded
+  without having to meet its target (``must_satisfy=False``);
+- optional **baseline comparison** (Welch's test on subsession statistics) with the sample
+  size needed to separate the result from the baseline.
+
+Rounds shorter than ``min_round_duration`` (and rounds a coarse timer measured as 0 s) are
+*stored but not used*, as in Pilot: no analysis sees them, and the result lists them.
+A session's complete state (options and raw rounds) is JSON; :meth:`BenchmarkSession.save`
+and :meth:`BenchmarkSession.load` persist and resume it.
+
+The subpackage holds the controller (:class:`BenchmarkSession`), the declarations and
+per-index analysis (:class:`PerformanceIndex`, :class:`Baseline`), warm-up removal
+(:func:`trim_warmup`), the results (:class:`IndexAnalysis`, :class:`SessionProgress`,
+:class:`SessionResult`), the JSON state, :func:`run_session`, and the ``pilotstats run``
+command (running a benchmark program each round and parsing its output) in private modules.
+"""
+
+from pilotstats.session._controller import BenchmarkSession
+from pilotstats.session._indices import Baseline, PerformanceIndex
+from pilotstats.session._results import IndexAnalysis, SessionProgress, SessionResult
+from pilotstats.session._run import run_session
+from pilotstats.session._warmup import trim_warmup
+
+__all__ = [
+    "Baseline",
+    "BenchmarkSession",
+    "IndexAnalysis",
+    "PerformanceIndex",
+    "SessionProgress",
+    "SessionResult",
+    "run_session",
+    "trim_warmup",
+]

@@ -1,0 +1,722 @@
+"""The benchmark session controller, :class:`BenchmarkSession`.
+
+It validates its options, records rounds (short rounds stored but not used, unit readings
+stripped of warm-up per round), replays every analysis after each round, decides when the
+session stops and reports progress and results. The per-index analysis lives in
+:mod:`pilotstats.session._indices`, warm-up removal in :mod:`pilotstats.session._warmup`,
+the result classes in :mod:`pilotstats.session._results` and the JSON state in
+:mod:`pilotstats.session._persistence`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from pilotstats._typing import (
+    ArrayLike1D,
+    Float64Array1D,
+    IndexType,
+    MeanMethod,
+    SubsessionBasis,
+    WarmupRemoval,
+)
+from pilotstats._validation import (
+    check_choice,
+    check_confidence_level,
+    check_int,
+    check_probability,
+    check_real,
+)
+from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
+from pilotstats.exceptions import InvalidInputError, SessionFinishedError
+from pilotstats.regression._outliers import OUTLIER_THRESHOLD
+from pilotstats.regression.planner import WorkPlanner, unit_reading_work
+from pilotstats.results import json_safe
+from pilotstats.session._indices import (
+    Baseline,
+    PerformanceIndex,
+    _as_baselines,
+    _as_indices,
+    analyse_index,
+    check_readings,
+    check_unit_readings,
+)
+from pilotstats.session._persistence import (
+    RawRound,
+    check_state,
+    read_state,
+    session_state,
+    state_baselines,
+    state_options,
+    write_state,
+)
+from pilotstats.session._results import (
+    IndexAnalysis,
+    SessionProgress,
+    SessionResult,
+    index_label,
+    session_notes,
+    wps_progress,
+)
+from pilotstats.session._warmup import WARMUP_METHODS, UnitReadings
+
+__all__ = ["BenchmarkSession"]
+
+#: Default target of every interval: a half width of 5 % of the estimate (Pilot's default
+#: full width of 10 %).
+_DEFAULT_HALF_WIDTH_PERCENT = 5.0
+
+
+def _positive_or_none(value: float | None, name: str) -> float | None:
+    if value is None:
+        return None
+    return check_real(value, name, low=0.0, low_inclusive=False)
+
+
+class BenchmarkSession:
+    """CI-driven benchmark session controller (Pilot's session logic, corrected).
+
+    Parameters
+    ----------
+    max_work : float, optional
+        Largest work amount of a round. None when the workload cannot vary its work
+        amount: the WPS analysis is then off and :meth:`next_round` returns None.
+    min_work : float, default 1
+        Smallest work amount.
+    initial_work : float, optional
+        Work amount of the first round (``max(1, min_work)`` when None).
+    half_width_percent, half_width : float, optional
+        Target half width of the WPS throughput interval, in percent of ``v`` and/or
+        units/s (the smaller enabled one applies; both None: 5 %, Pilot's default full
+        width of 10 %).
+    readings_half_width_percent, readings_half_width : float, optional
+        Target half width of the interval of each readings index, in percent of its mean
+        and/or in its unit (both None: 5 %).
+    unit_readings_half_width_percent, unit_readings_half_width : float, optional
+        Target half width of the interval of each unit-readings index (both None: 5 %).
+    confidence_level : float, default 0.95
+        Level of every interval.
+    autocorrelation_limit : float, default 0.1
+        Limit of the lag-1 autocorrelation of subsession means.
+    min_rounds : int, default 10
+        Minimum number of rounds of a session: it never finishes before this many.
+    max_rounds : int or None, default 1000
+        Stop (``stop_reason="max_rounds"``) after this many rounds.
+    max_duration : float, optional
+        Stop once the recorded rounds add up to this many seconds.
+    min_round_duration : float, optional
+        Rounds shorter than this (s) are *short*: stored but not used by any analysis
+        (Pilot's rule), listed in :attr:`SessionResult.short_rounds`, and the planner
+        doubles the work. None: 1 s when the session sets the work amount (``max_work``),
+        0 s otherwise. A round measured as 0 s (a coarse timer) is always short.
+    target_initial_time : float, default 60.0
+        Time budget of the planner's initial ramp (s).
+    wps_analysis : bool, default True
+        Estimate the stable throughput by WPS regression (needs ``max_work``).
+    min_subsessions : int, default 21
+        Minimum number of subsessions of the WPS fit before the WPS analysis can finish
+        (Pilot: more than 20).
+    readings_min_subsessions, unit_readings_min_subsessions : int, default 10
+        Minimum number of subsessions before a readings / unit-readings target can be met.
+    warmup_removal : {"stable_phase", "trim", "none"}, default "stable_phase"
+        How each round's unit readings lose their warm-up and cool-down:
+        :func:`pilotstats.changepoints.stable_phase` (a round without a dominant stable
+        segment, or with fewer than ``2 * min_size`` readings, is kept whole and
+        reported), Pilot's fixed-percentage trimming (:func:`trim_warmup`) or nothing.
+    min_size : int, default 30
+        Minimum segment length for warm-up detection (``stable_phase(min_size=)``).
+        Rounds need at least ``2 * min_size`` unit readings to be searched; for short
+        rounds set it to about a sixth of the round length (at least 5).
+    trim_fraction : float, default 0.1
+        Fraction trimmed by ``warmup_removal="trim"``.
+    readings_mean_method, unit_readings_mean_method : str, default "arithmetic"
+        Mean of undeclared readings / unit-readings indices, ``"arithmetic"`` or
+        ``"harmonic"`` (for rates); declared indices follow their ``index_type``.
+    readings_indices, unit_readings_indices : sequence of PerformanceIndex, optional
+        Declarations of the indices (name, unit, type, must_satisfy), one per index in
+        the order of the values passed to :meth:`record`.
+    baseline_readings, baseline_unit_readings : Baseline or sequence, optional
+        Baselines per index (a single one applies to index 0); each index with a baseline
+        is compared by Welch's test and must also reach ``significance_level`` where
+        reachable.
+    significance_level : float, default 0.05
+        p-value the comparison with a baseline aims for (``p <= significance_level``).
+    subsession_basis : {"residuals", "rates"}, default "residuals"
+        Passed to the WPS regression (see :func:`pilotstats.regression.wps`).
+    outlier_threshold : float or None, default 10.0
+        Rounds whose duration lies further than this many robust standard deviations from
+        the WPS line are excluded from the fit (isolated outliers, at most 10 % of the
+        rounds) and listed in :attr:`SessionResult.outlier_rounds`; None keeps all.
+    unit : str, default "units"
+        Work unit label.
+
+    See Also
+    --------
+    run_session : drive a Python workload function with a session.
+    pilotstats.regression.WorkPlanner : the work-amount planner used inside.
+
+    Notes
+    -----
+    Differences from Pilot (wps spec §7, autocorrelation spec §8): the configured confidence
+    level and autocorrelation limit are honoured everywhere; the throughput interval is the
+    t-based inverted slope interval; unit-reading warm-up is removed per round with an
+    explicit outcome instead of discarding rounds; sample sizes are rounded up.
+
+    A session never reports an interval built on a silent rule: short rounds, outlier
+    rounds and rounds whose warm-up could not be removed are listed in
+    :attr:`SessionResult.notes` (and ``warmup_kept`` flags the last case).
+
+    Examples
+    --------
+    >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
+    >>> while not session.done:
+    ...     work = session.next_round()
+    ...     session.record(work, 0.01 + work / 1e4)
+    >>> round(session.result().wps.throughput)
+    10000
+    """
+
+    def __init__(
+        self,
+        max_work: float | None = None,
+        *,
+        min_work: float = 1.0,
+        initial_work: float | None = None,
+        half_width_percent: float | None = None,
+        half_width: float | None = None,
+        readings_half_width_percent: float | None = None,
+        readings_half_width: float | None = None,
+        unit_readings_half_width_percent: float | None = None,
+        unit_readings_half_width: float | None = None,
+        confidence_level: float = 0.95,
+        autocorrelation_limit: float = 0.1,
+        min_rounds: int = 10,
+        max_rounds: int | None = 1000,
+        max_duration: float | None = None,
+        min_round_duration: float | None = None,
+        target_initial_time: float = 60.0,
+        wps_analysis: bool = True,
+        min_subsessions: int = 21,
+        readings_min_subsessions: int = 10,
+        unit_readings_min_subsessions: int = 10,
+        warmup_removal: WarmupRemoval = "stable_phase",
+        min_size: int = 30,
+        trim_fraction: float = 0.1,
+        readings_mean_method: MeanMethod = "arithmetic",
+        unit_readings_mean_method: MeanMethod = "arithmetic",
+        readings_indices: Sequence[PerformanceIndex] | None = None,
+        unit_readings_indices: Sequence[PerformanceIndex] | None = None,
+        baseline_readings: Any = None,
+        baseline_unit_readings: Any = None,
+        significance_level: float = 0.05,
+        subsession_basis: SubsessionBasis = "residuals",
+        outlier_threshold: float | None = OUTLIER_THRESHOLD,
+        unit: str = "units",
+    ) -> None:
+        options = {key: value for key, value in locals().items() if key != "self"}
+        self.confidence_level = check_confidence_level(confidence_level)
+        self.autocorrelation_limit = check_autocorrelation_limit(autocorrelation_limit)
+        self.min_rounds = check_int(min_rounds, "min_rounds", low=1)
+        self.max_rounds = None if max_rounds is None else check_int(max_rounds, "max_rounds", low=1)
+        if self.max_rounds is not None and self.max_rounds < self.min_rounds:
+            raise InvalidInputError(
+                f"max_rounds ({self.max_rounds}) must be at least min_rounds ({self.min_rounds})"
+            )
+        self.max_duration = _positive_or_none(max_duration, "max_duration")
+        self._readings_target = self._target(
+            readings_half_width_percent, readings_half_width, "readings_"
+        )
+        self._unit_target = self._target(
+            unit_readings_half_width_percent, unit_readings_half_width, "unit_readings_"
+        )
+        self.readings_min_subsessions = check_int(
+            readings_min_subsessions, "readings_min_subsessions", low=0
+        )
+        self.unit_readings_min_subsessions = check_int(
+            unit_readings_min_subsessions, "unit_readings_min_subsessions", low=0
+        )
+        self.warmup_removal: WarmupRemoval = check_choice(
+            warmup_removal, "warmup_removal", WARMUP_METHODS
+        )
+        self.min_size = check_int(min_size, "min_size", low=2)
+        self.trim_fraction = check_real(
+            trim_fraction, "trim_fraction", low=0.0, high=1.0, high_inclusive=False
+        )
+        self.readings_mean_method: MeanMethod = check_choice(
+            readings_mean_method, "readings_mean_method", ("arithmetic", "harmonic")
+        )
+        self.unit_readings_mean_method: MeanMethod = check_choice(
+            unit_readings_mean_method, "unit_readings_mean_method", ("arithmetic", "harmonic")
+        )
+        self.readings_indices = _as_indices(readings_indices, "readings_indices")
+        self.unit_readings_indices = _as_indices(unit_readings_indices, "unit_readings_indices")
+        self._baseline_readings = _as_baselines(baseline_readings, "baseline_readings")
+        self._baseline_units = _as_baselines(baseline_unit_readings, "baseline_unit_readings")
+        self.significance_level = check_probability(significance_level, "significance_level")
+        self.unit = str(unit)
+        self.max_work = (
+            None
+            if max_work is None
+            else check_real(max_work, "max_work", low=0.0, low_inclusive=False)
+        )
+        if min_round_duration is None:
+            min_round_duration = 1.0 if self.max_work is not None else 0.0
+        self.min_round_duration = check_real(min_round_duration, "min_round_duration", low=0.0)
+        if not isinstance(wps_analysis, (bool, np.bool_)):
+            raise InvalidInputError(f"wps_analysis must be True or False, got {wps_analysis!r}")
+        self.wps_analysis = bool(wps_analysis) and self.max_work is not None
+        self.planner: WorkPlanner | None = None
+        if self.max_work is not None:
+            self.planner = WorkPlanner(
+                min_work,
+                self.max_work,
+                min_round_duration=self.min_round_duration,
+                target_initial_time=target_initial_time,
+                initial_work=initial_work,
+                half_width_percent=half_width_percent,
+                half_width=half_width,
+                confidence_level=self.confidence_level,
+                autocorrelation_limit=self.autocorrelation_limit,
+                min_subsessions=min_subsessions,
+                wps_analysis=self.wps_analysis,
+                subsession_basis=subsession_basis,
+                unit=self.unit,
+                outlier_threshold=outlier_threshold,
+            )
+        options["readings_indices"] = [list(i) for i in self.readings_indices] or None
+        options["unit_readings_indices"] = [list(i) for i in self.unit_readings_indices] or None
+        options["baseline_readings"] = state_baselines(baseline_readings)
+        options["baseline_unit_readings"] = state_baselines(baseline_unit_readings)
+        self._options = {key: json_safe(value) for key, value in options.items()}
+        # Raw rounds (for saving): work, duration, readings row, unit-reading rows.
+        self._raw: list[RawRound] = []
+        self._work: list[float] = []
+        self._durations: list[float] = []
+        self._short: list[int] = []
+        self._n_readings: int | None = None  # number of readings indices
+        self._reading_values: list[list[float]] = []  # per index, used rounds only
+        self._units = UnitReadings()  # per index, used rounds only
+        self._readings_analyses: tuple[IndexAnalysis, ...] = ()
+        self._unit_analyses: tuple[IndexAnalysis, ...] = ()
+        self._stop_reason: str | None = None
+
+    @staticmethod
+    def _target(
+        percent: float | None, width: float | None, prefix: str
+    ) -> tuple[float | None, float | None]:
+        percent = _positive_or_none(percent, f"{prefix}half_width_percent")
+        width = _positive_or_none(width, f"{prefix}half_width")
+        if percent is None and width is None:
+            percent = _DEFAULT_HALF_WIDTH_PERCENT
+        return percent, width
+
+    # -- state ---------------------------------------------------------------------------
+
+    @property
+    def n_rounds(self) -> int:
+        """Rounds recorded so far (short rounds included)."""
+        return len(self._durations)
+
+    @property
+    def total_duration(self) -> float:
+        """Sum of the recorded round durations (s)."""
+        return math.fsum(self._durations)
+
+    def _wps_done(self) -> bool | None:
+        if not self.wps_analysis or self.planner is None:
+            return None
+        return self.planner.wps_finished
+
+    @property
+    def targets_met(self) -> bool:
+        """Every required analysis meets its target and at least ``min_rounds`` were run."""
+        if self.n_rounds < self.min_rounds:
+            return False
+        states = [
+            item.done
+            for item in (*self._readings_analyses, *self._unit_analyses)
+            if item.must_satisfy
+        ]
+        wps_done = self._wps_done()
+        if wps_done is not None:
+            states.append(wps_done)
+        return all(states)
+
+    @property
+    def done(self) -> bool:
+        """The session is finished: targets met, or ``max_rounds`` / ``max_duration`` hit."""
+        return self._stop_reason is not None
+
+    # -- protocol ------------------------------------------------------------------------
+
+    def next_round(self) -> float | None:
+        """Work of the next round (None when the workload's work cannot vary)."""
+        if self.planner is None:
+            return None
+        extra = self._unit_reading_proposals()
+        return self.planner.combine_proposals(*extra)
+
+    def record(
+        self,
+        work: float | None,
+        duration: float,
+        readings: ArrayLike1D | float | None = None,
+        unit_readings: Any = None,
+    ) -> None:
+        """Record a finished round and update every analysis.
+
+        Parameters
+        ----------
+        work : float or None
+            Work done by the round (> 0); None only when the session has no ``max_work``.
+        duration : float
+            Round duration in seconds (>= 0). A round shorter than ``min_round_duration``,
+            or measured as 0 s by a coarse timer, is stored but not used.
+        readings : float or array_like, optional
+            One reading per performance index for this round.
+        unit_readings : array_like or sequence of array_like, optional
+            The round's unit readings: a 1-D array for a single index, or one 1-D array
+            per index. The first round with unit readings must not be empty (an empty
+            index could never meet its target); later rounds may be.
+
+        Raises
+        ------
+        SessionFinishedError
+            The session is already done.
+        InvalidInputError
+            Negative or non-finite values, a different number of indices than in earlier
+            rounds or than declared, non-0/1 values of a binary index, or empty unit
+            readings in the first round that has any.
+        """
+        if self.done:
+            raise SessionFinishedError(
+                f"the session is finished (stop reason: {self._stop_reason}) after "
+                f"{self.n_rounds} rounds; check BenchmarkSession.done before running "
+                "another round"
+            )
+        self._record(work, duration, readings, unit_readings)
+        self._analyse_all()
+        self._update_stop()
+
+    def _record(
+        self, work: float | None, duration: float, readings: Any, unit_readings: Any
+    ) -> None:
+        """Validate and store one round (no analysis)."""
+        d = check_real(duration, "duration", low=0.0)
+        if self.planner is not None:
+            if work is None:
+                raise InvalidInputError("work is required when the session has max_work")
+            w = check_real(work, "work", low=0.0, low_inclusive=False)
+        else:
+            w = 0.0 if work is None else check_real(work, "work", low=0.0)
+        reading_row = check_readings(
+            readings,
+            n_earlier=self._n_readings,
+            n_declared=len(self.readings_indices),
+            n_rounds=self.n_rounds,
+            index_type=lambda index: self._index_type("readings", index),
+        )
+        unit_rows = check_unit_readings(
+            unit_readings,
+            n_earlier=len(self._units),
+            n_declared=len(self.unit_readings_indices),
+            index_type=lambda index: self._index_type("unit_readings", index),
+        )
+
+        round_index = self.n_rounds
+        self._raw.append(
+            (
+                None if work is None else w,
+                d,
+                None if reading_row is None else reading_row.tolist(),
+                None if unit_rows is None else [row.tolist() for row in unit_rows],
+            )
+        )
+        self._work.append(w)
+        self._durations.append(d)
+        short = d <= 0.0 or d < self.min_round_duration
+        if reading_row is not None:
+            if self._n_readings is None:
+                self._n_readings = int(reading_row.shape[0])
+                self._reading_values = [[] for _ in range(self._n_readings)]
+            if not short:
+                for index, value in enumerate(reading_row):
+                    self._reading_values[index].append(float(value))
+        if unit_rows is not None:
+            if not self._units:
+                self._units.start(len(unit_rows))
+            if not short:
+                for index, values in enumerate(unit_rows):
+                    binary = self._index_type("unit_readings", index) == "binary"
+                    method: WarmupRemoval = "none" if binary else self.warmup_removal
+                    self._units.keep(index, values, method, self.trim_fraction, self.min_size)
+        if short:
+            self._short.append(round_index)
+        if self.planner is not None:
+            self.planner.record(w, d)
+
+    def _declared(self, kind: str) -> tuple[PerformanceIndex, ...]:
+        return self.readings_indices if kind == "readings" else self.unit_readings_indices
+
+    def _index_type(self, kind: str, index: int) -> IndexType:
+        declared = self._declared(kind)
+        if index < len(declared):
+            return declared[index].index_type
+        mean_method = (
+            self.readings_mean_method if kind == "readings" else self.unit_readings_mean_method
+        )
+        return "ratio" if mean_method == "harmonic" else "ordinary"
+
+    # -- analyses ------------------------------------------------------------------------
+
+    def _analyse_all(self) -> None:
+        self._readings_analyses = tuple(
+            self._analyse(
+                "readings",
+                i,
+                np.array(values, dtype=np.float64),
+                0,
+                0,
+                self._readings_target,
+                self.readings_min_subsessions,
+                self._baseline_readings,
+            )
+            for i, values in enumerate(self._reading_values)
+        )
+        self._unit_analyses = tuple(
+            self._analyse(
+                "unit_readings",
+                i,
+                self._units.values(i),
+                self._units.removed[i],
+                self._units.warmup_kept(i),
+                self._unit_target,
+                self.unit_readings_min_subsessions,
+                self._baseline_units,
+            )
+            for i in range(len(self._units))
+        )
+
+    def _analyse(
+        self,
+        kind: str,
+        index: int,
+        data: Float64Array1D,
+        removed: int,
+        warmup_kept: int,
+        target: tuple[float | None, float | None],
+        min_subsessions: int,
+        baselines: tuple[Baseline | None, ...],
+    ) -> IndexAnalysis:
+        """Interval, required size and baseline comparison of one index."""
+        declared = self._declared(kind)
+        spec = declared[index] if index < len(declared) else PerformanceIndex()
+        note = None
+        if kind == "unit_readings":
+            note = self._units.note(index, index_label(kind, spec.name, index), self.min_size)
+        return analyse_index(
+            data,
+            kind=kind,
+            index=index,
+            spec=spec,
+            index_type=self._index_type(kind, index),
+            removed=removed,
+            warmup_kept=warmup_kept,
+            target=target,
+            min_subsessions=min_subsessions,
+            baseline=baselines[index] if index < len(baselines) else None,
+            confidence_level=self.confidence_level,
+            autocorrelation_limit=self.autocorrelation_limit,
+            significance_level=self.significance_level,
+            note=note,
+        )
+
+    def _unit_reading_proposals(self) -> list[float]:
+        """Work expected to deliver the missing unit readings, per unfinished index."""
+        proposals = []
+        total_work = math.fsum(self._work)
+        for item in self._unit_analyses:
+            if item.done or not item.must_satisfy or not self._work:
+                continue
+            required = None if item.required is None else item.required.samples
+            if item.comparison_required is not None and item.comparison_note is None:
+                required = max(required or 0, item.comparison_required.samples)
+            proposals.append(unit_reading_work(required, item.n, total_work, self._work[-1]))
+        return proposals
+
+    def _update_stop(self) -> None:
+        if self.targets_met:
+            self._stop_reason = "targets_met"
+        elif self.max_rounds is not None and self.n_rounds >= self.max_rounds:
+            self._stop_reason = "max_rounds"
+        elif self.max_duration is not None and self.total_duration >= self.max_duration:
+            self._stop_reason = "max_duration"
+
+    # -- reporting -----------------------------------------------------------------------
+
+    @property
+    def progress(self) -> SessionProgress:
+        """Progress towards the targets (the least advanced required analysis sets it)."""
+        analyses: dict[str, float] = {"rounds": min(1.0, self.n_rounds / self.min_rounds)}
+        if self.wps_analysis:
+            analyses["wps"] = wps_progress(self.planner)
+        for item in (*self._readings_analyses, *self._unit_analyses):
+            if item.must_satisfy:
+                analyses[item.label] = item.progress
+        fraction = 1.0 if self.done else min(analyses.values())
+        lagging = min(analyses, key=lambda key: analyses[key])
+        if self.done:
+            message = f"done after {self.n_rounds} rounds ({self._stop_reason})"
+        else:
+            message = f"round {self.n_rounds}, waiting for {lagging}"
+        return SessionProgress(
+            fraction=float(fraction),
+            n_rounds=self.n_rounds,
+            min_rounds=self.min_rounds,
+            done=self.done,
+            analyses=analyses,
+            message=message,
+        )
+
+    def result(self) -> SessionResult:
+        """All current estimates, with notes on everything excluded."""
+        planner = self.planner
+        outliers = () if planner is None or not self.wps_analysis else planner.outlier_rounds
+        wps_error = None
+        if planner is not None and self.wps_analysis and planner.wps_result is None:
+            wps_error = planner.wps_error or "fewer than 4 rounds recorded"
+        return SessionResult(
+            n_rounds=self.n_rounds,
+            total_work=math.fsum(self._work),
+            total_duration=self.total_duration,
+            done=self.done,
+            targets_met=self.targets_met,
+            stop_reason=self._stop_reason,
+            wps=None if planner is None or not self.wps_analysis else planner.wps_result,
+            wps_target_half_width=None if planner is None else planner.target_half_width,
+            wps_done=self._wps_done(),
+            wps_error=wps_error,
+            readings=self._readings_analyses,
+            unit_readings=self._unit_analyses,
+            short_rounds=tuple(self._short),
+            outlier_rounds=tuple(outliers),
+            warmup_kept=any(item.warmup_kept_rounds for item in self._unit_analyses),
+            notes=tuple(
+                session_notes(
+                    self._short,
+                    self.n_rounds,
+                    self.min_round_duration,
+                    tuple(outliers),
+                    self._unit_analyses,
+                )
+            ),
+            confidence_level=self.confidence_level,
+            unit=self.unit,
+        )
+
+    # -- persistence ---------------------------------------------------------------------
+
+    def state(self, *, first_round: int = 0) -> dict[str, Any]:
+        """The complete session as JSON-safe data: its options and every recorded round.
+
+        :meth:`from_state` rebuilds an identical session from it (the planner and every
+        analysis are replayed from the raw rounds).
+
+        Parameters
+        ----------
+        first_round : int, default 0
+            Include only the rounds from this one on (0-based), e.g. to append each new
+            round to a log instead of rewriting the whole state.
+
+        Returns
+        -------
+        dict
+            ``{"version", "options", "rounds"}``; each round is ``{"work", "duration",
+            "readings", "unit_readings"}`` as recorded (short rounds included).
+        """
+        return session_state(self._options, self._raw, first_round)
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> BenchmarkSession:
+        """Rebuild a session from :meth:`state` (to resume it after an interruption).
+
+        Parameters
+        ----------
+        state : dict
+            Output of :meth:`state` (or the parsed JSON written by :meth:`save`).
+
+        Returns
+        -------
+        BenchmarkSession
+            The session with every recorded round replayed.
+
+        Raises
+        ------
+        InvalidInputError
+            ``state`` is not a session state of a supported version.
+
+        Examples
+        --------
+        >>> session = BenchmarkSession(min_rounds=5, readings_half_width_percent=2.5)
+        >>> for value in (1.0, 1.1, 0.9):
+        ...     session.record(None, 1.0, readings=[value])
+        >>> copy = BenchmarkSession.from_state(session.state())
+        >>> copy.n_rounds, copy.result().readings[0].n
+        (3, 3)
+        """
+        check_state(state)
+        try:
+            session = cls(**state_options(state))
+            for item in state.get("rounds", []):
+                session._record(
+                    item["work"], item["duration"], item["readings"], item["unit_readings"]
+                )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise InvalidInputError(
+                f"state is not a valid session state ({type(exc).__name__}: {exc}); it must "
+                "come from BenchmarkSession.state()"
+            ) from None
+        session._analyse_all()
+        session._update_stop()
+        return session
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`state` as JSON to ``path`` (atomically: a crash leaves the old file).
+
+        Parameters
+        ----------
+        path : str or path-like
+            File to write.
+        """
+        write_state(path, self.state())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> BenchmarkSession:
+        """Resume a session saved with :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or path-like
+            File written by :meth:`save`.
+
+        Returns
+        -------
+        BenchmarkSession
+            The session, ready for its next round.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> session = BenchmarkSession(min_rounds=5)
+        >>> session.record(None, 1.0, readings=[2.0])
+        >>> path = os.path.join(tempfile.mkdtemp(), "session.json")
+        >>> session.save(path)
+        >>> BenchmarkSession.load(path).n_rounds
+        1
+        """
+        return cls.from_state(read_state(path))

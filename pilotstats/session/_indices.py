@@ -1,0 +1,491 @@
+"""Performance indices of a session: declarations, baselines and the analysis of one index.
+
+:class:`PerformanceIndex` declares an index (name, unit, type, whether it must meet its
+target) and :class:`Baseline` summarises an earlier result to compare against; the helpers
+below validate both as :class:`~pilotstats.session.BenchmarkSession` receives them, check
+recorded values against the index type, and :func:`analyse_index` computes one index's
+interval, required sample size and Welch comparison with its baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from pilotstats._typing import Float64Array1D, IndexType, MeanMethod
+from pilotstats._validation import as_float_array, check_choice, check_int, check_real
+from pilotstats.autocorrelation import (
+    ProportionResult,
+    SampleSizeResult,
+    SubsessionResult,
+    proportion_interval,
+    required_sample_size,
+    required_sample_size_for_comparison,
+    subsession_analysis,
+    welch_test,
+)
+from pilotstats.exceptions import (
+    InvalidInputError,
+    NotEnoughDataError,
+    PilotStatsError,
+    UnreachableTargetError,
+)
+from pilotstats.session._results import IndexAnalysis
+
+__all__ = [
+    "Baseline",
+    "PerformanceIndex",
+    "analyse_index",
+    "check_index_values",
+    "check_readings",
+    "check_unit_readings",
+]
+
+_INDEX_TYPES: tuple[IndexType, ...] = ("ordinary", "ratio", "binary")
+
+
+class Baseline(NamedTuple):
+    """Summary of a baseline result to compare against (Welch, autocorrelation spec §7).
+
+    For autocorrelated data give subsession statistics: the mean, the subsession variance
+    ``s2_q`` and the number of subsessions ``h`` (a
+    :class:`~pilotstats.autocorrelation.SubsessionResult` is accepted wherever a
+    ``Baseline`` is). For a binary index give the proportion, ``p (1 - p) n / (n - 1)`` and
+    the number of outcomes ``n`` (subsessions of one outcome).
+
+    Examples
+    --------
+    Compare a session's readings with an earlier result (mean, subsession variance,
+    number of subsessions):
+
+    >>> import numpy as np
+    >>> from pilotstats.session import Baseline, BenchmarkSession
+    >>> rng = np.random.default_rng(0)
+    >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5,
+    ...                            baseline_readings=Baseline(mean=0.52, subsession_variance=1e-4,
+    ...                                                       n_subsessions=10))
+    >>> while not session.done:
+    ...     work = session.next_round()
+    ...     session.record(work, 0.01 + work / 1e4, readings=[0.5 + 0.01 * rng.normal()])
+    >>> comparison = session.result().readings[0].comparison
+    >>> round(comparison.difference, 3), comparison.p_value < 0.001
+    (-0.022, True)
+    """
+
+    mean: float
+    subsession_variance: float
+    n_subsessions: int
+
+
+class PerformanceIndex(NamedTuple):
+    """Declaration of one performance index of a session (Pilot's ``--pi``).
+
+    Attributes
+    ----------
+    name : str
+        Label used in reports (may be empty: the index number is shown instead).
+    unit : str
+        Unit of the values, for display.
+    index_type : {"ordinary", "ratio", "binary"}
+        ``"ordinary"``: arithmetic mean (times, sizes); ``"ratio"``: harmonic mean, for
+        rates such as throughput (Pilot's type 1); ``"binary"``: 0/1 outcomes, a
+        proportion with the Wilson interval (no warm-up removal).
+    must_satisfy : bool
+        The index must meet its interval target before the session stops; False records
+        and reports it only.
+
+    Examples
+    --------
+    A latency that must reach the target and a hit/miss flag that is only reported:
+
+    >>> from pilotstats.session import BenchmarkSession, PerformanceIndex
+    >>> session = BenchmarkSession(
+    ...     min_rounds=3,
+    ...     readings_indices=[PerformanceIndex("latency", "ms"),
+    ...                       PerformanceIndex("hit", "", "binary", must_satisfy=False)])
+    >>> for value, hit in [(10.1, 1), (9.9, 0), (10.0, 1), (10.05, 1), (9.95, 1)]:
+    ...     session.record(None, 1.0, readings=[value, hit])
+    >>> print(session.result().readings[1])  # doctest: +ELLIPSIS
+    readings[hit]: proportion 0.8 (95 % CI [0.3755, 0.9638] wilson, n = 5) (not required...)
+    """
+
+    name: str = ""
+    unit: str = ""
+    index_type: IndexType = "ordinary"
+    must_satisfy: bool = True
+
+
+def _as_index(value: Any, name: str) -> PerformanceIndex:
+    if isinstance(value, str):
+        return PerformanceIndex(value)
+    if isinstance(value, dict):
+        value = PerformanceIndex(**value)
+    if isinstance(value, (tuple, list)) and not isinstance(value, PerformanceIndex):
+        value = PerformanceIndex(*value)
+    if not isinstance(value, PerformanceIndex):
+        raise InvalidInputError(
+            f"{name} must be a PerformanceIndex(name, unit, index_type, must_satisfy) or a "
+            f"name, got {type(value).__name__}"
+        )
+    index_type = check_choice(value.index_type, f"{name}.index_type", _INDEX_TYPES)
+    if not isinstance(value.must_satisfy, (bool, np.bool_)):
+        raise InvalidInputError(
+            f"{name}.must_satisfy must be True or False, got {value.must_satisfy!r}"
+        )
+    return PerformanceIndex(
+        str(value.name), str(value.unit), index_type, bool(value.must_satisfy)
+    )
+
+
+def _as_indices(value: Any, name: str) -> tuple[PerformanceIndex, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, (str, PerformanceIndex, dict)):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        raise InvalidInputError(
+            f"{name} must be a list of PerformanceIndex (one per index), got "
+            f"{type(value).__name__}"
+        )
+    return tuple(_as_index(item, f"{name}[{i}]") for i, item in enumerate(value))
+
+
+def _as_baseline(value: Any, name: str) -> Baseline | None:
+    if value is None:
+        return None
+    if isinstance(value, SubsessionResult):
+        return Baseline(value.mean, value.subsession_variance, value.n_subsessions)
+    if isinstance(value, (tuple, list)) and len(value) == 3:
+        mean = check_real(value[0], f"{name} mean")
+        variance = check_real(value[1], f"{name} subsession_variance", low=0.0)
+        n = check_int(value[2], f"{name} n_subsessions", low=2)
+        return Baseline(mean, variance, n)
+    raise InvalidInputError(
+        f"{name} must be a Baseline(mean, subsession_variance, n_subsessions), a "
+        "SubsessionResult or None, "
+        f"got {type(value).__name__}"
+    )
+
+
+def _as_baselines(value: Any, name: str) -> tuple[Baseline | None, ...]:
+    """One baseline per performance index; a single baseline applies to index 0."""
+    if value is None:
+        return ()
+    single = isinstance(value, (Baseline, SubsessionResult)) or (
+        isinstance(value, tuple)
+        and len(value) == 3
+        and all(np.ndim(v) == 0 for v in value)
+        and not any(v is None or isinstance(v, tuple) for v in value)
+    )
+    if single:
+        return (_as_baseline(value, name),)
+    if not isinstance(value, (list, tuple)):
+        raise InvalidInputError(
+            f"{name} must be a Baseline, a SubsessionResult, or a list of them (one per "
+            f"index, None for none), got {type(value).__name__}"
+        )
+    return tuple(_as_baseline(item, f"{name}[{i}]") for i, item in enumerate(value))
+
+def check_index_values(index_type: IndexType, values: Float64Array1D, name: str) -> None:
+    """Check recorded values against the type of their index.
+
+    Parameters
+    ----------
+    index_type : {"ordinary", "ratio", "binary"}
+        Type of the index the values belong to.
+    values : ndarray, shape (n,)
+        The values (already finite numbers).
+    name : str
+        How error messages name the values.
+
+    Raises
+    ------
+    InvalidInputError
+        A binary index got a value other than 0 and 1, or a ratio index a value <= 0.
+    """
+    if index_type == "binary" and not np.all((values == 0.0) | (values == 1.0)):
+        raise InvalidInputError(
+            f"{name} belongs to a binary index and must hold only 0 and 1, got "
+            f"{values[(values != 0.0) & (values != 1.0)][0]!r}"
+        )
+    if index_type == "ratio" and np.any(values <= 0.0):
+        raise InvalidInputError(
+            f"{name} belongs to a ratio index (harmonic mean) and must be > 0"
+        )
+
+
+def check_readings(
+    readings: Any,
+    *,
+    n_earlier: int | None,
+    n_declared: int,
+    n_rounds: int,
+    index_type: Callable[[int], IndexType],
+) -> Float64Array1D | None:
+    """Check a round's readings (one value per performance index).
+
+    Parameters
+    ----------
+    readings : float, array_like or None
+        The readings passed to :meth:`~pilotstats.session.BenchmarkSession.record`.
+    n_earlier : int or None
+        Number of readings indices of earlier rounds (None: no round had readings yet).
+    n_declared : int
+        Number of declared readings indices (0: none declared).
+    n_rounds : int
+        Rounds recorded before this one.
+    index_type : callable
+        Type of the index at a position.
+
+    Returns
+    -------
+    ndarray or None
+        The readings as a float array (None when there are none).
+
+    Raises
+    ------
+    InvalidInputError
+        Not finite numbers, another count than in earlier rounds or than declared, readings
+        after rounds without any, or values not fitting their index type.
+    """
+    if readings is None:
+        return None
+    row = as_float_array(np.atleast_1d(readings), "readings")
+    expected = n_earlier
+    if expected is None and n_declared:
+        expected = n_declared
+    if expected is not None and row.shape[0] != expected:
+        raise InvalidInputError(
+            f"readings must have one value per performance index ({expected} as "
+            f"{'declared' if n_earlier is None else 'in earlier rounds'}), "
+            f"got {row.shape[0]}"
+        )
+    if n_earlier is None and n_rounds > 0:
+        raise InvalidInputError(
+            "readings must be given for every round (earlier rounds had none)"
+        )
+    for index in range(row.shape[0]):
+        check_index_values(index_type(index), row[index : index + 1], f"readings[{index}]")
+    return row
+
+
+def check_unit_readings(
+    unit_readings: Any,
+    *,
+    n_earlier: int,
+    n_declared: int,
+    index_type: Callable[[int], IndexType],
+) -> list[Float64Array1D] | None:
+    """Check a round's unit readings (one 1-D array per performance index).
+
+    Parameters
+    ----------
+    unit_readings : array_like, sequence of array_like or None
+        The unit readings passed to :meth:`~pilotstats.session.BenchmarkSession.record`:
+        a 1-D array for a single index, or one 1-D array per index.
+    n_earlier : int
+        Number of unit-readings indices of earlier rounds (0: no round had any yet).
+    n_declared : int
+        Number of declared unit-readings indices (0: none declared).
+    index_type : callable
+        Type of the index at a position.
+
+    Returns
+    -------
+    list of ndarray or None
+        One float array per index (None when there are none).
+
+    Raises
+    ------
+    InvalidInputError
+        Not finite numbers, another count than in earlier rounds or than declared, an empty
+        array in the first round with unit readings, or values not fitting their index type.
+    """
+    if unit_readings is None:
+        return None
+    items: list[Any]
+    if (
+        isinstance(unit_readings, (list, tuple))
+        and unit_readings
+        and all(np.ndim(item) == 1 for item in unit_readings)
+    ):
+        items = list(unit_readings)
+    else:
+        items = [unit_readings]
+    rows = [
+        as_float_array(item, f"unit_readings[{i}]", min_length=0)
+        for i, item in enumerate(items)
+    ]
+    expected = n_earlier or n_declared or None
+    if expected is not None and len(rows) != expected:
+        raise InvalidInputError(
+            f"unit_readings must have one array per performance index ({expected} as "
+            f"{'in earlier rounds' if n_earlier else 'declared'}), got {len(rows)}"
+        )
+    if not n_earlier:
+        empty = [i for i, row in enumerate(rows) if row.shape[0] == 0]
+        if empty:
+            raise InvalidInputError(
+                f"unit_readings[{empty[0]}] is empty in the first round with unit "
+                "readings: an index without readings can never meet its target; pass "
+                "None for a round without unit readings"
+            )
+    for index, row in enumerate(rows):
+        check_index_values(index_type(index), row, f"unit_readings[{index}]")
+    return rows
+
+
+def analyse_index(
+    data: Float64Array1D,
+    *,
+    kind: str,
+    index: int,
+    spec: PerformanceIndex,
+    index_type: IndexType,
+    removed: int,
+    warmup_kept: int,
+    target: tuple[float | None, float | None],
+    min_subsessions: int,
+    baseline: Baseline | None,
+    confidence_level: float,
+    autocorrelation_limit: float,
+    significance_level: float,
+    note: str | None,
+) -> IndexAnalysis:
+    """Interval, required size and baseline comparison of one index.
+
+    Parameters
+    ----------
+    data : ndarray, shape (n,)
+        The index's values of every used round (unit readings: after warm-up removal).
+    kind : {"readings", "unit_readings"}
+        Which values of a round the index reads.
+    index : int
+        Position of the index among those of its kind.
+    spec : PerformanceIndex
+        Its declaration (a default one when undeclared).
+    index_type : {"ordinary", "ratio", "binary"}
+        Its type (an undeclared index follows the session's mean method).
+    removed : int
+        Unit readings removed as warm-up/cool-down.
+    warmup_kept : int
+        Rounds that kept their warm-up.
+    target : (float or None, float or None)
+        Target half width in percent of the estimate and in the index's unit.
+    min_subsessions : int
+        Minimum number of subsessions before the target can be met.
+    baseline : Baseline or None
+        Result to compare against by Welch's test.
+    confidence_level, autocorrelation_limit, significance_level : float
+        The session's settings.
+    note : str or None
+        Why the interval may mislead (warm-up kept), if it may.
+
+    Returns
+    -------
+    IndexAnalysis
+        The analysis, with its progress towards the target.
+    """
+    n = int(data.shape[0])
+    analysis: SubsessionResult | ProportionResult | None = None
+    required: SampleSizeResult | None = None
+    mean_method: MeanMethod = "harmonic" if index_type == "ratio" else "arithmetic"
+    variance_and_count: tuple[float, float, int, int] | None = None
+    if n >= 3:
+        try:
+            if index_type == "binary":
+                proportion = proportion_interval(data, confidence_level=confidence_level)
+                analysis = proportion
+                p = proportion.proportion
+                variance_and_count = (p, p * (1.0 - p) * n / (n - 1), n, 1)
+            else:
+                sub = subsession_analysis(
+                    data,
+                    confidence_level=confidence_level,
+                    autocorrelation_limit=autocorrelation_limit,
+                    mean_method=mean_method,
+                )
+                analysis = sub
+                variance_and_count = (
+                    sub.mean,
+                    sub.subsession_variance,
+                    sub.n_subsessions,
+                    sub.subsession_size,
+                )
+        except NotEnoughDataError:
+            analysis = None
+        try:
+            required = required_sample_size(
+                data,
+                half_width_percent=target[0],
+                half_width=target[1],
+                confidence_level=confidence_level,
+                autocorrelation_limit=autocorrelation_limit,
+                min_subsessions=min_subsessions,
+                mean_method=mean_method,
+                kind="proportion" if index_type == "binary" else "mean",
+            )
+        except PilotStatsError:
+            required = None
+    comparison = comparison_required = None
+    comparison_note = None
+    if baseline is not None and variance_and_count is not None and variance_and_count[2] >= 2:
+        estimate, variance, count, size = variance_and_count
+        try:
+            comparison = welch_test(
+                estimate,
+                variance,
+                count,
+                baseline.mean,
+                baseline.subsession_variance,
+                baseline.n_subsessions,
+                confidence_level=confidence_level,
+            )
+            comparison_required = required_sample_size_for_comparison(
+                baseline.mean,
+                baseline.subsession_variance,
+                baseline.n_subsessions,
+                estimate,
+                variance,
+                count,
+                significance_level=significance_level,
+                subsession_size=size,
+                min_subsessions=min_subsessions,
+            )
+        except UnreachableTargetError as exc:
+            comparison_note = str(exc)
+        except PilotStatsError as exc:  # e.g. both variances 0: no test is possible
+            comparison_note = f"no Welch comparison: {exc}"
+    enough = required is not None and required.enough
+    comparison_ok = (
+        baseline is None
+        or comparison_note is not None
+        or (comparison_required is not None and n >= comparison_required.samples)
+    )
+    progress = 0.0
+    if required is not None and required.samples:
+        progress = min(1.0, n / required.samples)
+    if baseline is not None and comparison_required is not None:
+        progress = min(progress, n / comparison_required.samples)
+    done = enough and comparison_ok
+    return IndexAnalysis(
+        kind=kind,
+        index=index,
+        name=spec.name,
+        unit=spec.unit,
+        index_type=index_type,
+        must_satisfy=spec.must_satisfy,
+        n=n,
+        n_removed=removed,
+        warmup_kept_rounds=warmup_kept,
+        analysis=analysis,
+        required=required,
+        comparison=comparison,
+        comparison_required=comparison_required,
+        comparison_note=comparison_note,
+        note=note,
+        done=done,
+        progress=1.0 if done else min(progress, 0.999),
+    )
