@@ -30,7 +30,7 @@ class _Guarded:
 def _eliminate(
     scanner: _Scanner, candidates: Sequence[int], n: int, threshold: float
 ) -> tuple[list[int], list[_Scan]]:
-    """Backward elimination of ``candidates`` (spec §8.3).
+    """Backward elimination of ``candidates``.
 
     Each round tests the window between the two neighbours of every change point and drops
     the change point with the largest p-value if it exceeds ``threshold`` (ties: the smaller
@@ -79,7 +79,7 @@ def _guard(scanner: _Scanner, candidates: Sequence[int], n: int, threshold: floa
     refinement of one pass undoing that of another, which on heavy-tailed real rounds
     otherwise cycled up to n // δ times), or ``_config.DETECT_MAX_GUARD_PASSES`` passes
     were made; the last confirmed segmentation is returned. EDM's greedy dynamic programme
-    can miss a clear change (spec §3.7), which this step recovers; each pass splits every
+    can miss a clear change, which this step recovers; each pass splits every
     segment that still holds a change, so a handful of passes suffices.
     """
     locations, scans = _eliminate(scanner, candidates, n, threshold)

@@ -337,7 +337,7 @@ class _RankScanner:
 
 
 class _PermutationScanner:
-    """Permutation test of the median contrast (spec §8.3 ``"permutation"``), memoised.
+    """Permutation test of the median contrast (``test="permutation"``), memoised.
 
     For the window ``v = x[start:end]`` (L values) the statistic is
     ``T = max_t t(L − t)/L² · (med(r[:t]) − med(r[t:]))²`` over ``t ∈ [δ, L − δ]`` on the

@@ -33,7 +33,7 @@ class _Tables:
     """Per-group-size terms of the code length, computed with CPython's ``math``.
 
     ``lgamma`` must be CPython's (numba's differs in the last ulp), so the tables are
-    built here and passed to the kernels (spec §5 allows tabulating per-size terms).
+    built here and passed to the kernels (tabulating per-size terms changes no result).
     """
 
     def __init__(self) -> None:
@@ -112,7 +112,7 @@ def _label(mean: float, previous: float, higher_is_better: bool) -> MdlLabel:
 
 
 class _Engine:
-    """The programme's O(N) state for a growing list of runs (spec §5)."""
+    """The programme's O(N) state for a growing list of runs."""
 
     def __init__(
         self, resolution: float | None, sbps: float | None, prune: bool, name: str = "x"
@@ -304,7 +304,7 @@ class _Engine:
         for g in range(n_groups):
             avg, sd = float(out_avg[g]), float(out_sd[g])
             if g < n_groups - 1:
-                # jumpavg reports every group but the last through a copy (spec §6).
+                # jumpavg reports every group but the last through a copy.
                 avg, sd = (float(v) for v in _k.remerge.py_func(int(out_n[g]), avg, sd))
             label: MdlLabel = "normal" if g == 0 else _label(avg, previous, higher_is_better)
             previous = avg

@@ -4,9 +4,10 @@ Public: :func:`detect_changes`. Documentation ``docs/algorithms/detect-changes.m
 significance guard, and its candidates from EDM-percent with Pilot's parameters).
 
 The faithful :func:`~pilotstats.changepoints.edm` tests nothing: with EDM-percent the first
-change point is accepted whatever the data (spec §4.2), so on pure noise it reports a change
-almost surely (spec §8.1). :func:`detect_changes` keeps EDM as the *candidate* generator and
-removes every candidate that a significance test does not confirm.
+change point is accepted whatever the data, so on pure noise it reports a change almost
+surely. :func:`detect_changes` keeps EDM as the *candidate* generator and removes every
+candidate that a significance test does not confirm (*Algorithms › detect_changes*,
+``docs/algorithms/detect-changes.md``).
 
 This module holds :func:`detect_changes` and its result :class:`DetectedChangePoints`; the
 scan statistics and scanners are in :mod:`pilotstats.changepoints._detect_scan` and the
@@ -219,15 +220,18 @@ def detect_changes(
 
     Notes
     -----
-    **Candidates** (spec §4.5): EDM-percent (N. A. James, A. Kejariwal, D. S. Matteson,
+    The method is described in *Algorithms › detect_changes*
+    (``docs/algorithms/detect-changes.md``).
+
+    **Candidates**: EDM-percent (N. A. James, A. Kejariwal, D. S. Matteson,
     arXiv:1411.7955, 2014; reference ``twitter/BreakoutDetection`` ``src/edm-per.cpp``) with
     δ = ``min_size``, percent 0.25, degree 1 on ``(x − min)/(max − min)``. EDM accepts the
-    first split whatever the data (spec §4.2), so candidates alone mean nothing. Series
+    first split whatever the data, so candidates alone mean nothing. Series
     longer than ``_config.DETECT_EDM_MAX_POINTS`` (6,000) are searched on block medians
     (block ``b = ceil(n/6000)``, δ_b = ``ceil(δ/b)``), locations then refined on the raw
     data.
 
-    **Test** (spec §8.3, ``"rank"``): change point c_j is tested on the pooled window
+    **Test** (``"rank"``): change point c_j is tested on the pooled window
     ``x[c_{j−1}:c_{j+1}]`` (c_0 = 0, c_{K+1} = n) with the scan form of the two-sided
     Mann–Whitney test: the maximum over admissible splits of the standardized statistic
     Z(t) (tie-corrected variance and continuity correction as
@@ -236,7 +240,7 @@ def detect_changes(
     a standardized Brownian bridge (L: window length), so that the search for the split is
     accounted for; with L = 2δ it is the plain Mann–Whitney p-value.
 
-    **Test** (``"permutation"``, spec §8.3): ``T = max_t t(L − t)/L²·(med(r[:t]) −
+    **Test** (``"permutation"``): ``T = max_t t(L − t)/L²·(med(r[:t]) −
     med(r[t:]))²`` over admissible splits of the pooled window, on its mid-ranks r, and
     ``p = (1 + #{T_perm >= T})/(B + 1)`` over B random permutations of the window.
 

@@ -119,10 +119,10 @@ def mdl_partition(
     costs ``log2(k(k+1))`` for its length, ``log2(M+1)`` for the first mean or
     ``−log2((|a−p|+1)/Z)`` after a group of mean p (``Z = p² − (p−1)M + M²/2``), and for
     k >= 2 ``log2((s+1)(s+2)) + log2(1 − 1/(M+2))`` for s plus the log-area of the
-    (k−2)-sphere of radius ``(s+1)√k`` for the samples (spec §4). The partition is the
+    (k−2)-sphere of radius ``(s+1)√k`` for the samples. The partition is the
     answer of the optimal-partitioning programme with the previous mean frozen from the
-    best prefix and jumpavg's tie rule (spec §5). It is O(N²) time without pruning and
-    O(N) memory. Labels compare each group mean with the previous one strictly (spec §7).
+    best prefix and jumpavg's tie rule. It is O(N²) time without pruning and
+    O(N) memory. Labels compare each group mean with the previous one strictly.
 
     References
     ----------
@@ -180,7 +180,7 @@ class MdlStream:
     pruning) and O(N) memory in total; :meth:`result` backtracks from the newest run, so
     earlier groups can change, exactly as in :func:`mdl_partition` on all runs so far. A
     sample above the current maximum changes the derived resolution (and M) and forces a
-    recomputation of the whole programme at the next update (spec §5); so does, with
+    recomputation of the whole programme at the next update; so does, with
     pruning, a sample below the current minimum when it is negative.
 
     Parameters

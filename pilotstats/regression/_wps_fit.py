@@ -32,7 +32,7 @@ from pilotstats.results import format_number
 __all__: list[str] = []
 
 
-#: Pilot's fixed multiplier of the standard error (wps spec §7 item 3), ``method="pilot"`` only.
+#: Pilot's fixed multiplier of the standard error (``lib/libpilot.cc``); ``method="pilot"`` only.
 _PILOT_SE_MULTIPLIER = 2.0
 
 
@@ -61,7 +61,7 @@ def _autocorrelation_series(
 ) -> tuple[Float64Array1D | None, MeanMethod]:
     """The series whose lag-1 autocorrelation chooses ``q``; None when it is constant.
 
-    ``"rates"``: per-round rates ``w/d`` with harmonic block means (wps spec §3.2, Pilot).
+    ``"rates"``: per-round rates ``w/d`` with harmonic block means (as Pilot).
     ``"residuals"``: residuals of the round-level line fit, arithmetic block means. Rates
     depend on ``w`` whenever ``alpha != 0`` (``w/d = v / (1 + alpha v / w)``), so a design
     whose work amounts trend (the bisection order ascends within each level) makes the rates
@@ -91,7 +91,7 @@ def _fit_kept(
     basis: SubsessionBasis,
     describe_filter: str,
 ) -> _LineFit:
-    """Choose q on the kept rounds and fit the block line (wps spec §3.2–§3.4)."""
+    """Choose q on the kept rounds and fit the block line."""
     w = np.ascontiguousarray(work[kept])
     d = np.ascontiguousarray(durations[kept])
     n_kept = w.shape[0]
@@ -154,7 +154,7 @@ def _fit_kept(
         )
     if pilot:
         # Pilot's S_xx: the (h-1)-divisor variance of the block means of the kept work amounts
-        # about their overall mean, times (number of input rounds - 1) (wps spec §7 item 5).
+        # about their overall mean, times (number of input rounds - 1) (as Pilot computes it).
         block_means = w[: h * q].reshape(h, q).mean(axis=1)
         var_q = float(np.sum((block_means - w.mean()) ** 2) / (h - 1))
         se_scale_sxx = var_q * (work.shape[0] - 1)
@@ -215,7 +215,7 @@ def _alpha_filter(
     describe: str,
     fit_args: dict[str, Any],
 ) -> tuple[_LineFit, float | None]:
-    """The alpha-based round filter (wps spec §5) with a deterministic end.
+    """The alpha-based round filter with a deterministic end.
 
     Iterates ``kept = base & (w > -alpha v)`` from the fit on ``base``. It stops at a fixed
     point. If the kept sets cycle (two fits exclude each other's rounds), the fit of the
@@ -262,7 +262,7 @@ def _alpha_minimum(fit: _LineFit) -> float | None:
 def _prediction_errors(
     work: Float64Array1D, durations: Float64Array1D, predicted: Float64Array1D
 ) -> tuple[float, float, float]:
-    """``SSR``, ``RMSE`` and ``sqrt(SSR) / sum(d)`` of a predictor (wps spec §4)."""
+    """``SSR``, ``RMSE`` and ``sqrt(SSR) / sum(d)`` of a predictor."""
     ssr = float(np.sum((durations - predicted) ** 2))
     return ssr, math.sqrt(ssr / work.shape[0]), math.sqrt(ssr) / float(np.sum(durations))
 
@@ -279,7 +279,7 @@ def _build_result(
     basis: str,
     unit: str,
 ) -> WpsResult:
-    """Intervals and prediction metrics of a finished fit (wps spec §3.5, §3.6, §4)."""
+    """Intervals and prediction metrics of a finished fit."""
     pilot = method == "pilot"
     dof = fit.h - 2
     sigma2 = fit.ssr_blocks / dof
@@ -290,7 +290,7 @@ def _build_result(
     slope_high = fit.beta + multiplier * se_beta
     throughput = 1.0 / fit.beta if fit.valid else math.nan
     if pilot:
-        # Pilot's reported width |1/(beta - 2SE) - 1/(beta + 2SE)|, centred on v (spec §7.1).
+        # Pilot's reported width |1/(beta - 2SE) - 1/(beta + 2SE)|, centred on v (Pilot).
         width = abs(1.0 / slope_low - 1.0 / slope_high) if se_beta > 0 else 0.0
         v_low, v_high = throughput - width / 2, throughput + width / 2
         bounded = math.isfinite(width) and fit.valid

@@ -28,7 +28,7 @@ def _invert_slope_interval(low: float, high: float) -> tuple[float, float, bool]
     ``1/x`` is decreasing on ``(0, inf)``, so ``[low, high]`` with ``low > 0`` maps to
     ``[1/high, 1/low]``. A slope interval reaching 0 cannot exclude arbitrarily fast
     throughput (upper end ``inf``); one wholly at or below 0 contains no positive
-    throughput (``nan, nan``). Returns ``(low, high, bounded)`` (wps spec §3.5).
+    throughput (``nan, nan``). Returns ``(low, high, bounded)``.
     """
     if low > 0.0:
         return 1.0 / high, 1.0 / low, True
@@ -257,7 +257,7 @@ class WpsResult(Result):
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Confidence interval of the throughput ``v`` (units/s).
 
-        The slope interval inverted (wps spec §3.5): ``[1/slope_high, 1/slope_low]``, with an
+        The slope interval inverted: ``[1/slope_high, 1/slope_low]``, with an
         upper end of ``inf`` when the slope interval reaches 0.
         """
         level = self._level(confidence_level)
@@ -284,7 +284,7 @@ class WpsResult(Result):
         WpsPrediction
             ``duration = alpha + work * slope`` and the interval
             ``duration +/- t_{h-2}((1 + c)/2) * sqrt(sigma2 (1 + 1/h + (w - Xbar)^2 / S_xx))``
-            with ``sigma2 = residual_std_error**2`` (wps spec §3.6). The fit is on block means,
+            with ``sigma2 = residual_std_error**2``. The fit is on block means,
             so for ``subsession_size > 1`` this is the interval for the mean duration of
             ``subsession_size`` rounds at ``work``.
 
@@ -330,7 +330,7 @@ class WpsResult(Result):
 
         Rounds kept by the filters are filled dots, excluded ones hollow. Around the line:
         the confidence band of the mean duration,
-        ``ŷ ± t_{h-2} s sqrt(1/h + (w - w̄)²/S_ww)`` on the block fit (wps spec §3.6), and
+        ``ŷ ± t_{h-2} s sqrt(1/h + (w - w̄)²/S_ww)`` on the block fit, and
         the wider prediction band of :meth:`predict`. The title gives the throughput with
         its (asymmetric) confidence interval.
 

@@ -70,17 +70,17 @@ def wps(
         Rounds per subsession; bypasses the autocorrelation scan. Must leave ``h >= 3``.
     alpha_filter : bool, default True
         Also exclude rounds whose work is not above the alpha-implied minimum ``-alpha * v``,
-        iterating to a fixed point (wps spec §5). If the kept sets cycle instead, the fit of
+        iterating to a fixed point. If the kept sets cycle instead, the fit of
         the cycle that keeps the most rounds (the earliest on a tie) is returned. With an
         automatic subsession size, the filter is run again with the size it found, so the
         result equals ``wps(..., subsession_size=result.subsession_size)``.
     method : {None, "default", "pilot"}, optional
         ``"pilot"`` reproduces Pilot v0.14 exactly, including its defects (strict duration
         filter, no alpha filter, regression on block sums, Pilot's ``S_xx``, fixed ``2 SE``
-        interval and absolute inverted width, wps spec §7.1). Only for comparison with Pilot.
+        interval and absolute inverted width). Only for comparison with Pilot.
     subsession_basis : {"rates", "residuals"}, default "rates"
         Series whose lag-1 autocorrelation chooses the subsession size: the per-round rates
-        ``w/d`` (harmonic block means; Pilot and wps spec §3.2) or the residuals of the
+        ``w/d`` (harmonic block means, as Pilot) or the residuals of the
         round-level line fit (arithmetic block means). Rates vary with ``w`` whenever
         ``alpha != 0``, so work amounts that trend (as in the bisection order) make them
         autocorrelated although the errors are not, and the scan then merges far more rounds
@@ -122,10 +122,11 @@ def wps(
 
     Notes
     -----
-    Model (wps spec §1): ``t = t_su + t_wu + t_st + t_cd``, ``v = w_st / t_st``, hence
+    Model (``docs/algorithms/wps.md``): ``t = t_su + t_wu + t_st + t_cd``, ``v = w_st / t_st``,
+    hence
     ``t = alpha + w / v`` with ``alpha = t_su + t_wu + t_cd - (w_wu + w_cd) / v``.
 
-    Estimator (wps spec §3): the per-round rates ``w_i / t_i`` choose the subsession size
+    Estimator: the per-round rates ``w_i / t_i`` choose the subsession size
     ``q`` (harmonic block means, first ``q`` with ``|r1| <= autocorrelation_limit``); the
     ``h = floor(N/q)`` blocks of consecutive kept rounds are averaged, ``X_j`` = mean work,
     ``Y_j`` = mean duration (averaging preserves ``alpha``; Pilot's block sums multiply it by
@@ -134,7 +135,8 @@ def wps(
     ``beta +/- t_{h-2}((1 + c)/2) se_beta``; inverting it (``1/x`` is decreasing) gives the
     asymmetric throughput interval ``[1/beta_hi, 1/beta_lo]``, unbounded above when
     ``beta_lo <= 0``. Pilot instead reports ``|1/(beta - 2SE) - 1/(beta + 2SE)|``, which
-    explodes and changes sign when ``2 SE >= beta`` (spec §7 items 3–4).
+    explodes and changes sign when ``2 SE >= beta`` (see ``docs/algorithms/wps.md``,
+    *Defects not copied*).
 
     The interval assumes errors of constant variance. When timing noise grows with the
     round duration (multiplicative noise) it is too narrow: in simulated sessions with 2 %
@@ -146,7 +148,7 @@ def wps(
 
     References
     ----------
-    .. [1] Y. Li, Y. Ji, I. Kim, E. Miller, D. Long and C. Maltzahn, "Pilot: A Framework
+    .. [1] Y. Li, Y. Gupta, E. L. Miller and D. D. E. Long, "Pilot: A Framework
        that Understands How to Do Performance Benchmarks the Right Way", MASCOTS 2016;
        Pilot documentation, "Warm-up and cool-down phase detection" (WPS method).
 

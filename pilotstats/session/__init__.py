@@ -17,7 +17,7 @@ Analyses (``docs/algorithms/wps.md`` and ``docs/algorithms/subsession.md``):
   required sample size;
 - **unit readings** (many values per round, e.g. per-operation latencies): warm-up and
   cool-down removal per round, then subsession analysis and required sample size; the work
-  amount is paced to deliver the missing readings (wps spec §6.7);
+  amount is paced to deliver the missing readings;
 - each performance index is *ordinary* (arithmetic mean), *ratio* (harmonic mean, for
   rates) or *binary* (a 0/1 proportion with the Wilson interval), and may be recorded
   without having to meet its target (``must_satisfy=False``);

@@ -162,10 +162,11 @@ class BenchmarkSession:
 
     Notes
     -----
-    Differences from Pilot (wps spec §7, autocorrelation spec §8): the configured confidence
-    level and autocorrelation limit are honoured everywhere; the throughput interval is the
-    t-based inverted slope interval; unit-reading warm-up is removed per round with an
-    explicit outcome instead of discarding rounds; sample sizes are rounded up.
+    Differences from Pilot (the *Defects not copied* sections of ``docs/algorithms/wps.md``
+    and ``docs/algorithms/subsession.md``): the configured confidence level and
+    autocorrelation limit are honoured everywhere; the throughput interval is the t-based
+    inverted slope interval; unit-reading warm-up is removed per round with an explicit
+    outcome instead of discarding rounds; sample sizes are rounded up.
 
     A session never reports an interval built on a silent rule: short rounds, outlier
     rounds and rounds whose warm-up could not be removed are listed in

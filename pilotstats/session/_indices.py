@@ -47,7 +47,7 @@ _INDEX_TYPES: tuple[IndexType, ...] = ("ordinary", "ratio", "binary")
 
 
 class Baseline(NamedTuple):
-    """Summary of a baseline result to compare against (Welch, autocorrelation spec §7).
+    """Summary of a baseline result to compare against (Welch).
 
     For autocorrelated data give subsession statistics: the mean, the subsession variance
     ``s2_q`` and the number of subsessions ``h`` (a

@@ -27,7 +27,7 @@ def trim_warmup(values: ArrayLike1D, trim_fraction: float = 0.1) -> tuple[int, i
 
     Drops the first ``round_half_away_from_zero(trim_fraction * n)`` readings, but a non-empty
     round always keeps at least its last reading; an empty round contributes nothing
-    (autocorrelation spec V4; Pilot ``lib/test/unit_test_unit_readings_iter.cc``).
+    (Pilot ``lib/test/unit_test_unit_readings_iter.cc``).
 
     Parameters
     ----------
