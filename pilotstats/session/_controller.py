@@ -568,7 +568,7 @@ class BenchmarkSession:
             analyses["wps"] = wps_progress(self.planner)
         for item in (*self._readings_analyses, *self._unit_analyses):
             if item.must_satisfy:
-                analyses[item.label] = item.progress
+                analyses[item.label] = item.fraction
         fraction = 1.0 if self.done else min(analyses.values())
         lagging = min(analyses, key=lambda key: analyses[key])
         if self.done:

@@ -487,5 +487,5 @@ def analyse_index(
         comparison_note=comparison_note,
         note=note,
         done=done,
-        progress=1.0 if done else min(progress, 0.999),
+        fraction=1.0 if done else min(progress, 0.999),
     )

@@ -80,8 +80,8 @@ class IndexAnalysis(Result):
         Why the interval may mislead (warm-up kept in some rounds), if it may.
     done : bool
         The half-width target is met and, with a baseline, the comparison size too.
-    progress : float
-        Fraction of the requirement reached, in [0, 1].
+    fraction : float
+        Fraction of the requirement reached, in [0, 1] (as :attr:`SessionProgress.fraction`).
 
     Examples
     --------
@@ -117,7 +117,7 @@ class IndexAnalysis(Result):
     comparison_note: str | None
     note: str | None
     done: bool
-    progress: float
+    fraction: float
 
     @property
     def label(self) -> str:
@@ -141,7 +141,7 @@ class IndexAnalysis(Result):
         elif not self.must_satisfy:
             state = "not required"
         else:
-            state = f"{self.progress:.0%} of target"
+            state = f"{self.fraction:.0%} of target"
         flag = "; warm-up kept, see note" if self.warmup_kept_rounds else ""
         return f"{self.label}: {self.analysis} ({state}{flag})"
 
