@@ -52,7 +52,13 @@ html_title = f"pilotstats {release}"
 # --- MyST / myst-nb -----------------------------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
-nb_execution_mode = "off"  # render the stored outputs; never run a notebook here
+# The notebooks are stored without outputs; the build runs them so the examples show their
+# results and figures. The TOKIO reproduction downloads its data (network), so it is shown
+# as code only. A notebook that fails to run fails the build (warnings are errors).
+nb_execution_mode = "force"
+nb_execution_excludepatterns = ["**/tokio_sc18.ipynb"]
+nb_execution_timeout = 600
+nb_execution_raise_on_error = True
 nb_merge_streams = True
 
 # --- autodoc / autosummary / numpydoc ------------------------------------------------------
@@ -194,25 +200,22 @@ def generate_api_pages() -> None:
     _write_if_changed(api / "index.rst", "\n".join(index))
 
 
-# --- notebooks: rendered in place through symlinks, never copied or executed ---------------
+# --- notebooks: rendered in place through one directory symlink, never copied --------------
 def link_notebooks() -> None:
-    target = DOCS / "examples" / "notebooks"
-    target.mkdir(parents=True, exist_ok=True)
-    wanted = {p.name for p in (ROOT / "notebooks").glob("*.ipynb")}
-    for stale in target.iterdir():
-        if stale.name not in wanted:
-            stale.unlink() if stale.is_symlink() or stale.is_file() else shutil.rmtree(stale)
-    for name in sorted(wanted):
-        link = target / name
-        if not link.is_symlink():
-            if link.exists():
-                link.unlink()
-            link.symlink_to(Path("..", "..", "..", "notebooks", name))
+    """``docs/examples/notebooks`` -> ``notebooks/``: one symlink to the folder, so a notebook
+    run by the build has ``notebooks/`` as its working directory, as in the test suite."""
+    link = DOCS / "examples" / "notebooks"
+    if link.is_symlink() and link.resolve() == (ROOT / "notebooks").resolve():
+        return
+    if link.is_symlink() or link.is_file():
+        link.unlink()
+    elif link.exists():
+        shutil.rmtree(link)
+    link.symlink_to(Path("..", "..", "notebooks"), target_is_directory=True)
 
 
 generate_api_pages()
 link_notebooks()
-
 
 
 def _whole_literal_summary(extract):

@@ -44,7 +44,7 @@ import pilotstats
 from pilotstats import datasets, io
 from pilotstats.analysis import analyze, compare, trend
 
-ROOT = Path.cwd()
+ROOT = Path.cwd() if (Path.cwd() / "tests").is_dir() else Path.cwd().parent  # repo root
 HARNESSES = ROOT / "tests" / "data" / "harnesses"
 print("pilotstats", pilotstats.__version__)"""),
     ("md", """## 1. Harness output in, honest statistics out
