@@ -71,7 +71,7 @@ def hash_kib(kib):
     unit="KiB",
 )
 while not session.done:
-    work = session.next_round()
+    work = session.next_work()
     start = time.perf_counter()
     hash_kib(work)
     session.record(work, time.perf_counter() - start)

@@ -149,7 +149,7 @@ this sample's HACC jobs all write the same volume, so the fit is refused and say
 for item in cori:
     if item.wps_throughput is not None:  # an interval end is None when it is unbounded
         print(f"{item.name}: v = {format_number(item.wps_throughput)} MiB/s "
-              f"[{format_number(item.wps_ci_low)}, {format_number(item.wps_ci_high)}], "
+              f"[{format_number(item.wps_throughput_ci_low)}, {format_number(item.wps_throughput_ci_high)}], "
               f"alpha = {format_number(item.wps_alpha)} s")
     else:
         why = [note for note in item.notes if "WPS" in note] or ["the work does not vary"]

@@ -208,11 +208,12 @@ def test_iterated_and_current_dof_agree_on_verdict(x: np.ndarray, percent: float
     iterated = required_sample_size(x, method="iterate", **kwargs)
     assert pilot.enough == iterated.enough
     h = pilot.n_subsessions
-    assert h is not None and pilot.h_required is not None and iterated.h_required is not None
-    if pilot.h_required > h:
-        assert h < iterated.h_required <= pilot.h_required
+    assert h is not None and pilot.required_subsessions is not None
+    assert iterated.required_subsessions is not None
+    if pilot.required_subsessions > h:
+        assert h < iterated.required_subsessions <= pilot.required_subsessions
     else:
-        assert iterated.h_required <= h
+        assert iterated.required_subsessions <= h
 
 
 def test_iterated_matches_linear_scan() -> None:
@@ -223,13 +224,13 @@ def test_iterated_matches_linear_scan() -> None:
                                       autocorrelation_limit=1.0)
         s2 = float(np.var(x, ddof=1))
         e = result.target_half_width
-        assert result.h_required == naive.blocks_required_iterated(s2, e, 0.95)
+        assert result.required_subsessions == naive.blocks_required_iterated(s2, e, 0.95)
 
 
 def test_wilson_required_size_is_smallest() -> None:
     x = np.r_[np.ones(30), np.zeros(20)]
     result = required_sample_size(x, kind="proportion", half_width=0.05)
-    n_req = result.h_required
+    n_req = result.required_subsessions
     assert n_req is not None
     z = 1.959963984540054
 
@@ -242,8 +243,8 @@ def test_wilson_required_size_is_smallest() -> None:
 def test_comparison_sample_size_rounds_up_and_guards() -> None:
     result = required_sample_size_for_comparison(10.0, 1.0, 50, 10.5, 1.0, 20,
                                                  subsession_size=3, min_subsessions=5)
-    assert result.n_required >= 2
-    assert result.samples == 3 * max(result.n_required, 5)
+    assert result.required_subsessions >= 2
+    assert result.samples == 3 * max(result.required_subsessions, 5)
     with pytest.raises(UnreachableTargetError, match="no sample size"):
         required_sample_size_for_comparison(10.0, 1.0, 50, 10.0, 1.0, 20)
     with pytest.raises(UnreachableTargetError):  # baseline uncertainty dominates

@@ -204,7 +204,8 @@ class TestRequiredSampleSize:
     def test_ferrari(self) -> None:
         """V1: required size with W_req = 0.1 m (a half width of 5 %), limit 0.1."""
         result = required_sample_size(FERRARI, half_width_percent=10 / 2)
-        assert (result.subsession_size, result.h_required, result.subsessions) == (4, 34, 34)
+        sizes = (result.subsession_size, result.required_subsessions, result.subsessions)
+        assert sizes == (4, 34, 34)
         assert result.samples == 136
 
     def test_tiny_with_pilot_floor(self) -> None:
@@ -272,7 +273,7 @@ class TestWelchBodyTemperature:
     def test_required_size_at_observed_p(self) -> None:
         p = welch_test(*self.args).p_value
         result = required_sample_size_for_comparison(*self.args, significance_level=p)
-        assert result.n_required == 65
+        assert result.required_subsessions == 65
 
 
 class TestWelchSpeedOfLight:

@@ -53,7 +53,7 @@ class TestAnalyzeCommand:
         cells = row.split()
         assert cells[0] == "timeit" and cells[1] == str(item.n) == "20"
         assert f"+ {item.harness_warmups} harness" in row
-        assert row.rstrip().endswith(f"{item.subsession_size}  {item.samples_needed}")
+        assert row.rstrip().endswith(f"{item.subsession_size}  {item.samples}")
         assert "mean" in row and "[" in row and "ns]" in row
 
     def test_json_round_trips(self, capsys: pytest.CaptureFixture[str]) -> None:

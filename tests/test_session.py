@@ -128,7 +128,7 @@ def test_session_never_stops_before_min_rounds() -> None:
     session = BenchmarkSession(1e6, min_round_duration=0.0, min_rounds=60)
     seen_done_early = False
     while not session.done:
-        work = session.next_round()
+        work = session.next_work()
         assert work is not None
         session.record(work, 0.05 + work / 1e5)
         if session.n_rounds < 60:
@@ -143,7 +143,7 @@ def test_session_max_rounds_and_duration() -> None:
     rng = np.random.default_rng(0)
     session = BenchmarkSession(1e6, min_round_duration=0.0, min_rounds=5, max_rounds=8)
     while not session.done:
-        work = session.next_round()
+        work = session.next_work()
         session.record(work, 0.05 + work / 1e5 * (1 + rng.normal(0, 0.3)) + 0.01)
     result = session.result()
     assert result.stop_reason == "max_rounds" and not result.targets_met
@@ -192,7 +192,7 @@ def test_session_readings_and_baseline() -> None:
         baseline_readings=[Baseline(10.6, 1.0, 40), Baseline(5.0, 0.25, 20)],
         min_rounds=5,
     )
-    assert session.next_round() is None
+    assert session.next_work() is None
     while not session.done:
         session.record(None, 0.1, readings=[rng.normal(10.0, 1.0), rng.normal(5.0, 0.5)])
     result = session.result()

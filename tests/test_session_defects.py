@@ -127,7 +127,7 @@ def test_planner_doubling_rounds_are_not_used_by_readings() -> None:
     # With max_work, rounds below the default 1 s threshold are doubled and not used.
     session = BenchmarkSession(1e6, min_rounds=3, wps_analysis=False)
     while not session.done:
-        work = session.next_round()
+        work = session.next_work()
         assert work is not None
         session.record(work, work / 1e4, readings=[work])  # short until work >= 1e4
     result = session.result()
@@ -259,13 +259,13 @@ def test_save_load_resume_equals_uninterrupted(tmp_path: Any) -> None:
     workload = noisy_rounds(4)
     session = BenchmarkSession(1e5, **OPTIONS)
     for _ in range(7):
-        work = session.next_round()
+        work = session.next_work()
         duration, units = workload(work)
         session.record(work, duration, unit_readings=units)
     path = tmp_path / "session.json"
     session.save(path)
     resumed = BenchmarkSession.load(path)
-    assert resumed.n_rounds == 7 and resumed.next_round() == session.next_round()
+    assert resumed.n_rounds == 7 and resumed.next_work() == session.next_work()
     assert resumed.result().to_dict() == session.result().to_dict()
     result = run_session(workload, session=resumed)
     assert result.to_dict() == whole.to_dict()
@@ -333,7 +333,7 @@ def _outlier_session(threshold: float | None, outlier_at: int | None) -> Session
         1e6, min_round_duration=0.0, min_rounds=5, max_rounds=300, outlier_threshold=threshold
     )
     while not session.done:
-        work = session.next_round()
+        work = session.next_work()
         assert work is not None
         duration = 0.05 + work / 1e5 + rng.normal(0, 0.002)
         if session.n_rounds == outlier_at:
@@ -357,7 +357,7 @@ def test_outlier_round_is_excluded_and_reported() -> None:
 
 def test_wps_error_is_exposed() -> None:
     session = BenchmarkSession(1e5, min_round_duration=0.0)
-    session.record(session.next_round(), 0.1)
+    session.record(session.next_work(), 0.1)
     result = session.result()
     assert result.wps is None and result.wps_error is not None
     assert "WPS throughput: undetermined" in result.summary()

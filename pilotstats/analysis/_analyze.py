@@ -73,11 +73,11 @@ class BenchmarkAnalysis(Result):
         Lag-1 autocorrelation of the block means.
     half_width_percent : float
         Target half width of the interval, percent of the mean.
-    samples_needed : int or None
+    samples : int or None
         Samples needed for ``±half_width_percent`` at ``confidence_level``.
     between_run_std, within_run_std : float or None
         Standard deviation of the run means, and pooled standard deviation within runs.
-    wps_throughput, wps_ci_low, wps_ci_high, wps_alpha : float or None
+    wps_throughput, wps_throughput_ci_low, wps_throughput_ci_high, wps_alpha : float or None
         Work-per-second regression ``t = α + w/v`` (work units per second, overhead in s),
         when the work varies between samples.
     status : str
@@ -97,7 +97,7 @@ class BenchmarkAnalysis(Result):
     >>> item = report["bench"]
     >>> print(item)
     bench: mean 2 ms (95 % CI [1.998, 2.003] ms, n = 200, q = 1, warm-up 0, need 4 for ±1 %)
-    >>> item.n, item.subsession_size, item.samples_needed
+    >>> item.n, item.subsession_size, item.samples
     (200, 1, 4)
     """
 
@@ -120,12 +120,12 @@ class BenchmarkAnalysis(Result):
     subsession_variance: float | None
     autocorrelation: float | None
     half_width_percent: float
-    samples_needed: int | None
+    samples: int | None
     between_run_std: float | None
     within_run_std: float | None
     wps_throughput: float | None
-    wps_ci_low: float | None
-    wps_ci_high: float | None
+    wps_throughput_ci_low: float | None
+    wps_throughput_ci_high: float | None
     wps_alpha: float | None
     status: str
     notes: tuple[str, ...] = ()
@@ -168,7 +168,7 @@ class BenchmarkAnalysis(Result):
         return (f"{self.name}: {self.summary_statistic} "
                 f"{format_quantity(self.mean, self.unit)} "
                 f"({interval}, n = {self.n}, q = {self.subsession_size}, warm-up "
-                f"{self.warmup_text}, need {self.samples_needed} for "
+                f"{self.warmup_text}, need {self.samples} for "
                 f"±{format_number(self.half_width_percent)} %)")
 
     @classmethod
@@ -283,7 +283,7 @@ class AnalysisReport(Result):
                              f"[{_bounds(b.ci_low, b.ci_high, b.unit)}]")
             rows.append([b.name, str(b.n), b.warmup_text, mean_text,
                          "-" if b.subsession_size is None else str(b.subsession_size),
-                         "-" if b.samples_needed is None else str(b.samples_needed)])
+                         "-" if b.samples is None else str(b.samples)])
         header = ["benchmark", "n", "warm-up removed", f"estimate [{level}]", "q",
                   f"n for ±{format_number(self.half_width_percent)} %"]
         lines: list[str] = []
@@ -295,7 +295,8 @@ class AnalysisReport(Result):
             if b.wps_throughput is not None:
                 lines.append(f"  {b.name}: work-per-second regression v = "
                              f"{format_number(b.wps_throughput)} work/s "
-                             f"[{format_number(b.wps_ci_low)}, {format_number(b.wps_ci_high)}]"
+                             f"[{format_number(b.wps_throughput_ci_low)}, "
+                             f"{format_number(b.wps_throughput_ci_high)}]"
                              f" ({level}), overhead α = {format_quantity(b.wps_alpha, 's')}")
             for note in b.notes:
                 if note not in shared:
@@ -413,11 +414,12 @@ def _analyze_one(
         "warmup_removal": warmup_removal, "confidence_level": confidence_level,
         "half_width_percent": half_width_percent, "between_run_std": between,
         "within_run_std": within,
-        "wps_throughput": None, "wps_ci_low": None, "wps_ci_high": None, "wps_alpha": None,
+        "wps_throughput": None, "wps_throughput_ci_low": None, "wps_throughput_ci_high": None,
+        "wps_alpha": None,
     }
     empty: dict[str, Any] = {"mean": None, "ci_low": None, "ci_high": None, "subsession_size": None,
              "n_subsessions": None, "subsession_variance": None, "autocorrelation": None,
-             "samples_needed": None}
+             "samples": None}
     if values.size < 3:
         notes.append(f"need at least 3 samples after warm-up removal, have {values.size}")
         return BenchmarkAnalysis(**base, **empty, status="not_enough_data", notes=tuple(notes))
@@ -440,7 +442,7 @@ def _analyze_one(
         status = "no_subsession_size" if "subsession" in type(exc).__name__.lower() else (
             "not_enough_data")
         notes.append(str(exc))
-        stats = {k: v for k, v in empty.items() if k != "samples_needed"}
+        stats = {k: v for k, v in empty.items() if k != "samples"}
         if mean_method == "arithmetic":
             stats["mean"] = float(np.mean(values))
     if status == "ok" and summary_statistic != "mean":
@@ -469,7 +471,7 @@ def _analyze_one(
     if wps_analysis:
         _add_wps(base, notes, kept_work, kept_elapsed, meta, confidence_level,
                  autocorrelation_limit)
-    return BenchmarkAnalysis(**base, **stats, samples_needed=needed, status=status,
+    return BenchmarkAnalysis(**base, **stats, samples=needed, status=status,
                              notes=tuple(notes))
 
 
@@ -493,8 +495,8 @@ def _add_wps(base: dict[str, Any], notes: list[str], work_parts: list[np.ndarray
     notes.extend(caught)
     base.update({
         "wps_throughput": _finite_or_none(result.throughput),
-        "wps_ci_low": _finite_or_none(result.throughput_ci_low),
-        "wps_ci_high": _finite_or_none(result.throughput_ci_high),
+        "wps_throughput_ci_low": _finite_or_none(result.throughput_ci_low),
+        "wps_throughput_ci_high": _finite_or_none(result.throughput_ci_high),
         "wps_alpha": _finite_or_none(result.alpha),
     })
 
@@ -551,7 +553,7 @@ def analyze(
         Headline statistic. ``"median"``: the samples' median with an order-statistic
         interval on the subsession medians; ``"min"``: the mean of the subsession minima
         with a t interval (for heavy-tailed timings). Both use the subsession size chosen
-        for the mean; ``samples_needed`` always refers to the mean.
+        for the mean; ``samples`` always refers to the mean.
 
     Returns
     -------

@@ -40,7 +40,7 @@ class BenchmarkComparison(Result):
         Estimates of each side.
     base_n, new_n : int
         Samples analysed per side.
-    base_subsessions, new_subsessions : int or None
+    base_n_subsessions, new_n_subsessions : int or None
         Subsession counts ``h`` entering the test (the test's sample sizes).
     difference : float or None
         ``new_mean - base_mean`` (positive: slower).
@@ -84,8 +84,8 @@ class BenchmarkComparison(Result):
     new_mean: float | None
     base_n: int
     new_n: int
-    base_subsessions: int | None
-    new_subsessions: int | None
+    base_n_subsessions: int | None
+    new_n_subsessions: int | None
     difference: float | None
     ci_low: float | None
     ci_high: float | None
@@ -305,7 +305,7 @@ def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis, level: float,
     common: dict[str, Any] = {
         "name": base.name, "unit": base.unit, "summary_statistic": base.summary_statistic,
         "base_mean": base.mean, "new_mean": new.mean, "base_n": base.n, "new_n": new.n,
-        "base_subsessions": base.n_subsessions, "new_subsessions": new.n_subsessions,
+        "base_n_subsessions": base.n_subsessions, "new_n_subsessions": new.n_subsessions,
         "confidence_level": level,
     }
     empty: dict[str, Any] = {

@@ -341,10 +341,10 @@ class ComparisonSampleSizeResult(Result):
 
     Attributes
     ----------
-    n_required : int
+    required_subsessions : int
         Subsessions required on the new side (at least 2).
     samples : int
-        ``subsession_size * max(n_required, min_subsessions)``.
+        ``subsession_size * max(required_subsessions, min_subsessions)``.
     dof : float
         Welch dof at the current sizes.
     significance_level : float
@@ -361,11 +361,11 @@ class ComparisonSampleSizeResult(Result):
     ...                                         significance_level=0.01)
     >>> print(r)
     need 118 samples (118 subsessions of 1) to reach p <= 0.01
-    >>> r.n_required
+    >>> r.required_subsessions
     118
     """
 
-    n_required: int
+    required_subsessions: int
     samples: int
     dof: float
     significance_level: float
@@ -373,7 +373,7 @@ class ComparisonSampleSizeResult(Result):
 
     def __str__(self) -> str:
         return (
-            f"need {self.samples} samples ({self.n_required} subsessions of "
+            f"need {self.samples} samples ({self.required_subsessions} subsessions of "
             f"{self.subsession_size}) to reach p <= {format_number(self.significance_level)}"
         )
 
@@ -421,7 +421,7 @@ def required_sample_size_for_comparison(
     -----
     See ``docs/algorithms/subsession.md``. ``nu`` at the current sizes,
     ``t = t_nu(significance_level / 2)``, ``D = (d / t)^2 - v_b / n_b``,
-    ``n_required = max(2, ceil_tol(v / D))`` (Pilot truncates; rounding up is correct).
+    ``required_subsessions = max(2, ceil_tol(v / D))`` (Pilot truncates; rounding up is correct).
 
     Complexity: O(1).
 
@@ -429,7 +429,7 @@ def required_sample_size_for_comparison(
     --------
     >>> r = required_sample_size_for_comparison(98.105, 0.699**2, 65, 98.394, 0.743**2, 65,
     ...                                         significance_level=0.01)
-    >>> r.n_required
+    >>> r.required_subsessions
     118
     """
     target = check_probability(significance_level, "significance_level")
@@ -463,6 +463,6 @@ def required_sample_size_for_comparison(
         )
     required = max(2, ceil_tol(needed))
     return ComparisonSampleSizeResult(
-        n_required=required, samples=q * max(required, floor), dof=dof,
+        required_subsessions=required, samples=q * max(required, floor), dof=dof,
         significance_level=target, subsession_size=q,
     )

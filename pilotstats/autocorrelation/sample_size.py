@@ -55,14 +55,14 @@ class SampleSizeResult(Result):
     subsession_size : int or None
         Block size ``q`` (None when no size qualifies yet: collect more data).
     subsessions : int or None
-        ``max(h_required, min_subsessions)``, the number of subsessions needed.
+        ``max(required_subsessions, min_subsessions)``, the number of subsessions needed.
     samples : int or None
         ``subsession_size * subsessions``, the total number of samples needed.
     n : int
         Samples available now.
     n_subsessions : int or None
         Current number of complete blocks ``h = n // q``.
-    h_required : int or None
+    required_subsessions : int or None
         Blocks required before the ``min_subsessions`` floor.
     enough : bool
         ``n >= samples``.
@@ -96,7 +96,7 @@ class SampleSizeResult(Result):
     samples: int | None
     n: int
     n_subsessions: int | None
-    h_required: int | None
+    required_subsessions: int | None
     enough: bool
     target_half_width: float
     confidence_level: float
@@ -246,7 +246,7 @@ def required_sample_size(
     -------
     SampleSizeResult
         When no subsession size qualifies, ``subsession_size``, ``subsessions``,
-        ``samples`` and ``h_required`` are None and ``enough`` is False (Pilot: -1).
+        ``samples`` and ``required_subsessions`` are None and ``enough`` is False (Pilot: -1).
         Exactly constant data need 1 sample (``min_subsessions`` still applies).
 
     Raises
@@ -283,12 +283,12 @@ def required_sample_size(
     what = check_choice(kind, "kind", SAMPLE_KINDS)
     check_choice(proportion_method, "proportion_method", PROPORTION_METHODS)
 
-    def finish(q: int, h: int, h_required: int, method_name: str) -> SampleSizeResult:
-        subsessions = max(h_required, floor)
+    def finish(q: int, h: int, required_subsessions: int, method_name: str) -> SampleSizeResult:
+        subsessions = max(required_subsessions, floor)
         needed = q * subsessions
         return SampleSizeResult(
             subsession_size=q, subsessions=subsessions, samples=needed, n=n,
-            n_subsessions=h, h_required=h_required, enough=n >= needed,
+            n_subsessions=h, required_subsessions=required_subsessions, enough=n >= needed,
             target_half_width=half, confidence_level=level, method=method_name,
             min_subsessions=floor, kind=what,
         )
@@ -314,7 +314,7 @@ def required_sample_size(
     if q is None:
         return SampleSizeResult(
             subsession_size=None, subsessions=None, samples=None, n=n, n_subsessions=None,
-            h_required=None, enough=False, target_half_width=half, confidence_level=level,
+            required_subsessions=None, enough=False, target_half_width=half, confidence_level=level,
             method=chosen, min_subsessions=floor, kind=what,
         )
     variance, _ = block_moments(samples, q)

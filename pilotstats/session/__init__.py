@@ -2,7 +2,7 @@
 
 :class:`BenchmarkSession` is a pure, embeddable controller answering Pilot's question "how long
 shall I run this benchmark to get a precise result?". A harness asks :meth:`~BenchmarkSession.
-next_round` for a work amount, runs the round, and hands back its duration and optional
+next_work` for a work amount, runs the round, and hands back its duration and optional
 per-round readings and per-unit readings with :meth:`~BenchmarkSession.record`;
 :attr:`~BenchmarkSession.done` turns True once every requested confidence-interval target
 (and baseline comparison) is met. :func:`run_session` drives a Python callable this way; the

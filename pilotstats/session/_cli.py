@@ -455,7 +455,7 @@ def _record_round(session: BenchmarkSession, config: dict[str, Any],
                   pis: list[IndexColumn], directory: str) -> None:
     index = session.n_rounds
     label = f"round {index} (0-based)"
-    work = session.next_round()
+    work = session.next_work()
     result_dir = os.path.join(directory, "round_results", str(index))
     if any(RESULT_DIR in arg for arg in config["program"]):
         os.makedirs(result_dir, exist_ok=True)

@@ -85,7 +85,7 @@ class BenchmarkSession:
     ----------
     max_work : float, optional
         Largest work amount of a round. None when the workload cannot vary its work
-        amount: the WPS analysis is then off and :meth:`next_round` returns None.
+        amount: the WPS analysis is then off and :meth:`next_work` returns None.
     min_work : float, default 1
         Smallest work amount.
     initial_work : float, optional
@@ -176,7 +176,7 @@ class BenchmarkSession:
     --------
     >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
     >>> while not session.done:
-    ...     work = session.next_round()
+    ...     work = session.next_work()
     ...     session.record(work, 0.01 + work / 1e4)
     >>> round(session.result().wps.throughput)
     10000
@@ -355,7 +355,7 @@ class BenchmarkSession:
 
     # -- protocol ------------------------------------------------------------------------
 
-    def next_round(self) -> float | None:
+    def next_work(self) -> float | None:
         """Work of the next round (None when the workload's work cannot vary)."""
         if self.planner is None:
             return None

@@ -67,7 +67,7 @@ class Baseline(NamedTuple):
     ...                            baseline_readings=Baseline(mean=0.52, subsession_variance=1e-4,
     ...                                                       n_subsessions=10))
     >>> while not session.done:
-    ...     work = session.next_round()
+    ...     work = session.next_work()
     ...     session.record(work, 0.01 + work / 1e4, readings=[0.5 + 0.01 * rng.normal()])
     >>> comparison = session.result().readings[0].comparison
     >>> round(comparison.difference, 3), comparison.p_value < 0.001

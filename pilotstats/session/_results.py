@@ -92,7 +92,7 @@ class IndexAnalysis(Result):
     >>> rng = np.random.default_rng(0)
     >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
     >>> while not session.done:  # rounds take 10 ms + work / (1e4 units/s); one reading each
-    ...     work = session.next_round()
+    ...     work = session.next_work()
     ...     session.record(work, 0.01 + work / 1e4, readings=[0.5 + 0.01 * rng.normal()])
     >>> analysis = session.result().readings[0]
     >>> print(analysis)
@@ -171,7 +171,7 @@ class SessionProgress(Result):
 
     >>> from pilotstats.session import BenchmarkSession
     >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
-    >>> session.record(session.next_round(), 0.02)
+    >>> session.record(session.next_work(), 0.02)
     >>> print(session.progress)
     0% (round 1, waiting for wps)
     >>> session.progress.analyses  # one of the 5 required rounds; no WPS fit yet
@@ -246,7 +246,7 @@ class SessionResult(Result):
     >>> rng = np.random.default_rng(0)
     >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
     >>> while not session.done:  # rounds take 10 ms + work / (1e4 units/s); one reading each
-    ...     work = session.next_round()
+    ...     work = session.next_work()
     ...     session.record(work, 0.01 + work / 1e4, readings=[0.5 + 0.01 * rng.normal()])
     >>> result = session.result()
     >>> result.done, result.n_rounds, round(result.wps.throughput)

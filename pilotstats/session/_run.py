@@ -114,7 +114,7 @@ def run_session(
         raise InvalidInputError("pass either session or max_work/options, not both")
     shown = [0]
     while not session.done:
-        work = session.next_round()
+        work = session.next_work()
         start = timer()
         try:
             outcome = workload(work)
