@@ -410,15 +410,24 @@ def detect_changes(
             guarded = _guard(scanner, candidates, n, threshold)
             # dependence re-estimated under the fitted alternative: a trend cut into steps
             # leaves ramps in every segment, and the steps are then tested again with that
-            # long-run variance; it only ever grows, so this ends after a few refits
+            # long-run variance; the same holds for the absolute differences, which a trend
+            # of changing slope turns into a staircase of variance changes. Both inflations
+            # only ever grow, so this ends after a few refits
             for _ in range(int(_config.DETECT_MAX_REFITS)):
                 fitted = _segment_residual_autocorrelation(data, guarded.locations)
+                fitted_steps = (
+                    _variance_inflation(_segment_residual_autocorrelation(steps, guarded.locations))
+                    if variance_changes else step_inflation
+                )
                 if not _refit_needed(
-                    guarded, inflation, _variance_inflation(fitted), n, delta, threshold,
+                    guarded, (inflation, step_inflation),
+                    (_variance_inflation(fitted), fitted_steps), n, delta, threshold,
                     2 if variance_changes else 1,
                 ):
                     break
-                rho, inflation = fitted, _variance_inflation(fitted)
+                if _variance_inflation(fitted) > inflation:
+                    rho, inflation = fitted, _variance_inflation(fitted)
+                step_inflation = max(step_inflation, fitted_steps)
                 scanner = _RankScanner(
                     data, delta, inflation, tolerance, variance_changes=bool(variance_changes),
                     step_inflation=step_inflation,
