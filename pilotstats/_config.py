@@ -210,13 +210,23 @@ DETECT_EDM_MAX_POINTS: int = 6000
 #: ``(1 + rho) / (1 - rho)`` of the rank statistic (keeps the factor finite: at most 39).
 DETECT_MAX_AUTOCORRELATION: float = 0.95
 
-#: Default ``location_tolerance`` h (samples) of detect_changes/stable_phase: the split
-#: whose ``[t - h, t + h]`` neighbourhood holds the most posterior probability of the change
-#: under a two-level Gaussian working likelihood (the Bayes estimate under the loss "missed
-#: by more than h samples"). With h = 10, on 500 N(0, 1) samples with a 1 sigma shift, the
-#: location falls within +/-10 of the truth in 97-98 % of series, against 93 % for the
-#: rank-CUSUM arg-max and 94.5 % for the maximum-likelihood split that knows both levels.
-DETECT_LOCATION_TOLERANCE: int = 10
+#: Default ``location_tolerance`` h (samples) of detect_changes: the split whose
+#: ``[t - h, t + h]`` neighbourhood holds the most posterior probability of the change under
+#: a two-level Gaussian working likelihood (the Bayes estimate under the loss "missed by
+#: more than h samples"). h = 5 is the margin of the standard evaluation of change-point
+#: detectors (TCPDBench, van den Burg & Williams 2020: a change counts as found within +/-5):
+#: on 500 N(0, 1) samples with a 1 sigma shift after 50 (200 series) the location falls
+#: within +/-5 of the truth in 86 % of series with h = 5 against 74 % with h = 10 (within
+#: +/-10: 92 % against 96 %). Until issue 11 this was 10, shared with stable_phase.
+DETECT_LOCATION_TOLERANCE: int = 5
+
+#: Default ``location_tolerance`` h of stable_phase (its ``method="robust"`` detection):
+#: warm-up ends are wanted within +/-10 samples (the issue's acceptance target), and
+#: h = 10 is the Bayes estimate for that loss: with a 1 sigma shift after 50 of 500 N(0, 1)
+#: samples the location falls within +/-10 of the truth in 97-98 % of series, against 93 %
+#: for the rank-CUSUM arg-max and 94.5 % for the maximum-likelihood split that knows both
+#: levels.
+STABLE_LOCATION_TOLERANCE: int = 10
 
 #: Before the location estimate, each side of the provisional split is clipped to its
 #: median +/- DETECT_LOCATION_CLIP * MAD (scaled to sigma), so that spikes cannot move it.
@@ -236,6 +246,7 @@ _DEFAULTS.update(
         "DETECT_MAX_GUARD_PASSES": DETECT_MAX_GUARD_PASSES,
         "DETECT_MAX_REFITS": DETECT_MAX_REFITS,
         "DETECT_LOCATION_TOLERANCE": DETECT_LOCATION_TOLERANCE,
+        "STABLE_LOCATION_TOLERANCE": STABLE_LOCATION_TOLERANCE,
         "DETECT_LOCATION_CLIP": DETECT_LOCATION_CLIP,
         "DETECT_THRESHOLD_FACTOR": DETECT_THRESHOLD_FACTOR,
         "DETECT_CANDIDATE_PERCENT": DETECT_CANDIDATE_PERCENT,

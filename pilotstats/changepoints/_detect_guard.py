@@ -110,27 +110,33 @@ def _guard(scanner: _Scanner, candidates: Sequence[int], n: int, threshold: floa
 
 def _refit_needed(
     guarded: _Guarded,
-    inflation: float,
-    fitted: float,
+    inflations: tuple[float, float],
+    fitted: tuple[float, float],
     n: int,
     min_size: int,
     threshold: float,
     tests: int,
 ) -> bool:
-    """Whether the larger inflation ``fitted`` would make a confirmed change point fail.
+    """Whether the larger inflations ``fitted`` would make a confirmed change point fail.
 
-    The level statistics scale by ``sqrt(inflation / fitted)`` (changes of variance are
-    tested on the absolute differences, whose inflation does not change); when every
-    confirmed change point stays below ``threshold`` with its window's selection-adjusted
-    p-value (times ``tests``, the Bonferroni factor of ``variance_changes=True``), the
-    segmentation stands (re-scans only get harder) and the guard is not rerun.
+    ``inflations`` and ``fitted`` hold the (level, variance) inflations in use and those
+    re-estimated under the fitted segmentation. A change point of kind ``"level"`` is
+    tested on the values, one of kind ``"variance"`` on the absolute differences, so its
+    statistic scales by ``sqrt(inflation / fitted)`` of its own scan; when every confirmed
+    change point stays below ``threshold`` with its window's selection-adjusted p-value
+    (times ``tests``, the Bonferroni factor of ``variance_changes=True``), the segmentation
+    stands (re-scans only get harder) and the guard is not rerun.
     """
-    if not guarded.locations or not fitted > inflation:
+    if not guarded.locations:
         return False
     bounds = [0, *guarded.locations, n]
-    shrink = math.sqrt(inflation / fitted)
+    shrink = {
+        "level": math.sqrt(inflations[0] / max(fitted[0], inflations[0])),
+        "variance": math.sqrt(inflations[1] / max(fitted[1], inflations[1])),
+    }
     return any(
-        tests * _scan_p_value(statistic * shrink, bounds[j + 2] - bounds[j], min_size) > threshold
+        tests * _scan_p_value(statistic * shrink[kind], bounds[j + 2] - bounds[j], min_size)
+        > threshold
         for j, (statistic, kind) in enumerate(zip(guarded.statistics, guarded.kinds, strict=True))
-        if kind == "level"
+        if shrink[kind] < 1.0
     )

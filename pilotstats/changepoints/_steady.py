@@ -151,6 +151,7 @@ def equivalence_phase(
     found = detect_changes(
         part, min_size=_config.EQUIVALENCE_CONFIRM_MIN_SIZE,
         significance_level=significance_level, variance_changes=True,
+        location_tolerance=_config.STABLE_LOCATION_TOLERANCE,
     ).locations
     # A change inside the first window of the settled part is the end of the transient,
     # located more precisely than the window grid allows: the steady state starts there.

@@ -379,7 +379,7 @@ def stable_phase(
     significance_level: float = 0.05,
     confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
     rng: RandomState = None,
-    location_tolerance: int = _config.DETECT_LOCATION_TOLERANCE,
+    location_tolerance: int = _config.STABLE_LOCATION_TOLERANCE,
     tolerance: float = 0.05,
     min_steady_fraction: float = 0.2,
     min_warmup_fraction: float = 0.05,
