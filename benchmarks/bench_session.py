@@ -43,13 +43,13 @@ def state(kind: str, data: np.ndarray) -> dict[str, Any]:
     """A session state holding ``data`` as readings or unit readings."""
     options: dict[str, Any] = {"min_rounds": 10, "max_rounds": None}
     if kind == "readings":
-        options["readings_half_width_percent"] = 1e-9
+        options["readings_half_width_percent"] = 1e-3
         rounds = [
             {"work": None, "duration": 1.0, "readings": [float(v)], "unit_readings": None}
             for v in data
         ]
     else:
-        options.update(unit_readings_half_width_percent=1e-9, warmup_removal="none")
+        options.update(unit_readings_half_width_percent=1e-3, warmup_removal="none")
         rounds = [
             {"work": None, "duration": 1.0, "readings": None, "unit_readings": [chunk.tolist()]}
             for chunk in data.reshape(-1, UNITS_PER_ROUND)
