@@ -93,7 +93,7 @@ def test_extend_prefix_continues_shifted_prefix_sums_bit_for_bit(name: str) -> N
 
 
 def grown_stream(x: np.ndarray, chunks: int, rows: int = 60) -> IndexStream:
-    stream = IndexStream(True)
+    stream = IndexStream("mean")
     stream._table = np.zeros((rows, 8))
     for part in np.array_split(x, chunks):
         stream.extend(part)
@@ -190,6 +190,23 @@ def test_readings_verdicts_equal_the_full_analysis_every_round(name: str, percen
             break
     # Beyond the first rounds (fewer than 3 values) the bounds settle nearly every round.
     assert settled >= rounds - 10
+
+
+@pytest.mark.parametrize("p", [0.0, 0.02, 0.5, 0.97])
+def test_binary_verdicts_come_from_the_count_of_ones(p: float) -> None:
+    rng = np.random.default_rng(8)
+    session = BenchmarkSession(
+        min_rounds=3, max_rounds=None, readings_half_width=0.02,
+        readings_indices=[PerformanceIndex("ok", "", "binary")],
+    )
+    settled = 0
+    for _ in range(600):
+        session._analyses.clear()
+        session.record(None, 1.0, readings=[float(rng.random() < p)])
+        settled += check_verdicts(session)
+        if session.done:
+            break
+    assert settled >= session.n_rounds - 2  # the first two rounds hold fewer than 3 values
 
 
 def unit_session(**options: Any) -> BenchmarkSession:

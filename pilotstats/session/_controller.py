@@ -482,9 +482,10 @@ class BenchmarkSession:
             self.planner.record(w, d)
 
     def _start_streams(self, kind: str, count: int) -> None:
-        """One value stream per index; ordinary indices keep the incremental state."""
+        """One value stream per index; ordinary and binary ones keep incremental state."""
+        modes = {"ordinary": "mean", "binary": "proportion"}
         self._streams[kind] = [
-            IndexStream(self._index_type(kind, index) == "ordinary") for index in range(count)
+            IndexStream(modes.get(self._index_type(kind, index))) for index in range(count)
         ]
 
     def _declared(self, kind: str) -> tuple[PerformanceIndex, ...]:
@@ -522,9 +523,10 @@ class BenchmarkSession:
     def _update_verdicts(self) -> None:
         """Decide, for every index, whether it meets its targets (after each round).
 
-        An ordinary index without a baseline is decided from its incremental state when
-        the bounds settle the decision (:meth:`IndexStream.requirement`); every other case
-        runs the full analysis. Either way the verdict is the full analysis's.
+        An ordinary or binary index without a baseline is decided from its incremental
+        state when that settles the decision (:meth:`IndexStream.requirement`); every other
+        case (ratio indices, baselines, fewer than 3 values, unsettled bounds) runs the full
+        analysis. Either way the verdict is the full analysis's.
         """
         for kind in ("readings", "unit_readings"):
             self._verdicts[kind] = tuple(

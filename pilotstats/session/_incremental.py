@@ -3,19 +3,20 @@
 After each round the session must know whether every index meets its target (and how many
 values each still needs, to pace the work). The full analysis of an index
 (:func:`pilotstats.session._indices.analyse_index`) rescans all its values: O(n) per round,
-O(n²) over a session. :class:`IndexStream` keeps an index's values in a growing buffer and,
-for an ordinary index (arithmetic mean), the state from which :meth:`IndexStream.requirement`
-decides the required sample size exactly as :func:`~pilotstats.autocorrelation.
-required_sample_size` does, in O(new values + sizes scanned) per round:
+O(n²) over a session. :class:`IndexStream` keeps an index's values in a growing buffer and
+the state from which :meth:`IndexStream.requirement` decides the required sample size
+exactly as :func:`~pilotstats.autocorrelation.required_sample_size` does, in O(new values +
+sizes scanned) per round. For a binary index that state is the number of ones. For an
+ordinary index (arithmetic mean):
 
 - the overall mean continues the same compensated sum (bit-identical);
 - the subsession-size scan and the subsession variance are bounded, from running block
   sums, together with every rounding error of the full computation
   (:mod:`pilotstats._kernels.session`); when the bounds settle the scan and the integer
   sample size, that is the full analysis's answer;
-- otherwise (a value within about 1e-10 of a threshold, ratio or binary indices, indices
-  with a baseline, fewer than 3 values, values beyond 2**500) the caller runs the full
-  analysis, so every decision is the one the full analysis would take.
+- otherwise (a value within about 1e-10 of a threshold, ratio indices, indices with a
+  baseline, fewer than 3 values, values beyond 2**500) the caller runs the full analysis,
+  so every decision is the one the full analysis would take.
 """
 
 from __future__ import annotations
@@ -27,7 +28,11 @@ import numpy as np
 
 from pilotstats._kernels import session as _kernels
 from pilotstats._typing import Float64Array1D
-from pilotstats.autocorrelation.sample_size import _blocks_required, target_half_width
+from pilotstats.autocorrelation.sample_size import (
+    _blocks_required,
+    target_half_width,
+    wilson_size,
+)
 from pilotstats.exceptions import PilotStatsError
 from pilotstats.session._results import IndexAnalysis
 
@@ -91,19 +96,21 @@ class IndexStream:
 
     Parameters
     ----------
-    tracked : bool
-        Keep the state of :meth:`requirement` (ordinary indices); otherwise only
-        the values are kept.
+    kind : {"mean", "proportion"} or None
+        What :meth:`requirement` decides: the arithmetic mean of an ordinary index (block
+        sums and their bounds are kept), the proportion of a binary index (the number of
+        ones is kept), or nothing (ratio indices: only the values are kept).
     """
 
     __slots__ = (
-        "_constant", "_high", "_low", "_peak", "_peak_low", "_spread", "_table",
-        "_values", "n", "tracked",
+        "_constant", "_high", "_low", "_ones", "_peak", "_peak_low", "_spread", "_table",
+        "_values", "kind", "n",
     )
 
-    def __init__(self, tracked: bool) -> None:
-        self.tracked = tracked
+    def __init__(self, kind: str | None) -> None:
+        self.kind = kind
         self.n = 0
+        self._ones = 0
         self._values = np.empty(64)
         self._high = np.zeros(65)
         self._low = np.zeros(65)
@@ -138,7 +145,9 @@ class IndexStream:
         first = self._values[0]
         self._constant = self._constant and bool(np.all(values == first))
         self._peak = max(self._peak, float(np.max(np.abs(values))))
-        if not self.tracked or self._peak > _PEAK:
+        if self.kind == "proportion":
+            self._ones += int(np.count_nonzero(values))
+        if self.kind != "mean" or self._peak > _PEAK:
             return
         if stop + 1 > self._high.shape[0]:
             capacity = max(stop + 1, 2 * self._high.shape[0])
@@ -174,9 +183,6 @@ class IndexStream:
             self._table = grown
             _kernels.extend_blocks(self._high, self._low, self.n, self._table, self._centre())
 
-    def settled(self, n_min: int = 3) -> bool:
-        """The incremental state can decide (tracked, ``n >= n_min``, no huge values)."""
-        return self.tracked and self.n >= n_min and self._peak <= _PEAK
 
     def requirement(
         self,
@@ -187,6 +193,10 @@ class IndexStream:
         autocorrelation_limit: float,
     ) -> tuple[int | None, int | None] | None:
         """Bounds on the ``samples`` that ``required_sample_size`` returns.
+
+        For a proportion the bounds are equal: the proportion of the full analysis is the
+        number of ones over ``n`` (an exact sum, correctly rounded quotient), so its
+        Wilson sample size follows in O(log n).
 
         Parameters
         ----------
@@ -210,9 +220,11 @@ class IndexStream:
         O(sizes scanned) kernel work, plus the growth of the block table when the scan
         reaches sizes not summed yet.
         """
-        if not self.settled():
-            return None
         n = self.n
+        if self.kind is None or n < 3 or self._peak > _PEAK:
+            return None
+        if self.kind == "proportion":
+            return self._proportion_requirement(target, min_subsessions, confidence_level)
         try:
             half = target_half_width(self._mean(), target[1], target[0])
         except PilotStatsError:
@@ -237,6 +249,19 @@ class IndexStream:
         except PilotStatsError:
             return None
         return q * max(low, min_subsessions), q * max(high, min_subsessions)
+
+    def _proportion_requirement(
+        self, target: tuple[float | None, float | None], min_subsessions: int,
+        confidence_level: float,
+    ) -> tuple[int, int] | None:
+        """``required_sample_size(kind="proportion")`` from the number of ones."""
+        p_hat = self._ones / self.n
+        try:
+            half = target_half_width(p_hat, target[1], target[0])
+            samples = max(wilson_size(p_hat, half, confidence_level), min_subsessions)
+        except PilotStatsError:
+            return None
+        return samples, samples
 
 
 class RunningSum:
