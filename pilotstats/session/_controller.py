@@ -180,6 +180,17 @@ class BenchmarkSession:
     rounds and rounds whose warm-up could not be removed are listed in
     :attr:`SessionResult.notes` (and ``warmup_kept`` flags the last case).
 
+    Cost per round: :meth:`record` decides each ordinary or binary index without a
+    baseline incrementally, in O(new values + q) for subsession size ``q``: the overall
+    mean continues the full analysis's compensated sum, and running block sums with
+    bounds on every rounding error of the full analysis settle its subsession size and
+    required sample size (a binary index: its count of ones). A round whose bounds leave a
+    decision open (a value within about 1e-10 of a threshold), a ratio index and an index
+    with a baseline run the full analysis, O(n). Every decision (when the session stops,
+    :attr:`progress`, :meth:`next_work`) is the full analysis's. :meth:`result` analyses
+    each index in full, O(n), at most once per round. With ``max_work`` the WPS planner
+    still refits every round, O(rounds log rounds) per round.
+
     Examples
     --------
     >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
@@ -383,7 +394,7 @@ class BenchmarkSession:
         readings: ArrayLike1D | float | None = None,
         unit_readings: Any = None,
     ) -> None:
-        """Record a finished round and update every analysis.
+        """Record a finished round and decide whether the session is done.
 
         Parameters
         ----------
