@@ -11,7 +11,6 @@ the result classes in :mod:`pilotstats.session._results` and the JSON state in
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -565,20 +564,22 @@ class BenchmarkSession:
             return IndexVerdict(n, done, fraction, low)
         assert low is not None and high is not None
         if n >= high:  # done, whatever the exact required size
-            return IndexVerdict(n, True, 1.0, None, exact=False)
+            return IndexVerdict(n, True, 1.0, None)
         if n < low:  # not done; the full analysis tells the required size on request
-            return IndexVerdict(n, False, math.nan, None, exact=False)
+            return IndexVerdict(n, False, None, None)
         return verdict_of(self._analysis(kind, index))
 
-    def _exact(self, kind: str, index: int, verdict: IndexVerdict) -> IndexVerdict:
-        """``verdict`` with its progress and required size exact where they matter.
+    def _progress_of(self, kind: str, index: int) -> tuple[float, int | None]:
+        """Progress and required size of an index (the full analysis's).
 
         A verdict the incremental state settled only as "not done" takes them from the
-        full analysis (a done index has progress 1 and needs no work).
+        full analysis.
         """
-        if verdict.exact or verdict.done:
-            return verdict
-        return verdict_of(self._analysis(kind, index))
+        verdict = self._verdicts[kind][index]
+        if verdict.fraction is None:
+            verdict = verdict_of(self._analysis(kind, index))
+        assert verdict.fraction is not None  # a full analysis always has one
+        return verdict.fraction, verdict.needed
 
     def _analysis(self, kind: str, index: int) -> IndexAnalysis:
         """The full analysis of an index at the current round (computed once per round)."""
@@ -647,10 +648,8 @@ class BenchmarkSession:
         for index, verdict in enumerate(self._verdicts["unit_readings"]):
             if verdict.done or not self._spec("unit_readings", index).must_satisfy:
                 continue
-            verdict = self._exact("unit_readings", index, verdict)
-            proposals.append(
-                unit_reading_work(verdict.needed, verdict.n, total_work, self._last_work)
-            )
+            _, needed = self._progress_of("unit_readings", index)
+            proposals.append(unit_reading_work(needed, verdict.n, total_work, self._last_work))
         return proposals
 
     def _update_stop(self) -> None:
@@ -669,12 +668,10 @@ class BenchmarkSession:
         analyses: dict[str, float] = {"rounds": min(1.0, self.n_rounds / self.min_rounds)}
         if self.wps_analysis:
             analyses["wps"] = wps_progress(self.planner)
-        for kind, index, verdict in self._all_verdicts():
+        for kind, index, _ in self._all_verdicts():
             spec = self._spec(kind, index)
             if spec.must_satisfy:
-                analyses[index_label(kind, spec.name, index)] = self._exact(
-                    kind, index, verdict
-                ).fraction
+                analyses[index_label(kind, spec.name, index)] = self._progress_of(kind, index)[0]
         fraction = 1.0 if self.done else min(analyses.values())
         lagging = min(analyses, key=lambda key: analyses[key])
         if self.done:

@@ -53,23 +53,19 @@ class IndexVerdict(NamedTuple):
         Values of the index.
     done : bool
         It meets its targets (:attr:`IndexAnalysis.done`).
-    fraction : float
-        Its progress (:attr:`IndexAnalysis.fraction`).
+    fraction : float or None
+        Its progress (:attr:`IndexAnalysis.fraction`); None when the incremental bounds
+        settle that it is not done but not its required sample size (a target so narrow
+        that it needs billions of values): the full analysis supplies it on request.
     needed : int or None
-        Values required by its interval target and reachable baseline comparison, the
-        larger of the two (None: undetermined).
-    exact : bool, default True
-        ``fraction`` and ``needed`` are the full analysis's; False when the incremental
-        bounds settle ``done`` but not the required sample size (a target so narrow that
-        it needs billions of values): ``fraction`` and ``needed`` are then placeholders
-        and the full analysis supplies them on request.
+        While not done: values required by its interval target and reachable baseline
+        comparison, the larger of the two (None: undetermined, or ``fraction`` is None).
     """
 
     n: int
     done: bool
-    fraction: float
+    fraction: float | None
     needed: int | None
-    exact: bool = True
 
 
 def verdict_of(item: IndexAnalysis) -> IndexVerdict:
