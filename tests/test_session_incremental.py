@@ -153,6 +153,29 @@ def test_certified_size_is_the_full_scan_size_when_settled(name: str, limit: flo
     assert settled >= 4
 
 
+@pytest.mark.parametrize("name", ["iid", "ar05", "first_outlier", "offset"])
+def test_certified_size_at_the_exact_threshold(name: str) -> None:
+    # A limit equal to |r1| as the full analysis computes it (and one ulp either side) is
+    # the hardest case: the scan must give the full scan's size or admit it is unsettled.
+    x = series(name, 700, seed=6)
+    n = x.shape[0]
+    m = ac.overall_mean(x, False)
+    high, low, shift = ac.shifted_prefix_sums(x, False)
+    stream = grown_stream(x, 5, rows=n // 3 + 1)
+    centre = stream._centre()
+    for q in (1, 2, 3):
+        exact = abs(ac.lag1_from_prefix(high, low, shift, n, q, False, m))
+        if q == 1:
+            exact = abs(ac.lag1_coefficient(x, 1, False, m))
+        for limit in (np.nextafter(exact, 0.0), exact, np.nextafter(exact, 1.0)):
+            if not 0.0 < limit <= 1.0:
+                continue
+            got = kernels.certified_subsession_size(
+                stream._table, centre, n, stream._spread, stream._peak_low, limit
+            )
+            assert got in (-2, ac.first_subsession_size(x, limit, False, m))
+
+
 def test_blocks_table_rebuilds_a_row_whose_reference_drifted() -> None:
     x = np.r_[np.zeros(300), np.full(300, 50.0)] + np.random.default_rng(2).normal(size=600)
     stream = grown_stream(x[:300], 3, rows=4)
