@@ -1,16 +1,16 @@
 """The benchmark session controller, :class:`BenchmarkSession`.
 
 It validates its options, records rounds (short rounds stored but not used, unit readings
-stripped of warm-up per round), replays every analysis after each round, decides when the
-session stops and reports progress and results. The per-index analysis lives in
-:mod:`pilotstats.session._indices`, warm-up removal in :mod:`pilotstats.session._warmup`,
+stripped of warm-up per round), decides after each round whether the session stops and
+reports progress and results. The per-index analysis lives in
+:mod:`pilotstats.session._indices`, the incremental per-round decisions in
+:mod:`pilotstats.session._incremental`, warm-up removal in :mod:`pilotstats.session._warmup`,
 the result classes in :mod:`pilotstats.session._results` and the JSON state in
 :mod:`pilotstats.session._persistence`.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -37,6 +37,12 @@ from pilotstats.exceptions import InvalidInputError, SessionFinishedError
 from pilotstats.regression._outliers import OUTLIER_THRESHOLD
 from pilotstats.regression.planner import WorkPlanner, unit_reading_work
 from pilotstats.results import json_safe
+from pilotstats.session._incremental import (
+    IndexStream,
+    IndexVerdict,
+    RunningSum,
+    verdict_of,
+)
 from pilotstats.session._indices import (
     Baseline,
     PerformanceIndex,
@@ -45,6 +51,7 @@ from pilotstats.session._indices import (
     analyse_index,
     check_readings,
     check_unit_readings,
+    index_progress,
 )
 from pilotstats.session._persistence import (
     RawRound,
@@ -172,6 +179,17 @@ class BenchmarkSession:
     rounds and rounds whose warm-up could not be removed are listed in
     :attr:`SessionResult.notes` (and ``warmup_kept`` flags the last case).
 
+    Cost per round: :meth:`record` decides each ordinary or binary index without a
+    baseline incrementally, in O(new values + q) for subsession size ``q``: the overall
+    mean continues the full analysis's compensated sum, and running block sums with
+    bounds on every rounding error of the full analysis settle its subsession size and
+    required sample size (a binary index: its count of ones). A round whose bounds leave a
+    decision open (a value within about 1e-10 of a threshold), a ratio index and an index
+    with a baseline run the full analysis, O(n). Every decision (when the session stops,
+    :attr:`progress`, :meth:`next_work`) is the full analysis's. :meth:`result` analyses
+    each index in full, O(n), at most once per round. With ``max_work`` the WPS planner
+    still refits every round, O(rounds log rounds) per round.
+
     Examples
     --------
     >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
@@ -296,14 +314,20 @@ class BenchmarkSession:
         self._options = {key: json_safe(value) for key, value in options.items()}
         # Raw rounds (for saving): work, duration, readings row, unit-reading rows.
         self._raw: list[RawRound] = []
-        self._work: list[float] = []
-        self._durations: list[float] = []
+        self._last_work = 0.0
+        self._total_work = RunningSum()
+        self._total_duration = RunningSum()
+        self._n_rounds = 0
         self._short: list[int] = []
         self._n_readings: int | None = None  # number of readings indices
-        self._reading_values: list[list[float]] = []  # per index, used rounds only
         self._units = UnitReadings()  # per index, used rounds only
-        self._readings_analyses: tuple[IndexAnalysis, ...] = ()
-        self._unit_analyses: tuple[IndexAnalysis, ...] = ()
+        # Values of each index (used rounds only; unit readings after warm-up removal).
+        self._streams: dict[str, list[IndexStream]] = {"readings": [], "unit_readings": []}
+        self._verdicts: dict[str, tuple[IndexVerdict, ...]] = {
+            "readings": (), "unit_readings": ()
+        }
+        # Full analyses, each with the number of rounds it was made at.
+        self._analyses: dict[tuple[str, int], tuple[int, IndexAnalysis]] = {}
         self._stop_reason: str | None = None
 
     @staticmethod
@@ -321,12 +345,12 @@ class BenchmarkSession:
     @property
     def n_rounds(self) -> int:
         """Rounds recorded so far (short rounds included)."""
-        return len(self._durations)
+        return self._n_rounds
 
     @property
     def total_duration(self) -> float:
         """Sum of the recorded round durations (s)."""
-        return math.fsum(self._durations)
+        return self._total_duration.value()
 
     def _wps_done(self) -> bool | None:
         if not self.wps_analysis or self.planner is None:
@@ -339,9 +363,9 @@ class BenchmarkSession:
         if self.n_rounds < self.min_rounds:
             return False
         states = [
-            item.done
-            for item in (*self._readings_analyses, *self._unit_analyses)
-            if item.must_satisfy
+            verdict.done
+            for kind, index, verdict in self._all_verdicts()
+            if self._spec(kind, index).must_satisfy
         ]
         wps_done = self._wps_done()
         if wps_done is not None:
@@ -369,7 +393,7 @@ class BenchmarkSession:
         readings: ArrayLike1D | float | None = None,
         unit_readings: Any = None,
     ) -> None:
-        """Record a finished round and update every analysis.
+        """Record a finished round and decide whether the session is done.
 
         Parameters
         ----------
@@ -401,7 +425,7 @@ class BenchmarkSession:
                 "another round"
             )
         self._record(work, duration, readings, unit_readings)
-        self._analyse_all()
+        self._update_verdicts()
         self._update_stop()
 
     def _record(
@@ -438,28 +462,41 @@ class BenchmarkSession:
                 None if unit_rows is None else [row.tolist() for row in unit_rows],
             )
         )
-        self._work.append(w)
-        self._durations.append(d)
+        self._n_rounds += 1
+        self._last_work = w
+        self._total_work.add(w)
+        self._total_duration.add(d)
         short = d <= 0.0 or d < self.min_round_duration
         if reading_row is not None:
             if self._n_readings is None:
                 self._n_readings = int(reading_row.shape[0])
-                self._reading_values = [[] for _ in range(self._n_readings)]
+                self._start_streams("readings", self._n_readings)
             if not short:
-                for index, value in enumerate(reading_row):
-                    self._reading_values[index].append(float(value))
+                for index, stream in enumerate(self._streams["readings"]):
+                    stream.extend(reading_row[index : index + 1])
         if unit_rows is not None:
             if not self._units:
                 self._units.start(len(unit_rows))
+                self._start_streams("unit_readings", len(unit_rows))
             if not short:
                 for index, values in enumerate(unit_rows):
                     binary = self._index_type("unit_readings", index) == "binary"
                     method: WarmupRemoval = "none" if binary else self.warmup_removal
-                    self._units.keep(index, values, method, self.trim_fraction, self.min_size)
+                    kept = self._units.keep(
+                        index, values, method, self.trim_fraction, self.min_size
+                    )
+                    self._streams["unit_readings"][index].extend(kept)
         if short:
             self._short.append(round_index)
         if self.planner is not None:
             self.planner.record(w, d)
+
+    def _start_streams(self, kind: str, count: int) -> None:
+        """One value stream per index; ordinary and binary ones keep incremental state."""
+        modes = {"ordinary": "mean", "binary": "proportion"}
+        self._streams[kind] = [
+            IndexStream(modes.get(self._index_type(kind, index))) for index in range(count)
+        ]
 
     def _declared(self, kind: str) -> tuple[PerformanceIndex, ...]:
         return self.readings_indices if kind == "readings" else self.unit_readings_indices
@@ -475,33 +512,101 @@ class BenchmarkSession:
 
     # -- analyses ------------------------------------------------------------------------
 
-    def _analyse_all(self) -> None:
-        self._readings_analyses = tuple(
-            self._analyse(
-                "readings",
-                i,
-                np.array(values, dtype=np.float64),
-                0,
-                0,
-                self._readings_target,
-                self.readings_min_subsessions,
-                self._baseline_readings,
+    def _spec(self, kind: str, index: int) -> PerformanceIndex:
+        declared = self._declared(kind)
+        return declared[index] if index < len(declared) else PerformanceIndex()
+
+    def _settings(self, kind: str) -> tuple[tuple[float | None, float | None], int,
+                                            tuple[Baseline | None, ...]]:
+        """Target, minimum number of subsessions and baselines of a kind of index."""
+        if kind == "readings":
+            return self._readings_target, self.readings_min_subsessions, self._baseline_readings
+        return self._unit_target, self.unit_readings_min_subsessions, self._baseline_units
+
+    def _all_verdicts(self) -> list[tuple[str, int, IndexVerdict]]:
+        return [
+            (kind, index, verdict)
+            for kind in ("readings", "unit_readings")
+            for index, verdict in enumerate(self._verdicts[kind])
+        ]
+
+    def _update_verdicts(self) -> None:
+        """Decide, for every index, whether it meets its targets (after each round).
+
+        An ordinary or binary index without a baseline is decided from its incremental
+        state when that settles the decision (:meth:`IndexStream.requirement`); every other
+        case (ratio indices, baselines, fewer than 3 values, unsettled bounds) runs the full
+        analysis. Either way the verdict is the full analysis's.
+        """
+        for kind in ("readings", "unit_readings"):
+            self._verdicts[kind] = tuple(
+                self._verdict(kind, index) for index in range(len(self._streams[kind]))
             )
-            for i, values in enumerate(self._reading_values)
-        )
-        self._unit_analyses = tuple(
-            self._analyse(
-                "unit_readings",
-                i,
-                self._units.values(i),
-                self._units.removed[i],
-                self._units.warmup_kept(i),
-                self._unit_target,
-                self.unit_readings_min_subsessions,
-                self._baseline_units,
+
+    def _verdict(self, kind: str, index: int) -> IndexVerdict:
+        stream = self._streams[kind][index]
+        target, min_subsessions, baselines = self._settings(kind)
+        settled = None
+        if index >= len(baselines) or baselines[index] is None:
+            settled = stream.requirement(
+                target=target,
+                min_subsessions=min_subsessions,
+                confidence_level=self.confidence_level,
+                autocorrelation_limit=self.autocorrelation_limit,
             )
-            for i in range(len(self._units))
+        if settled is None:
+            return verdict_of(self._analysis(kind, index))
+        low, high = settled
+        n = stream.n
+        if low == high:
+            done, fraction = index_progress(n, low, low is not None and n >= low, False, None,
+                                            None)
+            return IndexVerdict(n, done, fraction, low)
+        assert low is not None and high is not None
+        if n >= high:  # done, whatever the exact required size
+            return IndexVerdict(n, True, 1.0, None)
+        if n < low:  # not done; the full analysis tells the required size on request
+            return IndexVerdict(n, False, None, None)
+        return verdict_of(self._analysis(kind, index))
+
+    def _progress_of(self, kind: str, index: int) -> tuple[float, int | None]:
+        """Progress and required size of an index (the full analysis's).
+
+        A verdict the incremental state settled only as "not done" takes them from the
+        full analysis.
+        """
+        verdict = self._verdicts[kind][index]
+        if verdict.fraction is None:
+            verdict = verdict_of(self._analysis(kind, index))
+        assert verdict.fraction is not None  # a full analysis always has one
+        return verdict.fraction, verdict.needed
+
+    def _analysis(self, kind: str, index: int) -> IndexAnalysis:
+        """The full analysis of an index at the current round (computed once per round)."""
+        cached = self._analyses.get((kind, index))
+        if cached is not None and cached[0] == self.n_rounds:
+            return cached[1]
+        if kind == "readings":
+            removed = warmup_kept = 0
+        else:
+            removed = self._units.removed[index]
+            warmup_kept = self._units.warmup_kept(index)
+        target, min_subsessions, baselines = self._settings(kind)
+        item = self._analyse(
+            kind,
+            index,
+            self._streams[kind][index].values(),
+            removed,
+            warmup_kept,
+            target,
+            min_subsessions,
+            baselines,
         )
+        self._analyses[(kind, index)] = (self.n_rounds, item)
+        return item
+
+    def _index_analyses(self, kind: str) -> tuple[IndexAnalysis, ...]:
+        return tuple(self._analysis(kind, index) for index in range(len(self._streams[kind])))
 
     def _analyse(
         self,
@@ -515,8 +620,7 @@ class BenchmarkSession:
         baselines: tuple[Baseline | None, ...],
     ) -> IndexAnalysis:
         """Interval, required size and baseline comparison of one index."""
-        declared = self._declared(kind)
-        spec = declared[index] if index < len(declared) else PerformanceIndex()
+        spec = self._spec(kind, index)
         note = None
         if kind == "unit_readings":
             note = self._units.note(index, index_label(kind, spec.name, index), self.min_size)
@@ -540,14 +644,12 @@ class BenchmarkSession:
     def _unit_reading_proposals(self) -> list[float]:
         """Work expected to deliver the missing unit readings, per unfinished index."""
         proposals = []
-        total_work = math.fsum(self._work)
-        for item in self._unit_analyses:
-            if item.done or not item.must_satisfy or not self._work:
+        total_work = self._total_work.value()
+        for index, verdict in enumerate(self._verdicts["unit_readings"]):
+            if verdict.done or not self._spec("unit_readings", index).must_satisfy:
                 continue
-            required = None if item.required is None else item.required.samples
-            if item.comparison_required is not None and item.comparison_note is None:
-                required = max(required or 0, item.comparison_required.samples)
-            proposals.append(unit_reading_work(required, item.n, total_work, self._work[-1]))
+            _, needed = self._progress_of("unit_readings", index)
+            proposals.append(unit_reading_work(needed, verdict.n, total_work, self._last_work))
         return proposals
 
     def _update_stop(self) -> None:
@@ -566,9 +668,10 @@ class BenchmarkSession:
         analyses: dict[str, float] = {"rounds": min(1.0, self.n_rounds / self.min_rounds)}
         if self.wps_analysis:
             analyses["wps"] = wps_progress(self.planner)
-        for item in (*self._readings_analyses, *self._unit_analyses):
-            if item.must_satisfy:
-                analyses[item.label] = item.fraction
+        for kind, index, _ in self._all_verdicts():
+            spec = self._spec(kind, index)
+            if spec.must_satisfy:
+                analyses[index_label(kind, spec.name, index)] = self._progress_of(kind, index)[0]
         fraction = 1.0 if self.done else min(analyses.values())
         lagging = min(analyses, key=lambda key: analyses[key])
         if self.done:
@@ -588,12 +691,14 @@ class BenchmarkSession:
         """All current estimates, with notes on everything excluded."""
         planner = self.planner
         outliers = () if planner is None or not self.wps_analysis else planner.outlier_rounds
+        readings = self._index_analyses("readings")
+        unit_readings = self._index_analyses("unit_readings")
         wps_error = None
         if planner is not None and self.wps_analysis and planner.wps_result is None:
             wps_error = planner.wps_error or "fewer than 4 rounds recorded"
         return SessionResult(
             n_rounds=self.n_rounds,
-            total_work=math.fsum(self._work),
+            total_work=self._total_work.value(),
             total_duration=self.total_duration,
             done=self.done,
             targets_met=self.targets_met,
@@ -602,18 +707,18 @@ class BenchmarkSession:
             wps_target_half_width=None if planner is None else planner.target_half_width,
             wps_done=self._wps_done(),
             wps_error=wps_error,
-            readings=self._readings_analyses,
-            unit_readings=self._unit_analyses,
+            readings=readings,
+            unit_readings=unit_readings,
             short_rounds=tuple(self._short),
             outlier_rounds=tuple(outliers),
-            warmup_kept=any(item.warmup_kept_rounds for item in self._unit_analyses),
+            warmup_kept=any(item.warmup_kept_rounds for item in unit_readings),
             notes=tuple(
                 session_notes(
                     self._short,
                     self.n_rounds,
                     self.min_round_duration,
                     tuple(outliers),
-                    self._unit_analyses,
+                    unit_readings,
                 )
             ),
             confidence_level=self.confidence_level,
@@ -682,7 +787,7 @@ class BenchmarkSession:
                 f"state is not a valid session state ({type(exc).__name__}: {exc}); it must "
                 "come from BenchmarkSession.state()"
             ) from None
-        session._analyse_all()
+        session._update_verdicts()
         session._update_stop()
         return session
 

@@ -41,6 +41,7 @@ __all__ = [
     "check_index_values",
     "check_readings",
     "check_unit_readings",
+    "index_progress",
 ]
 
 _INDEX_TYPES: tuple[IndexType, ...] = ("ordinary", "ratio", "binary")
@@ -458,18 +459,14 @@ def analyse_index(
             comparison_note = str(exc)
         except PilotStatsError as exc:  # e.g. both variances 0: no test is possible
             comparison_note = f"no Welch comparison: {exc}"
-    enough = required is not None and required.enough
-    comparison_ok = (
-        baseline is None
-        or comparison_note is not None
-        or (comparison_required is not None and n >= comparison_required.samples)
+    done, fraction = index_progress(
+        n,
+        None if required is None else required.samples,
+        required is not None and required.enough,
+        baseline is not None,
+        None if comparison_required is None else comparison_required.samples,
+        comparison_note,
     )
-    progress = 0.0
-    if required is not None and required.samples:
-        progress = min(1.0, n / required.samples)
-    if baseline is not None and comparison_required is not None:
-        progress = min(progress, n / comparison_required.samples)
-    done = enough and comparison_ok
     return IndexAnalysis(
         kind=kind,
         index=index,
@@ -487,5 +484,51 @@ def analyse_index(
         comparison_note=comparison_note,
         note=note,
         done=done,
-        fraction=1.0 if done else min(progress, 0.999),
+        fraction=fraction,
     )
+
+
+def index_progress(
+    n: int,
+    required: int | None,
+    enough: bool,
+    has_baseline: bool,
+    comparison_required: int | None,
+    comparison_note: str | None,
+) -> tuple[bool, float]:
+    """Whether an index is done, and its progress towards its targets.
+
+    Parameters
+    ----------
+    n : int
+        Values of the index.
+    required : int or None
+        Values its interval target requires (None: undetermined).
+    enough : bool
+        ``n`` meets ``required``.
+    has_baseline : bool
+        The index is compared with a baseline.
+    comparison_required : int or None
+        Values the comparison with the baseline requires (None: undetermined).
+    comparison_note : str or None
+        Why the comparison cannot be made or reached, if it cannot.
+
+    Returns
+    -------
+    done : bool
+        The interval target is met and so is the comparison (when there is one to reach).
+    fraction : float
+        1.0 when done, else ``n`` over the larger requirement, at most 0.999.
+    """
+    comparison_ok = (
+        not has_baseline
+        or comparison_note is not None
+        or (comparison_required is not None and n >= comparison_required)
+    )
+    progress = 0.0
+    if required:
+        progress = min(1.0, n / required)
+    if has_baseline and comparison_required is not None:
+        progress = min(progress, n / comparison_required)
+    done = enough and comparison_ok
+    return done, 1.0 if done else min(progress, 0.999)

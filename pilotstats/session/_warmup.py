@@ -3,15 +3,13 @@
 :func:`trim_warmup` is Pilot's fixed-percentage trimming; :func:`stable_range` is the one
 switch between it, stable-phase detection (:func:`pilotstats.changepoints.stable_phase`)
 and no removal, and reports when a round had to keep its warm-up; :class:`UnitReadings`
-keeps a session's unit readings per index after removal, and words the rounds that kept
-their warm-up.
+counts, per index, the removed readings and the rounds that kept their warm-up, and words
+the latter.
 """
 
 from __future__ import annotations
 
 import math
-
-import numpy as np
 
 from pilotstats._typing import ArrayLike1D, Float64Array1D, WarmupRemoval
 from pilotstats._validation import as_float_array, check_real
@@ -83,28 +81,28 @@ def stable_range(
 
 
 class UnitReadings:
-    """Unit readings of a session's used rounds, per index, with warm-up removed.
+    """Warm-up bookkeeping of a session's unit readings, per index.
 
-    Each round's readings lose their warm-up and cool-down (:func:`stable_range`) before
-    they are kept; the counts of removed readings and of rounds that kept their warm-up
-    feed the index's analysis and note.
+    Each used round's readings lose their warm-up and cool-down (:func:`stable_range`)
+    before the session keeps them; the counts of used rounds, of removed readings and of
+    rounds that kept their warm-up feed the index's analysis and note.
     """
 
-    __slots__ = ("kept", "removed", "too_short", "unresolved")
+    __slots__ = ("removed", "too_short", "unresolved", "used")
 
     def __init__(self) -> None:
-        self.kept: list[list[Float64Array1D]] = []  # per index, per used round
+        self.used: list[int] = []  # per index: used rounds
         self.removed: list[int] = []
         self.too_short: list[int] = []
         self.unresolved: list[int] = []
 
     def __len__(self) -> int:
         """Number of indices (0 before the first round with unit readings)."""
-        return len(self.kept)
+        return len(self.used)
 
     def start(self, count: int) -> None:
         """Prepare ``count`` indices (at the first round with unit readings)."""
-        self.kept = [[] for _ in range(count)]
+        self.used = [0] * count
         self.removed = [0] * count
         self.too_short = [0] * count
         self.unresolved = [0] * count
@@ -116,20 +114,16 @@ class UnitReadings:
         method: WarmupRemoval,
         fraction: float,
         min_size: int,
-    ) -> None:
-        """Remove one round's warm-up from an index's readings and keep the rest."""
+    ) -> Float64Array1D:
+        """Remove one round's warm-up from an index's readings; return the rest."""
         start, end, outcome = stable_range(values, method, fraction, min_size)
-        self.kept[index].append(values[start:end])
+        self.used[index] += 1
         self.removed[index] += int(values.shape[0]) - (end - start)
         if outcome == TOO_SHORT:
             self.too_short[index] += 1
         elif outcome == UNRESOLVED:
             self.unresolved[index] += 1
-
-    def values(self, index: int) -> Float64Array1D:
-        """The kept readings of an index, all used rounds concatenated."""
-        kept = self.kept[index]
-        return np.concatenate(kept) if kept else np.empty(0)
+        return values[start:end]
 
     def warmup_kept(self, index: int) -> int:
         """Rounds of an index that kept their warm-up (too short, or unresolved)."""
@@ -155,7 +149,7 @@ class UnitReadings:
         too_short, unresolved = self.too_short[index], self.unresolved[index]
         if not too_short and not unresolved:
             return None
-        used = len(self.kept[index])
+        used = self.used[index]
         parts = []
         if too_short:
             parts.append(
