@@ -165,7 +165,7 @@ class TestRankScan:
     def test_single_split_is_the_mann_whitney_test(self, seed: int) -> None:
         rng = np.random.default_rng(seed)
         y = np.round(rng.standard_normal(40), 1)  # ties included
-        split, statistic = kd.rank_scan(y, 20, 1.0)
+        split, statistic, _, _ = kd.window_scans(y, 0, 40, 20, 1.0, 1.0, False)
         reference = stats.mannwhitneyu(y[:20], y[20:], method="asymptotic")
         assert split == 20
         p_value = scan_module._scan_p_value(statistic, 40, 20)
@@ -174,7 +174,7 @@ class TestRankScan:
     def test_scan_location_matches_brute_force(self) -> None:
         rng = np.random.default_rng(3)
         y = np.concatenate([rng.normal(0, 1, 37), rng.normal(1, 1, 50)])
-        split, statistic = kd.rank_scan(y, 10, 1.0)
+        split, statistic, _, _ = kd.window_scans(y, 0, y.size, 10, 1.0, 1.0, False)
         best, best_z = -1, -1.0
         for t in range(10, y.size - 10 + 1):
             res = stats.mannwhitneyu(y[:t], y[t:], method="asymptotic")
@@ -446,7 +446,7 @@ def test_tcpd_quality_control(datasets_dir: Path, index: int, truth: int | None)
 def _naive_posterior_location(x: np.ndarray, min_size: int, tolerance: int) -> int:
     """Plain-loop restatement of :func:`detect._posterior_location` on a whole series."""
     n = x.size
-    provisional = kd.rank_scan(x, min_size, 1.0)[0]
+    provisional = kd.window_scans(x, 0, n, min_size, 1.0, 1.0, False)[0]
     values = x.copy()
     for lo, hi in ((0, provisional), (provisional, n)):
         centre = float(np.median(x[lo:hi]))

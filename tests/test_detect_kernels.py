@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 from scipy import ndimage, stats
 
+from pilotstats import _config
 from pilotstats._kernels import detect as kd
+from pilotstats.changepoints import _detect_scan as scan_module
 
 
 def _series(seed: int, n: int) -> np.ndarray:
@@ -121,6 +123,18 @@ def test_pairwise_sum_is_numpy_sum(twin: bool) -> None:
 
 
 @pytest.mark.parametrize("twin", [False, True])
+def test_sort_order_and_median(twin: bool) -> None:
+    order = kd.sort_order.py_func if twin else kd.sort_order
+    median = kd.median.py_func if twin else kd.median
+    rng = np.random.default_rng(4)
+    for digits, n in itertools.product((0, 6), (1, 2, 3, 8, 77, 256)):
+        v = np.round(rng.standard_normal(n), digits)
+        np.testing.assert_array_equal(order(v), np.argsort(v, kind="stable"))
+        assert median(v) == np.median(v)
+    assert str(median(np.array([-0.0, -0.0]))) == str(np.median(np.array([-0.0, -0.0])))
+
+
+@pytest.mark.parametrize("twin", [False, True])
 def test_midranks_and_tie_sum(twin: bool) -> None:
     function = kd.midranks.py_func if twin else kd.midranks
     rng = np.random.default_rng(2)
@@ -138,10 +152,11 @@ def test_rank_scan_twin_and_numpy(seed: int) -> None:
     x = _series(seed, int(rng.integers(8, 400)))
     delta = int(rng.integers(2, x.size // 2 + 1))
     inflation = float(rng.choice([1.0, 2.7]))
-    compiled = kd.rank_scan(x, delta, inflation)
-    assert compiled == kd.rank_scan.py_func(x, delta, inflation)
-    assert compiled == numpy_rank_scan(x, delta, inflation)
-    assert kd.rank_scan(np.full(12, 3.0), 3, 1.0) == (3, 0.0)  # all tied
+    args = (x, 0, x.size, delta, inflation, 1.0, False)
+    compiled = kd.window_scans(*args)
+    assert compiled == kd.window_scans.py_func(*args)
+    assert compiled == (*numpy_rank_scan(x, delta, inflation), delta, 0.0)
+    assert kd.window_scans(np.full(12, 3.0), 0, 12, 3, 1.0, 1.0, True) == (3, 0.0, 3, 0.0)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -163,6 +178,7 @@ def test_window_scans_are_the_scans_of_the_window_and_its_steps(seed: int) -> No
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("tolerance", [0, 10])
 def test_posterior_location_twin_and_numpy(seed: int, tolerance: int) -> None:
+    assert _config.DETECT_LOCATION_CLIP == 4.0  # the clip of numpy_posterior_location
     rng = np.random.default_rng(200 + seed)
     x = _series(seed, int(rng.integers(60, 700)))
     delta = int(rng.choice([5, 10, 30]))
@@ -173,31 +189,37 @@ def test_posterior_location_twin_and_numpy(seed: int, tolerance: int) -> None:
     if steps:
         window = kd.absolute_steps(window)
     expected = numpy_posterior_location(window, delta, tolerance)
-    args = (x, start, end, delta, tolerance, 4.0, steps)
+    provisional = numpy_rank_scan(window, delta, 1.0)[0]
+    args = (np.ascontiguousarray(window), provisional, delta, tolerance, 4.0)
     assert kd.posterior_location(*args) == expected
     assert kd.posterior_location.py_func(*args) == expected
+    assert scan_module._posterior_location(x, start, end, delta, tolerance, steps) == (
+        start + expected
+    )
 
 
 @pytest.mark.parametrize("twin", [False, True])
-def test_running_median_is_scipy_median_filter(twin: bool) -> None:
-    function = kd.running_median.py_func if twin else kd.running_median
+def test_running_median_residuals(twin: bool) -> None:
+    function = kd.residual_rank_lag1.py_func if twin else kd.residual_rank_lag1
     rng = np.random.default_rng(3)
+    empty = np.zeros(0, dtype=np.int64)
     for n, width in [(1, 3), (2, 31), (5, 3), (40, 7), (200, 31), (257, 61), (30, 101)]:
         for digits in (0, 8):
             x = np.round(rng.standard_normal(n), digits)
-            expected = ndimage.median_filter(x, size=width, mode="nearest")
-            np.testing.assert_array_equal(function(x, width), expected)
+            residual = x - ndimage.median_filter(x, size=width, mode="nearest")
+            assert function(x, width, empty) == numpy_rank_lag1(residual)
+    assert function(np.zeros(9), 3, empty) == 0.0  # all tied
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_rank_lag1_and_segment_residuals(seed: int) -> None:
+@pytest.mark.parametrize("twin", [False, True])
+def test_segment_residuals(seed: int, twin: bool) -> None:
+    function = kd.residual_rank_lag1.py_func if twin else kd.residual_rank_lag1
     x = _series(seed, 500)
     bounds = np.array([0, 120, 121 + seed, 500], dtype=np.int64)
-    expected = x.copy()
+    residual = x.copy()
     for left, right in itertools.pairwise(bounds):
-        expected[left:right] -= np.median(x[left:right])
-    np.testing.assert_array_equal(kd.segment_residuals(x, bounds), expected)
-    np.testing.assert_array_equal(kd.segment_residuals.py_func(x, bounds), expected)
-    for residual in (expected, x, np.zeros(9), x[:2]):
-        assert kd.rank_lag1(residual) == numpy_rank_lag1(residual)
-        assert kd.rank_lag1.py_func(residual) == numpy_rank_lag1(residual)
+        residual[left:right] -= np.median(x[left:right])
+    assert function(x, 1, bounds) == numpy_rank_lag1(residual)
+    whole = np.array([0, 500], dtype=np.int64)
+    assert function(x, 1, whole) == numpy_rank_lag1(x - np.median(x))

@@ -1,9 +1,9 @@
 """Kernels of the significance guard of ``detect_changes``.
 
 Documentation: ``docs/algorithms/detect-changes.md``. The rank test: the Mann–Whitney scan
-of a window (:func:`rank_scan`, :func:`window_scans`), the posterior window location
-(:func:`posterior_location`) and the rank autocorrelation of residuals (:func:`rank_lag1`,
-:func:`running_median`, :func:`segment_residuals`); they release the GIL, so the threads of
+of a window (:func:`window_scans`), the posterior window location
+(:func:`posterior_location`) and the rank autocorrelation of residuals
+(:func:`residual_rank_lag1`); they release the GIL, so the threads of
 ``detect_many`` run them on several cores, and they repeat the floating-point operations of
 the NumPy statement in the same order (:func:`pairwise_sum`), so results are bit-identical
 to it.
@@ -29,14 +29,13 @@ __all__ = [
     "absolute_steps",
     "fenwick_add",
     "fenwick_kth",
+    "median",
     "median_contrast_scan",
     "midranks",
     "pairwise_sum",
     "posterior_location",
-    "rank_lag1",
-    "rank_scan",
-    "running_median",
-    "segment_residuals",
+    "residual_rank_lag1",
+    "sort_order",
     "window_medians",
     "window_scans",
 ]
@@ -224,17 +223,60 @@ def pairwise_sum(values: np.ndarray) -> float:
 
 
 @kernel
+def sort_order(values: np.ndarray) -> np.ndarray:
+    """Stable sorting permutation of ``values`` (``np.argsort(values, kind="stable")``).
+
+    Bottom-up merge sort, O(n log n); hand-written because NumPy's sorts take seconds to
+    compile in numba.
+    """
+    n = values.shape[0]
+    order = np.arange(n)
+    spare = np.empty(n, dtype=np.int64)
+    width = 1
+    while width < n:
+        lo = 0
+        while lo < n:  # merge order[lo:mid] and order[mid:hi] into spare[lo:hi]
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            for k in range(lo, hi):
+                if j >= hi or (i < mid and not values[order[j]] < values[order[i]]):
+                    spare[k] = order[i]
+                    i += 1
+                else:
+                    spare[k] = order[j]
+                    j += 1
+            lo += 2 * width
+        for k in range(n):
+            order[k] = spare[k]
+        width *= 2
+    return order
+
+
+@kernel
+def median(values: np.ndarray) -> float:
+    """``np.median`` of a non-empty vector: the middle value, or ``(0.0 + (a + b)) / 2`` of
+    the two middle values a <= b (NumPy's mean of two values)."""
+    n = values.shape[0]
+    order = sort_order(values)
+    if n % 2 == 1:
+        return float(values[order[n // 2]])
+    return (0.0 + float(values[order[n // 2 - 1]] + values[order[n // 2]])) / 2.0
+
+
+@kernel
 def midranks(values: np.ndarray) -> tuple[np.ndarray, float]:
     """Mid-ranks of ``values`` (1-based, ties get their average rank) and ``Σ(τ³ − τ)``.
 
-    τ runs over the sizes of the tie groups (in ascending order of value, summed in NumPy's
-    order). The ranks equal :func:`scipy.stats.rankdata` (``method="average"``). O(n log n).
+    τ runs over the sizes of the tie groups; the sum is exact (so equal to NumPy's pairwise
+    ``np.sum``) below 2**53, i.e. unless a series holds about 200,000 equal values. The
+    ranks equal :func:`scipy.stats.rankdata` (``method="average"``). O(n log n).
     """
     n = values.shape[0]
-    order = np.argsort(values)
+    order = sort_order(values)
     ranks = np.empty(n)
-    cubes = np.empty(n)
-    groups = 0
+    ties = 0.0
     start = 0
     while start < n:
         stop = start + 1
@@ -245,10 +287,9 @@ def midranks(values: np.ndarray) -> tuple[np.ndarray, float]:
         rank = start + (size + 1.0) / 2.0
         for k in range(start, stop):
             ranks[order[k]] = rank
-        cubes[groups] = size**3.0 - size
-        groups += 1
+        ties += size**3.0 - size
         start = stop
-    return ranks, pairwise_sum(cubes[:groups])
+    return ranks, ties
 
 
 @kernel
@@ -265,38 +306,6 @@ def absolute_steps(window: np.ndarray) -> np.ndarray:
 
 
 @kernel
-def rank_scan(window: np.ndarray, min_size: int, inflation: float) -> tuple[int, float]:
-    """Split and value of the maximum of the standardized Mann–Whitney scan of ``window``.
-
-    For every split t ∈ [δ, L − δ] (δ = ``min_size``, L the window length), with the
-    mid-ranks r and their partial sums S(t),
-    ``Z(t) = max(|S(t) − t(L + 1)/2| − 1/2, 0) / sqrt(inflation · t(L − t)/12 ·
-    (L + 1 − Σ(τ³ − τ)/(L(L − 1))))``. Returns the first arg-max t and Z there;
-    ``(δ, 0.0)`` when every value is tied. The caller guarantees L >= 2δ.
-    """
-    length = window.shape[0]
-    ranks, ties = midranks(window)
-    spread = (length + 1) - ties / (length * (length - 1.0))
-    if not spread > 0.0:  # all values tied: no evidence of any change
-        return min_size, 0.0
-    partial = 0.0
-    for i in range(min_size - 1):
-        partial += ranks[i]
-    best = min_size
-    best_z = -1.0
-    for t in range(min_size, length - min_size + 1):
-        partial += ranks[t - 1]
-        split = float(t)
-        variance = split * (length - split) / 12.0 * spread * inflation
-        deviation = max(abs(partial - split * (length + 1) / 2.0) - 0.5, 0.0)
-        z = deviation / math.sqrt(variance)
-        if z > best_z:
-            best = t
-            best_z = z
-    return best, best_z
-
-
-@kernel
 def window_scans(
     x: np.ndarray,
     start: int,
@@ -306,52 +315,74 @@ def window_scans(
     step_inflation: float,
     steps: bool,
 ) -> tuple[int, float, int, float]:
-    """:func:`rank_scan` of ``x[start:end]`` and, when ``steps``, of its
-    :func:`absolute_steps` (with ``step_inflation``).
+    """Maximum of the standardized Mann–Whitney scan of ``x[start:end]`` and, when
+    ``steps``, of its :func:`absolute_steps`.
 
-    Returns ``(split, statistic, step_split, step_statistic)``, splits relative to
-    ``start``; the step scan is ``(min_size, 0.0)`` when ``steps`` is False.
+    For every split t ∈ [δ, L − δ] (δ = ``min_size``, L = end − start), with the mid-ranks
+    r of the scanned values and their partial sums S(t),
+    ``Z(t) = max(|S(t) − t(L + 1)/2| − 1/2, 0) / sqrt(c · t(L − t)/12 ·
+    (L + 1 − Σ(τ³ − τ)/(L(L − 1))))`` with c = ``inflation`` (values) or
+    ``step_inflation`` (steps). Returns ``(split, statistic, step_split, step_statistic)``:
+    the first arg-max t (relative to ``start``) and Z there, ``(δ, 0.0)`` when every
+    value is tied or (steps) when ``steps`` is False. The caller guarantees L >= 2δ.
     """
     window = x[start:end]
-    split, statistic = rank_scan(window, min_size, inflation)
-    step_split, step_statistic = min_size, 0.0
-    if steps:
-        step_split, step_statistic = rank_scan(absolute_steps(window), min_size, step_inflation)
-    return split, statistic, step_split, step_statistic
+    length = window.shape[0]
+    found = np.full(2, min_size, dtype=np.int64)
+    maxima = np.zeros(2)
+    for scan in range(2 if steps else 1):
+        values = window if scan == 0 else absolute_steps(window)
+        factor = inflation if scan == 0 else step_inflation
+        ranks, ties = midranks(values)
+        spread = (length + 1) - ties / (length * (length - 1.0))
+        if not spread > 0.0:  # all values tied: no evidence of any change
+            continue
+        partial = 0.0
+        for i in range(min_size - 1):
+            partial += ranks[i]
+        best = min_size
+        best_z = -1.0
+        for t in range(min_size, length - min_size + 1):
+            partial += ranks[t - 1]
+            split = float(t)
+            variance = split * (length - split) / 12.0 * spread * factor
+            deviation = max(abs(partial - split * (length + 1) / 2.0) - 0.5, 0.0)
+            z = deviation / math.sqrt(variance)
+            if z > best_z:
+                best = t
+                best_z = z
+        found[scan] = best
+        maxima[scan] = best_z
+    return int(found[0]), float(maxima[0]), int(found[1]), float(maxima[1])
 
 
 @kernel
 def posterior_location(
-    x: np.ndarray, start: int, end: int, min_size: int, tolerance: int, clip: float, steps: bool
+    window: np.ndarray, provisional: int, min_size: int, tolerance: int, clip: float
 ) -> int:
-    """Posterior window estimate of one change in ``x[start:end]`` (or in its
-    :func:`absolute_steps` when ``steps``), relative to ``start``.
+    """Posterior window estimate of one change in ``window`` (0-based split).
 
-    Provisional split t0 = :func:`rank_scan` arg-max; each side of t0 clipped to its
-    median ± ``clip``·1.4826·MAD (sides with MAD 0 unchanged); on the centred window w the
-    two-level ``RSS(t) = Σw² − S(t)² L/(t(L − t))`` over t ∈ [δ, L − δ]; if the minimum is
-    an end of that range it is returned, else the posterior
-    ``exp(−(RSS(t) − min RSS)/(2 s²))`` with ``s² = min(min RSS/(L − 2), Σ(Δw)²/(2(L − 1)))``
-    and the split whose ``±tolerance`` neighbourhood holds the most mass (ties within a
-    relative 1e-9: the one nearest the mode). The arithmetic follows the NumPy statement
-    of ``pilotstats.changepoints._detect_scan._posterior_location`` operation by
-    operation (pairwise mean, BLAS dot products), so the result is the same.
+    ``provisional`` is the split t0 of the rank scan (:func:`window_scans` with inflation
+    1); each side of t0 is clipped to its median ± ``clip``·1.4826·MAD (sides with MAD 0
+    unchanged); on the centred window w the two-level ``RSS(t) = Σw² − S(t)² L/(t(L − t))``
+    over t ∈ [δ, L − δ]; if the minimum is an end of that range it is returned, else the
+    posterior ``exp(−(RSS(t) − min RSS)/(2 s²))`` with
+    ``s² = min(min RSS/(L − 2), Σ(Δw)²/(2(L − 1)))`` and the split whose ``±tolerance``
+    neighbourhood holds the most mass (ties within a relative 1e-9: the one nearest the
+    mode). The floating-point operations are NumPy's, in NumPy's order (pairwise mean,
+    BLAS dot products), so the result equals that of the NumPy statement of the method.
     """
-    window = x[start:end]
-    if steps:
-        window = absolute_steps(window)
     length = window.shape[0]
-    provisional, _ = rank_scan(window, min_size, 1.0)
     values = window.copy()
     for side in range(2):
         lo = 0 if side == 0 else provisional
         hi = provisional if side == 0 else length
         part = window[lo:hi]
-        centre = np.median(part)
+        centre = median(part)
         deviations = np.empty(hi - lo)
         for i in range(hi - lo):
             deviations[i] = abs(part[i] - centre)
-        spread = 1.4826 * np.median(deviations)
+        spread = 1.4826 * median(deviations)
         if spread > 0.0:
             low = centre - clip * spread
             high = centre + clip * spread
@@ -403,45 +434,60 @@ def posterior_location(
 
 
 @kernel
-def running_median(x: np.ndarray, width: int) -> np.ndarray:
-    """Centred running median of odd ``width``, edges continued with the nearest value
-    (``scipy.ndimage.median_filter(x, size=width, mode="nearest")``).
+def residual_rank_lag1(x: np.ndarray, width: int, bounds: np.ndarray) -> float:
+    """Lag-1 autocorrelation of the mid-ranks of the residuals of ``x`` (0.0 when all are
+    tied or there are fewer than three values).
 
-    A sorted copy of the window is updated by one deletion and one insertion per step,
-    O(n·width) moves in the worst case.
+    The residuals are ``x`` minus the median of its segment ``x[bounds[j]:bounds[j + 1]]``
+    when ``bounds`` is given (at least two entries), otherwise ``x`` minus its centred
+    running median of odd ``width``, edges continued with the nearest value
+    (``scipy.ndimage.median_filter(x, size=width, mode="nearest")``). The running median
+    updates a sorted copy of the window by one deletion and one insertion per step
+    (O(n·width) moves at worst).
     """
     n = x.shape[0]
-    half = width // 2
-    out = np.empty(n)
-    if n == 0:
-        return out
-    window = np.empty(width)
-    for k in range(width):
-        window[k] = x[min(max(k - half, 0), n - 1)]
-    window.sort()
-    out[0] = window[half]
-    for i in range(1, n):
-        leaving = x[min(max(i - 1 - half, 0), n - 1)]
-        entering = x[min(i + half, n - 1)]
-        position = np.searchsorted(window, leaving)
-        # shift the tail over the leaving value, then insert the entering one
-        for k in range(position, width - 1):
-            window[k] = window[k + 1]
-        slot = np.searchsorted(window[: width - 1], entering)
-        for k in range(width - 1, slot, -1):
-            window[k] = window[k - 1]
-        window[slot] = entering
-        out[i] = window[half]
-    return out
-
-
-@kernel
-def rank_lag1(residual: np.ndarray) -> float:
-    """Lag-1 autocorrelation of the mid-ranks of ``residual`` (0.0 when all are tied or
-    there are fewer than three values)."""
-    n = residual.shape[0]
     if n < 3:
         return 0.0
+    residual = np.empty(n)
+    if bounds.shape[0] >= 2:
+        for j in range(bounds.shape[0] - 1):
+            left = bounds[j]
+            right = bounds[j + 1]
+            centre = median(x[left:right])
+            for i in range(left, right):
+                residual[i] = x[i] - centre
+    else:
+        half = width // 2
+        first = np.empty(width)
+        for k in range(width):
+            first[k] = x[min(max(k - half, 0), n - 1)]
+        window = first[sort_order(first)]
+        residual[0] = x[0] - window[half]
+        for i in range(1, n):
+            leaving = x[min(max(i - 1 - half, 0), n - 1)]
+            entering = x[min(i + half, n - 1)]
+            lo = 0  # first position holding a value >= leaving (it is there)
+            hi = width - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if window[mid] < leaving:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            for k in range(lo, width - 1):  # close the gap
+                window[k] = window[k + 1]
+            lo = 0  # insertion point among the width - 1 values kept
+            hi = width - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if window[mid] < entering:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            for k in range(width - 1, lo, -1):
+                window[k] = window[k - 1]
+            window[lo] = entering
+            residual[i] = x[i] - window[half]
     ranks, _ = midranks(residual)
     centred = np.empty(n)
     for i in range(n):
@@ -450,16 +496,3 @@ def rank_lag1(residual: np.ndarray) -> float:
     if denominator == 0.0:
         return 0.0
     return float(np.dot(centred[:-1], centred[1:]) / denominator)
-
-
-@kernel
-def segment_residuals(x: np.ndarray, bounds: np.ndarray) -> np.ndarray:
-    """``x`` minus the median of its segment, segments ``x[bounds[j]:bounds[j + 1]]``."""
-    residual = x.copy()
-    for j in range(bounds.shape[0] - 1):
-        left = bounds[j]
-        right = bounds[j + 1]
-        centre = np.median(x[left:right])
-        for i in range(left, right):
-            residual[i] = x[i] - centre
-    return residual

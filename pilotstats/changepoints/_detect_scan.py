@@ -24,6 +24,7 @@ __all__: list[str] = []
 
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
+_NO_BOUNDS = np.zeros(0, dtype=np.int64)  # residual_rank_lag1: running median, not segments
 
 
 def _candidate_locations(x: Float64Array1D, min_size: int) -> tuple[tuple[int, ...], int]:
@@ -90,7 +91,7 @@ def _posterior_location(
     :func:`pilotstats._kernels.detect.posterior_location`:
 
     1. Provisional split t0: the rank-CUSUM arg-max
-       (:func:`pilotstats._kernels.detect.rank_scan`).
+       (:func:`pilotstats._kernels.detect.window_scans`).
     2. Spike-robust values: each side of t0 is clipped to its median ± c·MAD
        (``c = _config.DETECT_LOCATION_CLIP``; sides with MAD 0 are left as they are).
     3. With the clipped window centred to ``w`` (sum 0), a split at t leaves the residual
@@ -120,11 +121,10 @@ def _posterior_location(
     500 N(0, 1) values with a 1σ shift after the first 50: within ±10 of the truth in
     97.5 %, against 92–93 % for the rank-CUSUM arg-max.
     """
-    return start + int(
-        _kd.posterior_location(
-            x, start, end, min_size, tolerance, float(_config.DETECT_LOCATION_CLIP), steps
-        )
-    )
+    window = _kd.absolute_steps(x[start:end]) if steps else x[start:end]
+    provisional, _, _, _ = _kd.window_scans(window, 0, end - start, min_size, 1.0, 1.0, False)
+    clip = float(_config.DETECT_LOCATION_CLIP)
+    return start + int(_kd.posterior_location(window, provisional, min_size, tolerance, clip))
 
 
 def _rank_residual_autocorrelation(x: Float64Array1D, min_size: int) -> float:
@@ -136,10 +136,8 @@ def _rank_residual_autocorrelation(x: Float64Array1D, min_size: int) -> float:
     stays in the residuals; ranking makes the estimate spike-robust and scale-free.
     Quantised data whose residuals are mostly exact zeros give a value near 0.
     """
-    if int(x.shape[0]) < 3:
-        return 0.0
     width = 2 * (min_size // 2) + 1
-    return float(_kd.rank_lag1(x - _kd.running_median(x, width)))
+    return float(_kd.residual_rank_lag1(x, width, _NO_BOUNDS))
 
 
 def _segment_residual_autocorrelation(x: Float64Array1D, locations: Sequence[int]) -> float:
@@ -156,7 +154,7 @@ def _segment_residual_autocorrelation(x: Float64Array1D, locations: Sequence[int
     cannot see it).
     """
     bounds = np.array([0, *locations, int(x.shape[0])], dtype=np.int64)
-    return float(_kd.rank_lag1(_kd.segment_residuals(x, bounds)))
+    return float(_kd.residual_rank_lag1(x, 1, bounds))
 
 
 def _variance_inflation(rho: float) -> float:
