@@ -228,14 +228,15 @@ class _RankScanner:
             self.x, start, end, self.min_size, self.inflation, self.step_inflation,
             self.variance_changes,
         )
-        chosen = _Scan(start + split, statistic, _scan_p_value(statistic, length, self.min_size))
+        p_value = _scan_p_value(statistic, length, self.min_size)
         kind = "level"
         if self.variance_changes:
             p_scale = _scan_p_value(step_statistic, length, self.min_size)
-            if p_scale < chosen.p_value:
+            if p_scale < p_value:
                 kind = "variance"
-                chosen = _Scan(start + step_split, step_statistic, p_scale)
-            chosen = _Scan(chosen.location, chosen.statistic, min(1.0, 2.0 * chosen.p_value))
+                split, statistic, p_value = step_split, step_statistic, p_scale
+            p_value = min(1.0, 2.0 * p_value)
+        chosen = _Scan(start + split, statistic, p_value)
         self._cache[key] = chosen
         self._kind[key] = kind
         return chosen
