@@ -3,10 +3,13 @@
 Documentation: ``docs/algorithms/detect-changes.md``. The rank test: the Mann–Whitney scan
 of a window (:func:`window_scans`), the posterior window location
 (:func:`posterior_location`) and the rank autocorrelation of residuals
-(:func:`residual_rank_lag1`); they release the GIL, so the threads of
-``detect_many`` run them on several cores, and they repeat the floating-point operations of
-the NumPy statement in the same order (:func:`pairwise_sum`), so results are bit-identical
-to it.
+(:func:`residual_rank_lag1`), with the helpers :func:`sort_order` (a stable merge sort),
+:func:`median`, :func:`midranks`, :func:`absolute_steps` and :func:`pairwise_sum`. They
+release the GIL, so the threads of ``detect_many`` run them on several cores. Their
+floating-point operations are NumPy's, in NumPy's order (pairwise sums as ``np.sum``, BLAS
+``np.dot``, libm ``exp``), so they give bit for bit what the NumPy statement of the method
+gives (``tests/test_detect_kernels.py``). NumPy's own ``argsort`` and ``median`` are not
+used: they take seconds to compile.
 
 The permutation test (*Permutation variant*): the
 statistic is the EDM contrast for a single split of one window,
