@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pilotstats.changepoints import ChangePoints, Segment, SingleChangePoint
-from pilotstats.changepoints._results import make_segments
+from pilotstats.changepoints._results import _mean_std, make_segments, safe_median
 from pilotstats.exceptions import InvalidInputError
 
 
@@ -113,3 +113,21 @@ def test_single_change_point() -> None:
     assert "too short" in str(none)
     json.dumps(none.to_dict(), allow_nan=False)
     assert isinstance(Segment(0, 1, 1, 0.0, 0.0, math.nan).to_dict(), dict)
+
+
+def test_segment_statistics_equal_numpy() -> None:
+    """``safe_median`` and ``_mean_std`` skip NumPy's generic machinery but must give
+    ``np.median``, ``np.mean`` and ``np.std(ddof=1)`` bit for bit (signed zeros included)."""
+    rng = np.random.default_rng(0)
+    for n in [*range(1, 40), 128, 129, 1001]:
+        for kind in range(4):
+            v = rng.standard_normal(n) * 10.0 ** rng.uniform(-5.0, 5.0)
+            if kind == 1:
+                v = np.round(v)
+            elif kind == 2:
+                v = np.full(n, -0.0)
+            elif kind == 3:
+                v = v + 1e6
+            expected = (np.median(v), np.mean(v), np.std(v, ddof=1) if n > 1 else math.nan)
+            got = (safe_median(v), *_mean_std(v))
+            assert repr(got) == repr(tuple(float(e) for e in expected)), (n, kind)

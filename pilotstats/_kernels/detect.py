@@ -1,6 +1,17 @@
-"""Kernels of the permutation guard of ``detect_changes`` (``test="permutation"``).
+"""Kernels of the significance guard of ``detect_changes``.
 
-Documentation: ``docs/algorithms/detect-changes.md`` (*Permutation variant*). The
+Documentation: ``docs/algorithms/detect-changes.md``. The rank test: the Mann–Whitney scan
+of a window (:func:`window_scans`), the posterior window location
+(:func:`posterior_location`) and the rank autocorrelation of residuals
+(:func:`residual_rank_lag1`), with the helpers :func:`sort_order` (a stable merge sort),
+:func:`median`, :func:`midranks`, :func:`absolute_steps` and :func:`pairwise_sum`. They
+release the GIL, so the threads of ``detect_many`` run them on several cores. Their
+floating-point operations are NumPy's, in NumPy's order (pairwise sums as ``np.sum``, BLAS
+``np.dot``, libm ``exp``), so they give bit for bit what the NumPy statement of the method
+gives (``tests/test_detect_kernels.py``). NumPy's own ``argsort`` and ``median`` are not
+used: they take seconds to compile.
+
+The permutation test (*Permutation variant*): the
 statistic is the EDM contrast for a single split of one window,
 ``T = max_t w(t)·(med(v[:t]) − med(v[t:]))²`` with ``w(t) = t(L − t)/L²`` over the admissible
 splits ``t ∈ [δ, L − δ]``; prefix and suffix medians come from a Fenwick (binary indexed)
@@ -11,11 +22,26 @@ Inputs are validated, C-contiguous arrays; nothing here raises user-facing error
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from pilotstats._kernels._jit import kernel
 
-__all__ = ["fenwick_add", "fenwick_kth", "median_contrast_scan", "window_medians"]
+__all__ = [
+    "absolute_steps",
+    "fenwick_add",
+    "fenwick_kth",
+    "median",
+    "median_contrast_scan",
+    "midranks",
+    "pairwise_sum",
+    "posterior_location",
+    "residual_rank_lag1",
+    "sort_order",
+    "window_medians",
+    "window_scans",
+]
 
 
 @kernel
@@ -118,3 +144,358 @@ def median_contrast_scan(
             best = value
             best_t = t
     return best, best_t
+
+
+# ----------------------------------------------------------------------------------------
+# rank scan, location estimate and residual autocorrelation of the "rank" test
+# ----------------------------------------------------------------------------------------
+
+
+@kernel
+def pairwise_sum(values: np.ndarray) -> float:
+    """Sum of ``values`` in NumPy's order (``np.sum`` of a contiguous float64 vector).
+
+    NumPy adds blocks of at most 128 values with eight interleaved accumulators (fewer than
+    eight values: one running sum) and combines blocks by recursive halving (halves rounded
+    down to a multiple of 8); the reduction starts from 0.0. Reproducing that order keeps
+    results bit-identical to ``np.sum`` / ``np.mean``. Iterative (explicit stack).
+    """
+    n = values.shape[0]
+    los = np.empty(128, dtype=np.int64)
+    counts = np.empty(128, dtype=np.int64)
+    states = np.zeros(128, dtype=np.int64)
+    partial = np.empty(128)
+    filled = 0
+    los[0] = 0
+    counts[0] = n
+    states[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        lo = los[top]
+        count = counts[top]
+        if count <= 128:
+            if count < 8:
+                block = -0.0
+                for i in range(lo, lo + count):
+                    block += values[i]
+            else:
+                r0 = values[lo]
+                r1 = values[lo + 1]
+                r2 = values[lo + 2]
+                r3 = values[lo + 3]
+                r4 = values[lo + 4]
+                r5 = values[lo + 5]
+                r6 = values[lo + 6]
+                r7 = values[lo + 7]
+                i = 8
+                stop = count - count % 8
+                while i < stop:
+                    r0 += values[lo + i]
+                    r1 += values[lo + i + 1]
+                    r2 += values[lo + i + 2]
+                    r3 += values[lo + i + 3]
+                    r4 += values[lo + i + 4]
+                    r5 += values[lo + i + 5]
+                    r6 += values[lo + i + 6]
+                    r7 += values[lo + i + 7]
+                    i += 8
+                block = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+                while i < count:
+                    block += values[lo + i]
+                    i += 1
+            partial[filled] = block
+            filled += 1
+        elif states[top] == 0:
+            half = count // 2
+            half -= half % 8
+            states[top] = 1
+            top += 1
+            los[top] = lo + half
+            counts[top] = count - half
+            states[top] = 0
+            top += 1
+            los[top] = lo
+            counts[top] = half
+            states[top] = 0
+            top += 1
+        else:
+            filled -= 1
+            partial[filled - 1] = partial[filled - 1] + partial[filled]
+    return 0.0 + float(partial[0])
+
+
+@kernel
+def sort_order(values: np.ndarray) -> np.ndarray:
+    """Stable sorting permutation of ``values`` (``np.argsort(values, kind="stable")``).
+
+    Bottom-up merge sort, O(n log n); hand-written because NumPy's sorts take seconds to
+    compile in numba.
+    """
+    n = values.shape[0]
+    order = np.arange(n)
+    spare = np.empty(n, dtype=np.int64)
+    width = 1
+    while width < n:
+        lo = 0
+        while lo < n:  # merge order[lo:mid] and order[mid:hi] into spare[lo:hi]
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            for k in range(lo, hi):
+                if j >= hi or (i < mid and not values[order[j]] < values[order[i]]):
+                    spare[k] = order[i]
+                    i += 1
+                else:
+                    spare[k] = order[j]
+                    j += 1
+            lo += 2 * width
+        for k in range(n):
+            order[k] = spare[k]
+        width *= 2
+    return order
+
+
+@kernel
+def median(values: np.ndarray) -> float:
+    """``np.median`` of a non-empty vector: the middle value, or ``(0.0 + (a + b)) / 2`` of
+    the two middle values a <= b (NumPy's mean of two values)."""
+    n = values.shape[0]
+    order = sort_order(values)
+    if n % 2 == 1:
+        return float(values[order[n // 2]])
+    return (0.0 + float(values[order[n // 2 - 1]] + values[order[n // 2]])) / 2.0
+
+
+@kernel
+def midranks(values: np.ndarray) -> tuple[np.ndarray, float]:
+    """Mid-ranks of ``values`` (1-based, ties get their average rank) and ``Σ(τ³ − τ)``.
+
+    τ runs over the sizes of the tie groups; the sum is exact (so equal to NumPy's pairwise
+    ``np.sum``) below 2**53, i.e. unless a series holds about 200,000 equal values. The
+    ranks equal :func:`scipy.stats.rankdata` (``method="average"``). O(n log n).
+    """
+    n = values.shape[0]
+    order = sort_order(values)
+    ranks = np.empty(n)
+    ties = 0.0
+    start = 0
+    while start < n:
+        stop = start + 1
+        value = values[order[start]]
+        while stop < n and values[order[stop]] == value:
+            stop += 1
+        size = float(stop - start)
+        rank = start + (size + 1.0) / 2.0
+        for k in range(start, stop):
+            ranks[order[k]] = rank
+        ties += size**3.0 - size
+        start = stop
+    return ranks, ties
+
+
+@kernel
+def absolute_steps(window: np.ndarray) -> np.ndarray:
+    """``|v_i − v_{i−1}|`` of a window v, the first step repeated so that the length is kept
+    (empty for fewer than two values)."""
+    length = window.shape[0]
+    steps = np.empty(length if length >= 2 else 0)
+    for i in range(1, length):
+        steps[i] = abs(window[i] - window[i - 1])
+    if length >= 2:
+        steps[0] = steps[1]
+    return steps
+
+
+@kernel
+def window_scans(
+    x: np.ndarray,
+    start: int,
+    end: int,
+    min_size: int,
+    inflation: float,
+    step_inflation: float,
+    steps: bool,
+) -> tuple[int, float, int, float]:
+    """Maximum of the standardized Mann–Whitney scan of ``x[start:end]`` and, when
+    ``steps``, of its :func:`absolute_steps`.
+
+    For every split t ∈ [δ, L − δ] (δ = ``min_size``, L = end − start), with the mid-ranks
+    r of the scanned values and their partial sums S(t),
+    ``Z(t) = max(|S(t) − t(L + 1)/2| − 1/2, 0) / sqrt(c · t(L − t)/12 ·
+    (L + 1 − Σ(τ³ − τ)/(L(L − 1))))`` with c = ``inflation`` (values) or
+    ``step_inflation`` (steps). Returns ``(split, statistic, step_split, step_statistic)``:
+    the first arg-max t (relative to ``start``) and Z there, ``(δ, 0.0)`` when every
+    value is tied or (steps) when ``steps`` is False. The caller guarantees L >= 2δ.
+    """
+    window = x[start:end]
+    length = window.shape[0]
+    found = np.full(2, min_size, dtype=np.int64)
+    maxima = np.zeros(2)
+    for scan in range(2 if steps else 1):
+        values = window if scan == 0 else absolute_steps(window)
+        factor = inflation if scan == 0 else step_inflation
+        ranks, ties = midranks(values)
+        spread = (length + 1) - ties / (length * (length - 1.0))
+        if not spread > 0.0:  # all values tied: no evidence of any change
+            continue
+        partial = 0.0
+        for i in range(min_size - 1):
+            partial += ranks[i]
+        best = min_size
+        best_z = -1.0
+        for t in range(min_size, length - min_size + 1):
+            partial += ranks[t - 1]
+            split = float(t)
+            variance = split * (length - split) / 12.0 * spread * factor
+            deviation = max(abs(partial - split * (length + 1) / 2.0) - 0.5, 0.0)
+            z = deviation / math.sqrt(variance)
+            if z > best_z:
+                best = t
+                best_z = z
+        found[scan] = best
+        maxima[scan] = best_z
+    return int(found[0]), float(maxima[0]), int(found[1]), float(maxima[1])
+
+
+@kernel
+def posterior_location(
+    window: np.ndarray, provisional: int, min_size: int, tolerance: int, clip: float
+) -> int:
+    """Posterior window estimate of one change in ``window`` (0-based split).
+
+    ``provisional`` is the split t0 of the rank scan (:func:`window_scans` with inflation
+    1); each side of t0 is clipped to its median ± ``clip``·1.4826·MAD (sides with MAD 0
+    unchanged); on the centred window w the two-level ``RSS(t) = Σw² − S(t)² L/(t(L − t))``
+    over t ∈ [δ, L − δ]; if the minimum is an end of that range it is returned, else the
+    posterior ``exp(−(RSS(t) − min RSS)/(2 s²))`` with
+    ``s² = min(min RSS/(L − 2), Σ(Δw)²/(2(L − 1)))`` and the split whose ``±tolerance``
+    neighbourhood holds the most mass (ties within a relative 1e-9: the one nearest the
+    mode). The floating-point operations are NumPy's, in NumPy's order (pairwise mean,
+    BLAS dot products), so the result equals that of the NumPy statement of the method.
+    """
+    length = window.shape[0]
+    values = window.copy()
+    for side in range(2):
+        lo = 0 if side == 0 else provisional
+        hi = provisional if side == 0 else length
+        part = window[lo:hi]
+        centre = median(part)
+        deviations = np.empty(hi - lo)
+        for i in range(hi - lo):
+            deviations[i] = abs(part[i] - centre)
+        spread = 1.4826 * median(deviations)
+        if spread > 0.0:
+            low = centre - clip * spread
+            high = centre + clip * spread
+            for i in range(lo, hi):
+                values[i] = min(max(window[i], low), high)
+    mean = pairwise_sum(values) / length
+    centred = np.empty(length)
+    for i in range(length):
+        centred[i] = values[i] - mean
+    count = length - 2 * min_size + 1
+    rss = np.empty(count)
+    total = np.dot(centred, centred)
+    partial = 0.0
+    for i in range(min_size - 1):
+        partial += centred[i]
+    best = 0
+    for j in range(count):
+        t = min_size + j
+        partial += centred[t - 1]
+        rss[j] = total - partial * partial * length / (t * float(length - t))
+        if rss[j] < rss[best]:
+            best = j
+    if best == 0 or best == count - 1:
+        return min_size + best
+    differences = np.empty(length - 1)
+    for i in range(length - 1):
+        differences[i] = centred[i + 1] - centred[i]
+    successive = np.dot(differences, differences)
+    noise = min(rss[best] / max(length - 2, 1), successive / (2.0 * max(length - 1, 1)))
+    if not noise > 0.0:
+        return min_size + best
+    cumulative = np.empty(count + 1)
+    cumulative[0] = 0.0
+    running = 0.0
+    for j in range(count):
+        running += math.exp(-(rss[j] - rss[best]) / (2.0 * noise))
+        cumulative[j + 1] = running
+    mass = np.empty(count)
+    top = -math.inf
+    for j in range(count):
+        mass[j] = cumulative[min(j + tolerance + 1, count)] - cumulative[max(j - tolerance, 0)]
+        top = max(top, mass[j])
+    floor = top * (1.0 - 1e-9)
+    chosen = -1
+    for j in range(count):
+        if mass[j] >= floor and (chosen < 0 or abs(j - best) < abs(chosen - best)):
+            chosen = j
+    return min_size + chosen
+
+
+@kernel
+def residual_rank_lag1(x: np.ndarray, width: int, bounds: np.ndarray) -> float:
+    """Lag-1 autocorrelation of the mid-ranks of the residuals of ``x`` (0.0 when all are
+    tied or there are fewer than three values).
+
+    The residuals are ``x`` minus the median of its segment ``x[bounds[j]:bounds[j + 1]]``
+    when ``bounds`` is given (at least two entries), otherwise ``x`` minus its centred
+    running median of odd ``width``, edges continued with the nearest value
+    (``scipy.ndimage.median_filter(x, size=width, mode="nearest")``). The running median
+    updates a sorted copy of the window by one deletion and one insertion per step
+    (O(n·width) moves at worst).
+    """
+    n = x.shape[0]
+    if n < 3:
+        return 0.0
+    residual = np.empty(n)
+    if bounds.shape[0] >= 2:
+        for j in range(bounds.shape[0] - 1):
+            left = bounds[j]
+            right = bounds[j + 1]
+            centre = median(x[left:right])
+            for i in range(left, right):
+                residual[i] = x[i] - centre
+    else:
+        half = width // 2
+        first = np.empty(width)
+        for k in range(width):
+            first[k] = x[min(max(k - half, 0), n - 1)]
+        window = first[sort_order(first)]
+        residual[0] = x[0] - window[half]
+        for i in range(1, n):
+            leaving = x[min(max(i - 1 - half, 0), n - 1)]
+            entering = x[min(i + half, n - 1)]
+            lo = 0  # first position holding a value >= leaving (it is there)
+            hi = width - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if window[mid] < leaving:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            for k in range(lo, width - 1):  # close the gap
+                window[k] = window[k + 1]
+            lo = 0  # insertion point among the width - 1 values kept
+            hi = width - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if window[mid] < entering:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            for k in range(width - 1, lo, -1):
+                window[k] = window[k - 1]
+            window[lo] = entering
+            residual[i] = x[i] - window[half]
+    ranks, _ = midranks(residual)
+    centred = np.empty(n)
+    for i in range(n):
+        centred[i] = ranks[i] - (n + 1) / 2.0
+    denominator = np.dot(centred, centred)
+    if denominator == 0.0:
+        return 0.0
+    return float(np.dot(centred[:-1], centred[1:]) / denominator)

@@ -8,7 +8,6 @@ windows of one series (``docs/algorithms/detect-changes.md``).
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ __all__: list[str] = []
 
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
+_NO_BOUNDS = np.zeros(0, dtype=np.int64)  # residual_rank_lag1: running median, not segments
 
 
 def _candidate_locations(x: Float64Array1D, min_size: int) -> tuple[tuple[int, ...], int]:
@@ -54,23 +54,6 @@ def _candidate_locations(x: Float64Array1D, min_size: int) -> tuple[tuple[int, .
 # ----------------------------------------------------------------------------------------
 
 
-def _midranks(values: Float64Array1D) -> tuple[Float64Array1D, Float64Array1D]:
-    """Mid-ranks (1-based, ties get their average rank) and the tie-group sizes.
-
-    Same ranks as :func:`scipy.stats.rankdata` (``method="average"``), without importing
-    :mod:`scipy.stats`. O(n log n).
-    """
-    n = int(values.shape[0])
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    starts = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1))
-    sizes = np.diff(np.append(starts, n)).astype(np.float64)
-    group_ranks = starts + (sizes + 1.0) / 2.0
-    ranks = np.empty(n)
-    ranks[order] = np.repeat(group_ranks, sizes.astype(np.int64))
-    return ranks, sizes
-
-
 @dataclass(frozen=True, slots=True)
 class _Scan:
     """Outcome of the scan test of one window ``x[start:end]``."""
@@ -98,44 +81,17 @@ def _scan_p_value(b: float, length: int, min_size: int) -> float:
     return min(1.0, tail + 2.0 * b * density * span)
 
 
-def _rank_scan(x: Float64Array1D, start: int, end: int, min_size: int, inflation: float) -> _Scan:
-    """Scan the window ``x[start:end]`` for one change with the Mann–Whitney statistic.
-
-    For every split t ∈ [δ, L − δ] of the pooled window (L = end − start), with the pooled
-    mid-ranks r and their partial sums S(t) = r_1 + … + r_t, the Mann–Whitney statistic of
-    left against right is ``U(t) − t(L − t)/2 = S(t) − t(L + 1)/2``; with the tie-corrected
-    null variance ``σ²(t) = t(L − t)/12 · (L + 1 − Σ(τ³ − τ)/(L(L − 1)))`` (τ: tie-group
-    sizes) and the continuity correction of :func:`scipy.stats.mannwhitneyu`
-    (``method="asymptotic"``),
-
-        Z(t) = (|S(t) − t(L + 1)/2| − 1/2) / sqrt(inflation · σ²(t)).
-
-    The location is the first arg-max of Z (the rank CUSUM estimate); the p-value is
-    :func:`_scan_p_value` of the maximum, so choosing the split is accounted for.
-    """
-    window = x[start:end]
-    length = end - start
-    ranks, counts = _midranks(window)
-    ties = float(np.sum(counts**3 - counts))
-    splits = np.arange(min_size, length - min_size + 1, dtype=np.float64)
-    partial = np.cumsum(ranks)[splits.astype(np.int64) - 1]
-    spread = (length + 1) - ties / (length * (length - 1.0))
-    variance = splits * (length - splits) / 12.0 * spread * inflation
-    if not spread > 0.0:  # all values tied: no evidence of any change
-        return _Scan(start + min_size, 0.0, 1.0)
-    deviation = np.maximum(np.abs(partial - splits * (length + 1) / 2.0) - 0.5, 0.0)
-    z = deviation / np.sqrt(variance)
-    best = int(np.argmax(z))
-    statistic = float(z[best])
-    return _Scan(start + int(splits[best]), statistic, _scan_p_value(statistic, length, min_size))
-
-
 def _posterior_location(
-    x: Float64Array1D, start: int, end: int, min_size: int, tolerance: int
+    x: Float64Array1D, start: int, end: int, min_size: int, tolerance: int, steps: bool = False
 ) -> int:
     """Location of one change in ``x[start:end]``: the posterior window estimate.
 
-    1. Provisional split t0: the rank-CUSUM arg-max of :func:`_rank_scan`.
+    With ``steps=True`` the estimate is made on the window's :func:`_absolute_steps` (a
+    change of scale) and ``start`` is added to it. Computed by
+    :func:`pilotstats._kernels.detect.posterior_location`:
+
+    1. Provisional split t0: the rank-CUSUM arg-max
+       (:func:`pilotstats._kernels.detect.window_scans`).
     2. Spike-robust values: each side of t0 is clipped to its median ± c·MAD
        (``c = _config.DETECT_LOCATION_CLIP``; sides with MAD 0 are left as they are).
     3. With the clipped window centred to ``w`` (sum 0), a split at t leaves the residual
@@ -165,55 +121,10 @@ def _posterior_location(
     500 N(0, 1) values with a 1σ shift after the first 50: within ±10 of the truth in
     97.5 %, against 92–93 % for the rank-CUSUM arg-max.
     """
-    window = x[start:end]
-    length = end - start
-    provisional = _rank_scan(x, start, end, min_size, 1.0).location - start
-    values = window.copy()
+    window = _kd.absolute_steps(x[start:end]) if steps else x[start:end]
+    provisional, _, _, _ = _kd.window_scans(window, 0, end - start, min_size, 1.0, 1.0, False)
     clip = float(_config.DETECT_LOCATION_CLIP)
-    for lo, hi in ((0, provisional), (provisional, length)):
-        side = window[lo:hi]
-        centre = float(np.median(side))
-        spread = 1.4826 * float(np.median(np.abs(side - centre)))
-        if spread > 0.0:
-            values[lo:hi] = np.clip(side, centre - clip * spread, centre + clip * spread)
-    centred = values - values.mean()
-    splits = np.arange(min_size, length - min_size + 1)
-    partial = np.cumsum(centred)[splits - 1]
-    total = float(np.dot(centred, centred))
-    rss = total - partial**2 * length / (splits * (length - splits).astype(np.float64))
-    best = int(np.argmin(rss))
-    if best in (0, splits.shape[0] - 1):
-        return start + int(splits[best])
-    steps = np.diff(centred)
-    noise = min(
-        float(rss[best]) / max(length - 2, 1),
-        float(np.dot(steps, steps)) / (2.0 * max(steps.shape[0], 1)),
-    )
-    if not noise > 0.0:
-        return start + int(splits[best])
-    weights = np.exp(-(rss - rss[best]) / (2.0 * noise))
-    half = tolerance
-    cumulative = np.concatenate(([0.0], np.cumsum(weights)))
-    index = np.arange(splits.shape[0])
-    mass = (
-        cumulative[np.minimum(index + half + 1, splits.shape[0])]
-        - cumulative[np.maximum(index - half, 0)]
-    )
-    tied = np.flatnonzero(mass >= mass.max() * (1.0 - 1e-9))
-    chosen = int(tied[int(np.argmin(np.abs(tied - best)))])
-    return start + int(splits[chosen])
-
-
-def _rank_lag1(residual: Float64Array1D) -> float:
-    """Lag-1 autocorrelation of the mid-ranks of ``residual`` (0.0 when all are tied)."""
-    n = int(residual.shape[0])
-    if n < 3:
-        return 0.0
-    centred = _midranks(residual)[0] - (n + 1) / 2.0
-    denominator = float(np.dot(centred, centred))
-    if denominator == 0.0:
-        return 0.0
-    return float(np.dot(centred[:-1], centred[1:]) / denominator)
+    return start + int(_kd.posterior_location(window, provisional, min_size, tolerance, clip))
 
 
 def _rank_residual_autocorrelation(x: Float64Array1D, min_size: int) -> float:
@@ -225,12 +136,8 @@ def _rank_residual_autocorrelation(x: Float64Array1D, min_size: int) -> float:
     stays in the residuals; ranking makes the estimate spike-robust and scale-free.
     Quantised data whose residuals are mostly exact zeros give a value near 0.
     """
-    if int(x.shape[0]) < 3:
-        return 0.0
     width = 2 * (min_size // 2) + 1
-    from scipy import ndimage  # deferred: only needed once candidates exist
-
-    return _rank_lag1(x - ndimage.median_filter(x, size=width, mode="nearest"))
+    return float(_kd.residual_rank_lag1(x, width, _NO_BOUNDS))
 
 
 def _segment_residual_autocorrelation(x: Float64Array1D, locations: Sequence[int]) -> float:
@@ -246,11 +153,8 @@ def _segment_residual_autocorrelation(x: Float64Array1D, locations: Sequence[int
     trend (the running median of :func:`_rank_residual_autocorrelation` follows a trend and
     cannot see it).
     """
-    bounds = [0, *locations, int(x.shape[0])]
-    residual = x.copy()
-    for left, right in itertools.pairwise(bounds):
-        residual[left:right] -= np.median(x[left:right])
-    return _rank_lag1(residual)
+    bounds = np.array([0, *locations, int(x.shape[0])], dtype=np.int64)
+    return float(_kd.residual_rank_lag1(x, 1, bounds))
 
 
 def _variance_inflation(rho: float) -> float:
@@ -265,13 +169,26 @@ def _absolute_steps(window: Float64Array1D) -> Float64Array1D:
     A change of scale by a factor k multiplies every absolute step by k, while a change of
     level moves a single step: the variance test scans these for a change of level.
     """
-    steps = np.abs(np.diff(window))
-    return np.ascontiguousarray(np.concatenate((steps[:1], steps)))
+    steps: Float64Array1D = _kd.absolute_steps(window)
+    return steps
 
 
 class _RankScanner:
-    """Rank scan test (:func:`_rank_scan`) of windows of one series, memoised per window.
+    """Rank scan test of windows of one series, memoised per window.
 
+    For every split t ∈ [δ, L − δ] of the pooled window ``x[start:end]`` (L = end − start),
+    with the pooled mid-ranks r and their partial sums S(t) = r_1 + … + r_t, the
+    Mann–Whitney statistic of left against right is ``U(t) − t(L − t)/2 = S(t) −
+    t(L + 1)/2``; with the tie-corrected null variance ``σ²(t) = t(L − t)/12 · (L + 1 −
+    Σ(τ³ − τ)/(L(L − 1)))`` (τ: tie-group sizes) and the continuity correction of
+    :func:`scipy.stats.mannwhitneyu` (``method="asymptotic"``),
+
+        Z(t) = (|S(t) − t(L + 1)/2| − 1/2) / sqrt(inflation · σ²(t)).
+
+    The location is the first arg-max of Z (the rank CUSUM estimate); the p-value is
+    :func:`_scan_p_value` of the maximum, so choosing the split is accounted for.
+
+    Both scans of a window are one call of :func:`pilotstats._kernels.detect.window_scans`.
     With ``variance_changes=True`` every window is also scanned on its absolute successive
     differences (:func:`_absolute_steps`), which a change of scale shifts; the window's
     p-value is the Bonferroni combination ``min(1, 2·min(p_level, p_scale))`` of the two
@@ -303,19 +220,26 @@ class _RankScanner:
 
     def scan(self, start: int, end: int) -> _Scan:
         key = (start, end)
-        if key not in self._cache:
-            level = _rank_scan(self.x, start, end, self.min_size, self.inflation)
-            kind, chosen = "level", level
-            if self.variance_changes:
-                steps = _absolute_steps(self.x[start:end])
-                scale = _rank_scan(steps, 0, end - start, self.min_size, self.step_inflation)
-                if scale.p_value < level.p_value:
-                    kind = "variance"
-                    chosen = _Scan(start + scale.location, scale.statistic, scale.p_value)
-                chosen = _Scan(chosen.location, chosen.statistic, min(1.0, 2.0 * chosen.p_value))
-            self._cache[key] = chosen
-            self._kind[key] = kind
-        return self._cache[key]
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        length = end - start
+        split, statistic, step_split, step_statistic = _kd.window_scans(
+            self.x, start, end, self.min_size, self.inflation, self.step_inflation,
+            self.variance_changes,
+        )
+        p_value = _scan_p_value(statistic, length, self.min_size)
+        kind = "level"
+        if self.variance_changes:
+            p_scale = _scan_p_value(step_statistic, length, self.min_size)
+            if p_scale < p_value:
+                kind = "variance"
+                split, statistic, p_value = step_split, step_statistic, p_scale
+            p_value = min(1.0, 2.0 * p_value)
+        chosen = _Scan(start + split, statistic, p_value)
+        self._cache[key] = chosen
+        self._kind[key] = kind
+        return chosen
 
     def kind(self, start: int, end: int) -> str:
         """``"level"`` or ``"variance"``: which scan of the window is the more significant."""
@@ -324,16 +248,14 @@ class _RankScanner:
 
     def locate(self, start: int, end: int) -> int:
         key = (start, end)
-        if key not in self._located:
-            if self.kind(start, end) == "variance":
-                steps = _absolute_steps(self.x[start:end])
-                offset = _posterior_location(steps, 0, end - start, self.min_size, self.tolerance)
-                self._located[key] = start + offset
-            else:
-                self._located[key] = _posterior_location(
-                    self.x, start, end, self.min_size, self.tolerance
-                )
-        return self._located[key]
+        located = self._located.get(key)
+        if located is None:
+            steps = self.kind(start, end) == "variance"
+            located = _posterior_location(
+                self.x, start, end, self.min_size, self.tolerance, steps
+            )
+            self._located[key] = located
+        return located
 
 
 class _PermutationScanner:
@@ -370,7 +292,7 @@ class _PermutationScanner:
         self._located: dict[tuple[int, int], tuple[float, int]] = {}
 
     def _prepare(self, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
-        ranks = _midranks(self.x[start:end])[0]
+        ranks, _ = _kd.midranks(self.x[start:end])
         order = np.argsort(ranks, kind="stable")
         keys = np.empty(end - start, dtype=np.int64)
         keys[order] = np.arange(end - start, dtype=np.int64)
