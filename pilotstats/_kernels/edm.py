@@ -23,7 +23,6 @@ from __future__ import annotations
 from pilotstats._kernels.edm_dp import (
     backtrack,
     dp_column,
-    dp_column_pair,
     dp_finish,
     edm_columns,
     edm_columns_parallel,
@@ -60,7 +59,6 @@ __all__ = [
     "TAIL",
     "backtrack",
     "dp_column",
-    "dp_column_pair",
     "dp_finish",
     "edm_columns",
     "edm_columns_parallel",
