@@ -134,6 +134,12 @@ def test_nested_calls_use_a_dispatcher_without_python_wrapper() -> None:
     assert lazy_triple(2.0) == 6.0
 
 
+def test_python_entry_kernel_compiles_once_for_both_callers() -> None:
+    shared = kernel(python_entry=True)(_triple)
+    assert shared.nested() is shared.compiled()
+    assert shared(2.0) == 6.0
+
+
 def test_disable_jit_switch_returns_plain_function() -> None:
     code = (
         "import sys, numpy as np\n"

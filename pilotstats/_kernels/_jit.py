@@ -79,11 +79,17 @@ class LazyKernel(Generic[P, R]):
     """
 
     def __init__(
-        self, func: Callable[P, R], *, parallel: bool = False, error_model: str = "python"
+        self,
+        func: Callable[P, R],
+        *,
+        parallel: bool = False,
+        error_model: str = "python",
+        python_entry: bool = False,
     ) -> None:
         self.py_func = func
         self.parallel = parallel
         self.error_model = error_model
+        self.python_entry = python_entry
         self._compiled: Callable[P, R] | None = None
         self._nested: Callable[P, R] | None = None
         self._lock = threading.Lock()  # threads of detect_many compile a kernel only once
@@ -102,7 +108,13 @@ class LazyKernel(Generic[P, R]):
         return self._compiled
 
     def nested(self) -> Callable[P, R]:
-        """Return the dispatcher that other kernels call (no CPython wrapper)."""
+        """Return the dispatcher that other kernels call (no CPython wrapper).
+
+        For a kernel declared ``python_entry`` this is the Python-callable dispatcher, so
+        a kernel that the library calls both from Python and from kernels compiles once.
+        """
+        if self.python_entry:
+            return self.compiled()
         if self._nested is None:
             with self._lock:
                 if self._nested is None:
@@ -150,7 +162,11 @@ class LazyKernel(Generic[P, R]):
 
 
 def kernel(
-    func: Callable[P, R] | None = None, *, parallel: bool = False, error_model: str = "python"
+    func: Callable[P, R] | None = None,
+    *,
+    parallel: bool = False,
+    error_model: str = "python",
+    python_entry: bool = False,
 ) -> Any:
     """Decorate a plain Python function as a lazily compiled numba kernel.
 
@@ -159,10 +175,16 @@ def kernel(
     ``error_model="numpy"`` (numba's option) drops the division-by-zero checks, which lets
     LLVM vectorise division loops; use it only in kernels that never divide by zero (the
     pure-Python twin would raise where the compiled kernel returns inf/nan).
+    ``python_entry=True`` marks a kernel that the library calls from Python *and* from other
+    kernels in the same analysis: both then use the one Python-callable dispatcher instead of
+    compiling it twice (see :meth:`LazyKernel.nested`).
     """
-    if func is None:
-        return lambda inner: LazyKernel(inner, parallel=parallel, error_model=error_model)
-    return LazyKernel(func, parallel=parallel, error_model=error_model)
+    def build(inner: Callable[P, R]) -> LazyKernel[P, R]:
+        return LazyKernel(
+            inner, parallel=parallel, error_model=error_model, python_entry=python_entry
+        )
+
+    return build if func is None else build(func)
 
 
 def prange(*args: int) -> range:

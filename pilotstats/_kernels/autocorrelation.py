@@ -103,7 +103,7 @@ def shifted_prefix_sums(x: np.ndarray, harmonic: bool) -> tuple[np.ndarray, np.n
     return high, low, shift
 
 
-@kernel
+@kernel(python_entry=True)  # type: ignore[untyped-decorator]  # also called from Python
 def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[float, float]:
     """Subsession variance and lag-1 autocovariance of block means about ``m``.
 
