@@ -23,6 +23,7 @@ from __future__ import annotations
 from pilotstats._kernels.edm_dp import (
     backtrack,
     dp_column,
+    dp_column_pair,
     dp_finish,
     edm_columns,
     edm_columns_parallel,
@@ -59,6 +60,7 @@ __all__ = [
     "TAIL",
     "backtrack",
     "dp_column",
+    "dp_column_pair",
     "dp_finish",
     "edm_columns",
     "edm_columns_parallel",

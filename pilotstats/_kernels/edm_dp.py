@@ -103,7 +103,7 @@ def edm_columns(
     ``F[s] − F[t*] >= (percent·G(number[t*]))·F[t*]`` or inherits column t*.
     The right medians come from deleting samples 0, 1, … from the sorted list of ``z[0:s]``
     (O(1) each), after which the deletions are undone. When two consecutive columns are
-    requested, one sweep serves both (:func:`dp_column`). Cost O(s) per column.
+    requested, one sweep serves both (:func:`dp_column_pair`). Cost O(s) per column.
     """
     m = state[0]
     c = state[1]
@@ -112,31 +112,46 @@ def edm_columns(
     while s < s_end:
         m = list_insert(zz, nxt, prv, pred, s + 1, m, c)
         c += 1
-        pair = s >= 2 * delta and s + 1 < s_end
-        dp_column(
-            zz,
-            delta,
-            penalty,
-            degree,
-            percent_mode,
-            F,
-            prev,
-            number,
-            LM,
-            tmp,
-            tmp2,
-            nxt,
-            prv,
-            m,
-            c,
-            s,
-            pair,
-        )
-        if pair:
+        if s >= 2 * delta and s + 1 < s_end:
+            dp_column_pair(
+                zz,
+                delta,
+                penalty,
+                degree,
+                percent_mode,
+                F,
+                prev,
+                number,
+                LM,
+                tmp,
+                tmp2,
+                nxt,
+                prv,
+                m,
+                c,
+                s,
+            )
             m = list_insert(zz, nxt, prv, pred, s + 2, m, c)
             c += 1
             s += 2
         else:
+            dp_column(
+                zz,
+                delta,
+                penalty,
+                degree,
+                percent_mode,
+                F,
+                prev,
+                number,
+                LM,
+                tmp,
+                nxt,
+                prv,
+                m,
+                c,
+                s,
+            )
             s += 1
     state[0] = m
     state[1] = c
@@ -168,33 +183,22 @@ def dp_column(
     number: np.ndarray,
     LM: np.ndarray,
     tmp: np.ndarray,
-    tmp2: np.ndarray,
     nxt: np.ndarray,
     prv: np.ndarray,
     m: int,
     c: int,
     s: int,
-    pair: bool,
 ) -> None:
-    """Compute DP column ``s``, and with ``pair`` also column ``s + 1``, in one deletion
-    sweep (the list holds ``z[0:s]``, ``c = s`` nodes, median ``m``).
+    """Compute DP column ``s`` (the list holds ``z[0:s]``, ``c = s`` nodes, median ``m``).
 
-    Reads only columns ``t <= s - delta`` and writes ``F``, ``prev``, ``number`` and ``LM``
-    at ``s`` (and ``s + 1``); the list is restored on return. ``tmp`` (and ``tmp2``) receive
-    the right medians; ``tmp2`` is not touched without ``pair``. See :func:`edm_columns`.
-
-    ``pair`` needs ``s >= 2·delta``: the medians of ``z[t:s + 1]`` come from those of
-    ``z[t:s]`` and the not yet listed value ``z[s]`` (:func:`virtual_median`). Column
-    ``s + 1`` reads only columns ``<= s + 1 - delta < s``, so it does not depend on column
-    ``s``; the results are those of two single-column calls.
+    Reads only columns ``t <= s - delta`` and writes ``F[s]``, ``prev[s]``, ``number[s]``,
+    ``LM[s]``; the list is restored on return. See :func:`edm_columns`.
     """
     if s < 2 * delta:
         if s >= delta:
             LM[s] = list_median(zz, nxt, m, c)
         return
-    v = zz[s + 2] if pair else 0.0
-    full_a = list_median(zz, nxt, m, c)
-    full_b = virtual_median(zz, nxt, prv, m, c, v) if pair else 0.0
+    full_median = list_median(zz, nxt, m, c)
     mm = m
     cc = c
     for i in range(delta):
@@ -203,21 +207,14 @@ def dp_column(
     last = s - delta
     for t in range(delta, last + 1):
         tmp[t] = list_median(zz, nxt, mm, cc)
-        if pair:
-            tmp2[t] = virtual_median(zz, nxt, prv, mm, cc, v)
-        if pair or t < last:
+        if t < last:
             mm = unlink_track(zz, nxt, prv, t + 2, mm, cc)
             cc -= 1
-    if pair:
-        tmp2[last + 1] = virtual_median(zz, nxt, prv, mm, cc, v)
-    # undo the deletions of samples 0 .. last (pair) or 0 .. last - 1, latest first
-    for i in range(last if pair else last - 1, -1, -1):
+    for i in range(last - 1, -1, -1):
         node = i + 2
         nxt[prv[node]] = node
         prv[nxt[node]] = node
-    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp, delta, s, full_a)
-    if pair:
-        dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp2, delta, s + 1, full_b)
+    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp, delta, s, full_median)
 
 
 @kernel
@@ -291,6 +288,55 @@ def virtual_median(
     return float(min(max(mid, v), hi))
 
 
+@kernel
+def dp_column_pair(
+    zz: np.ndarray,
+    delta: int,
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    LM: np.ndarray,
+    tmp: np.ndarray,
+    tmp2: np.ndarray,
+    nxt: np.ndarray,
+    prv: np.ndarray,
+    m: int,
+    c: int,
+    s: int,
+) -> None:
+    """Compute DP columns ``s`` and ``s + 1`` with one deletion sweep (``s >= 2·delta``).
+
+    The list holds ``z[0:s]``; the medians of ``z[t:s + 1]`` come from those of ``z[t:s]``
+    and the not yet listed value ``z[s]`` (:func:`virtual_median`). Column ``s + 1`` reads
+    only columns ``<= s + 1 - delta < s``, so it does not depend on column ``s``. Results are
+    those of two calls of :func:`dp_column`; the list is restored on return.
+    """
+    v = zz[s + 2]
+    full_a = list_median(zz, nxt, m, c)
+    full_b = virtual_median(zz, nxt, prv, m, c, v)
+    mm = m
+    cc = c
+    for i in range(delta):
+        mm = unlink_track(zz, nxt, prv, i + 2, mm, cc)
+        cc -= 1
+    last = s - delta
+    for t in range(delta, last + 1):
+        tmp[t] = list_median(zz, nxt, mm, cc)
+        tmp2[t] = virtual_median(zz, nxt, prv, mm, cc, v)
+        mm = unlink_track(zz, nxt, prv, t + 2, mm, cc)
+        cc -= 1
+    tmp2[last + 1] = virtual_median(zz, nxt, prv, mm, cc, v)
+    for i in range(last, -1, -1):
+        node = i + 2
+        nxt[prv[node]] = node
+        prv[nxt[node]] = node
+    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp, delta, s, full_a)
+    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp2, delta, s + 1, full_b)
+
+
 @kernel(parallel=True)  # type: ignore[untyped-decorator]
 def edm_columns_parallel(
     zz: np.ndarray,
@@ -362,13 +408,11 @@ def edm_columns_parallel(
                     number,
                     LM,
                     lane_tmp[j],
-                    lane_tmp[j],
                     lnxt,
                     lprv,
                     m,
                     c,
                     s,
-                    False,
                 )
             lane_m[j] = m
             lane_c[j] = c
