@@ -156,10 +156,9 @@ def first_subsession_size(x: np.ndarray, limit: float, harmonic: bool, m: float)
     kernel rather than helpers of their own, which keeps its first-call compilation short.
     """
     n = x.shape[0]
-    # np.int64(1), not the literal 1: a literal argument would make numba compile
-    # lag1_coefficient and block_moments once more, specialised to q = 1
-    one = np.int64(1)
-    if n // 3 >= 1 and abs(lag1_coefficient(x, one, harmonic, m)) <= limit:
+    # the literal 1 makes numba compile lag1_coefficient and block_moments specialised to
+    # q = 1 (constant block loops): this common case runs about twice as fast that way
+    if n // 3 >= 1 and abs(lag1_coefficient(x, 1, harmonic, m)) <= limit:
         return 1  # the common case: one O(n) pass, no prefix arrays
     if not harmonic and abs(x[0]) > 2.0**960:
         for q in range(1, n // 3 + 1):
