@@ -98,27 +98,33 @@ def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[floa
     sum_squares = 0.0
     sum_lagged = 0.0
     previous = 0.0
-    for j in range(h):
-        block_total = 0.0
-        compensation = 0.0
-        start = j * q
-        for i in range(start, start + q):
-            value = (1.0 / x[i] if harmonic else x[i]) - shift
-            t = block_total + value
-            if abs(block_total) >= abs(value):
-                compensation += (block_total - t) + value
-            else:
-                compensation += (value - t) + block_total
-            block_total = t
-        block_total += compensation
-        if harmonic:
-            deviation = 1.0 / (shift + block_total / q) - m
+    block_total = 0.0
+    compensation = 0.0
+    filled = 0  # samples in the current block
+    for i in range(h * q):  # one flat loop: as fast for q = 1 as for long blocks
+        value = (1.0 / x[i] if harmonic else x[i]) - shift
+        t = block_total + value
+        if abs(block_total) >= abs(value):
+            compensation += (block_total - t) + value
         else:
-            deviation = block_total / q - centre
-        sum_squares += deviation * deviation
-        if j > 0:
-            sum_lagged += previous * deviation
-        previous = deviation
+            compensation += (value - t) + block_total
+        block_total = t
+        filled += 1
+        if filled == q:
+            block_total += compensation
+            # x / 1 == x exactly: skipping the division keeps q = 1 (the common case) fast
+            block_mean = block_total if q == 1 else block_total / q
+            if harmonic:
+                deviation = 1.0 / (shift + block_mean) - m
+            else:
+                deviation = block_mean - centre
+            sum_squares += deviation * deviation
+            if i >= q:  # not the first block
+                sum_lagged += previous * deviation
+            previous = deviation
+            block_total = 0.0
+            compensation = 0.0
+            filled = 0
     return sum_squares / (h - 1), sum_lagged / (h - 1)
 
 
@@ -156,9 +162,9 @@ def first_subsession_size(x: np.ndarray, limit: float, harmonic: bool, m: float)
     kernel rather than helpers of their own, which keeps its first-call compilation short.
     """
     n = x.shape[0]
-    # the literal 1 makes numba compile lag1_coefficient and block_moments specialised to
-    # q = 1 (constant block loops): this common case runs about twice as fast that way
-    if n // 3 >= 1 and abs(lag1_coefficient(x, 1, harmonic, m)) <= limit:
+    # np.int64(1), not the literal 1: a literal argument would make numba compile
+    # lag1_coefficient and block_moments once more, specialised to q = 1
+    if n // 3 >= 1 and abs(lag1_coefficient(x, np.int64(1), harmonic, m)) <= limit:
         return 1  # the common case: one O(n) pass, no prefix arrays
     if not harmonic and abs(x[0]) > 2.0**960:
         for q in range(1, n // 3 + 1):
