@@ -13,7 +13,7 @@ import pytest
 
 import pilotstats
 from pilotstats import _config
-from pilotstats._kernels._jit import LazyKernel, kernel
+from pilotstats._kernels._jit import LazyKernel, kernel, numba_available
 from pilotstats._stats import ceil_tol
 from pilotstats._validation import (
     as_float_array,
@@ -117,6 +117,27 @@ def test_kernel_is_lazy_and_nested_calls_compile() -> None:
     assert "(compiled)" in repr(fresh)
     assert lazy_uses_triple(np.arange(4.0)) == 18.0
     assert lazy_uses_triple.py_func(np.arange(4.0)) == 18.0
+
+
+def test_nested_calls_use_a_dispatcher_without_python_wrapper() -> None:
+    assert lazy_uses_triple(np.arange(3.0)) == 9.0
+    inner = lazy_triple.nested()
+    if not numba_available():
+        assert inner is lazy_triple.py_func
+        return
+    assert inner is not lazy_triple.compiled()
+    assert inner.targetoptions["no_cpython_wrapper"] is True  # type: ignore[attr-defined]
+    assert lazy_triple.compiled().targetoptions["no_cpython_wrapper"] is False  # type: ignore[attr-defined]
+    # its own qualified name keeps the wrapper-less machine code out of the cache entry
+    # of the Python-callable dispatcher
+    assert inner.py_func.__qualname__ == "_triple.nested"  # type: ignore[attr-defined]
+    assert lazy_triple(2.0) == 6.0
+
+
+def test_python_entry_kernel_compiles_once_for_both_callers() -> None:
+    shared = kernel(python_entry=True)(_triple)
+    assert shared.nested() is shared.compiled()
+    assert shared(2.0) == 6.0
 
 
 def test_disable_jit_switch_returns_plain_function() -> None:

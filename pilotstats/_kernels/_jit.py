@@ -7,8 +7,13 @@ and memoised. ``nogil`` lets the thread pool of :func:`pilotstats.analysis.detec
 kernels of different series on several cores at once.
 
 Kernels may call other kernels: at compile time every global of the kernel that is itself a
-:class:`LazyKernel` is replaced by its compiled dispatcher, so nested calls stay in machine
-code.
+:class:`LazyKernel` is replaced by its *nested* dispatcher, so nested calls stay in machine
+code. A kernel has up to two dispatchers, each compiled on first need: the one Python calls
+(with numba's CPython wrapper) and the nested one other kernels call, compiled without that
+wrapper, which saves a good part of the first-call compile time of kernels built from
+several helpers. Neither has numba's C-callable (``cfunc``) wrapper, which nothing here
+uses. The nested dispatcher compiles a copy of the function under the qualified name
+``<name>.nested``, so the two never share a numba cache entry.
 
 The pure-Python path is selected by numba's own ``NUMBA_DISABLE_JIT=1`` or by
 ``PILOTSTATS_DISABLE_JIT=1`` (which does not even import numba). If numba is missing or fails
@@ -74,12 +79,19 @@ class LazyKernel(Generic[P, R]):
     """
 
     def __init__(
-        self, func: Callable[P, R], *, parallel: bool = False, error_model: str = "python"
+        self,
+        func: Callable[P, R],
+        *,
+        parallel: bool = False,
+        error_model: str = "python",
+        python_entry: bool = False,
     ) -> None:
         self.py_func = func
         self.parallel = parallel
         self.error_model = error_model
+        self.python_entry = python_entry
         self._compiled: Callable[P, R] | None = None
+        self._nested: Callable[P, R] | None = None
         self._lock = threading.Lock()  # threads of detect_many compile a kernel only once
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__
@@ -88,39 +100,56 @@ class LazyKernel(Generic[P, R]):
         self.__wrapped__ = func
 
     def compiled(self) -> Callable[P, R]:
-        """Return the callable used at run time (compiled, or the plain function)."""
+        """Return the callable used at run time from Python (compiled, or the plain function)."""
         if self._compiled is None:
             with self._lock:
                 if self._compiled is None:
-                    self._compiled = self._build()
+                    self._compiled = self._build(from_python=True)
         return self._compiled
 
-    def _build(self) -> Callable[P, R]:
+    def nested(self) -> Callable[P, R]:
+        """Return the dispatcher that other kernels call (no CPython wrapper).
+
+        For a kernel declared ``python_entry`` this is the Python-callable dispatcher, so
+        a kernel that the library calls both from Python and from kernels compiles once.
+        """
+        if self.python_entry:
+            return self.compiled()
+        if self._nested is None:
+            with self._lock:
+                if self._nested is None:
+                    self._nested = self._build(from_python=False)
+        return self._nested
+
+    def _build(self, *, from_python: bool) -> Callable[P, R]:
         if _config.jit_disabled():
             return self.py_func
         numba = _import_numba()
         if numba is None:
             return self.py_func
-        func = self.py_func
         replacements: dict[str, Any] = {}
-        for name in func.__code__.co_names:
-            value = func.__globals__.get(name)
+        for name in self.py_func.__code__.co_names:
+            value = self.py_func.__globals__.get(name)
             if isinstance(value, LazyKernel):
-                replacements[name] = value.compiled()
+                replacements[name] = value.nested()
             elif value is prange:
                 replacements[name] = numba.prange
-        if replacements:
+        func = self.py_func
+        if replacements or not from_python:
             namespace = dict(func.__globals__)
             namespace.update(replacements)
             func = types.FunctionType(
                 func.__code__, namespace, func.__name__, func.__defaults__, func.__closure__
             )
-            func.__qualname__ = self.py_func.__qualname__
+            # a separate qualified name gives the nested variant its own cache files
+            suffix = "" if from_python else ".nested"
+            func.__qualname__ = self.py_func.__qualname__ + suffix
             func.__module__ = self.py_func.__module__
         parallel = bool(self.parallel and _config.PARALLEL)
         compiled: Callable[P, R] = numba.njit(
             cache=True, parallel=parallel, error_model=self.error_model,
-            nogil=bool(_config.NOGIL),
+            nogil=bool(_config.NOGIL), no_cfunc_wrapper=True,
+            no_cpython_wrapper=not from_python,
         )(func)
         return compiled
 
@@ -133,7 +162,11 @@ class LazyKernel(Generic[P, R]):
 
 
 def kernel(
-    func: Callable[P, R] | None = None, *, parallel: bool = False, error_model: str = "python"
+    func: Callable[P, R] | None = None,
+    *,
+    parallel: bool = False,
+    error_model: str = "python",
+    python_entry: bool = False,
 ) -> Any:
     """Decorate a plain Python function as a lazily compiled numba kernel.
 
@@ -142,10 +175,16 @@ def kernel(
     ``error_model="numpy"`` (numba's option) drops the division-by-zero checks, which lets
     LLVM vectorise division loops; use it only in kernels that never divide by zero (the
     pure-Python twin would raise where the compiled kernel returns inf/nan).
+    ``python_entry=True`` marks a kernel that the library calls from Python *and* from other
+    kernels in the same analysis: both then use the one Python-callable dispatcher instead of
+    compiling it twice (see :meth:`LazyKernel.nested`).
     """
-    if func is None:
-        return lambda inner: LazyKernel(inner, parallel=parallel, error_model=error_model)
-    return LazyKernel(func, parallel=parallel, error_model=error_model)
+    def build(inner: Callable[P, R]) -> LazyKernel[P, R]:
+        return LazyKernel(
+            inner, parallel=parallel, error_model=error_model, python_entry=python_entry
+        )
+
+    return build if func is None else build(func)
 
 
 def prange(*args: int) -> range:

@@ -60,50 +60,7 @@ def overall_mean(x: np.ndarray, harmonic: bool) -> float:
     return float(mean_y / scale)
 
 
-@kernel
-def shifted_prefix_sums(x: np.ndarray, harmonic: bool) -> tuple[np.ndarray, np.ndarray, float]:
-    """Double-double prefix sums of ``y_i - s`` (``y = x`` or ``1/x``, ``s = y_0``).
-
-    Parameters
-    ----------
-    x : ndarray of float64, shape (n,)
-        Samples (strictly positive in harmonic mode).
-    harmonic : bool
-        Sum reciprocals.
-
-    Returns
-    -------
-    high, low : ndarray of float64, shape (n + 1,)
-        ``high[k] + low[k]`` is ``sum(y[:k] - s)`` to about twice the working precision.
-    shift : float
-        ``s``.
-
-    Notes
-    -----
-    A block sum is the difference of two prefix sums, so every block mean of every
-    subsession size costs O(1) after this O(n) pass; the subsession-size scan over
-    q = 1..n/3 then costs O(sum n/q) = O(n log n) instead of O(n²).
-    """
-    n = x.shape[0]
-    high = np.zeros(n + 1)
-    low = np.zeros(n + 1)
-    shift = 1.0 / x[0] if harmonic else x[0]
-    total = 0.0
-    compensation = 0.0
-    for i in range(n):
-        value = (1.0 / x[i] if harmonic else x[i]) - shift
-        t = total + value
-        if abs(total) >= abs(value):
-            compensation += (total - t) + value
-        else:
-            compensation += (value - t) + total
-        total = t
-        high[i + 1] = total
-        low[i + 1] = compensation
-    return high, low, shift
-
-
-@kernel
+@kernel(python_entry=True)  # type: ignore[untyped-decorator]  # also called from Python
 def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[float, float]:
     """Subsession variance and lag-1 autocovariance of block means about ``m``.
 
@@ -141,27 +98,33 @@ def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[floa
     sum_squares = 0.0
     sum_lagged = 0.0
     previous = 0.0
-    for j in range(h):
-        block_total = 0.0
-        compensation = 0.0
-        start = j * q
-        for i in range(start, start + q):
-            value = (1.0 / x[i] if harmonic else x[i]) - shift
-            t = block_total + value
-            if abs(block_total) >= abs(value):
-                compensation += (block_total - t) + value
-            else:
-                compensation += (value - t) + block_total
-            block_total = t
-        block_total += compensation
-        if harmonic:
-            deviation = 1.0 / (shift + block_total / q) - m
+    block_total = 0.0
+    compensation = 0.0
+    filled = 0  # samples in the current block
+    for i in range(h * q):  # one flat loop: as fast for q = 1 as for long blocks
+        value = (1.0 / x[i] if harmonic else x[i]) - shift
+        t = block_total + value
+        if abs(block_total) >= abs(value):
+            compensation += (block_total - t) + value
         else:
-            deviation = block_total / q - centre
-        sum_squares += deviation * deviation
-        if j > 0:
-            sum_lagged += previous * deviation
-        previous = deviation
+            compensation += (value - t) + block_total
+        block_total = t
+        filled += 1
+        if filled == q:
+            block_total += compensation
+            # x / 1 == x exactly: skipping the division keeps q = 1 (the common case) fast
+            block_mean = block_total if q == 1 else block_total / q
+            if harmonic:
+                deviation = 1.0 / (shift + block_mean) - m
+            else:
+                deviation = block_mean - centre
+            sum_squares += deviation * deviation
+            if i >= q:  # not the first block
+                sum_lagged += previous * deviation
+            previous = deviation
+            block_total = 0.0
+            compensation = 0.0
+            filled = 0
     return sum_squares / (h - 1), sum_lagged / (h - 1)
 
 
@@ -182,59 +145,71 @@ def lag1_coefficient(x: np.ndarray, q: int, harmonic: bool, m: float) -> float:
 
 
 @kernel
-def lag1_from_prefix(
-    high: np.ndarray, low: np.ndarray, shift: float, n: int, q: int, harmonic: bool,
-    m: float,
-) -> float:
-    """:func:`lag1_coefficient` from :func:`shifted_prefix_sums`, O(n / q).
-
-    Returns 1.0 when fewer than two blocks exist or the variance is zero (as Pilot).
-    """
-    h = n // q
-    if h < 2:
-        return 1.0
-    centre = m - shift
-    sum_squares = 0.0
-    sum_lagged = 0.0
-    previous = 0.0
-    for j in range(h):
-        a = j * q
-        b = a + q
-        block = (high[b] - high[a]) + (low[b] - low[a])
-        if harmonic:
-            deviation = 1.0 / (shift + block / q) - m
-        else:
-            deviation = block / q - centre
-        sum_squares += deviation * deviation
-        if j > 0:
-            sum_lagged += previous * deviation
-        previous = deviation
-    if sum_squares == 0.0:
-        return 1.0
-    ratio = sum_lagged / sum_squares
-    if np.isnan(ratio):
-        return 1.0
-    return ratio
-
-
-@kernel
 def first_subsession_size(x: np.ndarray, limit: float, harmonic: bool, m: float) -> int:
     """First ``q`` in ``1..n//3`` with ``|r1(q)| <= limit``; -1 when none.
 
-    Cost: O(n) for the prefix sums, then O(n / q) per candidate ``q``, so O(n log n) even
-    when no size qualifies (a level shift keeps every r1(q) near 1); the former direct scan
-    was O(n) per candidate, O(n²) in that case.
+    Notes
+    -----
+    ``q = 1`` is tested first with :func:`lag1_coefficient` (one O(n) pass, the common
+    case). Otherwise the scan uses double-double prefix sums of ``y_i - s`` (``y = x`` or
+    ``1/x``, ``s = y_0``; Neumaier's compensation accumulates the rounding errors in a
+    second array): a block sum is the difference of two prefix sums, so ``r1(q)`` costs
+    O(n / q) and the scan O(n log n) even when no size qualifies (a level shift keeps every
+    r1(q) near 1); the former direct scan was O(n) per candidate, O(n²) in that case.
+    ``r1(q)`` is 1.0 when the variance of the block means is zero or the ratio is not a
+    number, as in Pilot. Values beyond 2**960 (whose differences could overflow) are
+    scanned directly with :func:`lag1_coefficient`. The prefix sums are part of this
+    kernel rather than helpers of their own, which keeps its first-call compilation short.
     """
     n = x.shape[0]
-    if n // 3 >= 1 and abs(lag1_coefficient(x, 1, harmonic, m)) <= limit:
+    # np.int64(1), not the literal 1: a literal argument would make numba compile
+    # lag1_coefficient and block_moments once more, specialised to q = 1
+    if n // 3 >= 1 and abs(lag1_coefficient(x, np.int64(1), harmonic, m)) <= limit:
         return 1  # the common case: one O(n) pass, no prefix arrays
     if not harmonic and abs(x[0]) > 2.0**960:
         for q in range(1, n // 3 + 1):
             if abs(lag1_coefficient(x, q, harmonic, m)) <= limit:
                 return q
         return -1
-    high, low, shift = shifted_prefix_sums(x, harmonic)
+    # double-double prefix sums: high[k] + low[k] = sum(y[:k] - shift)
+    high = np.zeros(n + 1)
+    low = np.zeros(n + 1)
+    shift = 1.0 / x[0] if harmonic else x[0]
+    total = 0.0
+    compensation = 0.0
+    for i in range(n):
+        value = (1.0 / x[i] if harmonic else x[i]) - shift
+        t = total + value
+        if abs(total) >= abs(value):
+            compensation += (total - t) + value
+        else:
+            compensation += (value - t) + total
+        total = t
+        high[i + 1] = total
+        low[i + 1] = compensation
+    centre = m - shift
     for q in range(1, n // 3 + 1):
-        if abs(lag1_from_prefix(high, low, shift, n, q, harmonic, m)) <= limit:
+        h = n // q  # >= 3
+        sum_squares = 0.0
+        sum_lagged = 0.0
+        previous = 0.0
+        for j in range(h):
+            a = j * q
+            b = a + q
+            block = (high[b] - high[a]) + (low[b] - low[a])
+            if harmonic:
+                deviation = 1.0 / (shift + block / q) - m
+            else:
+                deviation = block / q - centre
+            sum_squares += deviation * deviation
+            if j > 0:
+                sum_lagged += previous * deviation
+            previous = deviation
+        ratio = 1.0
+        if sum_squares != 0.0:
+            ratio = sum_lagged / sum_squares
+            if np.isnan(ratio):
+                ratio = 1.0
+        if abs(ratio) <= limit:
             return q
     return -1

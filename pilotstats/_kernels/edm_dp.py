@@ -430,24 +430,18 @@ def edm_columns_parallel(
     state[1] = c
 
 
-@kernel
 def backtrack(prev: np.ndarray, n: int) -> np.ndarray:
-    """Change points from the ``prev`` array, ascending."""
-    count = 0
-    at = n
+    """Change points from the ``prev`` array, ascending (int64).
+
+    Plain Python, not a kernel: the walk visits one entry per segment.
+    """
+    points: list[int] = []
+    at = int(n)
     while at != 0:
-        if prev[at] != 0:
-            count += 1
-        at = prev[at]
-    out = np.empty(count, dtype=np.int64)
-    at = n
-    j = count - 1
-    while at != 0:
-        if prev[at] != 0:
-            out[j] = prev[at]
-            j -= 1
-        at = prev[at]
-    return out
+        at = int(prev[at])
+        if at != 0:
+            points.append(at)
+    return np.array(points[::-1], dtype=np.int64)
 
 
 def edm_dp(

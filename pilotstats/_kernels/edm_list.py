@@ -37,10 +37,11 @@ TAIL = 1
 # ----------------------------------------------------------------------------------------
 
 
-@kernel
 def padded_values(z: np.ndarray, capacity: int) -> np.ndarray:
     """Return ``zz`` of length ``capacity + 2``: ``zz[0] = -inf``, ``zz[1] = +inf``,
     ``zz[i + 2] = z[i]`` (remaining entries 0).
+
+    Plain NumPy, not a kernel: one vectorised copy needs no compilation.
 
     Parameters
     ----------
@@ -51,8 +52,7 @@ def padded_values(z: np.ndarray, capacity: int) -> np.ndarray:
     zz = np.zeros(capacity + 2)
     zz[0] = -np.inf
     zz[1] = np.inf
-    for i in range(z.shape[0]):
-        zz[i + 2] = z[i]
+    zz[2 : 2 + z.shape[0]] = z
     return zz
 
 

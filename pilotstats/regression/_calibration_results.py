@@ -10,8 +10,8 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from pilotstats._stats import t_quantile
 from pilotstats._validation import (
     as_float_array,
     check_confidence_level,
@@ -109,7 +109,7 @@ class Prediction(Result):
             )
         if self.kind != "mean":
             raise InvalidInputError("combine() needs a mean prediction (from predict())")
-        t = stats.t.ppf(0.5 + self.confidence_level / 2, self.dof)
+        t = t_quantile(0.5 + self.confidence_level / 2, self.dof)
         variance = np.einsum("i,tij,j->t", a, self.covariance, a)
         return self.values @ a, t * np.sqrt(np.maximum(variance, 0.0))
 
@@ -303,7 +303,7 @@ class CalibrationResult(Result):
             if confidence_level is None
             else check_confidence_level(confidence_level)
         )
-        t = stats.t.ppf(0.5 + level / 2, self.dof)
+        t = t_quantile(0.5 + level / 2, self.dof)
         return self.params - t * self.stderr, self.params + t * self.stderr
 
     def _sensitivities(self, conditions: Any) -> tuple[FloatArray, FloatArray, Any]:

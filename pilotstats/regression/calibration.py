@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 from pilotstats import _config
+from pilotstats._stats import t_quantile
 from pilotstats._validation import (
     as_float_array,
     check_choice,
@@ -349,7 +349,7 @@ def _inference(
         status = "rank_deficient"
     stderr = np.sqrt(np.maximum(np.diag(covariance), 0.0))
     stderr[np.isnan(np.diag(covariance))] = np.nan
-    t = float(stats.t.ppf(0.5 + level / 2, dof))
+    t = t_quantile(0.5 + level / 2, dof)
     if not diagnostics.identifiable:
         warnings.warn(diagnostics.message(), IdentifiabilityWarning, stacklevel=3)
     if not converged:

@@ -23,7 +23,6 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 from pilotstats._validation import as_float_array, check_choice, check_int, check_probability
 from pilotstats.exceptions import (
@@ -124,6 +123,9 @@ class FTestResult(Result):
 def _f_from_sse(
     sse_small: float, sse_big: float, q: int, dof2: int, denominator_mse: float, df_den: int
 ) -> tuple[float, float]:
+    from scipy import stats  # imported here: scipy.stats costs ~0.5 s, and importing
+    # pilotstats.regression (mva, wps, ...) must not pay it
+
     statistic = ((sse_small - sse_big) / q) / denominator_mse
     p = float(stats.f.sf(statistic, q, df_den)) if statistic >= 0 else 1.0
     return float(statistic), p
@@ -342,6 +344,8 @@ def compare_non_nested(a: CalibrationResult, b: CalibrationResult) -> NonNestedC
     >>> print(compare_non_nested(line, logarithmic))
     mse A = 0.51701, mse B = 5.373e-05, ratio 9622 (rough guide p = 4.08e-15); model B fits better
     """
+    from scipy import stats  # imported here, as in _f_from_sse
+
     for name, value in (("a", a), ("b", b)):
         if not isinstance(value, CalibrationResult):
             raise InvalidInputError(f"{name} must be a CalibrationResult from calibrate()")
