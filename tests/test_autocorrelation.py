@@ -60,6 +60,11 @@ def test_lag1_matches_brute_force(x: np.ndarray, q: int, harmonic: bool) -> None
         # (issue 13).
         assert got == 1.0
         return
+    if not not_constant(x):
+        # A spread of a few ulps (e.g. 1 + [1e-15, 0, ...] in harmonic mode): both r1 values
+        # are rounding noise and need not agree, but the kernel's stays a finite coefficient.
+        assert np.isfinite(got)
+        return
     expected = naive.r1(list(x), q, harmonic)
     assert got == pytest.approx(expected, rel=1e-9, abs=1e-9)
 

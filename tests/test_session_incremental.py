@@ -82,17 +82,24 @@ def check_verdicts(session: BenchmarkSession) -> int:
 
 
 @pytest.mark.parametrize("name", SERIES)
-def test_extend_prefix_continues_shifted_prefix_sums_bit_for_bit(name: str) -> None:
+def test_extended_prefix_sums_equal_one_pass_bit_for_bit(name: str) -> None:
     x = series(name, 1000)
-    for extend in (kernels.extend_prefix, kernels.extend_prefix.py_func):
+    for extend in (ac.extend_prefix_sums, ac.extend_prefix_sums.py_func):
         high, low = np.zeros(1001), np.zeros(1001)
         for start, stop in ((0, 1), (1, 7), (7, 500), (500, 1000)):
-            extend(x, start, stop, high, low)
-            want_high, want_low, _ = ac.shifted_prefix_sums(x[:stop], False)
+            extend(x, start, stop, False, high, low)
+            want_high, want_low, _ = prefix_sums(x[:stop])
             assert np.array_equal(high[: stop + 1], want_high)
             assert np.array_equal(low[: stop + 1], want_low)
             total, compensation = high[stop], low[stop]
             assert x[0] + (total + compensation) / stop == ac.overall_mean(x[:stop], False)
+
+
+def prefix_sums(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """The prefix sums of the full analysis: one pass from zero (arithmetic mean)."""
+    high, low = np.zeros(x.shape[0] + 1), np.zeros(x.shape[0] + 1)
+    ac.extend_prefix_sums(x, 0, x.shape[0], False, high, low)
+    return high, low, float(x[0])
 
 
 def grown_stream(x: np.ndarray, chunks: int, rows: int = 60) -> IndexStream:
@@ -110,7 +117,7 @@ def test_moment_bounds_hold_the_full_analysis_sums(name: str) -> None:
     n = x.shape[0]
     m = ac.overall_mean(x, False)
     centre = m - x[0]
-    high, low, shift = ac.shifted_prefix_sums(x, False)
+    high, low, shift = prefix_sums(x)
     for q in range(1, 60):
         h = n // q
         bounds = kernels.moment_bounds(
@@ -160,7 +167,7 @@ def test_certified_size_at_the_exact_threshold(name: str) -> None:
     x = series(name, 700, seed=6)
     n = x.shape[0]
     m = ac.overall_mean(x, False)
-    high, low, shift = ac.shifted_prefix_sums(x, False)
+    high, low, shift = prefix_sums(x)
     stream = grown_stream(x, 5, rows=n // 3 + 1)
     centre = stream._centre()
     for q in (1, 2, 3):

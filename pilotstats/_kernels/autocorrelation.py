@@ -144,6 +144,86 @@ def lag1_coefficient(x: np.ndarray, q: int, harmonic: bool, m: float) -> float:
     return ratio
 
 
+@kernel(python_entry=True)  # type: ignore[untyped-decorator]  # also called from Python
+def extend_prefix_sums(
+    x: np.ndarray, start: int, stop: int, harmonic: bool, high: np.ndarray, low: np.ndarray
+) -> None:
+    """Continue the double-double prefix sums of ``y_i - s`` over ``x[start:stop]`` in place.
+
+    ``y = x`` (or ``1/x`` when ``harmonic``) and the shift ``s = y_0``; ``high[k] + low[k]``
+    is ``sum(y[:k] - s)`` to about twice the working precision (Neumaier's compensated
+    summation, the rounding errors accumulated in ``low``). Entries ``start + 1 .. stop``
+    are written from ``high[start]``, ``low[start]``, so extending in chunks gives the same
+    bits as one pass from ``start = 0`` over zeroed arrays.
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (>= stop,)
+        Samples (strictly positive in harmonic mode).
+    start, stop : int
+        Samples already summed, and the number to sum up to.
+    harmonic : bool
+        Sum reciprocals.
+    high, low : ndarray of float64, shape (>= stop + 1,)
+        The prefix sums up to ``start`` (zeros for a fresh pass); updated.
+
+    Notes
+    -----
+    A block sum is the difference of two prefix sums, so every block mean of every
+    subsession size costs O(1) after this O(n) pass.
+    """
+    shift = 1.0 / x[0] if harmonic else x[0]
+    total = high[start]
+    compensation = low[start]
+    for i in range(start, stop):
+        value = (1.0 / x[i] if harmonic else x[i]) - shift
+        t = total + value
+        if abs(total) >= abs(value):
+            compensation += (total - t) + value
+        else:
+            compensation += (value - t) + total
+        total = t
+        high[i + 1] = total
+        low[i + 1] = compensation
+
+
+@kernel
+def lag1_from_prefix(
+    high: np.ndarray, low: np.ndarray, shift: float, n: int, q: int, harmonic: bool,
+    m: float,
+) -> float:
+    """:func:`lag1_coefficient` from the prefix sums of :func:`extend_prefix_sums`, O(n / q).
+
+    Returns 1.0 when fewer than two blocks exist, the variance of the block means is zero
+    or the ratio is not a number (as Pilot).
+    """
+    h = n // q
+    if h < 2:
+        return 1.0
+    centre = m - shift
+    sum_squares = 0.0
+    sum_lagged = 0.0
+    previous = 0.0
+    for j in range(h):
+        a = j * q
+        b = a + q
+        block = (high[b] - high[a]) + (low[b] - low[a])
+        if harmonic:
+            deviation = 1.0 / (shift + block / q) - m
+        else:
+            deviation = block / q - centre
+        sum_squares += deviation * deviation
+        if j > 0:
+            sum_lagged += previous * deviation
+        previous = deviation
+    if sum_squares == 0.0:
+        return 1.0
+    ratio = sum_lagged / sum_squares
+    if np.isnan(ratio):
+        return 1.0
+    return ratio
+
+
 @kernel
 def first_subsession_size(x: np.ndarray, limit: float, harmonic: bool, m: float) -> int:
     """First ``q`` in ``1..n//3`` with ``|r1(q)| <= limit``; -1 when none.
@@ -158,8 +238,9 @@ def first_subsession_size(x: np.ndarray, limit: float, harmonic: bool, m: float)
     r1(q) near 1); the former direct scan was O(n) per candidate, O(n²) in that case.
     ``r1(q)`` is 1.0 when the variance of the block means is zero or the ratio is not a
     number, as in Pilot. Values beyond 2**960 (whose differences could overflow) are
-    scanned directly with :func:`lag1_coefficient`. The prefix sums are part of this
-    kernel rather than helpers of their own, which keeps its first-call compilation short.
+    scanned directly with :func:`lag1_coefficient`. The prefix sums are those of
+    :func:`extend_prefix_sums`, which a benchmark session continues reading by reading
+    (:mod:`pilotstats._kernels.session`).
     """
     n = x.shape[0]
     # np.int64(1), not the literal 1: a literal argument would make numba compile
@@ -171,45 +252,11 @@ def first_subsession_size(x: np.ndarray, limit: float, harmonic: bool, m: float)
             if abs(lag1_coefficient(x, q, harmonic, m)) <= limit:
                 return q
         return -1
-    # double-double prefix sums: high[k] + low[k] = sum(y[:k] - shift)
     high = np.zeros(n + 1)
     low = np.zeros(n + 1)
+    extend_prefix_sums(x, np.int64(0), np.int64(n), harmonic, high, low)
     shift = 1.0 / x[0] if harmonic else x[0]
-    total = 0.0
-    compensation = 0.0
-    for i in range(n):
-        value = (1.0 / x[i] if harmonic else x[i]) - shift
-        t = total + value
-        if abs(total) >= abs(value):
-            compensation += (total - t) + value
-        else:
-            compensation += (value - t) + total
-        total = t
-        high[i + 1] = total
-        low[i + 1] = compensation
-    centre = m - shift
     for q in range(1, n // 3 + 1):
-        h = n // q  # >= 3
-        sum_squares = 0.0
-        sum_lagged = 0.0
-        previous = 0.0
-        for j in range(h):
-            a = j * q
-            b = a + q
-            block = (high[b] - high[a]) + (low[b] - low[a])
-            if harmonic:
-                deviation = 1.0 / (shift + block / q) - m
-            else:
-                deviation = block / q - centre
-            sum_squares += deviation * deviation
-            if j > 0:
-                sum_lagged += previous * deviation
-            previous = deviation
-        ratio = 1.0
-        if sum_squares != 0.0:
-            ratio = sum_lagged / sum_squares
-            if np.isnan(ratio):
-                ratio = 1.0
-        if abs(ratio) <= limit:
+        if abs(lag1_from_prefix(high, low, shift, n, q, harmonic, m)) <= limit:
             return q
     return -1

@@ -1,7 +1,7 @@
 """Kernels of the incremental benchmark session (:mod:`pilotstats.session._incremental`).
 
 A session's index holds a growing series. These kernels extend, reading by reading, the
-double-double prefix sums of :func:`pilotstats._kernels.autocorrelation.shifted_prefix_sums`
+double-double prefix sums of :func:`pilotstats._kernels.autocorrelation.extend_prefix_sums`
 (bit for bit: the same loop, continued) and, for every subsession size ``q`` scanned so
 far, running sums of the block means about a reference; from them they bound the centred
 sums that :func:`~pilotstats._kernels.autocorrelation.block_moments` and
@@ -26,36 +26,6 @@ from pilotstats._kernels._jit import kernel
 
 #: Unit roundoff of float64.
 _U = 2.0**-53
-
-
-@kernel
-def extend_prefix(x: np.ndarray, start: int, stop: int, high: np.ndarray, low: np.ndarray) -> None:
-    """Continue the shifted prefix sums of ``x[:start]`` over ``x[start:stop]`` in place.
-
-    Parameters
-    ----------
-    x : ndarray of float64, shape (>= stop,)
-        Samples (``x[0]`` is the shift).
-    start, stop : int
-        Samples already summed and samples to sum up to.
-    high, low : ndarray of float64, shape (>= stop + 1,)
-        The prefix sums of :func:`~pilotstats._kernels.autocorrelation.shifted_prefix_sums`
-        up to ``start``; entries ``start + 1 .. stop`` are written (the same Neumaier loop,
-        so the values are bit-identical to a from-scratch pass).
-    """
-    shift = x[0]
-    total = high[start]
-    compensation = low[start]
-    for i in range(start, stop):
-        value = x[i] - shift
-        t = total + value
-        if abs(total) >= abs(value):
-            compensation += (total - t) + value
-        else:
-            compensation += (value - t) + total
-        total = t
-        high[i + 1] = total
-        low[i + 1] = compensation
 
 
 @kernel

@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from pilotstats._kernels import autocorrelation as _prefix
 from pilotstats._kernels import session as _kernels
 from pilotstats._typing import Float64Array1D
 from pilotstats.autocorrelation.sample_size import (
@@ -149,7 +150,7 @@ class IndexStream:
             capacity = max(stop + 1, 2 * self._high.shape[0])
             self._high = np.concatenate([self._high[: start + 1], np.zeros(capacity - start - 1)])
             self._low = np.concatenate([self._low[: start + 1], np.zeros(capacity - start - 1)])
-        _kernels.extend_prefix(self._values, start, stop, self._high, self._low)
+        _prefix.extend_prefix_sums(self._values, start, stop, False, self._high, self._low)
         # An upper bound on sum |x_i - x_0| (for the error bounds only).
         self._spread += float(np.sum(np.abs(values - first))) * (1.0 + 1e-6)
         self._peak_low = max(
