@@ -443,48 +443,96 @@ def describe_groups(
     run_n: np.ndarray,
     run_avg: np.ndarray,
     run_sd: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
+    best_start: np.ndarray,
+    n_runs: int,
     last_avg: np.ndarray,
     unit: float,
     max_u: float,
     tab_l: np.ndarray,
     tab_c: np.ndarray,
     tab_d: np.ndarray,
+    memo_end: np.ndarray,
+    memo_n: np.ndarray,
+    memo_avg: np.ndarray,
+    memo_sd: np.ndarray,
+    out_start: np.ndarray,
+    out_end: np.ndarray,
     out_n: np.ndarray,
     out_avg: np.ndarray,
-    out_sd: np.ndarray,
+    out_std: np.ndarray,
     out_bits: np.ndarray,
-) -> None:
-    """Statistics and code length of the final groups, as the programme built them.
+) -> int:
+    """Backtrack the best partition of runs ``0 .. n_runs − 1`` and describe its groups.
 
     A group's statistics are the new-group statistics of its first run followed by the
-    pairwise merges of its other runs, in order; its bits are coded after the previous
-    mean ``P(start)`` of the best prefix before it.
+    pairwise merges of its other runs, in order (as the programme built them); its bits
+    are coded after the previous mean ``P(start)`` of the best prefix before it. Every
+    group but the last reports its statistics once more re-merged (jumpavg reports them
+    through a copy).
+
+    The merge chain of a group depends only on its runs, so it is memoised per start run:
+    ``memo_end[j]`` (0: nothing held) is the end of the runs merged so far from run j and
+    ``memo_n/avg/sd[j]`` their statistics. A group ``[j, end)`` with
+    ``j < memo_end[j] <= end`` continues the chain from there instead of from run j; the
+    floats are those of the full chain because it is the same sequence of merges.
 
     Parameters
     ----------
     run_n, run_avg, run_sd : ndarray, shape (n_runs,)
         Per-run statistics.
-    starts, ends : ndarray of int64, shape (n_groups,)
-        Half-open run ranges of the groups.
+    best_start : ndarray of int64, shape (n_runs,)
+        Start run of the last group of the best partition of runs ``0..i``.
+    n_runs : int
+        Runs to describe (``>= 1``).
     last_avg : ndarray of float64, shape (n_runs + 1,)
         ``P`` per prefix length.
     unit, max_u : float
         Resolution unit and ``M``.
     tab_l, tab_c, tab_d : ndarray of float64
         Per-size tables.
-    out_n, out_avg, out_sd, out_bits : ndarray, shape (n_groups,)
-        Outputs: size, live mean and stdev (not re-merged), bits.
+    memo_end, memo_n, memo_avg, memo_sd : ndarray, shape (n_runs,)
+        Memo of the merge chains per start run (read and updated).
+    out_start, out_end, out_n, out_avg, out_std, out_bits : ndarray, shape (n_runs,)
+        Outputs, first ``n_groups`` entries: half-open run range, size, reported mean,
+        reported sample standard deviation (``ddof=1``; NaN for one sample) and bits.
+
+    Returns
+    -------
+    int
+        Number of groups.
     """
+    n_groups = 0
+    end = n_runs
+    while end > 0:
+        end = best_start[end - 1]
+        n_groups += 1
+    g = n_groups
+    end = n_runs
+    while end > 0:
+        g -= 1
+        out_end[g] = end
+        end = best_start[end - 1]
+        out_start[g] = end
     log2_m1 = math.log(max_u + 1.0) / LN2
     c_term = math.log(1.0 - 1.0 / (max_u + 2.0)) / LN2
-    for g in range(starts.shape[0]):
-        first = starts[g]
-        n = run_n[first]
-        avg, sd = remerge(n, run_avg[first], run_sd[first])
-        for r in range(first + 1, ends[g]):
+    for g in range(n_groups):
+        first = out_start[g]
+        stop = out_end[g]
+        if first < memo_end[first] <= stop:
+            n = memo_n[first]
+            avg = memo_avg[first]
+            sd = memo_sd[first]
+            r0 = memo_end[first]
+        else:
+            n = run_n[first]
+            avg, sd = remerge(n, run_avg[first], run_sd[first])
+            r0 = first + 1
+        for r in range(r0, stop):
             n, avg, sd = merge_pair(n, avg, sd, run_n[r], run_avg[r], run_sd[r])
+        memo_end[first] = stop
+        memo_n[first] = n
+        memo_avg[first] = avg
+        memo_sd[first] = sd
         has_prev = first > 0
         prev_u = 0.0
         norm = 1.0
@@ -494,10 +542,14 @@ def describe_groups(
         bits, _, _, _ = group_bits(
             n, avg, sd, has_prev, prev_u, norm, unit, log2_m1, c_term, tab_l, tab_c, tab_d
         )
+        if g < n_groups - 1:
+            avg, sd = remerge(n, avg, sd)
         out_n[g] = n
         out_avg[g] = avg
-        out_sd[g] = sd
+        # sample stdev (ddof=1) from the population one
+        out_std[g] = sd * math.sqrt(n / (n - 1)) if n > 1 else np.nan
         out_bits[g] = bits
+    return n_groups
 
 
 @kernel

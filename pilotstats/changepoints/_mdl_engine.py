@@ -112,10 +112,55 @@ def _label(mean: float, previous: float, higher_is_better: bool) -> MdlLabel:
 
 
 class _Engine:
-    """The programme's O(N) state for a growing list of runs."""
+    """The programme's O(N) state for a growing list of runs.
+
+    Runs are only ever appended; :meth:`result` relies on that (the merge chains of the
+    groups and the groups of the previous result stay valid while the runs they cover are
+    unchanged).
+    """
+
+    run_n: np.ndarray
+    run_avg: np.ndarray
+    run_sd: np.ndarray
+    run_offset: np.ndarray
+    best_bits: np.ndarray
+    last_avg: np.ndarray
+    best_start: np.ndarray
+    open_start: np.ndarray
+    open_n: np.ndarray
+    open_avg: np.ndarray
+    open_sd: np.ndarray
+    open_base: np.ndarray
+    open_prev: np.ndarray
+    open_norm: np.ndarray
+    open_log2norm: np.ndarray
+    open_far: np.ndarray
+    open_mean_y: np.ndarray
+    open_mean_ln: np.ndarray
+    open_mean_inv: np.ndarray
+    open_sd_y: np.ndarray
+    open_sd_ln: np.ndarray
+    open_size_l: np.ndarray
+    open_size_h: np.ndarray
+    scratch: np.ndarray
+    memo_end: np.ndarray
+    memo_n: np.ndarray
+    memo_avg: np.ndarray
+    memo_sd: np.ndarray
+    group_start: np.ndarray
+    group_end: np.ndarray
+    group_n: np.ndarray
+    group_avg: np.ndarray
+    group_std: np.ndarray
+    group_bits: np.ndarray
 
     def __init__(
-        self, resolution: float | None, sbps: float | None, prune: bool, name: str = "x"
+        self,
+        resolution: float | None,
+        sbps: float | None,
+        prune: bool,
+        name: str = "x",
+        capacity: int = 16,
     ) -> None:
         self.resolution_given = resolution
         self.sbps_given = sbps
@@ -130,41 +175,43 @@ class _Engine:
         self.low_used = 0.0
         self.max_used = -1.0
         self.n_samples = 0
-        self._allocate(16)
+        # Bumped whenever the programme restarts from run 0 (new maximum or minimum): the
+        # code lengths and P of earlier prefixes may then differ.
+        self.generation = 0
+        # The groups of the previous result, reused while they stay the same (see result).
+        self.last_groups: list[TrendGroup] = []
+        self.last_ends = np.zeros(0, dtype=np.int64)
+        self.last_key: tuple[int, bool] = (-1, False)
+        self._allocate(max(int(capacity), 1))
+
+    _INT_ARRAYS = ("run_n", "best_start", "open_start", "open_n", "memo_end", "memo_n",
+                   "group_start", "group_end", "group_n")  # fmt: skip
+    _FLOAT_ARRAYS = (
+        "run_avg", "run_sd", "open_avg", "open_sd", "open_base", "open_prev", "open_norm",
+        "open_log2norm", "open_far", "open_mean_y", "open_mean_ln", "open_mean_inv",
+        "open_sd_y", "open_sd_ln", "open_size_l", "open_size_h", "scratch", "memo_avg",
+        "memo_sd", "group_avg", "group_std", "group_bits",
+    )  # fmt: skip
 
     def _allocate(self, capacity: int) -> None:
+        """Grow every per-run array to ``capacity`` runs, keeping the held values."""
+        previous = self.capacity
+
+        def grow(name: str, size: int, dtype: Any) -> None:
+            new = np.zeros(size, dtype=dtype)
+            if previous:
+                old = getattr(self, name)
+                new[: old.shape[0]] = old
+            setattr(self, name, new)
+
+        for name in self._INT_ARRAYS:
+            grow(name, capacity, np.int64)
+        for name in self._FLOAT_ARRAYS:
+            grow(name, capacity, np.float64)
+        grow("best_bits", capacity + 1, np.float64)
+        grow("last_avg", capacity + 1, np.float64)
+        grow("run_offset", capacity + 1, np.int64)  # first sample of each run
         self.capacity = capacity
-
-        def grow(array: np.ndarray | None, size: int, dtype: Any, fill: Any = 0) -> np.ndarray:
-            new = np.full(size, fill, dtype=dtype)
-            if array is not None:
-                new[: array.shape[0]] = array
-            return new
-
-        get = self.__dict__.get
-        self.run_n = grow(get("run_n"), capacity, np.int64)
-        self.run_avg = grow(get("run_avg"), capacity, np.float64)
-        self.run_sd = grow(get("run_sd"), capacity, np.float64)
-        self.best_bits = grow(get("best_bits"), capacity + 1, np.float64)
-        self.last_avg = grow(get("last_avg"), capacity + 1, np.float64)
-        self.best_start = grow(get("best_start"), capacity, np.int64)
-        self.open_start = grow(get("open_start"), capacity, np.int64)
-        self.open_n = grow(get("open_n"), capacity, np.int64)
-        self.open_avg = grow(get("open_avg"), capacity, np.float64)
-        self.open_sd = grow(get("open_sd"), capacity, np.float64)
-        self.open_base = grow(get("open_base"), capacity, np.float64)
-        self.open_prev = grow(get("open_prev"), capacity, np.float64)
-        self.open_norm = grow(get("open_norm"), capacity, np.float64)
-        self.open_log2norm = grow(get("open_log2norm"), capacity, np.float64)
-        self.open_far = grow(get("open_far"), capacity, np.float64)
-        self.open_mean_y = grow(get("open_mean_y"), capacity, np.float64)
-        self.open_mean_ln = grow(get("open_mean_ln"), capacity, np.float64)
-        self.open_mean_inv = grow(get("open_mean_inv"), capacity, np.float64)
-        self.open_sd_y = grow(get("open_sd_y"), capacity, np.float64)
-        self.open_sd_ln = grow(get("open_sd_ln"), capacity, np.float64)
-        self.open_size_l = grow(get("open_size_l"), capacity, np.float64)
-        self.open_size_h = grow(get("open_size_h"), capacity, np.float64)
-        self.scratch = grow(get("scratch"), capacity, np.float64)
 
     def add_runs(self, samples: Float64Array1D, offsets: np.ndarray) -> None:
         """Append runs (samples already validated and finite)."""
@@ -180,6 +227,8 @@ class _Engine:
         self.run_n[self.n : self.n + count] = sizes
         self.run_avg[self.n : self.n + count] = avg
         self.run_sd[self.n : self.n + count] = sd
+        np.cumsum(sizes, out=self.run_offset[self.n + 1 : self.n + count + 1])
+        self.run_offset[self.n + 1 : self.n + count + 1] += self.run_offset[self.n]
         self.n += count
         self.n_samples += int(sizes.sum())
         if samples.size:
@@ -201,6 +250,7 @@ class _Engine:
         if self.max_value != self.max_used or (self.prune and low < self.low_used):
             self.done = 0
             self.n_open = 0
+            self.generation += 1
             self.max_used = self.max_value
             self.low_used = low
         max_u = self.max_value / resolution
@@ -260,75 +310,97 @@ class _Engine:
         replaced: np.ndarray,
         missing: np.ndarray,
     ) -> TrendGroups:
+        """The partition of the runs held (``original``: caller's index of each run).
+
+        Groups equal to those of the previous result (same runs, same programme
+        generation and direction, and all groups before them equal) are reused as they
+        are; the others are built anew, so the cost beyond the O(n) per-run arrays is that
+        of the groups that changed.
+        """
         self.update()
         resolution, sbps_used = self.resolved_resolution()
         max_u = self.max_value / resolution
         n = self.n
-        starts_rev: list[int] = []
-        end = n
-        while end > 0:
-            first = int(self.best_start[end - 1])
-            starts_rev.append(first)
-            end = first
-        starts = np.array(starts_rev[::-1], dtype=np.int64)
-        ends = np.append(starts[1:], n).astype(np.int64)
-        n_groups = starts.shape[0]
-        out_n = np.empty(n_groups, dtype=np.int64)
-        out_avg = np.empty(n_groups)
-        out_sd = np.empty(n_groups)
-        out_bits = np.empty(n_groups)
         tables = _tables(self.n_samples + 2)
-        _k.describe_groups(
+        n_groups = _k.describe_groups(
             self.run_n,
             self.run_avg,
             self.run_sd,
-            starts,
-            ends,
+            self.best_start,
+            n,
             self.last_avg,
             resolution,
             max_u,
             tables.tab_l,
             tables.tab_c,
             tables.tab_d,
-            out_n,
-            out_avg,
-            out_sd,
-            out_bits,
+            self.memo_end,
+            self.memo_n,
+            self.memo_avg,
+            self.memo_sd,
+            self.group_start,
+            self.group_end,
+            self.group_n,
+            self.group_avg,
+            self.group_std,
+            self.group_bits,
         )
-        sample_starts = np.concatenate(([0], np.cumsum(self.run_n[:n])))[starts]
-        groups: list[TrendGroup] = []
-        trend_mean = np.full(n_original, np.nan)
-        trend_std = np.full(n_original, np.nan)
-        anomaly = np.full(n_original, "normal", dtype="<U11")
-        previous = 0.0
-        for g in range(n_groups):
-            avg, sd = float(out_avg[g]), float(out_sd[g])
-            if g < n_groups - 1:
-                # jumpavg reports every group but the last through a copy.
-                avg, sd = (float(v) for v in _k.remerge.py_func(int(out_n[g]), avg, sd))
+        starts = self.group_start[:n_groups]
+        ends = self.group_end[:n_groups].copy()
+        means = self.group_avg[:n_groups].copy()
+        stds = self.group_std[:n_groups].copy()
+        # Reuse the leading groups of the previous result that are unchanged; its last
+        # group reported live (not re-merged) statistics, so it is never reused.
+        key = (self.generation, bool(higher_is_better))
+        reused = 0
+        if key == self.last_key:
+            limit = min(n_groups, self.last_ends.shape[0]) - 1
+            if limit > 0:
+                differs = np.flatnonzero(ends[:limit] != self.last_ends[:limit])
+                reused = int(differs[0]) if differs.size else limit
+        groups = self.last_groups[:reused]
+        previous = groups[-1].mean if groups else 0.0
+        sizes = self.group_n[:n_groups].tolist()
+        bits = self.group_bits[:n_groups].tolist()
+        mean_list = means.tolist()
+        std_list = stds.tolist()
+        first_run = original[starts].tolist()
+        last_run = original[ends - 1].tolist()
+        sample_start = self.run_offset[starts].tolist()
+        run_counts = (ends - starts).tolist()
+        for g in range(reused, n_groups):
+            avg = mean_list[g]
             label: MdlLabel = "normal" if g == 0 else _label(avg, previous, higher_is_better)
             previous = avg
-            first_original = int(original[starts[g]])
-            last_original = int(original[ends[g] - 1])
-            members = original[starts[g] : ends[g]]
-            std = _sample_std(sd, int(out_n[g]))
-            trend_mean[members] = avg
-            trend_std[members] = std
-            anomaly[first_original] = label
             groups.append(
                 TrendGroup(
-                    start=first_original,
-                    end=last_original + 1,
-                    n_samples=int(out_n[g]),
-                    n_runs=int(ends[g] - starts[g]),
-                    sample_start=int(sample_starts[g]),
+                    start=first_run[g],
+                    end=last_run[g] + 1,
+                    n_samples=sizes[g],
+                    n_runs=run_counts[g],
+                    sample_start=sample_start[g],
                     mean=avg,
-                    std=std,
-                    bits=float(out_bits[g]),
+                    std=std_list[g],
+                    bits=bits[g],
                     classification=label,
                 )
             )
-        boundaries = np.array([grp.start for grp in groups[1:]], dtype=np.int64)
+        self.last_groups = groups
+        self.last_ends = ends
+        self.last_key = key
+        trend_mean = np.repeat(means, run_counts)
+        trend_std = np.repeat(stds, run_counts)
+        if n != n_original:
+            full_mean = np.full(n_original, np.nan)
+            full_std = np.full(n_original, np.nan)
+            full_mean[original] = trend_mean
+            full_std[original] = trend_std
+            trend_mean, trend_std = full_mean, full_std
+        anomaly = np.full(n_original, "normal", dtype="<U11")
+        for g in range(1, n_groups):
+            if groups[g].classification != "normal":
+                anomaly[first_run[g]] = groups[g].classification
+        boundaries = np.array(first_run[1:], dtype=np.int64)
         return TrendGroups(
             groups=tuple(groups),
             boundaries=_readonly(boundaries),
@@ -346,11 +418,3 @@ class _Engine:
             missing=_readonly(np.array(missing, dtype=bool)),
             pruned=bool(self.prune),
         )
-
-
-def _sample_std(population_std: float, size: int) -> float:
-    """Sample standard deviation (``ddof=1``) from jumpavg's population one; NaN for one
-    sample (as :attr:`Segment.std`)."""
-    if size < 2:
-        return math.nan
-    return population_std * math.sqrt(size / (size - 1))
