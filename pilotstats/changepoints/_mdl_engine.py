@@ -9,7 +9,6 @@ terms of the code length (computed with CPython's ``math``).
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -119,10 +118,12 @@ class _Engine:
     unchanged).
     """
 
+    _ints: np.ndarray  # the blocks whose rows are the arrays below
+    _floats: np.ndarray
     run_n: np.ndarray
     run_avg: np.ndarray
     run_sd: np.ndarray
-    run_offset: np.ndarray
+    run_offset: np.ndarray  # first sample of each run
     best_bits: np.ndarray
     last_avg: np.ndarray
     best_start: np.ndarray
@@ -184,33 +185,34 @@ class _Engine:
         self.last_key: tuple[int, bool] = (-1, False)
         self._allocate(max(int(capacity), 1))
 
-    _INT_ARRAYS = ("run_n", "best_start", "open_start", "open_n", "memo_end", "memo_n",
-                   "group_start", "group_end", "group_n")  # fmt: skip
+    _INT_ARRAYS = (
+        "run_n", "run_offset", "best_start", "open_start", "open_n", "memo_end", "memo_n",
+        "group_start", "group_end", "group_n",
+    )  # fmt: skip
     _FLOAT_ARRAYS = (
-        "run_avg", "run_sd", "open_avg", "open_sd", "open_base", "open_prev", "open_norm",
-        "open_log2norm", "open_far", "open_mean_y", "open_mean_ln", "open_mean_inv",
-        "open_sd_y", "open_sd_ln", "open_size_l", "open_size_h", "scratch", "memo_avg",
-        "memo_sd", "group_avg", "group_std", "group_bits",
+        "best_bits", "last_avg", "run_avg", "run_sd", "open_avg", "open_sd", "open_base",
+        "open_prev", "open_norm", "open_log2norm", "open_far", "open_mean_y", "open_mean_ln",
+        "open_mean_inv", "open_sd_y", "open_sd_ln", "open_size_l", "open_size_h", "scratch",
+        "memo_avg", "memo_sd", "group_avg", "group_std", "group_bits",
     )  # fmt: skip
 
     def _allocate(self, capacity: int) -> None:
-        """Grow every per-run array to ``capacity`` runs, keeping the held values."""
-        previous = self.capacity
+        """Grow every per-run array to ``capacity`` runs, keeping the held values.
 
-        def grow(name: str, size: int, dtype: Any) -> None:
-            new = np.zeros(size, dtype=dtype)
-            if previous:
-                old = getattr(self, name)
-                new[: old.shape[0]] = old
-            setattr(self, name, new)
-
-        for name in self._INT_ARRAYS:
-            grow(name, capacity, np.int64)
-        for name in self._FLOAT_ARRAYS:
-            grow(name, capacity, np.float64)
-        grow("best_bits", capacity + 1, np.float64)
-        grow("last_avg", capacity + 1, np.float64)
-        grow("run_offset", capacity + 1, np.int64)  # first sample of each run
+        The arrays are the C-contiguous rows of two blocks (one allocation per dtype) of
+        ``capacity + 1`` entries (per prefix length; the per-run arrays leave the last
+        entry unused).
+        """
+        ints = np.zeros((len(self._INT_ARRAYS), capacity + 1), dtype=np.int64)
+        floats = np.zeros((len(self._FLOAT_ARRAYS), capacity + 1), dtype=np.float64)
+        if self.capacity:
+            ints[:, : self.capacity + 1] = self._ints
+            floats[:, : self.capacity + 1] = self._floats
+        self._ints, self._floats = ints, floats
+        for row, name in enumerate(self._INT_ARRAYS):
+            setattr(self, name, ints[row])
+        for row, name in enumerate(self._FLOAT_ARRAYS):
+            setattr(self, name, floats[row])
         self.capacity = capacity
 
     def add_runs(self, samples: Float64Array1D, offsets: np.ndarray) -> None:
@@ -347,8 +349,8 @@ class _Engine:
         )
         starts = self.group_start[:n_groups]
         ends = self.group_end[:n_groups].copy()
-        means = self.group_avg[:n_groups].copy()
-        stds = self.group_std[:n_groups].copy()
+        means = self.group_avg[:n_groups]  # buffers: read here, copied by np.repeat
+        stds = self.group_std[:n_groups]
         # Reuse the leading groups of the previous result that are unchanged; its last
         # group reported live (not re-merged) statistics, so it is never reused.
         key = (self.generation, bool(higher_is_better))
