@@ -209,10 +209,8 @@ class _Engine:
             ints[:, : self.capacity + 1] = self._ints
             floats[:, : self.capacity + 1] = self._floats
         self._ints, self._floats = ints, floats
-        for row, name in enumerate(self._INT_ARRAYS):
-            setattr(self, name, ints[row])
-        for row, name in enumerate(self._FLOAT_ARRAYS):
-            setattr(self, name, floats[row])
+        self.__dict__.update(zip(self._INT_ARRAYS, ints, strict=True))
+        self.__dict__.update(zip(self._FLOAT_ARRAYS, floats, strict=True))
         self.capacity = capacity
 
     def add_runs(self, samples: Float64Array1D, offsets: np.ndarray) -> None:
@@ -222,17 +220,13 @@ class _Engine:
             return
         if self.n + count > self.capacity:
             self._allocate(max(2 * self.capacity, self.n + count))
-        avg = np.empty(count)
-        sd = np.empty(count)
-        _k.run_statistics(samples, offsets, avg, sd)
-        sizes = np.diff(offsets)
-        self.run_n[self.n : self.n + count] = sizes
-        self.run_avg[self.n : self.n + count] = avg
-        self.run_sd[self.n : self.n + count] = sd
-        np.cumsum(sizes, out=self.run_offset[self.n + 1 : self.n + count + 1])
-        self.run_offset[self.n + 1 : self.n + count + 1] += self.run_offset[self.n]
-        self.n += count
-        self.n_samples += int(sizes.sum())
+        n, stop = self.n, self.n + count
+        # the kernel writes straight into the engine's rows
+        _k.run_statistics(samples, offsets, self.run_avg[n:stop], self.run_sd[n:stop])
+        np.subtract(offsets[1:], offsets[:-1], out=self.run_n[n:stop])
+        np.add(offsets, self.run_offset[n] - offsets[0], out=self.run_offset[n : stop + 1])
+        self.n = stop
+        self.n_samples += int(offsets[-1] - offsets[0])
         if samples.size:
             self.max_value = max(self.max_value, float(samples.max()))
             self.min_value = min(self.min_value, float(samples.min()))
@@ -369,7 +363,8 @@ class _Engine:
         first_run = original[starts].tolist()
         last_run = original[ends - 1].tolist()
         sample_start = self.run_offset[starts].tolist()
-        run_counts = (ends - starts).tolist()
+        counts = ends - starts
+        run_counts = counts.tolist()
         for g in range(reused, n_groups):
             avg = mean_list[g]
             label: MdlLabel = "normal" if g == 0 else _label(avg, previous, higher_is_better)
@@ -390,8 +385,8 @@ class _Engine:
         self.last_groups = groups
         self.last_ends = ends
         self.last_key = key
-        trend_mean = np.repeat(means, run_counts)
-        trend_std = np.repeat(stds, run_counts)
+        trend_mean = np.repeat(means, counts)
+        trend_std = np.repeat(stds, counts)
         if n != n_original:
             full_mean = np.full(n_original, np.nan)
             full_std = np.full(n_original, np.nan)
