@@ -283,6 +283,20 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
     the current record by more than the margin, the candidate cannot be strictly smaller,
     so its exact value is not needed; its statistics are still updated exactly, and its
     pruning bound uses the lower bound.
+
+    Why i.i.d. noise stays O(N²). The rule compares candidate j with "best prefix i, then a
+    new group", for every possible future. On a series without level changes the best
+    partition is one group, and every old candidate j is a split whose code length exceeds
+    ``F(i)`` by one group header (mean, length and stdev codes, ≈ ``log2 Z`` + ``L(k)``
+    bits) minus its better fit. A future union of j's group with later runs saves exactly
+    such a header, so ``K`` must contain one (``log2 Z(q)``, ``L(k1)``); the headers cancel
+    and what is left is the fit gain of a split, which is never negative (more parameters
+    never fit worse; the bound itself uses this superadditivity). So no candidate can be
+    dropped: measured on N(100, 1) noise of 500 to 2,000 runs, ``cand − K − F(i)`` is about
+    −20 bits (median) and never positive; bounding the union's mean term jointly with the
+    future group's (``|a_U − p| ≤ |a1 − p| + |q − a1| + |a2 − q|``) only moves it to −10
+    (maximum −4 to −6). This is the known worst case of PELT-type exact pruning (no change
+    points: quadratic); only a level change makes candidates before it prunable.
     """
     inv_unit = 1.0 / unit
     log2_m1 = math.log(max_u + 1.0) / LN2
