@@ -189,12 +189,18 @@ class _Engine:
         "run_n", "run_offset", "best_start", "open_start", "open_n", "memo_end", "memo_n",
         "group_start", "group_end", "group_n",
     )  # fmt: skip
+    #: rows group_start, group_end, group_n (consecutive)
+    _GROUP_INTS = slice(_INT_ARRAYS.index("group_start"), _INT_ARRAYS.index("group_n") + 1)
     _FLOAT_ARRAYS = (
         "best_bits", "last_avg", "run_avg", "run_sd", "open_avg", "open_sd", "open_base",
         "open_prev", "open_norm", "open_log2norm", "open_far", "open_mean_y", "open_mean_ln",
         "open_mean_inv", "open_sd_y", "open_sd_ln", "open_size_l", "open_size_h", "scratch",
         "memo_avg", "memo_sd", "group_avg", "group_std", "group_bits",
     )  # fmt: skip
+    #: rows group_avg, group_std, group_bits (consecutive)
+    _GROUP_FLOATS = slice(
+        _FLOAT_ARRAYS.index("group_avg"), _FLOAT_ARRAYS.index("group_bits") + 1
+    )
 
     def _allocate(self, capacity: int) -> None:
         """Grow every per-run array to ``capacity`` runs, keeping the held values.
@@ -308,6 +314,9 @@ class _Engine:
     ) -> TrendGroups:
         """The partition of the runs held (``original``: caller's index of each run).
 
+        ``replaced`` and ``missing`` (bool, per original run) become the result's arrays
+        (made read-only): pass arrays nothing else writes to.
+
         Groups equal to those of the previous result (same runs, same programme
         generation and direction, and all groups before them equal) are reused as they
         are; the others are built anew, so the cost beyond the O(n) per-run arrays is that
@@ -341,10 +350,11 @@ class _Engine:
             self.group_std,
             self.group_bits,
         )
-        starts = self.group_start[:n_groups]
+        # group_start/end/n and group_avg/std/bits are consecutive rows of their blocks
+        start_l, end_l, size_l = self._ints[self._GROUP_INTS, :n_groups].tolist()
+        mean_l, std_l, bits_l = self._floats[self._GROUP_FLOATS, :n_groups].tolist()
         ends = self.group_end[:n_groups].copy()
-        means = self.group_avg[:n_groups]  # buffers: read here, copied by np.repeat
-        stds = self.group_std[:n_groups]
+        counts = ends - self.group_start[:n_groups]
         # Reuse the leading groups of the previous result that are unchanged; its last
         # group reported live (not re-merged) statistics, so it is never reused.
         key = (self.generation, bool(higher_is_better))
@@ -356,37 +366,34 @@ class _Engine:
                 reused = int(differs[0]) if differs.size else limit
         groups = self.last_groups[:reused]
         previous = groups[-1].mean if groups else 0.0
-        sizes = self.group_n[:n_groups].tolist()
-        bits = self.group_bits[:n_groups].tolist()
-        mean_list = means.tolist()
-        std_list = stds.tolist()
-        first_run = original[starts].tolist()
-        last_run = original[ends - 1].tolist()
-        sample_start = self.run_offset[starts].tolist()
-        counts = ends - starts
-        run_counts = counts.tolist()
+        if n == n_original:  # no missing run: original[r] == r
+            first_run, last_run = start_l, [e - 1 for e in end_l]
+        else:
+            first_run = original[self.group_start[:n_groups]].tolist()
+            last_run = original[ends - 1].tolist()
+        offsets = self.run_offset
         for g in range(reused, n_groups):
-            avg = mean_list[g]
+            avg = mean_l[g]
             label: MdlLabel = "normal" if g == 0 else _label(avg, previous, higher_is_better)
             previous = avg
             groups.append(
                 TrendGroup(
                     start=first_run[g],
                     end=last_run[g] + 1,
-                    n_samples=sizes[g],
-                    n_runs=run_counts[g],
-                    sample_start=sample_start[g],
+                    n_samples=size_l[g],
+                    n_runs=end_l[g] - start_l[g],
+                    sample_start=int(offsets[start_l[g]]),
                     mean=avg,
-                    std=std_list[g],
-                    bits=bits[g],
+                    std=std_l[g],
+                    bits=bits_l[g],
                     classification=label,
                 )
             )
         self.last_groups = groups
         self.last_ends = ends
         self.last_key = key
-        trend_mean = np.repeat(means, counts)
-        trend_std = np.repeat(stds, counts)
+        trend_mean = self.group_avg[:n_groups].repeat(counts)
+        trend_std = self.group_std[:n_groups].repeat(counts)
         if n != n_original:
             full_mean = np.full(n_original, np.nan)
             full_std = np.full(n_original, np.nan)
@@ -411,7 +418,7 @@ class _Engine:
             trend_mean=_readonly(trend_mean),
             trend_std=_readonly(trend_std),
             anomaly=_readonly(anomaly),
-            replaced=_readonly(np.array(replaced, dtype=bool)),
-            missing=_readonly(np.array(missing, dtype=bool)),
+            replaced=_readonly(replaced),
+            missing=_readonly(missing),
             pruned=bool(self.prune),
         )

@@ -326,6 +326,6 @@ class MdlStream:
             self.higher_is_better,
             self._original[: self._n_kept],
             self._n_runs,
-            self._replaced[: self._n_runs],
-            self._missing[: self._n_runs],
+            self._replaced[: self._n_runs].copy(),  # the result keeps its own arrays
+            self._missing[: self._n_runs].copy(),
         )
