@@ -181,6 +181,7 @@ class _Engine:
         self.generation = 0
         # The groups of the previous result, reused while they stay the same (see result).
         self.last_groups: list[TrendGroup] = []
+        self.last_labels: list[MdlLabel] = []
         self.last_ends = np.zeros(0, dtype=np.int64)
         self.last_key: tuple[int, bool] = (-1, False)
         self._allocate(max(int(capacity), 1))
@@ -366,20 +367,20 @@ class _Engine:
                 reused = int(differs[0]) if differs.size else limit
         groups = self.last_groups[:reused]
         previous = groups[-1].mean if groups else 0.0
-        if n == n_original:  # no missing run: original[r] == r
-            first_run, last_run = start_l, [e - 1 for e in end_l]
-        else:
-            first_run = original[self.group_start[:n_groups]].tolist()
-            last_run = original[ends - 1].tolist()
+        starts = self.group_start[:n_groups]
+        # caller's index of each group's first run (original[r] == r without missing runs)
+        first = starts.copy() if n == n_original else original[starts]
         offsets = self.run_offset
+        labels = self.last_labels[:reused]
         for g in range(reused, n_groups):
             avg = mean_l[g]
             label: MdlLabel = "normal" if g == 0 else _label(avg, previous, higher_is_better)
             previous = avg
+            labels.append(label)
             groups.append(
                 TrendGroup(
-                    start=first_run[g],
-                    end=last_run[g] + 1,
+                    start=int(first[g]),
+                    end=end_l[g] if n == n_original else int(original[end_l[g] - 1]) + 1,
                     n_samples=size_l[g],
                     n_runs=end_l[g] - start_l[g],
                     sample_start=int(offsets[start_l[g]]),
@@ -390,6 +391,7 @@ class _Engine:
                 )
             )
         self.last_groups = groups
+        self.last_labels = labels
         self.last_ends = ends
         self.last_key = key
         trend_mean = self.group_avg[:n_groups].repeat(counts)
@@ -401,10 +403,9 @@ class _Engine:
             full_std[original] = trend_std
             trend_mean, trend_std = full_mean, full_std
         anomaly = np.full(n_original, "normal", dtype="<U11")
-        for g in range(1, n_groups):
-            if groups[g].classification != "normal":
-                anomaly[first_run[g]] = groups[g].classification
-        boundaries = np.array(first_run[1:], dtype=np.int64)
+        if n_groups > 1:
+            anomaly[first[1:]] = labels[1:]
+        boundaries = first[1:]
         return TrendGroups(
             groups=tuple(groups),
             boundaries=_readonly(boundaries),
