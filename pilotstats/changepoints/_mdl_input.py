@@ -129,12 +129,14 @@ def _apply_nan_policy(
 
 
 def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
-    if isinstance(values, (str, bytes)) or _is_real(values):
+    if isinstance(values, np.ndarray):  # neither a number, a string nor a mapping
+        pass
+    elif isinstance(values, (str, bytes)) or _is_real(values):
         raise InvalidInputError(
             f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
             f"{type(values).__name__}"
         )
-    if isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
+    elif isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
         raise InvalidInputError(
             f"{name} must be a sequence of runs in time order, got a "
             f"{type(values).__name__} (unordered or keyed); pass list(mapping.values()) "
