@@ -132,19 +132,21 @@ def test_describe_groups_kernel_matches_python_twin_with_warm_memo() -> None:
                     )
                 memo_end[j], memo_n[j], memo_avg[j], memo_sd[j] = end, size, avg, sd
             out = _outputs(n)
-            count = func(run_n, run_avg, run_sd, best_start, n, last_avg, 0.01, 12000.0,
-                         tables.tab_l, tables.tab_c, tables.tab_d,
-                         memo_end, memo_n, memo_avg, memo_sd, *out)  # fmt: skip
-            outputs.append((count, [a[:count].tobytes() for a in out], memo_end.tobytes(),
+            slot = func(run_n, run_avg, run_sd, best_start, n, last_avg, 0.01, 12000.0,
+                        tables.tab_l, tables.tab_c, tables.tab_d,
+                        memo_end, memo_n, memo_avg, memo_sd, *out)  # fmt: skip
+            outputs.append((slot, [a[slot:].tobytes() for a in out], memo_end.tobytes(),
                             memo_avg.tobytes(), memo_sd.tobytes()))  # fmt: skip
             fresh = _outputs(n)
             zero_memo = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
                          np.zeros(n), np.zeros(n))  # fmt: skip
             assert func(run_n, run_avg, run_sd, best_start, n, last_avg, 0.01, 12000.0,
-                        tables.tab_l, tables.tab_c, tables.tab_d, *zero_memo, *fresh) == count
-            assert [a[:count].tobytes() for a in fresh] == outputs[-1][1]  # memo changes nothing
+                        tables.tab_l, tables.tab_c, tables.tab_d, *zero_memo, *fresh) == slot
+            assert [a[slot:].tobytes() for a in fresh] == outputs[-1][1]  # memo changes nothing
         assert outputs[0] == outputs[1]
-        assert outputs[0][0] == len(cuts) + 1
+        assert n - outputs[0][0] == len(cuts) + 1  # one slot per group
+        starts_found = np.frombuffer(outputs[0][1][0], dtype=np.int64).tolist()
+        assert starts_found == [0, *cuts.tolist()]
 
 
 def test_result_memo_when_the_last_group_closes() -> None:

@@ -473,16 +473,14 @@ def describe_groups(
     out_end: np.ndarray,
     out_n: np.ndarray,
     out_avg: np.ndarray,
-    out_std: np.ndarray,
+    out_sd: np.ndarray,
     out_bits: np.ndarray,
 ) -> int:
     """Backtrack the best partition of runs ``0 .. n_runs − 1`` and describe its groups.
 
     A group's statistics are the new-group statistics of its first run followed by the
     pairwise merges of its other runs, in order (as the programme built them); its bits
-    are coded after the previous mean ``P(start)`` of the best prefix before it. Every
-    group but the last reports its statistics once more re-merged (jumpavg reports them
-    through a copy).
+    are coded after the previous mean ``P(start)`` of the best prefix before it.
 
     The merge chain of a group depends only on its runs, so it is memoised per start run:
     ``memo_end[j]`` (0: nothing held) is the end of the runs merged so far from run j and
@@ -506,30 +504,27 @@ def describe_groups(
         Per-size tables.
     memo_end, memo_n, memo_avg, memo_sd : ndarray, shape (n_runs,)
         Memo of the merge chains per start run (read and updated).
-    out_start, out_end, out_n, out_avg, out_std, out_bits : ndarray, shape (n_runs,)
-        Outputs, first ``n_groups`` entries: half-open run range, size, reported mean,
-        reported sample standard deviation (``ddof=1``; NaN for one sample) and bits.
+    out_start, out_end, out_n, out_avg, out_sd, out_bits : ndarray, shape (n_runs,)
+        Outputs in entries ``first_slot .. n_runs − 1`` (one per group, in time order):
+        half-open run range, size, live mean and population stdev (not re-merged) and
+        bits.
 
     Returns
     -------
     int
-        Number of groups.
+        ``first_slot``: the number of groups is ``n_runs − first_slot``.
     """
-    n_groups = 0
+    # backtrack: the groups fill the last slots, ending at slot n_runs - 1
+    first_slot = n_runs
     end = n_runs
     while end > 0:
+        first_slot -= 1
+        out_end[first_slot] = end
         end = best_start[end - 1]
-        n_groups += 1
-    g = n_groups
-    end = n_runs
-    while end > 0:
-        g -= 1
-        out_end[g] = end
-        end = best_start[end - 1]
-        out_start[g] = end
+        out_start[first_slot] = end
     log2_m1 = math.log(max_u + 1.0) / LN2
     c_term = math.log(1.0 - 1.0 / (max_u + 2.0)) / LN2
-    for g in range(n_groups):
+    for g in range(first_slot, n_runs):
         first = out_start[g]
         stop = out_end[g]
         if first < memo_end[first] <= stop:
@@ -556,14 +551,11 @@ def describe_groups(
         bits, _, _, _ = group_bits(
             n, avg, sd, has_prev, prev_u, norm, unit, log2_m1, c_term, tab_l, tab_c, tab_d
         )
-        if g < n_groups - 1:
-            avg, sd = remerge(n, avg, sd)
         out_n[g] = n
         out_avg[g] = avg
-        # sample stdev (ddof=1) from the population one
-        out_std[g] = sd * math.sqrt(n / (n - 1)) if n > 1 else np.nan
+        out_sd[g] = sd
         out_bits[g] = bits
-    return n_groups
+    return first_slot
 
 
 @kernel

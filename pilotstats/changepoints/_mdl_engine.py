@@ -152,7 +152,7 @@ class _Engine:
     group_end: np.ndarray
     group_n: np.ndarray
     group_avg: np.ndarray
-    group_std: np.ndarray
+    group_sd: np.ndarray
     group_bits: np.ndarray
 
     def __init__(
@@ -182,6 +182,8 @@ class _Engine:
         # The groups of the previous result, reused while they stay the same (see result).
         self.last_groups: list[TrendGroup] = []
         self.last_labels: list[MdlLabel] = []
+        self.last_means: list[float] = []
+        self.last_stds: list[float] = []
         self.last_ends = np.zeros(0, dtype=np.int64)
         self.last_key: tuple[int, bool] = (-1, False)
         self._allocate(max(int(capacity), 1))
@@ -196,9 +198,9 @@ class _Engine:
         "best_bits", "last_avg", "run_avg", "run_sd", "open_avg", "open_sd", "open_base",
         "open_prev", "open_norm", "open_log2norm", "open_far", "open_mean_y", "open_mean_ln",
         "open_mean_inv", "open_sd_y", "open_sd_ln", "open_size_l", "open_size_h", "scratch",
-        "memo_avg", "memo_sd", "group_avg", "group_std", "group_bits",
+        "memo_avg", "memo_sd", "group_avg", "group_sd", "group_bits",
     )  # fmt: skip
-    #: rows group_avg, group_std, group_bits (consecutive)
+    #: rows group_avg, group_sd, group_bits (consecutive)
     _GROUP_FLOATS = slice(
         _FLOAT_ARRAYS.index("group_avg"), _FLOAT_ARRAYS.index("group_bits") + 1
     )
@@ -328,7 +330,7 @@ class _Engine:
         max_u = self.max_value / resolution
         n = self.n
         tables = _tables(self.n_samples + 2)
-        n_groups = _k.describe_groups(
+        slot = _k.describe_groups(
             self.run_n,
             self.run_avg,
             self.run_sd,
@@ -348,14 +350,17 @@ class _Engine:
             self.group_end,
             self.group_n,
             self.group_avg,
-            self.group_std,
+            self.group_sd,
             self.group_bits,
         )
-        # group_start/end/n and group_avg/std/bits are consecutive rows of their blocks
-        start_l, end_l, size_l = self._ints[self._GROUP_INTS, :n_groups].tolist()
-        mean_l, std_l, bits_l = self._floats[self._GROUP_FLOATS, :n_groups].tolist()
-        ends = self.group_end[:n_groups].copy()
-        counts = ends - self.group_start[:n_groups]
+        # group_start/end/n and group_avg/sd/bits are consecutive rows of their blocks
+        # (the groups are in slots slot .. n - 1)
+        n_groups = n - slot
+        start_l, end_l, size_l = self._ints[self._GROUP_INTS, slot:n].tolist()
+        avg_l, sd_l, bits_l = self._floats[self._GROUP_FLOATS, slot:n].tolist()
+        starts = self.group_start[slot:n]
+        ends = self.group_end[slot:n].copy()
+        counts = ends - starts
         # Reuse the leading groups of the previous result that are unchanged; its last
         # group reported live (not re-merged) statistics, so it is never reused.
         key = (self.generation, bool(higher_is_better))
@@ -367,16 +372,23 @@ class _Engine:
                 reused = int(differs[0]) if differs.size else limit
         groups = self.last_groups[:reused]
         previous = groups[-1].mean if groups else 0.0
-        starts = self.group_start[:n_groups]
         # caller's index of each group's first run (original[r] == r without missing runs)
         first = starts.copy() if n == n_original else original[starts]
         offsets = self.run_offset
         labels = self.last_labels[:reused]
+        means = self.last_means[:reused]
+        stds = self.last_stds[:reused]
         for g in range(reused, n_groups):
-            avg = mean_l[g]
+            avg, sd = avg_l[g], sd_l[g]
+            if g < n_groups - 1:
+                # jumpavg reports every group but the last through a copy.
+                avg, sd = (float(v) for v in _k.remerge.py_func(size_l[g], avg, sd))
+            std = _sample_std(sd, size_l[g])
             label: MdlLabel = "normal" if g == 0 else _label(avg, previous, higher_is_better)
             previous = avg
             labels.append(label)
+            means.append(avg)
+            stds.append(std)
             groups.append(
                 TrendGroup(
                     start=int(first[g]),
@@ -385,17 +397,19 @@ class _Engine:
                     n_runs=end_l[g] - start_l[g],
                     sample_start=int(offsets[start_l[g]]),
                     mean=avg,
-                    std=std_l[g],
+                    std=std,
                     bits=bits_l[g],
                     classification=label,
                 )
             )
         self.last_groups = groups
         self.last_labels = labels
+        self.last_means = means
+        self.last_stds = stds
         self.last_ends = ends
         self.last_key = key
-        trend_mean = self.group_avg[:n_groups].repeat(counts)
-        trend_std = self.group_std[:n_groups].repeat(counts)
+        trend_mean = np.array(means).repeat(counts)
+        trend_std = np.array(stds).repeat(counts)
         if n != n_original:
             full_mean = np.full(n_original, np.nan)
             full_std = np.full(n_original, np.nan)
@@ -423,3 +437,11 @@ class _Engine:
             missing=_readonly(missing),
             pruned=bool(self.prune),
         )
+
+
+def _sample_std(population_std: float, size: int) -> float:
+    """Sample standard deviation (``ddof=1``) from jumpavg's population one; NaN for one
+    sample (as :attr:`Segment.std`)."""
+    if size < 2:
+        return math.nan
+    return population_std * math.sqrt(size / (size - 1))
