@@ -283,6 +283,20 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
     the current record by more than the margin, the candidate cannot be strictly smaller,
     so its exact value is not needed; its statistics are still updated exactly, and its
     pruning bound uses the lower bound.
+
+    Why i.i.d. noise stays O(N²). The rule compares candidate j with "best prefix i, then a
+    new group", for every possible future. On a series without level changes the best
+    partition is one group, and every old candidate j is a split whose code length exceeds
+    ``F(i)`` by one group header (mean, length and stdev codes, ≈ ``log2 Z`` + ``L(k)``
+    bits) minus its better fit. A future union of j's group with later runs saves exactly
+    such a header, so ``K`` must contain one (``log2 Z(q)``, ``L(k1)``); the headers cancel
+    and what is left is the fit gain of a split, which is never negative (more parameters
+    never fit worse; the bound itself uses this superadditivity). So no candidate can be
+    dropped: measured on N(100, 1) noise of 500 to 2,000 runs, ``cand − K − F(i)`` is about
+    −20 bits (median) and never positive; bounding the union's mean term jointly with the
+    future group's (``|a_U − p| ≤ |a1 − p| + |q − a1| + |a2 − q|``) only moves it to −10
+    (maximum −4 to −6). This is the known worst case of PELT-type exact pruning (no change
+    points: quadratic); only a level change makes candidates before it prunable.
     """
     inv_unit = 1.0 / unit
     log2_m1 = math.log(max_u + 1.0) / LN2
@@ -443,48 +457,91 @@ def describe_groups(
     run_n: np.ndarray,
     run_avg: np.ndarray,
     run_sd: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
+    best_start: np.ndarray,
+    n_runs: int,
     last_avg: np.ndarray,
     unit: float,
     max_u: float,
     tab_l: np.ndarray,
     tab_c: np.ndarray,
     tab_d: np.ndarray,
+    memo_end: np.ndarray,
+    memo_n: np.ndarray,
+    memo_avg: np.ndarray,
+    memo_sd: np.ndarray,
+    out_start: np.ndarray,
+    out_end: np.ndarray,
     out_n: np.ndarray,
     out_avg: np.ndarray,
     out_sd: np.ndarray,
     out_bits: np.ndarray,
-) -> None:
-    """Statistics and code length of the final groups, as the programme built them.
+) -> int:
+    """Backtrack the best partition of runs ``0 .. n_runs − 1`` and describe its groups.
 
     A group's statistics are the new-group statistics of its first run followed by the
-    pairwise merges of its other runs, in order; its bits are coded after the previous
-    mean ``P(start)`` of the best prefix before it.
+    pairwise merges of its other runs, in order (as the programme built them); its bits
+    are coded after the previous mean ``P(start)`` of the best prefix before it.
+
+    The merge chain of a group depends only on its runs, so it is memoised per start run:
+    ``memo_end[j]`` (0: nothing held) is the end of the runs merged so far from run j and
+    ``memo_n/avg/sd[j]`` their statistics. A group ``[j, end)`` with
+    ``j < memo_end[j] <= end`` continues the chain from there instead of from run j; the
+    floats are those of the full chain because it is the same sequence of merges.
 
     Parameters
     ----------
     run_n, run_avg, run_sd : ndarray, shape (n_runs,)
         Per-run statistics.
-    starts, ends : ndarray of int64, shape (n_groups,)
-        Half-open run ranges of the groups.
+    best_start : ndarray of int64, shape (n_runs,)
+        Start run of the last group of the best partition of runs ``0..i``.
+    n_runs : int
+        Runs to describe (``>= 1``).
     last_avg : ndarray of float64, shape (n_runs + 1,)
         ``P`` per prefix length.
     unit, max_u : float
         Resolution unit and ``M``.
     tab_l, tab_c, tab_d : ndarray of float64
         Per-size tables.
-    out_n, out_avg, out_sd, out_bits : ndarray, shape (n_groups,)
-        Outputs: size, live mean and stdev (not re-merged), bits.
+    memo_end, memo_n, memo_avg, memo_sd : ndarray, shape (n_runs,)
+        Memo of the merge chains per start run (read and updated).
+    out_start, out_end, out_n, out_avg, out_sd, out_bits : ndarray, shape (n_runs,)
+        Outputs in entries ``first_slot .. n_runs − 1`` (one per group, in time order):
+        half-open run range, size, live mean and population stdev (not re-merged) and
+        bits.
+
+    Returns
+    -------
+    int
+        ``first_slot``: the number of groups is ``n_runs − first_slot``.
     """
+    # backtrack: the groups fill the last slots, ending at slot n_runs - 1
+    first_slot = n_runs
+    end = n_runs
+    while end > 0:
+        first_slot -= 1
+        out_end[first_slot] = end
+        end = best_start[end - 1]
+        out_start[first_slot] = end
     log2_m1 = math.log(max_u + 1.0) / LN2
     c_term = math.log(1.0 - 1.0 / (max_u + 2.0)) / LN2
-    for g in range(starts.shape[0]):
-        first = starts[g]
-        n = run_n[first]
-        avg, sd = remerge(n, run_avg[first], run_sd[first])
-        for r in range(first + 1, ends[g]):
+    for g in range(first_slot, n_runs):
+        first = out_start[g]
+        stop = out_end[g]
+        if first < memo_end[first] <= stop:
+            n = memo_n[first]
+            avg = memo_avg[first]
+            sd = memo_sd[first]
+            r0 = memo_end[first]
+        else:
+            n = run_n[first]
+            avg, sd = remerge(n, run_avg[first], run_sd[first])
+            r0 = first + 1
+        for r in range(r0, stop):
             n, avg, sd = merge_pair(n, avg, sd, run_n[r], run_avg[r], run_sd[r])
+        memo_end[first] = stop
+        memo_n[first] = n
+        memo_avg[first] = avg
+        memo_sd[first] = sd
         has_prev = first > 0
         prev_u = 0.0
         norm = 1.0
@@ -498,6 +555,7 @@ def describe_groups(
         out_avg[g] = avg
         out_sd[g] = sd
         out_bits[g] = bits
+    return first_slot
 
 
 @kernel

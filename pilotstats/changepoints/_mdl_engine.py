@@ -9,7 +9,6 @@ terms of the code length (computed with CPython's ``math``).
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -112,10 +111,57 @@ def _label(mean: float, previous: float, higher_is_better: bool) -> MdlLabel:
 
 
 class _Engine:
-    """The programme's O(N) state for a growing list of runs."""
+    """The programme's O(N) state for a growing list of runs.
+
+    Runs are only ever appended; :meth:`result` relies on that (the merge chains of the
+    groups and the groups of the previous result stay valid while the runs they cover are
+    unchanged).
+    """
+
+    _ints: np.ndarray  # the blocks whose rows are the arrays below
+    _floats: np.ndarray
+    run_n: np.ndarray
+    run_avg: np.ndarray
+    run_sd: np.ndarray
+    run_offset: np.ndarray  # first sample of each run
+    best_bits: np.ndarray
+    last_avg: np.ndarray
+    best_start: np.ndarray
+    open_start: np.ndarray
+    open_n: np.ndarray
+    open_avg: np.ndarray
+    open_sd: np.ndarray
+    open_base: np.ndarray
+    open_prev: np.ndarray
+    open_norm: np.ndarray
+    open_log2norm: np.ndarray
+    open_far: np.ndarray
+    open_mean_y: np.ndarray
+    open_mean_ln: np.ndarray
+    open_mean_inv: np.ndarray
+    open_sd_y: np.ndarray
+    open_sd_ln: np.ndarray
+    open_size_l: np.ndarray
+    open_size_h: np.ndarray
+    scratch: np.ndarray
+    memo_end: np.ndarray
+    memo_n: np.ndarray
+    memo_avg: np.ndarray
+    memo_sd: np.ndarray
+    group_start: np.ndarray
+    group_end: np.ndarray
+    group_n: np.ndarray
+    group_avg: np.ndarray
+    group_sd: np.ndarray
+    group_bits: np.ndarray
 
     def __init__(
-        self, resolution: float | None, sbps: float | None, prune: bool, name: str = "x"
+        self,
+        resolution: float | None,
+        sbps: float | None,
+        prune: bool,
+        name: str = "x",
+        capacity: int = 16,
     ) -> None:
         self.resolution_given = resolution
         self.sbps_given = sbps
@@ -130,41 +176,51 @@ class _Engine:
         self.low_used = 0.0
         self.max_used = -1.0
         self.n_samples = 0
-        self._allocate(16)
+        # Bumped whenever the programme restarts from run 0 (new maximum or minimum): the
+        # code lengths and P of earlier prefixes may then differ.
+        self.generation = 0
+        # The groups of the previous result, reused while they stay the same (see result).
+        self.last_groups: list[TrendGroup] = []
+        self.last_labels: list[MdlLabel] = []
+        self.last_means: list[float] = []
+        self.last_stds: list[float] = []
+        self.last_ends = np.zeros(0, dtype=np.int64)
+        self.last_key: tuple[int, bool] = (-1, False)
+        self._allocate(max(int(capacity), 1))
+
+    _INT_ARRAYS = (
+        "run_n", "run_offset", "best_start", "open_start", "open_n", "memo_end", "memo_n",
+        "group_start", "group_end", "group_n",
+    )  # fmt: skip
+    #: rows group_start, group_end, group_n (consecutive)
+    _GROUP_INTS = slice(_INT_ARRAYS.index("group_start"), _INT_ARRAYS.index("group_n") + 1)
+    _FLOAT_ARRAYS = (
+        "best_bits", "last_avg", "run_avg", "run_sd", "open_avg", "open_sd", "open_base",
+        "open_prev", "open_norm", "open_log2norm", "open_far", "open_mean_y", "open_mean_ln",
+        "open_mean_inv", "open_sd_y", "open_sd_ln", "open_size_l", "open_size_h", "scratch",
+        "memo_avg", "memo_sd", "group_avg", "group_sd", "group_bits",
+    )  # fmt: skip
+    #: rows group_avg, group_sd, group_bits (consecutive)
+    _GROUP_FLOATS = slice(
+        _FLOAT_ARRAYS.index("group_avg"), _FLOAT_ARRAYS.index("group_bits") + 1
+    )
 
     def _allocate(self, capacity: int) -> None:
+        """Grow every per-run array to ``capacity`` runs, keeping the held values.
+
+        The arrays are the C-contiguous rows of two blocks (one allocation per dtype) of
+        ``capacity + 1`` entries (per prefix length; the per-run arrays leave the last
+        entry unused).
+        """
+        ints = np.zeros((len(self._INT_ARRAYS), capacity + 1), dtype=np.int64)
+        floats = np.zeros((len(self._FLOAT_ARRAYS), capacity + 1), dtype=np.float64)
+        if self.capacity:
+            ints[:, : self.capacity + 1] = self._ints
+            floats[:, : self.capacity + 1] = self._floats
+        self._ints, self._floats = ints, floats
+        self.__dict__.update(zip(self._INT_ARRAYS, ints, strict=True))
+        self.__dict__.update(zip(self._FLOAT_ARRAYS, floats, strict=True))
         self.capacity = capacity
-
-        def grow(array: np.ndarray | None, size: int, dtype: Any, fill: Any = 0) -> np.ndarray:
-            new = np.full(size, fill, dtype=dtype)
-            if array is not None:
-                new[: array.shape[0]] = array
-            return new
-
-        get = self.__dict__.get
-        self.run_n = grow(get("run_n"), capacity, np.int64)
-        self.run_avg = grow(get("run_avg"), capacity, np.float64)
-        self.run_sd = grow(get("run_sd"), capacity, np.float64)
-        self.best_bits = grow(get("best_bits"), capacity + 1, np.float64)
-        self.last_avg = grow(get("last_avg"), capacity + 1, np.float64)
-        self.best_start = grow(get("best_start"), capacity, np.int64)
-        self.open_start = grow(get("open_start"), capacity, np.int64)
-        self.open_n = grow(get("open_n"), capacity, np.int64)
-        self.open_avg = grow(get("open_avg"), capacity, np.float64)
-        self.open_sd = grow(get("open_sd"), capacity, np.float64)
-        self.open_base = grow(get("open_base"), capacity, np.float64)
-        self.open_prev = grow(get("open_prev"), capacity, np.float64)
-        self.open_norm = grow(get("open_norm"), capacity, np.float64)
-        self.open_log2norm = grow(get("open_log2norm"), capacity, np.float64)
-        self.open_far = grow(get("open_far"), capacity, np.float64)
-        self.open_mean_y = grow(get("open_mean_y"), capacity, np.float64)
-        self.open_mean_ln = grow(get("open_mean_ln"), capacity, np.float64)
-        self.open_mean_inv = grow(get("open_mean_inv"), capacity, np.float64)
-        self.open_sd_y = grow(get("open_sd_y"), capacity, np.float64)
-        self.open_sd_ln = grow(get("open_sd_ln"), capacity, np.float64)
-        self.open_size_l = grow(get("open_size_l"), capacity, np.float64)
-        self.open_size_h = grow(get("open_size_h"), capacity, np.float64)
-        self.scratch = grow(get("scratch"), capacity, np.float64)
 
     def add_runs(self, samples: Float64Array1D, offsets: np.ndarray) -> None:
         """Append runs (samples already validated and finite)."""
@@ -173,15 +229,13 @@ class _Engine:
             return
         if self.n + count > self.capacity:
             self._allocate(max(2 * self.capacity, self.n + count))
-        avg = np.empty(count)
-        sd = np.empty(count)
-        _k.run_statistics(samples, offsets, avg, sd)
-        sizes = np.diff(offsets)
-        self.run_n[self.n : self.n + count] = sizes
-        self.run_avg[self.n : self.n + count] = avg
-        self.run_sd[self.n : self.n + count] = sd
-        self.n += count
-        self.n_samples += int(sizes.sum())
+        n, stop = self.n, self.n + count
+        # the kernel writes straight into the engine's rows
+        _k.run_statistics(samples, offsets, self.run_avg[n:stop], self.run_sd[n:stop])
+        np.subtract(offsets[1:], offsets[:-1], out=self.run_n[n:stop])
+        np.add(offsets, self.run_offset[n] - offsets[0], out=self.run_offset[n : stop + 1])
+        self.n = stop
+        self.n_samples += int(offsets[-1] - offsets[0])
         if samples.size:
             self.max_value = max(self.max_value, float(samples.max()))
             self.min_value = min(self.min_value, float(samples.min()))
@@ -201,6 +255,7 @@ class _Engine:
         if self.max_value != self.max_used or (self.prune and low < self.low_used):
             self.done = 0
             self.n_open = 0
+            self.generation += 1
             self.max_used = self.max_value
             self.low_used = low
         max_u = self.max_value / resolution
@@ -260,75 +315,111 @@ class _Engine:
         replaced: np.ndarray,
         missing: np.ndarray,
     ) -> TrendGroups:
+        """The partition of the runs held (``original``: caller's index of each run).
+
+        ``replaced`` and ``missing`` (bool, per original run) become the result's arrays
+        (made read-only): pass arrays nothing else writes to.
+
+        Groups equal to those of the previous result (same runs, same programme
+        generation and direction, and all groups before them equal) are reused as they
+        are; the others are built anew, so the cost beyond the O(n) per-run arrays is that
+        of the groups that changed.
+        """
         self.update()
         resolution, sbps_used = self.resolved_resolution()
         max_u = self.max_value / resolution
         n = self.n
-        starts_rev: list[int] = []
-        end = n
-        while end > 0:
-            first = int(self.best_start[end - 1])
-            starts_rev.append(first)
-            end = first
-        starts = np.array(starts_rev[::-1], dtype=np.int64)
-        ends = np.append(starts[1:], n).astype(np.int64)
-        n_groups = starts.shape[0]
-        out_n = np.empty(n_groups, dtype=np.int64)
-        out_avg = np.empty(n_groups)
-        out_sd = np.empty(n_groups)
-        out_bits = np.empty(n_groups)
         tables = _tables(self.n_samples + 2)
-        _k.describe_groups(
+        slot = _k.describe_groups(
             self.run_n,
             self.run_avg,
             self.run_sd,
-            starts,
-            ends,
+            self.best_start,
+            n,
             self.last_avg,
             resolution,
             max_u,
             tables.tab_l,
             tables.tab_c,
             tables.tab_d,
-            out_n,
-            out_avg,
-            out_sd,
-            out_bits,
+            self.memo_end,
+            self.memo_n,
+            self.memo_avg,
+            self.memo_sd,
+            self.group_start,
+            self.group_end,
+            self.group_n,
+            self.group_avg,
+            self.group_sd,
+            self.group_bits,
         )
-        sample_starts = np.concatenate(([0], np.cumsum(self.run_n[:n])))[starts]
-        groups: list[TrendGroup] = []
-        trend_mean = np.full(n_original, np.nan)
-        trend_std = np.full(n_original, np.nan)
-        anomaly = np.full(n_original, "normal", dtype="<U11")
-        previous = 0.0
-        for g in range(n_groups):
-            avg, sd = float(out_avg[g]), float(out_sd[g])
+        # group_start/end/n and group_avg/sd/bits are consecutive rows of their blocks
+        # (the groups are in slots slot .. n - 1)
+        n_groups = n - slot
+        start_l, end_l, size_l = self._ints[self._GROUP_INTS, slot:n].tolist()
+        avg_l, sd_l, bits_l = self._floats[self._GROUP_FLOATS, slot:n].tolist()
+        starts = self.group_start[slot:n]
+        ends = self.group_end[slot:n].copy()
+        counts = ends - starts
+        # Reuse the leading groups of the previous result that are unchanged; its last
+        # group reported live (not re-merged) statistics, so it is never reused.
+        key = (self.generation, bool(higher_is_better))
+        reused = 0
+        if key == self.last_key:
+            limit = min(n_groups, self.last_ends.shape[0]) - 1
+            if limit > 0:
+                differs = np.flatnonzero(ends[:limit] != self.last_ends[:limit])
+                reused = int(differs[0]) if differs.size else limit
+        groups = self.last_groups[:reused]
+        previous = groups[-1].mean if groups else 0.0
+        # caller's index of each group's first run (original[r] == r without missing runs)
+        first = starts.copy() if n == n_original else original[starts]
+        offsets = self.run_offset
+        labels = self.last_labels[:reused]
+        means = self.last_means[:reused]
+        stds = self.last_stds[:reused]
+        for g in range(reused, n_groups):
+            avg, sd = avg_l[g], sd_l[g]
             if g < n_groups - 1:
                 # jumpavg reports every group but the last through a copy.
-                avg, sd = (float(v) for v in _k.remerge.py_func(int(out_n[g]), avg, sd))
+                avg, sd = (float(v) for v in _k.remerge.py_func(size_l[g], avg, sd))
+            std = _sample_std(sd, size_l[g])
             label: MdlLabel = "normal" if g == 0 else _label(avg, previous, higher_is_better)
             previous = avg
-            first_original = int(original[starts[g]])
-            last_original = int(original[ends[g] - 1])
-            members = original[starts[g] : ends[g]]
-            std = _sample_std(sd, int(out_n[g]))
-            trend_mean[members] = avg
-            trend_std[members] = std
-            anomaly[first_original] = label
+            labels.append(label)
+            means.append(avg)
+            stds.append(std)
             groups.append(
                 TrendGroup(
-                    start=first_original,
-                    end=last_original + 1,
-                    n_samples=int(out_n[g]),
-                    n_runs=int(ends[g] - starts[g]),
-                    sample_start=int(sample_starts[g]),
+                    start=int(first[g]),
+                    end=end_l[g] if n == n_original else int(original[end_l[g] - 1]) + 1,
+                    n_samples=size_l[g],
+                    n_runs=end_l[g] - start_l[g],
+                    sample_start=int(offsets[start_l[g]]),
                     mean=avg,
                     std=std,
-                    bits=float(out_bits[g]),
+                    bits=bits_l[g],
                     classification=label,
                 )
             )
-        boundaries = np.array([grp.start for grp in groups[1:]], dtype=np.int64)
+        self.last_groups = groups
+        self.last_labels = labels
+        self.last_means = means
+        self.last_stds = stds
+        self.last_ends = ends
+        self.last_key = key
+        trend_mean = np.array(means).repeat(counts)
+        trend_std = np.array(stds).repeat(counts)
+        if n != n_original:
+            full_mean = np.full(n_original, np.nan)
+            full_std = np.full(n_original, np.nan)
+            full_mean[original] = trend_mean
+            full_std[original] = trend_std
+            trend_mean, trend_std = full_mean, full_std
+        anomaly = np.full(n_original, "normal", dtype="<U11")
+        if n_groups > 1:
+            anomaly[first[1:]] = labels[1:]
+        boundaries = first[1:]
         return TrendGroups(
             groups=tuple(groups),
             boundaries=_readonly(boundaries),
@@ -342,8 +433,8 @@ class _Engine:
             trend_mean=_readonly(trend_mean),
             trend_std=_readonly(trend_std),
             anomaly=_readonly(anomaly),
-            replaced=_readonly(np.array(replaced, dtype=bool)),
-            missing=_readonly(np.array(missing, dtype=bool)),
+            replaced=_readonly(replaced),
+            missing=_readonly(missing),
             pruned=bool(self.prune),
         )
 

@@ -129,12 +129,14 @@ def _apply_nan_policy(
 
 
 def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
-    if isinstance(values, (str, bytes)) or _is_real(values):
+    if isinstance(values, np.ndarray):  # neither a number, a string nor a mapping
+        pass
+    elif isinstance(values, (str, bytes)) or _is_real(values):
         raise InvalidInputError(
             f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
             f"{type(values).__name__}"
         )
-    if isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
+    elif isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
         raise InvalidInputError(
             f"{name} must be a sequence of runs in time order, got a "
             f"{type(values).__name__} (unordered or keyed); pass list(mapping.values()) "
@@ -160,24 +162,26 @@ def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
             raise NotEnoughDataError(f"{name} is empty; need at least one run")
         replaced = np.zeros(n, dtype=bool)
         missing = np.zeros(n, dtype=bool)
+        if np.isfinite(fast).all():  # the common case: every run present, none replaced
+            keep = np.arange(n, dtype=np.int64)
+            return _Runs(fast, np.arange(n + 1, dtype=np.int64), keep, n, replaced, missing)
         if np.isinf(fast).any():
             index = int(np.flatnonzero(np.isinf(fast))[0])
             raise InvalidInputError(
                 f"{name}[{index}] is infinite; the MDL model needs finite samples"
             )
         nan = np.isnan(fast)
-        if nan.any():
-            if policy == "raise":
-                index = int(np.flatnonzero(nan)[0])
-                raise InvalidInputError(
-                    f"{name}[{index}] is NaN; remove it, or pass nan_policy='omit' (drop "
-                    "NaN samples) or nan_policy='zero' (CSIT-Dash: a failed run is 0)"
-                )
-            if policy == "zero":
-                fast[nan] = 0.0
-                replaced = nan.copy()
-            else:
-                missing = nan.copy()
+        if policy == "raise":
+            index = int(np.flatnonzero(nan)[0])
+            raise InvalidInputError(
+                f"{name}[{index}] is NaN; remove it, or pass nan_policy='omit' (drop "
+                "NaN samples) or nan_policy='zero' (CSIT-Dash: a failed run is 0)"
+            )
+        if policy == "zero":
+            fast[nan] = 0.0
+            replaced = nan.copy()
+        else:
+            missing = nan.copy()
         keep = np.flatnonzero(~missing)
         samples = np.ascontiguousarray(fast[keep])
         offsets = np.arange(keep.size + 1, dtype=np.int64)
@@ -255,19 +259,20 @@ _MIN_MAGNITUDE = 2.0**-500
 
 
 def _check_range(samples: np.ndarray, name: str) -> None:
-    if samples.size and float(np.abs(samples).max()) > _MAX_MAGNITUDE:
+    if not samples.size:
+        return
+    peak = max(float(samples.max()), -float(samples.min()))
+    if peak > _MAX_MAGNITUDE:
         raise InvalidInputError(
             f"{name} has a sample of magnitude above {_MAX_MAGNITUDE:g}; rescale the data "
             "(the moment accumulation would overflow)"
         )
-    if samples.size:
-        peak = float(np.abs(samples).max())
-        if 0.0 < peak < _MIN_MAGNITUDE:
-            raise InvalidInputError(
-                f"{name} has no sample of magnitude above {_MIN_MAGNITUDE:g} (largest "
-                f"{peak!r}): the resolution would be subnormal and the code lengths "
-                "NaN; rescale the data (e.g. express it in a smaller unit)"
-            )
+    if 0.0 < peak < _MIN_MAGNITUDE:
+        raise InvalidInputError(
+            f"{name} has no sample of magnitude above {_MIN_MAGNITUDE:g} (largest "
+            f"{peak!r}): the resolution would be subnormal and the code lengths "
+            "NaN; rescale the data (e.g. express it in a smaller unit)"
+        )
 
 
 def _warn_mixed_signs(min_value: float, max_value: float, name: str) -> None:

@@ -280,11 +280,10 @@ def trend_compliance(
         )
     direction = bool(direction)
     trend = np.asarray(groups.trend_mean)
-    present = np.flatnonzero(~np.isnan(trend))
-    last = int(present[-1])
+    last_group = groups.groups[-1]
+    last = int(last_group.end) - 1  # the last run with a trend ends the last group
     n = last + 1
     last_trend = float(trend[last])
-    last_group = groups.groups[-1]
     n_last = int(last_group.n_runs)
     short_seconds: float | None = None
     long_seconds: float | None = None
@@ -292,6 +291,7 @@ def trend_compliance(
         lo = n - min(n, l_window)
         hi = n - min(n, s_window)  # exclusive
         candidates = np.arange(lo, hi)
+        window = trend[lo:hi]
     else:
         seconds = _times_seconds(times, groups.n_runs)
         short_seconds = _period_seconds(short_period, "short_period")
@@ -304,7 +304,7 @@ def trend_compliance(
             & (index >= n - l_window)
         )
         candidates = index[mask]
-    window = trend[candidates] if candidates.size else np.zeros(0)
+        window = trend[candidates]
     finite = window[~np.isnan(window)]
     if finite.size:
         reference = float(finite.max() if direction else finite.min())

@@ -149,7 +149,9 @@ def mdl_partition(
         )
     _check_range(runs.samples, "x")
     _warn_size(runs.n_original, "mdl_partition")
-    engine = _Engine(resolution_value, sbps_value, bool(pruning))
+    engine = _Engine(
+        resolution_value, sbps_value, bool(pruning), capacity=runs.offsets.shape[0] - 1
+    )
     engine.add_runs(runs.samples, runs.offsets)
     engine.resolved_resolution()  # named error for a non-positive maximum before any work
     _warn_mixed_signs(engine.min_value, engine.max_value, "x")
@@ -324,6 +326,6 @@ class MdlStream:
             self.higher_is_better,
             self._original[: self._n_kept],
             self._n_runs,
-            self._replaced[: self._n_runs],
-            self._missing[: self._n_runs],
+            self._replaced[: self._n_runs].copy(),  # the result keeps its own arrays
+            self._missing[: self._n_runs].copy(),
         )
