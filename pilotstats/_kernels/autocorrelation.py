@@ -14,6 +14,22 @@ from pilotstats._kernels._jit import kernel
 
 
 @kernel
+def compensated_add(total: float, compensation: float, value: float) -> tuple[float, float]:
+    """One step of Neumaier's compensated summation: ``(total + value, compensation')``.
+
+    The rounding error of ``total + value`` is added to ``compensation``, so that
+    ``total + compensation`` carries the sum to about twice the working precision
+    (A. Neumaier, ZAMM 54 (1974) 39–51).
+    """
+    t = total + value
+    if abs(total) >= abs(value):
+        compensation += (total - t) + value
+    else:
+        compensation += (value - t) + total
+    return t, compensation
+
+
+@kernel
 def overall_mean(x: np.ndarray, harmonic: bool) -> float:
     """Mean of all samples: arithmetic ``sum(x)/n`` or harmonic ``n/sum(1/x)``.
 
@@ -48,12 +64,7 @@ def overall_mean(x: np.ndarray, harmonic: bool) -> float:
     compensation = 0.0
     for i in range(n):
         value = (1.0 / x[i] if harmonic else x[i]) * scale - shift
-        t = total + value
-        if abs(total) >= abs(value):
-            compensation += (total - t) + value
-        else:
-            compensation += (value - t) + total
-        total = t
+        total, compensation = compensated_add(total, compensation, value)
     mean_y = shift + (total + compensation) / n
     if harmonic:
         return float(1.0 / mean_y)
@@ -103,12 +114,7 @@ def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[floa
     filled = 0  # samples in the current block
     for i in range(h * q):  # one flat loop: as fast for q = 1 as for long blocks
         value = (1.0 / x[i] if harmonic else x[i]) - shift
-        t = block_total + value
-        if abs(block_total) >= abs(value):
-            compensation += (block_total - t) + value
-        else:
-            compensation += (value - t) + block_total
-        block_total = t
+        block_total, compensation = compensated_add(block_total, compensation, value)
         filled += 1
         if filled == q:
             block_total += compensation
@@ -177,12 +183,7 @@ def extend_prefix_sums(
     compensation = low[start]
     for i in range(start, stop):
         value = (1.0 / x[i] if harmonic else x[i]) - shift
-        t = total + value
-        if abs(total) >= abs(value):
-            compensation += (total - t) + value
-        else:
-            compensation += (value - t) + total
-        total = t
+        total, compensation = compensated_add(total, compensation, value)
         high[i + 1] = total
         low[i + 1] = compensation
 
