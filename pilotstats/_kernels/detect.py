@@ -163,7 +163,7 @@ def pairwise_sum(values: np.ndarray) -> float:
     n = values.shape[0]
     los = np.empty(128, dtype=np.int64)
     counts = np.empty(128, dtype=np.int64)
-    states = np.zeros(128, dtype=np.int64)
+    states = np.empty(128, dtype=np.int64)  # set on every push
     partial = np.empty(128)
     filled = 0
     los[0] = 0
@@ -233,14 +233,16 @@ def sort_order(values: np.ndarray) -> np.ndarray:
     compile in numba.
     """
     n = values.shape[0]
-    order = np.arange(n)
+    order = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        order[k] = k
     spare = np.empty(n, dtype=np.int64)
     width = 1
     while width < n:
         lo = 0
         while lo < n:  # merge order[lo:mid] and order[mid:hi] into spare[lo:hi]
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
+            mid = lo + width if lo + width < n else n
+            hi = lo + 2 * width if lo + 2 * width < n else n
             i = lo
             j = mid
             for k in range(lo, hi):
@@ -295,7 +297,7 @@ def midranks(values: np.ndarray) -> tuple[np.ndarray, float]:
     return ranks, ties
 
 
-@kernel
+@kernel(python_entry=True)  # also called from Python (scale-change location)
 def absolute_steps(window: np.ndarray) -> np.ndarray:
     """``|v_i − v_{i−1}|`` of a window v, the first step repeated so that the length is kept
     (empty for fewer than two values)."""
@@ -331,8 +333,8 @@ def window_scans(
     """
     window = x[start:end]
     length = window.shape[0]
-    found = np.full(2, min_size, dtype=np.int64)
-    maxima = np.zeros(2)
+    level_split = step_split = min_size
+    level_z = step_z = 0.0
     for scan in range(2 if steps else 1):
         values = window if scan == 0 else absolute_steps(window)
         factor = inflation if scan == 0 else step_inflation
@@ -349,14 +351,18 @@ def window_scans(
             partial += ranks[t - 1]
             split = float(t)
             variance = split * (length - split) / 12.0 * spread * factor
-            deviation = max(abs(partial - split * (length + 1) / 2.0) - 0.5, 0.0)
+            deviation = abs(partial - split * (length + 1) / 2.0) - 0.5
+            if 0.0 > deviation:  # max(deviation, 0.0)
+                deviation = 0.0
             z = deviation / math.sqrt(variance)
             if z > best_z:
                 best = t
                 best_z = z
-        found[scan] = best
-        maxima[scan] = best_z
-    return int(found[0]), float(maxima[0]), int(found[1]), float(maxima[1])
+        if scan == 0:
+            level_split, level_z = best, best_z
+        else:
+            step_split, step_z = best, best_z
+    return level_split, level_z, step_split, step_z
 
 
 @kernel
@@ -390,7 +396,12 @@ def posterior_location(
             low = centre - clip * spread
             high = centre + clip * spread
             for i in range(lo, hi):
-                values[i] = min(max(window[i], low), high)
+                value = window[i]  # min(max(window[i], low), high)
+                if low > value:
+                    value = low
+                if high < value:
+                    value = high
+                values[i] = value
     mean = pairwise_sum(values) / length
     centred = np.empty(length)
     for i in range(length):
@@ -414,7 +425,11 @@ def posterior_location(
     for i in range(length - 1):
         differences[i] = centred[i + 1] - centred[i]
     successive = np.dot(differences, differences)
-    noise = min(rss[best] / max(length - 2, 1), successive / (2.0 * max(length - 1, 1)))
+    # min(rss[best] / max(length - 2, 1), successive / (2.0 * max(length - 1, 1)))
+    noise = rss[best] / (length - 2 if length - 2 > 1 else 1)
+    smooth = successive / (2.0 * (length - 1 if length - 1 > 1 else 1))
+    if smooth < noise:
+        noise = smooth
     if not noise > 0.0:
         return min_size + best
     cumulative = np.empty(count + 1)
@@ -426,8 +441,11 @@ def posterior_location(
     mass = np.empty(count)
     top = -math.inf
     for j in range(count):
-        mass[j] = cumulative[min(j + tolerance + 1, count)] - cumulative[max(j - tolerance, 0)]
-        top = max(top, mass[j])
+        upper = j + tolerance + 1 if j + tolerance + 1 < count else count
+        lower = j - tolerance if j - tolerance > 0 else 0
+        mass[j] = cumulative[upper] - cumulative[lower]
+        if mass[j] > top:
+            top = mass[j]
     floor = top * (1.0 - 1e-9)
     chosen = -1
     for j in range(count):
@@ -461,14 +479,17 @@ def residual_rank_lag1(x: np.ndarray, width: int, bounds: np.ndarray) -> float:
                 residual[i] = x[i] - centre
     else:
         half = width // 2
-        first = np.empty(width)
+        padded = np.empty(n + 2 * half)  # x continued with its edge values
+        for k in range(n + 2 * half):
+            padded[k] = x[0] if k < half else (x[n - 1] if k - half >= n else x[k - half])
+        order = sort_order(padded[:width])
+        window = np.empty(width)
         for k in range(width):
-            first[k] = x[min(max(k - half, 0), n - 1)]
-        window = first[sort_order(first)]
+            window[k] = padded[order[k]]
         residual[0] = x[0] - window[half]
         for i in range(1, n):
-            leaving = x[min(max(i - 1 - half, 0), n - 1)]
-            entering = x[min(i + half, n - 1)]
+            leaving = padded[i - 1]
+            entering = padded[i - 1 + width]
             lo = 0  # first position holding a value >= leaving (it is there)
             hi = width - 1
             while lo < hi:
