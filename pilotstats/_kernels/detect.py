@@ -4,12 +4,12 @@ Documentation: ``docs/algorithms/detect-changes.md``. The rank test: the Mann–
 of a window (:func:`window_scans`), the posterior window location
 (:func:`posterior_location`) and the rank autocorrelation of residuals
 (:func:`residual_rank_lag1`), with the helpers :func:`sort_order` (a stable merge sort),
-:func:`median`, :func:`midranks`, :func:`absolute_steps` and :func:`pairwise_sum`. They
-release the GIL, so the threads of ``detect_many`` run them on several cores. Their
-floating-point operations are NumPy's, in NumPy's order (pairwise sums as ``np.sum``, BLAS
-``np.dot``, libm ``exp``), so they give bit for bit what the NumPy statement of the method
-gives (``tests/test_detect_kernels.py``). NumPy's own ``argsort`` and ``median`` are not
-used: they take seconds to compile.
+:func:`median`, :func:`midranks`, :func:`absolute_steps` and :func:`clipped_sides`.
+They release the GIL, so the threads of ``detect_many`` run them on several cores. Their
+floating-point operations are NumPy's, in NumPy's order (BLAS ``np.dot``, libm ``exp``; the
+one pairwise mean, ``values.mean()``, is taken by the caller), so they give bit for bit
+what the NumPy statement of the method gives (``tests/test_detect_kernels.py``). NumPy's
+own ``argsort`` and ``median`` are not used: they take seconds to compile.
 
 The permutation test (*Permutation variant*): the
 statistic is the EDM contrast for a single split of one window,
@@ -30,12 +30,12 @@ from pilotstats._kernels._jit import kernel
 
 __all__ = [
     "absolute_steps",
+    "clipped_sides",
     "fenwick_add",
     "fenwick_kth",
     "median",
     "median_contrast_scan",
     "midranks",
-    "pairwise_sum",
     "posterior_location",
     "residual_rank_lag1",
     "sort_order",
@@ -149,80 +149,6 @@ def median_contrast_scan(
 # ----------------------------------------------------------------------------------------
 # rank scan, location estimate and residual autocorrelation of the "rank" test
 # ----------------------------------------------------------------------------------------
-
-
-@kernel
-def pairwise_sum(values: np.ndarray) -> float:
-    """Sum of ``values`` in NumPy's order (``np.sum`` of a contiguous float64 vector).
-
-    NumPy adds blocks of at most 128 values with eight interleaved accumulators (fewer than
-    eight values: one running sum) and combines blocks by recursive halving (halves rounded
-    down to a multiple of 8); the reduction starts from 0.0. Reproducing that order keeps
-    results bit-identical to ``np.sum`` / ``np.mean``. Iterative (explicit stack).
-    """
-    n = values.shape[0]
-    los = np.empty(128, dtype=np.int64)
-    counts = np.empty(128, dtype=np.int64)
-    states = np.empty(128, dtype=np.int64)  # set on every push
-    partial = np.empty(128)
-    filled = 0
-    los[0] = 0
-    counts[0] = n
-    states[0] = 0
-    top = 1
-    while top > 0:
-        top -= 1
-        lo = los[top]
-        count = counts[top]
-        if count <= 128:
-            if count < 8:
-                block = -0.0
-                for i in range(lo, lo + count):
-                    block += values[i]
-            else:
-                r0 = values[lo]
-                r1 = values[lo + 1]
-                r2 = values[lo + 2]
-                r3 = values[lo + 3]
-                r4 = values[lo + 4]
-                r5 = values[lo + 5]
-                r6 = values[lo + 6]
-                r7 = values[lo + 7]
-                i = 8
-                stop = count - count % 8
-                while i < stop:
-                    r0 += values[lo + i]
-                    r1 += values[lo + i + 1]
-                    r2 += values[lo + i + 2]
-                    r3 += values[lo + i + 3]
-                    r4 += values[lo + i + 4]
-                    r5 += values[lo + i + 5]
-                    r6 += values[lo + i + 6]
-                    r7 += values[lo + i + 7]
-                    i += 8
-                block = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-                while i < count:
-                    block += values[lo + i]
-                    i += 1
-            partial[filled] = block
-            filled += 1
-        elif states[top] == 0:
-            half = count // 2
-            half -= half % 8
-            states[top] = 1
-            top += 1
-            los[top] = lo + half
-            counts[top] = count - half
-            states[top] = 0
-            top += 1
-            los[top] = lo
-            counts[top] = half
-            states[top] = 0
-            top += 1
-        else:
-            filled -= 1
-            partial[filled - 1] = partial[filled - 1] + partial[filled]
-    return 0.0 + float(partial[0])
 
 
 @kernel
@@ -366,20 +292,10 @@ def window_scans(
 
 
 @kernel
-def posterior_location(
-    window: np.ndarray, provisional: int, min_size: int, tolerance: int, clip: float
-) -> int:
-    """Posterior window estimate of one change in ``window`` (0-based split).
-
-    ``provisional`` is the split t0 of the rank scan (:func:`window_scans` with inflation
-    1); each side of t0 is clipped to its median ± ``clip``·1.4826·MAD (sides with MAD 0
-    unchanged); on the centred window w the two-level ``RSS(t) = Σw² − S(t)² L/(t(L − t))``
-    over t ∈ [δ, L − δ]; if the minimum is an end of that range it is returned, else the
-    posterior ``exp(−(RSS(t) − min RSS)/(2 s²))`` with
-    ``s² = min(min RSS/(L − 2), Σ(Δw)²/(2(L − 1)))`` and the split whose ``±tolerance``
-    neighbourhood holds the most mass (ties within a relative 1e-9: the one nearest the
-    mode). The floating-point operations are NumPy's, in NumPy's order (pairwise mean,
-    BLAS dot products), so the result equals that of the NumPy statement of the method.
+def clipped_sides(window: np.ndarray, provisional: int, clip: float) -> np.ndarray:
+    """Copy of ``window`` with each side of the split ``provisional`` clipped to its median
+    ± ``clip``·1.4826·MAD (a side with MAD 0 is left as it is): the spike-robust values of
+    :func:`posterior_location`. ``np.clip`` with ``np.median`` bounds, bit for bit.
     """
     length = window.shape[0]
     values = window.copy()
@@ -402,7 +318,24 @@ def posterior_location(
                 if high < value:
                     value = high
                 values[i] = value
-    mean = pairwise_sum(values) / length
+    return values
+
+
+@kernel
+def posterior_location(values: np.ndarray, mean: float, min_size: int, tolerance: int) -> int:
+    """Posterior window estimate of one change in the window ``values`` (0-based split).
+
+    ``values`` are the window's :func:`clipped_sides` (clipped around the split of the rank
+    scan, :func:`window_scans` with inflation 1) and ``mean`` their mean (``values.mean()``,
+    taken by the caller: NumPy's pairwise summation); on the centred window w the two-level
+    ``RSS(t) = Σw² − S(t)² L/(t(L − t))`` over t ∈ [δ, L − δ]; if the minimum is an end of
+    that range it is returned, else the posterior ``exp(−(RSS(t) − min RSS)/(2 s²))`` with
+    ``s² = min(min RSS/(L − 2), Σ(Δw)²/(2(L − 1)))`` and the split whose ``±tolerance``
+    neighbourhood holds the most mass (ties within a relative 1e-9: the one nearest the
+    mode). The floating-point operations are NumPy's, in NumPy's order (BLAS dot
+    products), so the result equals that of the NumPy statement of the method.
+    """
+    length = values.shape[0]
     centred = np.empty(length)
     for i in range(length):
         centred[i] = values[i] - mean
