@@ -396,8 +396,8 @@ def residual_rank_lag1(x: np.ndarray, width: int, bounds: np.ndarray) -> float:
     when ``bounds`` is given (at least two entries), otherwise ``x`` minus its centred
     running median of odd ``width``, edges continued with the nearest value
     (``scipy.ndimage.median_filter(x, size=width, mode="nearest")``). The running median
-    updates a sorted copy of the window by one deletion and one insertion per step
-    (O(n·width) moves at worst).
+    keeps the window sorted: each step overwrites the leaving value (binary search) with the
+    entering one and moves that to its place (O(n·width) moves at worst).
     """
     n = x.shape[0]
     if n < 3:
@@ -415,36 +415,29 @@ def residual_rank_lag1(x: np.ndarray, width: int, bounds: np.ndarray) -> float:
         padded = np.empty(n + 2 * half)  # x continued with its edge values
         for k in range(n + 2 * half):
             padded[k] = x[0] if k < half else (x[n - 1] if k - half >= n else x[k - half])
-        order = sort_order(padded[:width])
-        window = np.empty(width)
-        for k in range(width):
-            window[k] = padded[order[k]]
-        residual[0] = x[0] - window[half]
-        for i in range(1, n):
-            leaving = padded[i - 1]
-            entering = padded[i - 1 + width]
-            lo = 0  # first position holding a value >= leaving (it is there)
-            hi = width - 1
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if window[mid] < leaving:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            for k in range(lo, width - 1):  # close the gap
-                window[k] = window[k + 1]
-            lo = 0  # insertion point among the width - 1 values kept
-            hi = width - 1
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if window[mid] < entering:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            for k in range(width - 1, lo, -1):
-                window[k] = window[k - 1]
-            window[lo] = entering
-            residual[i] = x[i] - window[half]
+        window = np.empty(width)  # the sorted values of the window ending at padded[k]
+        for k in range(n + 2 * half):
+            entering = padded[k]
+            slot = k  # while the first window fills: the next free slot
+            if k >= width:  # the slot of the value leaving the window (it is there)
+                leaving = padded[k - width]
+                slot = 0
+                hi = width - 1
+                while slot < hi:
+                    mid = (slot + hi) // 2
+                    if window[mid] < leaving:
+                        slot = mid + 1
+                    else:
+                        hi = mid
+            while slot > 0 and window[slot - 1] > entering:  # move entering to its place
+                window[slot] = window[slot - 1]
+                slot -= 1
+            while slot < width - 1 and slot < k and window[slot + 1] < entering:
+                window[slot] = window[slot + 1]
+                slot += 1
+            window[slot] = entering
+            if k >= width - 1:
+                residual[k - 2 * half] = x[k - 2 * half] - window[half]
     ranks, _ = midranks(residual)
     centred = np.empty(n)
     for i in range(n):
