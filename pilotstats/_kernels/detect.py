@@ -223,7 +223,7 @@ def midranks(values: np.ndarray) -> tuple[np.ndarray, float]:
     return ranks, ties
 
 
-@kernel(python_entry=True)  # also called from Python (scale-change location)
+@kernel(python_entry=True)  # type: ignore[untyped-decorator]  # also called from Python
 def absolute_steps(window: np.ndarray) -> np.ndarray:
     """``|v_i − v_{i−1}|`` of a window v, the first step repeated so that the length is kept
     (empty for fewer than two values)."""
