@@ -4,12 +4,12 @@ Documentation: ``docs/algorithms/detect-changes.md``. The rank test: the Mann–
 of a window (:func:`window_scans`), the posterior window location
 (:func:`posterior_location`) and the rank autocorrelation of residuals
 (:func:`residual_rank_lag1`), with the helpers :func:`sort_order` (a stable merge sort),
-:func:`median`, :func:`midranks`, :func:`absolute_steps` and :func:`pairwise_sum`. They
-release the GIL, so the threads of ``detect_many`` run them on several cores. Their
-floating-point operations are NumPy's, in NumPy's order (pairwise sums as ``np.sum``, BLAS
-``np.dot``, libm ``exp``), so they give bit for bit what the NumPy statement of the method
-gives (``tests/test_detect_kernels.py``). NumPy's own ``argsort`` and ``median`` are not
-used: they take seconds to compile.
+:func:`median`, :func:`midranks`, :func:`absolute_steps` and :func:`clipped_sides`.
+They release the GIL, so the threads of ``detect_many`` run them on several cores. Their
+floating-point operations are NumPy's, in NumPy's order (BLAS ``np.dot``, libm ``exp``; the
+one pairwise mean, ``values.mean()``, is taken by the caller), so they give bit for bit
+what the NumPy statement of the method gives (``tests/test_detect_kernels.py``). NumPy's
+own ``argsort`` and ``median`` are not used: they take seconds to compile.
 
 The permutation test (*Permutation variant*): the
 statistic is the EDM contrast for a single split of one window,
@@ -30,12 +30,12 @@ from pilotstats._kernels._jit import kernel
 
 __all__ = [
     "absolute_steps",
+    "clipped_sides",
     "fenwick_add",
     "fenwick_kth",
     "median",
     "median_contrast_scan",
     "midranks",
-    "pairwise_sum",
     "posterior_location",
     "residual_rank_lag1",
     "sort_order",
@@ -152,80 +152,6 @@ def median_contrast_scan(
 
 
 @kernel
-def pairwise_sum(values: np.ndarray) -> float:
-    """Sum of ``values`` in NumPy's order (``np.sum`` of a contiguous float64 vector).
-
-    NumPy adds blocks of at most 128 values with eight interleaved accumulators (fewer than
-    eight values: one running sum) and combines blocks by recursive halving (halves rounded
-    down to a multiple of 8); the reduction starts from 0.0. Reproducing that order keeps
-    results bit-identical to ``np.sum`` / ``np.mean``. Iterative (explicit stack).
-    """
-    n = values.shape[0]
-    los = np.empty(128, dtype=np.int64)
-    counts = np.empty(128, dtype=np.int64)
-    states = np.zeros(128, dtype=np.int64)
-    partial = np.empty(128)
-    filled = 0
-    los[0] = 0
-    counts[0] = n
-    states[0] = 0
-    top = 1
-    while top > 0:
-        top -= 1
-        lo = los[top]
-        count = counts[top]
-        if count <= 128:
-            if count < 8:
-                block = -0.0
-                for i in range(lo, lo + count):
-                    block += values[i]
-            else:
-                r0 = values[lo]
-                r1 = values[lo + 1]
-                r2 = values[lo + 2]
-                r3 = values[lo + 3]
-                r4 = values[lo + 4]
-                r5 = values[lo + 5]
-                r6 = values[lo + 6]
-                r7 = values[lo + 7]
-                i = 8
-                stop = count - count % 8
-                while i < stop:
-                    r0 += values[lo + i]
-                    r1 += values[lo + i + 1]
-                    r2 += values[lo + i + 2]
-                    r3 += values[lo + i + 3]
-                    r4 += values[lo + i + 4]
-                    r5 += values[lo + i + 5]
-                    r6 += values[lo + i + 6]
-                    r7 += values[lo + i + 7]
-                    i += 8
-                block = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-                while i < count:
-                    block += values[lo + i]
-                    i += 1
-            partial[filled] = block
-            filled += 1
-        elif states[top] == 0:
-            half = count // 2
-            half -= half % 8
-            states[top] = 1
-            top += 1
-            los[top] = lo + half
-            counts[top] = count - half
-            states[top] = 0
-            top += 1
-            los[top] = lo
-            counts[top] = half
-            states[top] = 0
-            top += 1
-        else:
-            filled -= 1
-            partial[filled - 1] = partial[filled - 1] + partial[filled]
-    return 0.0 + float(partial[0])
-
-
-@kernel
 def sort_order(values: np.ndarray) -> np.ndarray:
     """Stable sorting permutation of ``values`` (``np.argsort(values, kind="stable")``).
 
@@ -233,14 +159,16 @@ def sort_order(values: np.ndarray) -> np.ndarray:
     compile in numba.
     """
     n = values.shape[0]
-    order = np.arange(n)
+    order = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        order[k] = k
     spare = np.empty(n, dtype=np.int64)
     width = 1
     while width < n:
         lo = 0
         while lo < n:  # merge order[lo:mid] and order[mid:hi] into spare[lo:hi]
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
+            mid = lo + width if lo + width < n else n
+            hi = lo + 2 * width if lo + 2 * width < n else n
             i = lo
             j = mid
             for k in range(lo, hi):
@@ -295,7 +223,7 @@ def midranks(values: np.ndarray) -> tuple[np.ndarray, float]:
     return ranks, ties
 
 
-@kernel
+@kernel(python_entry=True)  # type: ignore[untyped-decorator]  # also called from Python
 def absolute_steps(window: np.ndarray) -> np.ndarray:
     """``|v_i − v_{i−1}|`` of a window v, the first step repeated so that the length is kept
     (empty for fewer than two values)."""
@@ -331,8 +259,8 @@ def window_scans(
     """
     window = x[start:end]
     length = window.shape[0]
-    found = np.full(2, min_size, dtype=np.int64)
-    maxima = np.zeros(2)
+    level_split = step_split = min_size
+    level_z = step_z = 0.0
     for scan in range(2 if steps else 1):
         values = window if scan == 0 else absolute_steps(window)
         factor = inflation if scan == 0 else step_inflation
@@ -349,31 +277,25 @@ def window_scans(
             partial += ranks[t - 1]
             split = float(t)
             variance = split * (length - split) / 12.0 * spread * factor
-            deviation = max(abs(partial - split * (length + 1) / 2.0) - 0.5, 0.0)
+            deviation = abs(partial - split * (length + 1) / 2.0) - 0.5
+            if 0.0 > deviation:  # max(deviation, 0.0)
+                deviation = 0.0
             z = deviation / math.sqrt(variance)
             if z > best_z:
                 best = t
                 best_z = z
-        found[scan] = best
-        maxima[scan] = best_z
-    return int(found[0]), float(maxima[0]), int(found[1]), float(maxima[1])
+        if scan == 0:
+            level_split, level_z = best, best_z
+        else:
+            step_split, step_z = best, best_z
+    return level_split, level_z, step_split, step_z
 
 
 @kernel
-def posterior_location(
-    window: np.ndarray, provisional: int, min_size: int, tolerance: int, clip: float
-) -> int:
-    """Posterior window estimate of one change in ``window`` (0-based split).
-
-    ``provisional`` is the split t0 of the rank scan (:func:`window_scans` with inflation
-    1); each side of t0 is clipped to its median ± ``clip``·1.4826·MAD (sides with MAD 0
-    unchanged); on the centred window w the two-level ``RSS(t) = Σw² − S(t)² L/(t(L − t))``
-    over t ∈ [δ, L − δ]; if the minimum is an end of that range it is returned, else the
-    posterior ``exp(−(RSS(t) − min RSS)/(2 s²))`` with
-    ``s² = min(min RSS/(L − 2), Σ(Δw)²/(2(L − 1)))`` and the split whose ``±tolerance``
-    neighbourhood holds the most mass (ties within a relative 1e-9: the one nearest the
-    mode). The floating-point operations are NumPy's, in NumPy's order (pairwise mean,
-    BLAS dot products), so the result equals that of the NumPy statement of the method.
+def clipped_sides(window: np.ndarray, provisional: int, clip: float) -> np.ndarray:
+    """Copy of ``window`` with each side of the split ``provisional`` clipped to its median
+    ± ``clip``·1.4826·MAD (a side with MAD 0 is left as it is): the spike-robust values of
+    :func:`posterior_location`. ``np.clip`` with ``np.median`` bounds, bit for bit.
     """
     length = window.shape[0]
     values = window.copy()
@@ -390,8 +312,30 @@ def posterior_location(
             low = centre - clip * spread
             high = centre + clip * spread
             for i in range(lo, hi):
-                values[i] = min(max(window[i], low), high)
-    mean = pairwise_sum(values) / length
+                value = window[i]  # min(max(window[i], low), high)
+                if low > value:
+                    value = low
+                if high < value:
+                    value = high
+                values[i] = value
+    return values
+
+
+@kernel
+def posterior_location(values: np.ndarray, mean: float, min_size: int, tolerance: int) -> int:
+    """Posterior window estimate of one change in the window ``values`` (0-based split).
+
+    ``values`` are the window's :func:`clipped_sides` (clipped around the split of the rank
+    scan, :func:`window_scans` with inflation 1) and ``mean`` their mean (``values.mean()``,
+    taken by the caller: NumPy's pairwise summation); on the centred window w the two-level
+    ``RSS(t) = Σw² − S(t)² L/(t(L − t))`` over t ∈ [δ, L − δ]; if the minimum is an end of
+    that range it is returned, else the posterior ``exp(−(RSS(t) − min RSS)/(2 s²))`` with
+    ``s² = min(min RSS/(L − 2), Σ(Δw)²/(2(L − 1)))`` and the split whose ``±tolerance``
+    neighbourhood holds the most mass (ties within a relative 1e-9: the one nearest the
+    mode). The floating-point operations are NumPy's, in NumPy's order (BLAS dot
+    products), so the result equals that of the NumPy statement of the method.
+    """
+    length = values.shape[0]
     centred = np.empty(length)
     for i in range(length):
         centred[i] = values[i] - mean
@@ -414,7 +358,11 @@ def posterior_location(
     for i in range(length - 1):
         differences[i] = centred[i + 1] - centred[i]
     successive = np.dot(differences, differences)
-    noise = min(rss[best] / max(length - 2, 1), successive / (2.0 * max(length - 1, 1)))
+    # min(rss[best] / max(length - 2, 1), successive / (2.0 * max(length - 1, 1)))
+    noise = rss[best] / (length - 2 if length - 2 > 1 else 1)
+    smooth = successive / (2.0 * (length - 1 if length - 1 > 1 else 1))
+    if smooth < noise:
+        noise = smooth
     if not noise > 0.0:
         return min_size + best
     cumulative = np.empty(count + 1)
@@ -426,8 +374,11 @@ def posterior_location(
     mass = np.empty(count)
     top = -math.inf
     for j in range(count):
-        mass[j] = cumulative[min(j + tolerance + 1, count)] - cumulative[max(j - tolerance, 0)]
-        top = max(top, mass[j])
+        upper = j + tolerance + 1 if j + tolerance + 1 < count else count
+        lower = j - tolerance if j - tolerance > 0 else 0
+        mass[j] = cumulative[upper] - cumulative[lower]
+        if mass[j] > top:
+            top = mass[j]
     floor = top * (1.0 - 1e-9)
     chosen = -1
     for j in range(count):
@@ -445,8 +396,8 @@ def residual_rank_lag1(x: np.ndarray, width: int, bounds: np.ndarray) -> float:
     when ``bounds`` is given (at least two entries), otherwise ``x`` minus its centred
     running median of odd ``width``, edges continued with the nearest value
     (``scipy.ndimage.median_filter(x, size=width, mode="nearest")``). The running median
-    updates a sorted copy of the window by one deletion and one insertion per step
-    (O(n·width) moves at worst).
+    keeps the window sorted: each step overwrites the leaving value (binary search) with the
+    entering one and moves that to its place (O(n·width) moves at worst).
     """
     n = x.shape[0]
     if n < 3:
@@ -461,36 +412,32 @@ def residual_rank_lag1(x: np.ndarray, width: int, bounds: np.ndarray) -> float:
                 residual[i] = x[i] - centre
     else:
         half = width // 2
-        first = np.empty(width)
-        for k in range(width):
-            first[k] = x[min(max(k - half, 0), n - 1)]
-        window = first[sort_order(first)]
-        residual[0] = x[0] - window[half]
-        for i in range(1, n):
-            leaving = x[min(max(i - 1 - half, 0), n - 1)]
-            entering = x[min(i + half, n - 1)]
-            lo = 0  # first position holding a value >= leaving (it is there)
-            hi = width - 1
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if window[mid] < leaving:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            for k in range(lo, width - 1):  # close the gap
-                window[k] = window[k + 1]
-            lo = 0  # insertion point among the width - 1 values kept
-            hi = width - 1
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if window[mid] < entering:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            for k in range(width - 1, lo, -1):
-                window[k] = window[k - 1]
-            window[lo] = entering
-            residual[i] = x[i] - window[half]
+        padded = np.empty(n + 2 * half)  # x continued with its edge values
+        for k in range(n + 2 * half):
+            padded[k] = x[0] if k < half else (x[n - 1] if k - half >= n else x[k - half])
+        window = np.empty(width)  # the sorted values of the window ending at padded[k]
+        for k in range(n + 2 * half):
+            entering = padded[k]
+            slot = k  # while the first window fills: the next free slot
+            if k >= width:  # the slot of the value leaving the window (it is there)
+                leaving = padded[k - width]
+                slot = 0
+                hi = width - 1
+                while slot < hi:
+                    mid = (slot + hi) // 2
+                    if window[mid] < leaving:
+                        slot = mid + 1
+                    else:
+                        hi = mid
+            while slot > 0 and window[slot - 1] > entering:  # move entering to its place
+                window[slot] = window[slot - 1]
+                slot -= 1
+            while slot < width - 1 and slot < k and window[slot + 1] < entering:
+                window[slot] = window[slot + 1]
+                slot += 1
+            window[slot] = entering
+            if k >= width - 1:
+                residual[k - 2 * half] = x[k - 2 * half] - window[half]
     ranks, _ = midranks(residual)
     centred = np.empty(n)
     for i in range(n):

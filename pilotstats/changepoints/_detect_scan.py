@@ -88,7 +88,8 @@ def _posterior_location(
 
     With ``steps=True`` the estimate is made on the window's :func:`_absolute_steps` (a
     change of scale) and ``start`` is added to it. Computed by
-    :func:`pilotstats._kernels.detect.posterior_location`:
+    :func:`pilotstats._kernels.detect.clipped_sides` (step 2) and
+    :func:`pilotstats._kernels.detect.posterior_location` (steps 3 and 4):
 
     1. Provisional split t0: the rank-CUSUM arg-max
        (:func:`pilotstats._kernels.detect.window_scans`).
@@ -123,8 +124,8 @@ def _posterior_location(
     """
     window = _kd.absolute_steps(x[start:end]) if steps else x[start:end]
     provisional, _, _, _ = _kd.window_scans(window, 0, end - start, min_size, 1.0, 1.0, False)
-    clip = float(_config.DETECT_LOCATION_CLIP)
-    return start + int(_kd.posterior_location(window, provisional, min_size, tolerance, clip))
+    values = _kd.clipped_sides(window, provisional, float(_config.DETECT_LOCATION_CLIP))
+    return start + int(_kd.posterior_location(values, values.mean(), min_size, tolerance))
 
 
 def _rank_residual_autocorrelation(x: Float64Array1D, min_size: int) -> float:
