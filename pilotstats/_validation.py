@@ -29,6 +29,7 @@ __all__ = [
     "check_int",
     "check_probability",
     "check_real",
+    "check_rng",
     "check_text",
     "coerce_rng",
     "reject_container_misuse",
@@ -323,17 +324,33 @@ def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
     return value
 
 
+def check_rng(rng: Any, name: str = "rng") -> None:
+    """Check that :func:`coerce_rng` accepts ``rng``, without building a Generator.
+
+    Raises
+    ------
+    InvalidInputError
+        ``rng`` is not None, a non-negative integer seed, a SeedSequence, a BitGenerator or
+        a Generator.
+    """
+    if rng is None or isinstance(rng, np.random.Generator):
+        return
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        if int(rng) < 0:
+            raise InvalidInputError(f"{name} seed must be non-negative, got {rng}")
+        return
+    if not isinstance(rng, np.random.SeedSequence | np.random.BitGenerator):
+        raise InvalidInputError(
+            f"{name} must be None, a non-negative integer seed or a numpy Generator, "
+            f"got {_describe(rng)}"
+        )
+
+
 def coerce_rng(rng: Any, name: str = "rng") -> np.random.Generator:
     """Turn ``None``, an integer seed or a Generator into a :class:`numpy.random.Generator`."""
+    check_rng(rng, name)
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
-        if rng is not None and int(rng) < 0:
-            raise InvalidInputError(f"{name} seed must be non-negative, got {rng}")
-        return np.random.default_rng(None if rng is None else int(rng))
-    if isinstance(rng, np.random.SeedSequence | np.random.BitGenerator):
-        return np.random.default_rng(rng)
-    raise InvalidInputError(
-        f"{name} must be None, a non-negative integer seed or a numpy Generator, "
-        f"got {_describe(rng)}"
-    )
+    if isinstance(rng, numbers.Integral):
+        return np.random.default_rng(int(rng))
+    return np.random.default_rng(rng)
