@@ -467,7 +467,7 @@ def detect_changes(
         parameters["n_permutations"] = permutations
     return DetectedChangePoints(
         locations=guarded.locations,
-        segments=make_segments(segment_data, guarded.locations),
+        segments=make_segments(segment_data, guarded.locations, scale),
         n=n,
         method="detect_changes",
         parameters=parameters,
