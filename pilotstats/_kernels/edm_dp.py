@@ -550,7 +550,10 @@ def edm_dp(
     zz = padded_values(z, n)
     order = np.argsort(z, kind="stable").astype(np.int64)
     if lanes <= 1:
-        return edm_dp_serial(zz, order, n, delta, penalty, degree, percent_mode)
+        serial: tuple[np.ndarray, np.ndarray, np.ndarray] = edm_dp_serial(
+            zz, order, n, delta, penalty, degree, percent_mode
+        )
+        return serial
     F, prev, number, LM, nxt, prv, state, pred = dp_start(zz, order, n, percent_mode)
     edm_columns_parallel(
         zz, delta, penalty, degree, percent_mode, F, prev, number, LM, nxt, prv, state, pred,
