@@ -239,15 +239,18 @@ def check_real(
     InvalidInputError
         Not a real number, NaN (or infinite unless ``allow_inf``), or outside the range.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if type(value) is float:  # the common case, without the abstract-class checks below
+        result = value
+    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidInputError(f"{name} must be a real number, got {_describe(value)}")
-    try:
-        result = float(value)
-    except OverflowError:
-        raise InvalidInputError(
-            f"{name} must be a finite number, got an integer of {len(str(value))} digits "
-            "(beyond the float64 range)"
-        ) from None
+    else:
+        try:
+            result = float(value)
+        except OverflowError:
+            raise InvalidInputError(
+                f"{name} must be a finite number, got an integer of {len(str(value))} "
+                "digits (beyond the float64 range)"
+            ) from None
     if math.isnan(result) or (math.isinf(result) and not allow_inf):
         raise InvalidInputError(f"{name} must be a finite number, got {result!r}")
     lower_ok = low is None or (result >= low if low_inclusive else result > low)
@@ -297,9 +300,11 @@ def check_int(
     """
     if high is None:
         high = _config.MAX_INTEGER_PARAMETER
-    if isinstance(value, bool):
+    if type(value) is int:  # the common case, without the abstract-class checks below
+        result = value
+    elif isinstance(value, bool):
         raise InvalidInputError(f"{name} must be an integer, got {value!r}")
-    if isinstance(value, numbers.Integral):
+    elif isinstance(value, numbers.Integral):
         result = int(value)
     elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(
         value
