@@ -42,7 +42,7 @@ def penalty_factor(degree: int, k: int) -> float:
     return 2.0 * k + 1.0
 
 
-@kernel(python_entry=True)  # type: ignore[untyped-decorator]  # also called from Python
+@kernel
 def edm_columns(
     zz: np.ndarray,
     delta: int,
@@ -444,75 +444,6 @@ def backtrack(prev: np.ndarray, n: int) -> np.ndarray:
     return np.array(points[::-1], dtype=np.int64)
 
 
-@kernel(python_entry=True)  # type: ignore[untyped-decorator]  # also called from Python
-def dp_start(
-    zz: np.ndarray, order: np.ndarray, n: int, percent_mode: bool
-) -> tuple[
-    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-    np.ndarray,
-]:
-    """State of the batch DP over ``n`` samples before its first column.
-
-    Parameters
-    ----------
-    zz : ndarray of float64, shape (n + 2,)
-        Padded values (:func:`padded_values`).
-    order : ndarray of int64, shape (n,)
-        Stable argsort of the samples.
-    n : int
-        Number of samples, >= 1.
-    percent_mode : bool
-        EDM-percent (F starts at 0) or EDM-multi (F starts at −3).
-
-    Returns
-    -------
-    F : ndarray of float64, shape (n + 1,)
-    prev, number, LM : ndarray, shape (n + 1,)
-        int64, int64 and float64 zeros.
-    nxt, prv : ndarray of int64, shape (n + 2,)
-        The empty linked list.
-    state : ndarray of int64, shape (2,)
-        Median node and count, 0.
-    pred : ndarray of int64, shape (n + 2,)
-        :func:`insertion_predecessors`.
-    """
-    F = np.full(n + 1, 0.0 if percent_mode else -3.0)
-    prev = np.zeros(n + 1, dtype=np.int64)
-    number = np.zeros(n + 1, dtype=np.int64)
-    LM = np.zeros(n + 1)
-    nxt = np.zeros(n + 2, dtype=np.int64)
-    prv = np.zeros(n + 2, dtype=np.int64)
-    nxt[HEAD] = TAIL
-    prv[TAIL] = HEAD
-    state = np.zeros(2, dtype=np.int64)
-    pred = insertion_predecessors(zz, order, n)
-    return F, prev, number, LM, nxt, prv, state, pred
-
-
-@kernel
-def edm_dp_serial(
-    zz: np.ndarray,
-    order: np.ndarray,
-    n: int,
-    delta: int,
-    penalty: float,
-    degree: int,
-    percent_mode: bool,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The whole batch DP on one core: :func:`dp_start`, then :func:`edm_columns` over
-    every column, in one call (the arrays are allocated inside the kernel).
-
-    Returns ``(F, prev, number)`` as :func:`edm_dp`.
-    """
-    F, prev, number, LM, nxt, prv, state, pred = dp_start(zz, order, n, percent_mode)
-    tmp = np.zeros(n + 1)
-    edm_columns(
-        zz, delta, penalty, degree, percent_mode, F, prev, number, LM, tmp, nxt, prv,
-        state, pred, 1, n + 1,
-    )
-    return F, prev, number
-
-
 def edm_dp(
     z: np.ndarray,
     delta: int,
@@ -530,8 +461,8 @@ def edm_dp(
     delta, penalty, degree, percent_mode
         As in :func:`edm_columns`.
     lanes : int, default 1
-        1: serial kernel (:func:`edm_dp_serial`); more: :func:`edm_columns_parallel` with
-        that many workers (identical results).
+        1: serial kernel; more: :func:`edm_columns_parallel` with that many workers
+        (identical results).
 
     Returns
     -------
@@ -540,23 +471,62 @@ def edm_dp(
 
     Notes
     -----
-    O(n²) time (O(1) amortised per (t, s) pair), O(n) memory. The stable argsort is NumPy's
-    (it releases the GIL, and a compiled one takes seconds to compile).
+    O(n²) time (O(1) amortised per (t, s) pair), O(n) memory.
     """
     n = z.shape[0]
+    F = np.full(n + 1, 0.0 if percent_mode else -3.0)
+    prev = np.zeros(n + 1, dtype=np.int64)
+    number = np.zeros(n + 1, dtype=np.int64)
     if n == 0:
-        return (np.full(1, 0.0 if percent_mode else -3.0), np.zeros(1, dtype=np.int64),
-                np.zeros(1, dtype=np.int64))
+        return F, prev, number
     zz = padded_values(z, n)
     order = np.argsort(z, kind="stable").astype(np.int64)
-    if lanes <= 1:
-        serial: tuple[np.ndarray, np.ndarray, np.ndarray] = edm_dp_serial(
-            zz, order, n, delta, penalty, degree, percent_mode
+    pred = insertion_predecessors(zz, order, n)
+    LM = np.zeros(n + 1)
+    tmp = np.zeros(n + 1)
+    nxt = np.zeros(n + 2, dtype=np.int64)
+    prv = np.zeros(n + 2, dtype=np.int64)
+    nxt[HEAD] = TAIL
+    prv[TAIL] = HEAD
+    state = np.zeros(2, dtype=np.int64)
+    if lanes > 1:
+        edm_columns_parallel(
+            zz,
+            delta,
+            penalty,
+            degree,
+            percent_mode,
+            F,
+            prev,
+            number,
+            LM,
+            nxt,
+            prv,
+            state,
+            pred,
+            1,
+            n + 1,
+            lanes,
         )
-        return serial
-    F, prev, number, LM, nxt, prv, state, pred = dp_start(zz, order, n, percent_mode)
-    edm_columns_parallel(
-        zz, delta, penalty, degree, percent_mode, F, prev, number, LM, nxt, prv, state, pred,
-        1, n + 1, lanes,
-    )
+    else:
+        edm_columns(
+            zz,
+            delta,
+            penalty,
+            degree,
+            percent_mode,
+            F,
+            prev,
+            number,
+            LM,
+            tmp,
+            nxt,
+            prv,
+            state,
+            pred,
+            1,
+            n + 1,
+        )
     return F, prev, number
+
+
