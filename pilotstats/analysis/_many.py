@@ -49,6 +49,9 @@ _FLOAT_COLUMNS = ("last_trend", "reference", "short_term_change_percent",
 #: Batches with at least this many series show a progress bar when ``progress`` is None.
 PROGRESS_MIN_SERIES = 200
 
+#: At most this many series per task of the thread pool (fewer when there are few series).
+THREAD_CHUNK = 8
+
 Task = tuple[str, Any, np.ndarray]  # (series name, sort key, values)
 RowFunction = Callable[..., dict[str, Any]]
 
@@ -407,12 +410,16 @@ def _run_threads(tasks: list[Task], function: RowFunction, arguments: tuple[Any,
             if bar is not None:
                 bar.update(1)
         return rows
+    # a few series per future: fewer futures and thread wake-ups, each of which takes the
+    # GIL; small enough chunks that the threads still finish together
+    size = max(1, min(THREAD_CHUNK, len(tasks) // (16 * workers)))
+    chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pilotstats") as pool:
-        futures = [pool.submit(function, name, values, *arguments) for name, _, values in tasks]
-        for future in futures:
-            rows.append(future.result())
+        futures = [pool.submit(_run_batch, chunk, function, arguments) for chunk in chunks]
+        for chunk, future in zip(chunks, futures, strict=True):
+            rows.extend(future.result())
             if bar is not None:
-                bar.update(1)
+                bar.update(len(chunk))
     return rows
 
 
