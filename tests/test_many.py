@@ -290,6 +290,10 @@ class TestCsitChanges:
         assert csit_changes(trend, 10, 180, True)[0] == pytest.approx(100 * (9 - 10) / 10)
         assert math.isnan(csit_changes(trend, 0, 180, True)[0])
         assert all(math.isnan(v) for v in csit_changes(np.full(3, np.nan), 1, 5, True))
+        holes = np.array([10.0, np.nan, 12.0, np.nan])  # runs without a trend are skipped
+        assert csit_changes(holes, 1, 180, True) == (0.0, pytest.approx(20.0), 10.0)
+        assert math.isnan(csit_changes(holes, 2, 180, True)[0])  # trend[1] is missing
+        assert all(math.isnan(v) for v in csit_changes(np.zeros(0), 1, 5, True))
 
 
 def test_write_parquet_round_trip(tmp_path: Path) -> None:

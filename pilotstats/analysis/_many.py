@@ -262,13 +262,15 @@ def csit_changes(trend: np.ndarray, short_window: int, long_window: int,
     change: against the best trend of runs ``n − min(n, L) .. n − 1 − S`` (max when higher
     is better), the reference of :func:`~pilotstats.changepoints.trend_compliance`.
     """
-    present = np.flatnonzero(~np.isnan(trend))
-    if present.size == 0:
+    gaps = bool(np.isnan(trend).any())  # detect_many's trends have none
+    present = np.flatnonzero(~np.isnan(trend)) if gaps else None
+    if trend.shape[0] == 0 or (present is not None and present.size == 0):
         return math.nan, math.nan, math.nan
-    last = int(present[-1])
+    last = trend.shape[0] - 1 if present is None else int(present[-1])
     n = last + 1
     window = trend[n - min(n, long_window):n - min(n, short_window)]
-    window = window[~np.isnan(window)]
+    if gaps:
+        window = window[~np.isnan(window)]
     reference = math.nan
     if window.size:
         reference = float(window.max() if higher_is_better else window.min())
