@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench_many.py                    # 2,000 series x 500 points
     python benchmarks/bench_many.py --series 500       # quicker
     python benchmarks/bench_many.py --dask 1 2 4       # also a LocalCluster scaling table
+    python benchmarks/bench_many.py --kernel-share     # also the serial CPU in kernels
 
 Input: a long pandas table of ``--series`` series of ``--points`` N(10, 1) samples, a third
 of them with a 1-sigma step in the middle. For each batch function: a plain loop over the
@@ -14,7 +15,11 @@ single-series function (the baseline every batch must equal), ``workers=1`` (ser
 of every configuration are checked identical to the loop. JIT compilation is excluded
 (everything is called once first). With ``--dask``, a ``LocalCluster`` of 1, 2, 4 worker
 processes (one thread each) runs the same batch; the table gives wall time and wall time
-per series (so the cost of 10^5 series can be read off).
+per series (so the cost of 10^5 series can be read off). With ``--kernel-share``, the
+serial batch (``workers=1``) is run again with every compiled-kernel call timed (thread CPU
+time, median of ``--repeat``): CPU per series inside kernels (which release the GIL,
+including their dispatch) and outside them (Python and NumPy, mostly holding the GIL); the
+kernel share bounds what threads can gain (Amdahl).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import sys
 import time
 import warnings
@@ -59,6 +65,36 @@ def timed(function: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
     return best_wall, best_cpu, out
 
 
+def kernel_share(batch: Callable[..., Any], table: pd.DataFrame, kw: dict[str, Any],
+                 repeat: int) -> tuple[float, float, float]:
+    """Median thread CPU seconds of a serial batch: total, inside kernels, calls per series."""
+    from pilotstats._kernels._jit import LazyKernel
+
+    inside = [0.0, 0]
+    plain = LazyKernel.__call__
+
+    def timed_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        start = time.thread_time()
+        try:
+            return plain(self, *args, **kwargs)
+        finally:
+            inside[0] += time.thread_time() - start
+            inside[1] += 1
+
+    totals, kernels = [], []
+    LazyKernel.__call__ = timed_call  # type: ignore[method-assign]
+    try:
+        for _ in range(repeat):
+            inside[0], inside[1] = 0.0, 0
+            start = time.thread_time()
+            batch(table, workers=1, **kw)
+            totals.append(time.thread_time() - start)
+            kernels.append(inside[0])
+    finally:
+        LazyKernel.__call__ = plain  # type: ignore[method-assign]
+    return statistics.median(totals), statistics.median(kernels), float(inside[1])
+
+
 def same(a: pd.DataFrame, b: pd.DataFrame) -> bool:
     return bool(a.astype(str).equals(b.astype(str)))
 
@@ -69,6 +105,8 @@ def main() -> None:
     parser.add_argument("--points", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--dask", type=int, nargs="*", default=None, metavar="WORKERS")
+    parser.add_argument("--kernel-share", action="store_true",
+                        help="also the serial CPU per series inside and outside the kernels")
     args = parser.parse_args()
     table = make_table(args.series, args.points)
     series = [g["value"].to_numpy() for _, g in table.groupby("test")]
@@ -96,6 +134,17 @@ def main() -> None:
         identical = same(serial, threaded) and serial[locations].tolist() == expected
         print(f"| `{name}` | {loop_wall:.2f} | {w1:.2f} ({c1:.2f}) | {w2:.2f} ({c2:.2f}) | "
               f"{w1 / w2:.2f}x | {identical} |", flush=True)
+    if args.kernel_share:
+        print()
+        print("| function (workers=1) | CPU ms per series | in kernels | outside kernels | "
+              "kernel calls per series | kernel share |")
+        print("|---|---|---|---|---|---|")
+        for name, batch, _ in cases:
+            total, inside, calls = kernel_share(batch, table, kw, args.repeat)
+            per = 1e3 / args.series
+            print(f"| `{name}` | {total * per:.3f} | {inside * per:.3f} | "
+                  f"{(total - inside) * per:.3f} | {calls / args.series:.1f} | "
+                  f"{inside / total:.1%} |", flush=True)
     if args.dask:
         from distributed import Client, LocalCluster
 

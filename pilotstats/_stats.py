@@ -59,7 +59,8 @@ def arithmetic_scale(values: np.ndarray) -> float:
     unchanged, and dividing a result by the scale restores it exactly (up to the rounding
     of the operation). O(n).
     """
-    peak = float(np.max(np.abs(values))) if values.size else 0.0
+    # max|v| as max(max v, −min v) (exact; NaN when any value is NaN), without a copy
+    peak = max(float(values.max()), -float(values.min())) if values.size else 0.0
     if peak > 2.0**500:
         return math.ldexp(1.0, -math.frexp(peak)[1])
     return 1.0

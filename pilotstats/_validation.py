@@ -29,6 +29,7 @@ __all__ = [
     "check_int",
     "check_probability",
     "check_real",
+    "check_rng",
     "check_text",
     "coerce_rng",
     "reject_container_misuse",
@@ -238,15 +239,18 @@ def check_real(
     InvalidInputError
         Not a real number, NaN (or infinite unless ``allow_inf``), or outside the range.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if type(value) is float:  # the common case, without the abstract-class checks below
+        result = value
+    elif isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidInputError(f"{name} must be a real number, got {_describe(value)}")
-    try:
-        result = float(value)
-    except OverflowError:
-        raise InvalidInputError(
-            f"{name} must be a finite number, got an integer of {len(str(value))} digits "
-            "(beyond the float64 range)"
-        ) from None
+    else:
+        try:
+            result = float(value)
+        except OverflowError:
+            raise InvalidInputError(
+                f"{name} must be a finite number, got an integer of {len(str(value))} "
+                "digits (beyond the float64 range)"
+            ) from None
     if math.isnan(result) or (math.isinf(result) and not allow_inf):
         raise InvalidInputError(f"{name} must be a finite number, got {result!r}")
     lower_ok = low is None or (result >= low if low_inclusive else result > low)
@@ -296,9 +300,11 @@ def check_int(
     """
     if high is None:
         high = _config.MAX_INTEGER_PARAMETER
-    if isinstance(value, bool):
+    if type(value) is int:  # the common case, without the abstract-class checks below
+        result = value
+    elif isinstance(value, bool):
         raise InvalidInputError(f"{name} must be an integer, got {value!r}")
-    if isinstance(value, numbers.Integral):
+    elif isinstance(value, numbers.Integral):
         result = int(value)
     elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(
         value
@@ -323,17 +329,33 @@ def check_choice(value: T, name: str, choices: Iterable[T]) -> T:
     return value
 
 
+def check_rng(rng: Any, name: str = "rng") -> None:
+    """Check that :func:`coerce_rng` accepts ``rng``, without building a Generator.
+
+    Raises
+    ------
+    InvalidInputError
+        ``rng`` is not None, a non-negative integer seed, a SeedSequence, a BitGenerator or
+        a Generator.
+    """
+    if rng is None or isinstance(rng, np.random.Generator):
+        return
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        if int(rng) < 0:
+            raise InvalidInputError(f"{name} seed must be non-negative, got {rng}")
+        return
+    if not isinstance(rng, np.random.SeedSequence | np.random.BitGenerator):
+        raise InvalidInputError(
+            f"{name} must be None, a non-negative integer seed or a numpy Generator, "
+            f"got {_describe(rng)}"
+        )
+
+
 def coerce_rng(rng: Any, name: str = "rng") -> np.random.Generator:
     """Turn ``None``, an integer seed or a Generator into a :class:`numpy.random.Generator`."""
+    check_rng(rng, name)
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
-        if rng is not None and int(rng) < 0:
-            raise InvalidInputError(f"{name} seed must be non-negative, got {rng}")
-        return np.random.default_rng(None if rng is None else int(rng))
-    if isinstance(rng, np.random.SeedSequence | np.random.BitGenerator):
-        return np.random.default_rng(rng)
-    raise InvalidInputError(
-        f"{name} must be None, a non-negative integer seed or a numpy Generator, "
-        f"got {_describe(rng)}"
-    )
+    if isinstance(rng, numbers.Integral):
+        return np.random.default_rng(int(rng))
+    return np.random.default_rng(rng)

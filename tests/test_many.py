@@ -16,7 +16,12 @@ import pandas as pd
 import pytest
 
 from pilotstats.analysis import detect_many, trend_many, write_parquet
-from pilotstats.analysis._many import DETECT_COLUMNS, TREND_COLUMNS, csit_changes
+from pilotstats.analysis._many import (
+    DETECT_COLUMNS,
+    TREND_COLUMNS,
+    _frame_tasks,
+    csit_changes,
+)
 from pilotstats.changepoints import detect_changes, mdl_partition, trend_compliance
 from pilotstats.exceptions import FormatError, InvalidInputError
 from pilotstats.io import load_asv_history
@@ -219,6 +224,52 @@ class TestTrendMany:
         _assert_frames_identical(serial, threaded)
 
 
+class TestTableSplit:
+    """The vectorised split equals ``sort_values(order).groupby(by, sort=False, dropna=False)``
+    followed by a sort of the series by key."""
+
+    @staticmethod
+    def _by_groupby(frame: pd.DataFrame, by: list[str], order: str | None
+                    ) -> list[tuple[str, tuple[object, ...], np.ndarray]]:
+        if order is not None:
+            frame = frame.sort_values(order, kind="stable")
+        values = frame["v"].to_numpy(dtype=np.float64)
+        groups = frame.groupby(by if len(by) > 1 else by[0], sort=False, dropna=False).indices
+        keyed = []
+        for key, index in groups.items():
+            parts = key if isinstance(key, tuple) else (key,)
+            parts = tuple(p.item() if isinstance(p, np.generic) else p for p in parts)
+            keyed.append(("/".join(str(p) for p in parts), parts, values[index]))
+        keyed.sort(key=lambda task: task[1])
+        return keyed
+
+    @pytest.mark.parametrize("by", [["i"], ["f"], ["i", "b"], ["f", "d", "i"], ["c"], ["I"]])
+    @pytest.mark.parametrize("order", [None, "o", "r", "nan_order", "d"])
+    def test_series_and_values_as_groupby(self, by: list[str], order: str | None) -> None:
+        rng = np.random.default_rng(8)
+        m = 600
+        frame = pd.DataFrame({
+            "f": rng.choice([1.5, np.nan, -2.0], m),
+            "d": pd.to_datetime(rng.choice(["2024-01-01", "2025-06-01"], m)),
+            "i": rng.integers(0, 7, m),
+            "b": rng.random(m) < 0.5,
+            "c": pd.Categorical(rng.choice(["x", "y"], m)),
+            "I": pd.array(rng.choice([1, 2, None], m), dtype="Int64"),
+            "o": rng.normal(size=m).round(1),
+            "nan_order": rng.choice([1.0, np.nan, 2.0], m),
+            "v": rng.normal(size=m),
+        })
+        frame["r"] = frame.groupby(by, dropna=False).cumcount()  # each series in order
+        frame.index = rng.permutation(m) + 10
+        expected = self._by_groupby(frame, by, order)
+        got = _frame_tasks(frame, by, order, "v")
+        assert [(name, repr(parts)) for name, parts, _ in got] == [
+            (name, repr(parts)) for name, parts, _ in expected]
+        for (_, _, a), (_, _, b) in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(a, b)
+            assert a.dtype == np.float64 and a.flags.c_contiguous
+
+
 class TestCsitChanges:
     def test_long_term_change_is_trend_compliance(self) -> None:
         rng = np.random.default_rng(5)
@@ -239,6 +290,10 @@ class TestCsitChanges:
         assert csit_changes(trend, 10, 180, True)[0] == pytest.approx(100 * (9 - 10) / 10)
         assert math.isnan(csit_changes(trend, 0, 180, True)[0])
         assert all(math.isnan(v) for v in csit_changes(np.full(3, np.nan), 1, 5, True))
+        holes = np.array([10.0, np.nan, 12.0, np.nan])  # runs without a trend are skipped
+        assert csit_changes(holes, 1, 180, True) == (0.0, pytest.approx(20.0), 10.0)
+        assert math.isnan(csit_changes(holes, 2, 180, True)[0])  # trend[1] is missing
+        assert all(math.isnan(v) for v in csit_changes(np.zeros(0), 1, 5, True))
 
 
 def test_write_parquet_round_trip(tmp_path: Path) -> None:

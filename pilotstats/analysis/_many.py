@@ -49,6 +49,9 @@ _FLOAT_COLUMNS = ("last_trend", "reference", "short_term_change_percent",
 #: Batches with at least this many series show a progress bar when ``progress`` is None.
 PROGRESS_MIN_SERIES = 200
 
+#: At most this many series per task of the thread pool (fewer when there are few series).
+THREAD_CHUNK = 8
+
 Task = tuple[str, Any, np.ndarray]  # (series name, sort key, values)
 RowFunction = Callable[..., dict[str, Any]]
 
@@ -119,25 +122,90 @@ def _as_pandas(table: Any) -> Any:
 
 
 def _frame_tasks(frame: Any, by: list[str], order: str | None, value: str) -> list[Task]:
-    """One task per series of a long pandas table, sorted by key, values in ``order``."""
+    """One task per series of a long pandas table, sorted by key, values in ``order``.
+
+    The table is split once, vectorised, into the series of
+    ``frame.sort_values(order, kind="stable").groupby(by, sort=False, dropna=False)``
+    (missing keys form their own series): the keys are factorised, one stable sort by series
+    gathers the rows of each series in table order, and only when some series is not
+    already in ``order`` (or ``order`` is not a plain numeric or datetime column without
+    missing values, or a key is missing) is the table stably sorted by ``order`` first.
+    Each task's values are a contiguous slice of one array.
+    """
+    import pandas as pd
+
     missing = [c for c in [*by, value, *([order] if order else [])] if c not in frame.columns]
     if missing:
         raise InvalidInputError(f"column(s) {missing} not in the table; its columns are "
                                 f"{[str(c) for c in frame.columns]}")
-    if order is not None:
-        frame = frame.sort_values(order, kind="stable")
     try:
         values = frame[value].to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"value column {value!r} must be numeric: {exc}") from None
-    groups = frame.groupby(by if len(by) > 1 else by[0], sort=False, dropna=False).indices
+    codes = np.zeros(0, dtype=np.int64)
+    columns = []
+    any_missing = False
+    for position, column in enumerate(by):
+        column_codes, uniques = pd.factorize(frame[column], use_na_sentinel=False)
+        any_missing = any_missing or bool(np.asarray(pd.isna(uniques)).any())
+        codes = column_codes if position == 0 else pd.factorize(
+            codes * len(uniques) + column_codes)[0]
+        columns.append((column_codes, uniques))
+    counts = np.bincount(codes)
+    if counts.shape[0] <= 1 << 16:  # a radix sort: several times faster than a merge sort
+        codes = codes.astype(np.uint16)
+    rows = np.argsort(codes, kind="stable")  # the rows of each series, in table order
+    ends = np.cumsum(counts).tolist()
+    starts = [0, *ends[:-1]] if ends else []
+    # the rank of each series' first row in the sorted table: groupby's order of series,
+    # which the sort by key below keeps among keys that do not compare (missing keys)
+    appearance = rows[starts]
+    if order is not None and not _in_order(frame[order], rows, starts, any_missing):
+        positions = (frame[[order]].reset_index(drop=True)
+                     .sort_values(order, kind="stable").index.to_numpy())
+        rank = np.empty_like(positions)
+        rank[positions] = np.arange(positions.shape[0])
+        rows = positions[np.argsort(codes[positions], kind="stable")]
+        appearance = rank[rows[starts]]
+    values = values[rows]
+    first = rows[starts]
+    parts_of = list(zip(*(_key_parts(uniques.take(column_codes[first]))
+                          for column_codes, uniques in columns), strict=True))
     keyed = []
-    for key, index in groups.items():
-        parts = key if isinstance(key, tuple) else (key,)
-        parts = tuple(p.item() if isinstance(p, np.generic) else p for p in parts)
-        keyed.append(("/".join(str(p) for p in parts), parts, np.ascontiguousarray(values[index])))
+    for group in np.argsort(appearance, kind="stable").tolist():
+        parts = tuple(p.item() if isinstance(p, np.generic) else p for p in parts_of[group])
+        keyed.append(("/".join(str(p) for p in parts), parts,
+                      values[starts[group]:ends[group]]))
     keyed.sort(key=lambda task: task[1])
     return keyed
+
+
+def _in_order(order: Any, rows: np.ndarray, starts: list[int], any_missing: bool) -> bool:
+    """Whether every series (``rows`` grouped, series starting at ``starts``) is already in
+    non-decreasing ``order`` (a stable sort by ``order`` then changes nothing), for a plain
+    numeric or datetime column without missing values and keys without missing values."""
+    dtype = order.dtype
+    if any_missing or not isinstance(dtype, np.dtype) or dtype.kind not in "biufM":
+        return False
+    column = order.to_numpy()
+    if (dtype.kind == "f" and np.isnan(column).any()) or (
+            dtype.kind == "M" and np.isnat(column).any()):
+        return False
+    ordered = column[rows]
+    steps = ordered[1:] >= ordered[:-1]
+    steps[np.asarray(starts[1:], dtype=np.int64) - 1] = True  # a new series may start lower
+    return bool(steps.all())
+
+
+def _key_parts(keys: Any) -> list[Any]:
+    """Python scalars of one key column, missing keys as NaN (as ``groupby`` names them)."""
+    import pandas as pd
+
+    parts: list[Any] = keys.tolist()
+    missing = np.asarray(pd.isna(keys), dtype=bool)
+    if missing.any():
+        parts = [math.nan if gone else p for p, gone in zip(parts, missing.tolist(), strict=True)]
+    return parts
 
 
 def _mapping_tasks(table: Mapping[Any, Any]) -> list[Task]:
@@ -194,21 +262,29 @@ def csit_changes(trend: np.ndarray, short_window: int, long_window: int,
     change: against the best trend of runs ``n − min(n, L) .. n − 1 − S`` (max when higher
     is better), the reference of :func:`~pilotstats.changepoints.trend_compliance`.
     """
-    present = np.flatnonzero(~np.isnan(trend))
-    if present.size == 0:
+    gaps = bool(np.isnan(trend).any())  # detect_many's trends have none
+    present = np.flatnonzero(~np.isnan(trend)) if gaps else None
+    if trend.shape[0] == 0 or (present is not None and present.size == 0):
         return math.nan, math.nan, math.nan
-    last = int(present[-1])
+    last = trend.shape[0] - 1 if present is None else int(present[-1])
     n = last + 1
-    now = float(trend[last])
-    short = math.nan
-    if short_window > 0:
-        short = _relative_percent(now, float(trend[n - min(n, short_window)]))
     window = trend[n - min(n, long_window):n - min(n, short_window)]
-    window = window[~np.isnan(window)]
+    if gaps:
+        window = window[~np.isnan(window)]
     reference = math.nan
     if window.size:
         reference = float(window.max() if higher_is_better else window.min())
-    return short, _relative_percent(now, reference), reference
+    return (_short_term_change(trend, last, short_window),
+            _relative_percent(float(trend[last]), reference), reference)
+
+
+def _short_term_change(trend: np.ndarray, last: int, short_window: int) -> float:
+    """CSIT's short-term change (percent) of a trend whose last run with a trend is ``last``:
+    trend[last] against trend[n − min(n, S)], ``n = last + 1``; NaN when S is 0."""
+    if short_window <= 0:
+        return math.nan
+    n = last + 1
+    return _relative_percent(float(trend[last]), float(trend[n - min(n, short_window)]))
 
 
 def _error_row(columns: Sequence[str], series: str, n: int, exc: BaseException
@@ -257,16 +333,18 @@ def _trend_row(series: str, values: Any, options: Mapping[str, Any], higher_is_b
         groups = mdl_partition(values, higher_is_better=higher_is_better, **options)
         compliance = trend_compliance(groups, short_window=short_window,
                                       long_window=long_window)
-        trend = np.asarray(groups.trend_mean, dtype=np.float64)
-        short, _, _ = csit_changes(trend, short_window, long_window, higher_is_better)
+        # the long-term change and its reference are the compliance result's; the
+        # short-term change needs only the trend at the last run and S runs before it
+        short = _short_term_change(groups.trend_mean, compliance.last_run, short_window)
+        found = groups.groups
         return {
-            "series": series, "n": groups.n_runs, "n_groups": len(groups.groups),
-            "boundaries": tuple(int(b) for b in groups.boundaries),
-            "classifications": tuple(str(g.classification) for g in groups.groups),
-            "group_means": tuple(float(g.mean) for g in groups.groups),
+            "series": series, "n": groups.n_runs, "n_groups": len(found),
+            "boundaries": tuple(groups.boundaries.tolist()),
+            "classifications": tuple([str(g.classification) for g in found]),
+            "group_means": tuple([float(g.mean) for g in found]),
             "last_trend": compliance.last_trend,
             "runs_in_last_trend": compliance.runs_in_last_trend,
-            "last_classification": str(groups.groups[-1].classification),
+            "last_classification": str(found[-1].classification),
             "reference": compliance.reference,
             "short_term_change_percent": short,
             "long_term_change_percent": compliance.long_term_change_percent,
@@ -334,12 +412,16 @@ def _run_threads(tasks: list[Task], function: RowFunction, arguments: tuple[Any,
             if bar is not None:
                 bar.update(1)
         return rows
+    # a few series per future: fewer futures and thread wake-ups, each of which takes the
+    # GIL; small enough chunks that the threads still finish together
+    size = max(1, min(THREAD_CHUNK, len(tasks) // (16 * workers)))
+    chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pilotstats") as pool:
-        futures = [pool.submit(function, name, values, *arguments) for name, _, values in tasks]
-        for future in futures:
-            rows.append(future.result())
+        futures = [pool.submit(_run_batch, chunk, function, arguments) for chunk in chunks]
+        for chunk, future in zip(chunks, futures, strict=True):
+            rows.extend(future.result())
             if bar is not None:
-                bar.update(1)
+                bar.update(len(chunk))
     return rows
 
 

@@ -122,13 +122,13 @@ def _edm_locations(
     n = int(x.shape[0])
     if n < 2 * min_size or n == 0:
         return ()
-    low = float(np.min(x))
-    high = float(np.max(x))
+    low = float(x.min())
+    high = float(x.max())
     if low == high:
         return ()
     z = _range_scale(x, low, high) if scale else np.ascontiguousarray(x, dtype=np.float64)
     _, prev, _ = _k.edm_dp(z, min_size, float(penalty), degree, percent_mode, _lanes())
-    return tuple(int(c) for c in _k.backtrack(prev, n))
+    return tuple(_k.backtrack(prev, n).tolist())
 
 
 def _edm_percent_locations(

@@ -222,8 +222,14 @@ class _Engine:
         self.__dict__.update(zip(self._FLOAT_ARRAYS, floats, strict=True))
         self.capacity = capacity
 
-    def add_runs(self, samples: Float64Array1D, offsets: np.ndarray) -> None:
-        """Append runs (samples already validated and finite)."""
+    def add_runs(
+        self,
+        samples: Float64Array1D,
+        offsets: np.ndarray,
+        bounds: tuple[float, float] | None = None,
+    ) -> None:
+        """Append runs (samples already validated and finite; ``bounds``: their minimum and
+        maximum when the caller has them)."""
         count = offsets.shape[0] - 1
         if count <= 0:
             return
@@ -237,8 +243,9 @@ class _Engine:
         self.n = stop
         self.n_samples += int(offsets[-1] - offsets[0])
         if samples.size:
-            self.max_value = max(self.max_value, float(samples.max()))
-            self.min_value = min(self.min_value, float(samples.min()))
+            low, high = (float(samples.min()), float(samples.max())) if bounds is None else bounds
+            self.max_value = max(self.max_value, high)
+            self.min_value = min(self.min_value, low)
 
     def resolved_resolution(self) -> tuple[float, float | None]:
         return _resolve_resolution(
@@ -416,7 +423,8 @@ class _Engine:
             full_mean[original] = trend_mean
             full_std[original] = trend_std
             trend_mean, trend_std = full_mean, full_std
-        anomaly = np.full(n_original, "normal", dtype="<U11")
+        anomaly = np.empty(n_original, dtype="<U11")
+        anomaly[:] = "normal"
         if n_groups > 1:
             anomaly[first[1:]] = labels[1:]
         boundaries = first[1:]

@@ -258,10 +258,12 @@ _MAX_MAGNITUDE = 1e150
 _MIN_MAGNITUDE = 2.0**-500
 
 
-def _check_range(samples: np.ndarray, name: str) -> None:
+def _check_range(samples: np.ndarray, name: str) -> tuple[float, float] | None:
+    """Check the magnitude of the samples; return their (minimum, maximum), None if empty."""
     if not samples.size:
-        return
-    peak = max(float(samples.max()), -float(samples.min()))
+        return None
+    low, high = float(samples.min()), float(samples.max())
+    peak = max(high, -low)
     if peak > _MAX_MAGNITUDE:
         raise InvalidInputError(
             f"{name} has a sample of magnitude above {_MAX_MAGNITUDE:g}; rescale the data "
@@ -273,6 +275,7 @@ def _check_range(samples: np.ndarray, name: str) -> None:
             f"{peak!r}): the resolution would be subnormal and the code lengths "
             "NaN; rescale the data (e.g. express it in a smaller unit)"
         )
+    return low, high
 
 
 def _warn_mixed_signs(min_value: float, max_value: float, name: str) -> None:

@@ -115,7 +115,9 @@ def keeps_index(function: F) -> F:
     return cast(F, wrapper)
 
 
-def make_segments(x: np.ndarray, locations: Sequence[int]) -> tuple[Segment, ...]:
+def make_segments(
+    x: np.ndarray, locations: Sequence[int], scale: float | None = None
+) -> tuple[Segment, ...]:
     """Build the :class:`Segment` statistics of ``x`` cut at ``locations``.
 
     Parameters
@@ -124,6 +126,10 @@ def make_segments(x: np.ndarray, locations: Sequence[int]) -> tuple[Segment, ...
         The (unscaled) data, n >= 1.
     locations : sequence of int
         Strictly increasing change points in ``(0, n)``.
+    scale : float, optional
+        ``arithmetic_scale(x)`` when the caller has it. When it is 1.0 (every value within
+        2**500 in magnitude), so is the scale of every segment, which is then not computed
+        again.
 
     Returns
     -------
@@ -135,14 +141,14 @@ def make_segments(x: np.ndarray, locations: Sequence[int]) -> tuple[Segment, ...
     segments = []
     for start, end in itertools.pairwise(bounds):
         part = x[start:end]
-        scale = arithmetic_scale(part)
-        mean, std = _mean_std(part, scale)
+        part_scale = 1.0 if scale == 1.0 else arithmetic_scale(part)
+        mean, std = _mean_std(part, part_scale)
         segments.append(
             Segment(
                 start=start,
                 end=end,
                 n=end - start,
-                median=safe_median(part, scale),
+                median=safe_median(part, part_scale),
                 mean=mean,
                 std=std,
             )

@@ -290,7 +290,7 @@ def trend_compliance(
     if times is None:
         lo = n - min(n, l_window)
         hi = n - min(n, s_window)  # exclusive
-        candidates = np.arange(lo, hi)
+        candidates = range(lo, hi)
         window = trend[lo:hi]
     else:
         seconds = _times_seconds(times, groups.n_runs)

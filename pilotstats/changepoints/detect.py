@@ -30,6 +30,7 @@ from pilotstats._validation import (
     check_choice,
     check_int,
     check_probability,
+    check_rng,
     check_text,
     coerce_rng,
 )
@@ -354,7 +355,7 @@ def detect_changes(
     level = _check_significance_level(significance_level)
     chosen: ChangeTest = check_choice(test, "test", ("rank", "permutation"))
     unit = check_text(unit, "unit", allow_none=True)
-    generator = coerce_rng(rng)
+    check_rng(rng)  # the Generator is built only for the permutation test
     permutations = check_int(n_permutations, "n_permutations", low=1)
     tolerance = check_int(location_tolerance, "location_tolerance", low=0)
     if variance_changes is None:
@@ -446,7 +447,7 @@ def detect_changes(
                 )
     else:  # the permutation test assumes exchangeable samples: no inflation
         rho, inflation = math.nan, 1.0
-        scanner = _PermutationScanner(data, delta, generator, permutations, tolerance)
+        scanner = _PermutationScanner(data, delta, coerce_rng(rng), permutations, tolerance)
         if not too_short:
             guarded = _guard(scanner, candidates, n, threshold)
     parameters: dict[str, Any] = {
@@ -466,7 +467,7 @@ def detect_changes(
         parameters["n_permutations"] = permutations
     return DetectedChangePoints(
         locations=guarded.locations,
-        segments=make_segments(segment_data, guarded.locations),
+        segments=make_segments(segment_data, guarded.locations, scale),
         n=n,
         method="detect_changes",
         parameters=parameters,

@@ -147,12 +147,12 @@ def mdl_partition(
             "x has no samples left after dropping NaN (nan_policy='omit'); need at "
             "least one finite sample"
         )
-    _check_range(runs.samples, "x")
+    bounds = _check_range(runs.samples, "x")
     _warn_size(runs.n_original, "mdl_partition")
     engine = _Engine(
         resolution_value, sbps_value, bool(pruning), capacity=runs.offsets.shape[0] - 1
     )
-    engine.add_runs(runs.samples, runs.offsets)
+    engine.add_runs(runs.samples, runs.offsets, bounds)
     engine.resolved_resolution()  # named error for a non-positive maximum before any work
     _warn_mixed_signs(engine.min_value, engine.max_value, "x")
     return engine.result(
@@ -284,13 +284,13 @@ class MdlStream:
         if not items:
             return
         parsed = _parse_values(items, self._policy, name=name)
-        _check_range(parsed.samples, name)
+        bounds = _check_range(parsed.samples, name)
         engine = self._engine
         before = self._n_runs
         if before <= _config.MDL_WARN_SIZE < before + parsed.n_original:
             _warn_size(before + parsed.n_original, "MdlStream (in total over its appends)")
         old_max, old_low = engine.max_used, engine.low_used
-        engine.add_runs(parsed.samples, parsed.offsets)
+        engine.add_runs(parsed.samples, parsed.offsets, bounds)
         kept = np.asarray(parsed.original, dtype=np.int64) + before
         self._original = _push(self._original, self._n_kept, kept)
         self._n_kept += kept.shape[0]
