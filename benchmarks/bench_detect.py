@@ -5,6 +5,7 @@ Run from the repository root::
 
     python benchmarks/bench_detect.py            # n = 10,000 and 100,000
     python benchmarks/bench_detect.py --quick    # n = 10,000 only
+    python benchmarks/bench_detect.py --sizes 200 500 1000 2000 10000   # small series
 
 Series: a warm-up (first 2 % of the samples 3σ high), level shifts of 1.5σ at 30 % and
 70 % of the series, 0.5 % isolated spikes of +20σ, N(0, 1) noise, fixed seed. Peers run on
@@ -61,8 +62,9 @@ def timed(func: Callable[[], Any], repeats: int) -> tuple[float, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only n = 10,000")
+    parser.add_argument("--sizes", type=int, nargs="+", help="series lengths to time")
     args = parser.parse_args()
-    sizes = [10_000] if args.quick else [10_000, 100_000]
+    sizes = args.sizes or ([10_000] if args.quick else [10_000, 100_000])
 
     import ruptures
 
@@ -82,7 +84,7 @@ def main() -> None:
     rows = []
     for n in sizes:
         x, truth = make_series(n)
-        repeats = 3 if n <= 10_000 else 1
+        repeats = 21 if n <= 2_000 else 3 if n <= 10_000 else 1
         ours, result = timed(lambda x=x: detect_changes(x), repeats)
         penalty = 3.0 * np.log(n)
         binseg_t, binseg = timed(
@@ -121,11 +123,17 @@ def main() -> None:
                 f"{perm_t:.2f} s -> {list(perm.locations)}"
             )
 
-    print("\n| n | detect_changes (s) | ruptures Binseg (s) | ratio | ruptures Pelt (s) | ratio |")
+    print(
+        "\n| n | detect_changes (ms) | ruptures Binseg (ms) | ratio "
+        "| ruptures Pelt (ms) | ratio |"
+    )
     print("|---|---|---|---|---|---|")
     for n, ours, binseg_t, pelt_t in rows:
-        pelt_cell = f"{pelt_t:.2f} | {ours / pelt_t:.2f}" if pelt_t else "– | –"
-        print(f"| {n:,} | {ours:.2f} | {binseg_t:.2f} | {ours / binseg_t:.2f} | {pelt_cell} |")
+        pelt_cell = f"{pelt_t * 1e3:.1f} | {ours / pelt_t:.2f}" if pelt_t else "– | –"
+        print(
+            f"| {n:,} | {ours * 1e3:.1f} | {binseg_t * 1e3:.1f} | {ours / binseg_t:.2f} "
+            f"| {pelt_cell} |"
+        )
 
 
 if __name__ == "__main__":
