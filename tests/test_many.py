@@ -226,7 +226,7 @@ class TestTrendMany:
 
 class TestTableSplit:
     """The vectorised split equals ``sort_values(order).groupby(by, sort=False, dropna=False)``
-    followed by a sort of the series by key."""
+    followed by a sort of the series by key, missing keys last."""
 
     @staticmethod
     def _by_groupby(frame: pd.DataFrame, by: list[str], order: str | None
@@ -240,7 +240,9 @@ class TestTableSplit:
             parts = key if isinstance(key, tuple) else (key,)
             parts = tuple(p.item() if isinstance(p, np.generic) else p for p in parts)
             keyed.append(("/".join(str(p) for p in parts), parts, values[index]))
-        keyed.sort(key=lambda task: task[1])
+        # missing keys (NaN) after every present value, part by part
+        keyed.sort(key=lambda task: tuple(
+            (1, 0) if isinstance(p, float) and math.isnan(p) else (0, p) for p in task[1]))
         return keyed
 
     @pytest.mark.parametrize("by", [["i"], ["f"], ["i", "b"], ["f", "d", "i"], ["c"], ["I"]])
@@ -380,3 +382,29 @@ class TestAsvHistory:
         (tmp_path / "m" / "x.json").write_text(json.dumps({"version": 1, "results": {}}))
         with pytest.raises(FormatError, match="API version"):
             load_asv_history(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "keys, want",
+    [
+        (["b", None, "a"], ["a", "b", "nan"]),
+        (pd.to_datetime(["2024-01-02", None, "2024-01-01"]),
+         ["2024-01-01 00:00:00", "2024-01-02 00:00:00", "nan"]),
+        (pd.Series([1, "x", 2.5], dtype=object), ["1", "2.5", "x"]),
+    ],
+)
+def test_missing_and_mixed_keys_sort_without_error(keys: object, want: list[str]) -> None:
+    # A missing key beside string or datetime keys used to raise TypeError (NaN < "a").
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({
+        "test": np.repeat(np.asarray(keys, dtype=object), 80),
+        "run": np.tile(np.arange(80), 3),
+        "value": rng.normal(size=240),
+    })
+    out = detect_many(frame, by="test", order="run", value="value", workers=1)
+    assert out["series"].tolist() == want
+    assert out["error"].isna().all()
+    blocks = {str(k) if not pd.isna(k) else "nan": frame["value"].to_numpy()[i * 80:(i + 1) * 80]
+              for i, k in enumerate(pd.Series(keys, dtype=object))}
+    for series, locations in zip(out["series"], out["locations"], strict=True):
+        assert locations == detect_changes(blocks[series]).locations

@@ -10,8 +10,10 @@ identical whatever the engine and the number of workers.
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import math
+import numbers
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -158,7 +160,7 @@ def _frame_tasks(frame: Any, by: list[str], order: str | None, value: str) -> li
     ends = np.cumsum(counts).tolist()
     starts = [0, *ends[:-1]] if ends else []
     # the rank of each series' first row in the sorted table: groupby's order of series,
-    # which the sort by key below keeps among keys that do not compare (missing keys)
+    # which the sort by key below keeps among equal sort keys
     appearance = rows[starts]
     if order is not None and not _in_order(frame[order], rows, starts, any_missing):
         positions = (frame[[order]].reset_index(drop=True)
@@ -176,8 +178,25 @@ def _frame_tasks(frame: Any, by: list[str], order: str | None, value: str) -> li
         parts = tuple(p.item() if isinstance(p, np.generic) else p for p in parts_of[group])
         keyed.append(("/".join(str(p) for p in parts), parts,
                       values[starts[group]:ends[group]]))
-    keyed.sort(key=lambda task: task[1])
+    keyed.sort(key=lambda task: _key_order(task[1]))
     return keyed
+
+
+def _key_order(parts: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
+    """Sort key of a series key, part by part: numbers, then strings, then dates and times,
+    then durations, then other values by ``repr``, and missing parts (NaN) last, as in
+    ``groupby``; so a missing key beside string or datetime keys, or keys of mixed types in
+    an object column, never compare values that do not order."""
+    kinds = ((numbers.Real, 0), (str, 1), (bytes, 2), (datetime.datetime, 3),
+             (datetime.date, 4), (datetime.timedelta, 5))
+    order = []
+    for part in parts:
+        if isinstance(part, float) and math.isnan(part):
+            order.append((7, ""))
+            continue
+        kind = next((k for cls, k in kinds if isinstance(part, cls)), 6)
+        order.append((kind, repr(part) if kind == 6 else part))
+    return tuple(order)
 
 
 def _in_order(order: Any, rows: np.ndarray, starts: list[int], any_missing: bool) -> bool:
@@ -499,7 +518,7 @@ def _run_dask_frame(table: Any, by: list[str], order: str | None, value: str,
                 f"partition it by series first, e.g. table.shuffle(on={by!r})"
             )
         seen.add(row["series"])
-    rows.sort(key=lambda row: row["_key"])
+    rows.sort(key=lambda row: _key_order(row["_key"]))
     for row in rows:
         del row["_key"]
     return rows
