@@ -129,19 +129,19 @@ def _apply_nan_policy(
 
 
 def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
-    if isinstance(values, np.ndarray):  # neither a number, a string nor a mapping
-        pass
-    elif isinstance(values, (str, bytes)) or _is_real(values):
-        raise InvalidInputError(
-            f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
-            f"{type(values).__name__}"
-        )
-    elif isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
-        raise InvalidInputError(
-            f"{name} must be a sequence of runs in time order, got a "
-            f"{type(values).__name__} (unordered or keyed); pass list(mapping.values()) "
-            "for a mapping's values in key order"
-        )
+    # an array is neither a number, a string nor a mapping: checked below by dtype and shape
+    if not isinstance(values, np.ndarray):
+        if isinstance(values, (str, bytes)) or _is_real(values):
+            raise InvalidInputError(
+                f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
+                f"{type(values).__name__}"
+            )
+        if isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
+            raise InvalidInputError(
+                f"{name} must be a sequence of runs in time order, got a "
+                f"{type(values).__name__} (unordered or keyed); pass list(mapping.values()) "
+                "for a mapping's values in key order"
+            )
     fast: np.ndarray | None = None
     if not isinstance(values, np.ndarray) and hasattr(values, "__array__"):
         values = np.asarray(values)  # pandas/polars series and other array-likes
