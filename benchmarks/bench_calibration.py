@@ -28,6 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import _compiled  # noqa: E402, F401
 import numba  # noqa: E402
 import scipy  # noqa: E402
 from scipy.optimize import least_squares  # noqa: E402

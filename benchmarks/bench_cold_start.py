@@ -5,12 +5,17 @@ Usage::
     python benchmarks/bench_cold_start.py              # every entry point, 1 process each
     python benchmarks/bench_cold_start.py --repeat 3   # median of 3 fresh processes each
     python benchmarks/bench_cold_start.py --warm       # also the same calls with a warm cache
+    python benchmarks/bench_cold_start.py --size 2000  # longer series (default 240)
+    python benchmarks/bench_cold_start.py --compile    # interpreted tier off: compile at once
 
 Each entry point of ``pilotstats._warmup.ENTRY_POINTS`` (the calls ``python -m pilotstats
 warmup`` makes) runs in its own fresh Python process with ``NUMBA_CACHE_DIR`` set to a new
 empty folder. Reported: CPU seconds of the first call (everything after ``import
 pilotstats``: the subpackage imports, ``import numba``, LLVM start-up and the compilation of
-the kernels the call uses) and its wall time; the issue's target is <= 2 s CPU each. The
+the kernels the call uses) and its wall time; the issue's target is <= 2 s CPU each. By
+default small first calls run interpreted (the kernels' pure-Python twins, identical
+results) and compile nothing; ``--size`` lengthens the series past the interpreted tier's
+limits, and ``--compile`` turns the tier off to show the full compile cost. The
 import line measures ``import pilotstats`` after ``import numpy`` in fresh processes
 (target <= 0.3 s), median of 7.
 """
@@ -35,10 +40,13 @@ from pilotstats._warmup import ENTRY_POINTS  # noqa: E402
 CALL = """
 import json, sys, time
 import pilotstats
-from pilotstats._warmup import ENTRY_POINTS
+import pilotstats._warmup as warmup
+warmup.SERIES_LENGTH = int(sys.argv[2])
+ENTRY_POINTS = warmup.ENTRY_POINTS
 cpu, wall = time.process_time(), time.perf_counter()
 ENTRY_POINTS[sys.argv[1]]()
-print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall}))
+print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall,
+                  "numba": "numba" in sys.modules}))
 """
 
 IMPORT = """
@@ -50,8 +58,10 @@ print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() 
 """
 
 
-def _run(code: str, *args: str, cache: str | None = None) -> dict[str, float]:
+def _run(code: str, *args: str, cache: str | None = None,
+         compile_at_once: bool = False) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env["PILOTSTATS_INTERPRETED_TIER"] = "0" if compile_at_once else "1"
     env.pop("PILOTSTATS_DISABLE_JIT", None)
     env.pop("NUMBA_DISABLE_JIT", None)
     if cache is not None:
@@ -66,30 +76,36 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="fresh processes per entry")
     parser.add_argument("--warm", action="store_true", help="also time with a warm cache")
     parser.add_argument("--entries", nargs="*", default=None, help="subset of entry points")
+    parser.add_argument("--size", type=int, default=240, help="series length (default 240)")
+    parser.add_argument("--compile", action="store_true",
+                        help="interpreted tier off: every kernel compiles on its first call")
     args = parser.parse_args()
     import numba
 
     print(f"python {platform.python_version()}, numba {numba.__version__}, "
           f"{platform.machine()}, {os.cpu_count()} CPUs, load average "
-          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}; series length {args.size}, "
+          f"interpreted tier {'off' if args.compile else 'on'}")
     print()
-    print("| entry point | first call, empty cache: CPU s | wall s |"
+    print("| entry point | first call, empty cache: CPU s | wall s | numba imported |"
           + (" warm cache: CPU s |" if args.warm else ""))
-    print("|---|---|---|" + ("---|" if args.warm else ""))
+    print("|---|---|---|---|" + ("---|" if args.warm else ""))
     worst = 0.0
     for name in args.entries or list(ENTRY_POINTS):
         cold = []
         warm = []
         for _ in range(args.repeat):
             with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
-                cold.append(_run(CALL, name, cache=cache))
+                run = (CALL, name, str(args.size))
+                cold.append(_run(*run, cache=cache, compile_at_once=args.compile))
                 if args.warm:
-                    warm.append(_run(CALL, name, cache=cache))
+                    warm.append(_run(*run, cache=cache, compile_at_once=args.compile))
         cpu = statistics.median(r["cpu"] for r in cold)
         wall = statistics.median(r["wall"] for r in cold)
         worst = max(worst, cpu)
         extra = f" {statistics.median(r['cpu'] for r in warm):.2f} |" if args.warm else ""
-        print(f"| `{name}` | {cpu:.2f} | {wall:.2f} |{extra}", flush=True)
+        imported = "yes" if any(r["numba"] for r in cold) else "no"
+        print(f"| `{name}` | {cpu:.2f} | {wall:.2f} | {imported} |{extra}", flush=True)
     imports = [_run(IMPORT) for _ in range(7)]
     print()
     print(f"largest first-call CPU: {worst:.2f} s")

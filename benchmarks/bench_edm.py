@@ -29,6 +29,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import _compiled  # noqa: F401
+
 import pilotstats
 from pilotstats.changepoints import EdmStream, edm, edm_single
 

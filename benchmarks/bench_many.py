@@ -40,6 +40,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import _compiled  # noqa: F401
+
 from pilotstats.analysis import detect_many, trend_many
 from pilotstats.changepoints import detect_changes, mdl_partition
 

@@ -33,6 +33,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import _compiled  # noqa: F401
+
 from pilotstats.changepoints import mdl_partition
 
 try:

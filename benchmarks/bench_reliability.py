@@ -28,6 +28,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import _compiled  # noqa: E402, F401
+
 import pilotstats  # noqa: E402
 from pilotstats._kernels import autocorrelation as kernels  # noqa: E402
 from pilotstats.autocorrelation import optimal_subsession_size  # noqa: E402

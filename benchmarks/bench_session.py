@@ -22,6 +22,7 @@ import statistics
 import time
 from typing import Any
 
+import _compiled  # noqa: F401
 import numpy as np
 
 from pilotstats.session import BenchmarkSession

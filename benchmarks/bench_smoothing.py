@@ -34,6 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import itertools
 
+import _compiled  # noqa: F401
+
 import pilotstats
 from pilotstats.smoothing import analyze_regions, read_tokio_summaries, sma
 

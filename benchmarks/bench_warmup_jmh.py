@@ -35,6 +35,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import _compiled  # noqa: E402, F401
+
 from pilotstats.changepoints import stable_phase  # noqa: E402
 
 MISS = 3000

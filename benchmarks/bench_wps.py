@@ -20,6 +20,8 @@ import statsmodels.api as sm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
 
+import _compiled  # noqa: F401
+
 import pilotstats
 from pilotstats.regression import wps
 

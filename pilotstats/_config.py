@@ -40,6 +40,25 @@ MDL_PRUNING_MARGIN: float = 1e-7
 #: Environment switch that makes the lazy JIT dispatcher return plain Python functions.
 DISABLE_JIT_ENV: str = "PILOTSTATS_DISABLE_JIT"
 
+#: Environment switch of the interpreted first calls: ``0`` (or ``false``/``no``) makes every
+#: kernel compile on its first call, as before.
+INTERPRETED_TIER_ENV: str = "PILOTSTATS_INTERPRETED_TIER"
+
+#: Run a kernel's small first calls as its pure-Python twin instead of compiling it at once
+#: (see ``_kernels/_jit.py``). The twin's results are identical bit for bit, so this changes
+#: no output; it spares a process that analyses a few short series the seconds of compiling.
+INTERPRETED_TIER: bool = os.environ.get(INTERPRETED_TIER_ENV, "").strip().lower() not in (
+    "0", "false", "no")
+
+#: CPU seconds a kernel may spend interpreted, summed over its calls in this process, before
+#: it is compiled (ski rental: the rent stays below the price of compiling it, 0.1–2.5 s).
+INTERPRETED_TIER_BUDGET: float = 0.5
+
+#: Largest input (elements of the largest array argument) a kernel runs interpreted, by how
+#: its cost grows: one interpreted call stays within about 0.3 s (``linear``: O(n) or
+#: O(n log n) kernels; ``quadratic``: O(n²) kernels such as the EDM and MDL programmes).
+INTERPRETED_MAX_SIZE: dict[str, int] = {"linear": 20_000, "quadratic": 800}
+
 #: Idle probabilities of load-dependent MVA in [-MVA_P0_CLAMP, 0) are clamped to 0 silently;
 #: below that a NumericalAccuracyWarning is emitted.
 MVA_P0_CLAMP: float = 1e-9
@@ -138,6 +157,9 @@ _DEFAULTS = {
     "SMOOTHING_SIGNIFICANCE_LEVEL": SMOOTHING_SIGNIFICANCE_LEVEL,
     "SMOOTHING_CORRELATION_P_THRESHOLD": SMOOTHING_CORRELATION_P_THRESHOLD,
     "EDM_PARALLEL": EDM_PARALLEL,
+    "INTERPRETED_TIER": INTERPRETED_TIER,
+    "INTERPRETED_TIER_BUDGET": INTERPRETED_TIER_BUDGET,
+    "INTERPRETED_MAX_SIZE": dict(INTERPRETED_MAX_SIZE),
 }
 
 

@@ -1,9 +1,11 @@
 """Compile every numba kernel ahead of use: ``python -m pilotstats warmup``.
 
-Kernels are compiled lazily with ``cache=True``; the first call of an entry point in a
-fresh environment pays the compilation, later processes load the machine code from the
-cache. :func:`warmup` calls each public entry point once on small data, so that images,
-CI jobs and notebook kernels start warm. :data:`ENTRY_POINTS` is also what
+Kernels are compiled lazily with ``cache=True``; small first calls run interpreted (the
+kernels' pure-Python twins, identical results) until a kernel has used its interpreted
+budget or meets a large input, and then it is compiled and the machine code is cached for
+later processes (``pilotstats/_kernels/_jit.py``). :func:`warmup` compiles every kernel of
+each public entry point at once, interpreted tier off, so that images, CI jobs and notebook
+kernels start with compiled kernels also for large inputs. :data:`ENTRY_POINTS` is also what
 ``benchmarks/bench_cold_start.py`` times in fresh processes.
 """
 
@@ -19,12 +21,18 @@ from typing import Any
 
 import numpy as np
 
+from pilotstats import _config
 from pilotstats.results import Result
 
 __all__ = ["ENTRY_POINTS", "WarmupReport", "cache_location", "warmup"]
 
 
-def _series(n: int = 240) -> np.ndarray:
+#: Length of the series the entry points' calls analyse (``bench_cold_start.py --size``).
+SERIES_LENGTH = 240
+
+
+def _series(n: int | None = None) -> np.ndarray:
+    n = SERIES_LENGTH if n is None else n
     rng = np.random.default_rng(0)
     return np.concatenate([rng.normal(10.0, 1.0, n // 2), rng.normal(12.0, 1.0, n - n // 2)])
 
@@ -39,7 +47,8 @@ def _compare_subsession_means() -> Any:
     from pilotstats.autocorrelation import compare_subsession_means, subsession_analysis
 
     x = _series()
-    return compare_subsession_means(subsession_analysis(x[:120]), subsession_analysis(x[120:]))
+    half = x.size // 2
+    return compare_subsession_means(subsession_analysis(x[:half]), subsession_analysis(x[half:]))
 
 
 def _required_sample_size() -> Any:
@@ -87,7 +96,7 @@ def _trend_compliance() -> Any:
 def _wps() -> Any:
     from pilotstats.regression import wps
 
-    work = np.array([50, 100, 50, 100, 80, 60, 90, 70.0] * 5)
+    work = np.array([50, 100, 50, 100, 80, 60, 90, 70.0] * max(5, SERIES_LENGTH // 48))
     durations = -2.0 + work / 1.5 + 0.1 * np.sin(np.arange(work.size))
     return wps(work, durations, autocorrelation_limit=1.0)
 
@@ -107,15 +116,16 @@ def _amva() -> Any:
 def _sma() -> Any:
     from pilotstats.smoothing import sma
 
-    times = np.datetime64("2024-01-01") + np.arange(120) * np.timedelta64(1, "D")
-    return sma(times, _series(120), "14D")
+    values = _series(max(SERIES_LENGTH // 2, 120))
+    times = np.datetime64("2024-01-01") + np.arange(values.size) * np.timedelta64(1, "D")
+    return sma(times, values, "14D")
 
 
 def _mdl_stream() -> Any:
     from pilotstats.changepoints import MdlStream
 
     stream = MdlStream()
-    for value in _series(60):
+    for value in _series(max(SERIES_LENGTH // 4, 60)):
         stream.append(float(value))
     return stream.result()
 
@@ -213,7 +223,8 @@ class WarmupReport(Result):
 
 
 def warmup(names: list[str] | None = None) -> WarmupReport:
-    """Call each public entry point once so that its kernels are compiled and cached.
+    """Call each public entry point once with the interpreted tier off, so that its kernels
+    are compiled and cached.
 
     Parameters
     ----------
@@ -245,14 +256,19 @@ def warmup(names: list[str] | None = None) -> WarmupReport:
                                 f"{list(ENTRY_POINTS)}")
     seconds: dict[str, float] = {}
     errors: dict[str, str] = {}
-    for name in chosen:
-        start = time.process_time()
-        try:
-            ENTRY_POINTS[name]()
-        except Exception as exc:  # report and go on: one failure must not stop the rest
-            errors[name] = f"{type(exc).__name__}: {exc}"
-            continue
-        seconds[name] = time.process_time() - start
+    interpreted = _config.INTERPRETED_TIER
+    _config.INTERPRETED_TIER = False  # compile now, even for these small calls
+    try:
+        for name in chosen:
+            start = time.process_time()
+            try:
+                ENTRY_POINTS[name]()
+            except Exception as exc:  # report and go on: one failure must not stop the rest
+                errors[name] = f"{type(exc).__name__}: {exc}"
+                continue
+            seconds[name] = time.process_time() - start
+    finally:
+        _config.INTERPRETED_TIER = interpreted
     return WarmupReport(seconds, errors, cache_location(), numba_available())
 
 

@@ -15,6 +15,20 @@ several helpers. Neither has numba's C-callable (``cfunc``) wrapper, which nothi
 uses. The nested dispatcher compiles a copy of the function under the qualified name
 ``<name>.nested``, so the two never share a numba cache entry.
 
+**Interpreted first calls.** Compiling costs 0.1–2.5 s CPU per kernel (plus about 0.9 s
+for importing and setting up numba once per process), while the pure-Python twin of a
+kernel answers a call on a few hundred samples in milliseconds. A kernel declared with an
+``interpret`` cost class therefore runs its first calls from Python as the twin while the
+call is small (every array argument has at most ``_config.INTERPRETED_MAX_SIZE[interpret]``
+elements) and the kernel's interpreted CPU time in this process stays below
+``_config.INTERPRETED_TIER_BUDGET``; a larger call, or any call once the budget is spent,
+compiles it (ski rental: at most the budget is spent before paying the compile price).
+Kernels the twin calls run as their twins too. The twins compute the same floating-point
+operations in the same order, so results are identical bit for bit in either tier
+(``tests/test_interpreted_tier.py``). ``_config.INTERPRETED_TIER = False`` (environment
+``PILOTSTATS_INTERPRETED_TIER=0``) compiles on the first call, as ``python -m pilotstats
+warmup`` does.
+
 The pure-Python path is selected by numba's own ``NUMBA_DISABLE_JIT=1`` or by
 ``PILOTSTATS_DISABLE_JIT=1`` (which does not even import numba). If numba is missing or fails
 to import, the dispatcher falls back to the pure-Python path and emits
@@ -24,10 +38,13 @@ to import, the dispatcher falls back to the pure-Python path and emits
 from __future__ import annotations
 
 import threading
+import time
 import types
 import warnings
 from collections.abc import Callable
-from typing import Any, Generic, ParamSpec, TypeVar
+from typing import Any, Generic, Literal, ParamSpec, TypeVar
+
+import numpy as np
 
 from pilotstats import _config
 from pilotstats.exceptions import PerformanceWarning
@@ -36,6 +53,9 @@ __all__ = ["LazyKernel", "kernel", "numba_available"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+#: Cost classes of :func:`kernel`'s ``interpret`` (keys of ``_config.INTERPRETED_MAX_SIZE``).
+CostClass = Literal["linear", "quadratic"]
 
 _numba_module: Any = None
 _numba_failed = False
@@ -64,6 +84,15 @@ def _import_numba() -> Any:
     return numba
 
 
+class _InterpreterState(threading.local):
+    """Per thread: True while a kernel runs as its pure-Python twin (interpreted tier)."""
+
+    active: bool = False
+
+
+_interpreting = _InterpreterState()
+
+
 def numba_available() -> bool:
     """Return True when kernels will be compiled (numba importable and JIT not disabled)."""
     return not _config.jit_disabled() and _import_numba() is not None
@@ -76,6 +105,11 @@ class LazyKernel(Generic[P, R]):
     ----------
     py_func : callable
         The plain Python function (the pure-Python twin used by tests).
+    interpret : {"linear", "quadratic"} or None
+        Cost class of the interpreted first calls (see the module notes); None: the kernel
+        compiles on its first call.
+    interpreted_seconds : float
+        CPU seconds its interpreted calls took in this process so far.
     """
 
     def __init__(
@@ -85,8 +119,14 @@ class LazyKernel(Generic[P, R]):
         parallel: bool = False,
         error_model: str = "python",
         python_entry: bool = False,
+        interpret: CostClass | None = None,
     ) -> None:
+        if interpret is not None and interpret not in _config.INTERPRETED_MAX_SIZE:
+            raise ValueError(f"interpret must be one of {list(_config.INTERPRETED_MAX_SIZE)}"
+                             f" or None, not {interpret!r}")
         self.py_func = func
+        self.interpret = interpret
+        self.interpreted_seconds = 0.0
         self.parallel = parallel
         self.error_model = error_model
         self.python_entry = python_entry
@@ -154,7 +194,33 @@ class LazyKernel(Generic[P, R]):
         return compiled
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        compiled = self._compiled
+        if compiled is not None:
+            return compiled(*args, **kwargs)
+        if _interpreting.active:  # called by an interpreted kernel: stay in Python
+            return self.py_func(*args, **kwargs)
+        if self._interpretable(args):
+            return self._interpreted(*args, **kwargs)
         return self.compiled()(*args, **kwargs)
+
+    def _interpretable(self, args: tuple[Any, ...]) -> bool:
+        """Whether this call may run as the twin (see the module notes)."""
+        if self.interpret is None or not _config.INTERPRETED_TIER or _config.jit_disabled():
+            return False
+        if self.interpreted_seconds >= _config.INTERPRETED_TIER_BUDGET:
+            return False
+        limit = _config.INTERPRETED_MAX_SIZE[self.interpret]
+        return all(arg.size <= limit for arg in args if isinstance(arg, np.ndarray))
+
+    def _interpreted(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run the twin (nested kernels too) and charge its CPU time to the budget."""
+        start = time.thread_time()
+        _interpreting.active = True
+        try:
+            return self.py_func(*args, **kwargs)
+        finally:
+            _interpreting.active = False
+            self.interpreted_seconds += time.thread_time() - start  # races only lose rent
 
     def __repr__(self) -> str:
         state = "compiled" if self._compiled is not None else "not compiled"
@@ -167,6 +233,7 @@ def kernel(
     parallel: bool = False,
     error_model: str = "python",
     python_entry: bool = False,
+    interpret: CostClass | None = None,
 ) -> Any:
     """Decorate a plain Python function as a lazily compiled numba kernel.
 
@@ -178,10 +245,14 @@ def kernel(
     ``python_entry=True`` marks a kernel that the library calls from Python *and* from other
     kernels in the same analysis: both then use the one Python-callable dispatcher instead of
     compiling it twice (see :meth:`LazyKernel.nested`).
+    ``interpret="linear"`` or ``"quadratic"`` (how the kernel's cost grows with its input)
+    lets small first calls run as the pure-Python twin instead of compiling (module notes);
+    only for kernels whose twin gives bit-identical results.
     """
     def build(inner: Callable[P, R]) -> LazyKernel[P, R]:
         return LazyKernel(
-            inner, parallel=parallel, error_model=error_model, python_entry=python_entry
+            inner, parallel=parallel, error_model=error_model, python_entry=python_entry,
+            interpret=interpret,
         )
 
     return build if func is None else build(func)

@@ -29,7 +29,7 @@ def compensated_add(total: float, compensation: float, value: float) -> tuple[fl
     return t, compensation
 
 
-@kernel
+@kernel(interpret="linear")  # type: ignore[untyped-decorator]
 def overall_mean(x: np.ndarray, harmonic: bool) -> float:
     """Mean of all samples: arithmetic ``sum(x)/n`` or harmonic ``n/sum(1/x)``.
 
@@ -71,7 +71,7 @@ def overall_mean(x: np.ndarray, harmonic: bool) -> float:
     return float(mean_y / scale)
 
 
-@kernel(python_entry=True)  # type: ignore[untyped-decorator]  # also called from Python
+@kernel(python_entry=True, interpret="linear")  # type: ignore[untyped-decorator]  # also called from Python
 def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[float, float]:
     """Subsession variance and lag-1 autocovariance of block means about ``m``.
 
@@ -134,7 +134,7 @@ def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[floa
     return sum_squares / (h - 1), sum_lagged / (h - 1)
 
 
-@kernel
+@kernel(interpret="linear")  # type: ignore[untyped-decorator]
 def lag1_coefficient(x: np.ndarray, q: int, harmonic: bool, m: float) -> float:
     """Pilot's lag-1 autocorrelation ``g_q / s2_q`` of block means; 1.0 when undefined.
 
@@ -150,7 +150,7 @@ def lag1_coefficient(x: np.ndarray, q: int, harmonic: bool, m: float) -> float:
     return ratio
 
 
-@kernel(python_entry=True)  # type: ignore[untyped-decorator]  # also called from Python
+@kernel(python_entry=True, interpret="linear")  # type: ignore[untyped-decorator]  # also called from Python
 def extend_prefix_sums(
     x: np.ndarray, start: int, stop: int, harmonic: bool, high: np.ndarray, low: np.ndarray
 ) -> None:
@@ -225,7 +225,7 @@ def lag1_from_prefix(
     return ratio
 
 
-@kernel
+@kernel(interpret="linear")  # type: ignore[untyped-decorator]
 def first_subsession_size(x: np.ndarray, limit: float, harmonic: bool, m: float) -> int:
     """First ``q`` in ``1..n//3`` with ``|r1(q)| <= limit``; -1 when none.
 

@@ -42,7 +42,7 @@ def penalty_factor(degree: int, k: int) -> float:
     return 2.0 * k + 1.0
 
 
-@kernel
+@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
 def edm_columns(
     zz: np.ndarray,
     delta: int,

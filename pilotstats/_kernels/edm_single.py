@@ -31,7 +31,7 @@ from pilotstats._kernels.edm_list import (
 # ----------------------------------------------------------------------------------------
 
 
-@kernel
+@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
 def edmx_search(zz: np.ndarray, order: np.ndarray, n: int, delta: int) -> tuple[int, float]:
     """EDM-X arg-max over τ ∈ [δ, n − δ], κ ∈ [τ + δ, n].
 
@@ -185,7 +185,7 @@ def tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
     return lo + q * (hi - lo)
 
 
-@kernel
+@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
 def edm_tail_search(
     z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
 ) -> tuple[int, float]:
@@ -347,7 +347,7 @@ def reference_tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
     return float(q * (hi - lo) + lo)
 
 
-@kernel
+@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
 def edm_tail_search_reference(
     z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
 ) -> tuple[int, float]:

@@ -169,7 +169,7 @@ def mean_norm(prev_u: float, max_u: float) -> float:
 
 
 # No division by zero here (n >= 1, unit > 0, Z > 0, y >= 1), so numba may vectorise.
-@kernel(error_model="numpy")  # type: ignore[untyped-decorator]
+@kernel(error_model="numpy", interpret="quadratic")  # type: ignore[untyped-decorator]
 def mdl_advance(
     run_n: np.ndarray,
     run_avg: np.ndarray,
@@ -452,7 +452,7 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
     return n_open
 
 
-@kernel
+@kernel(interpret="linear")  # type: ignore[untyped-decorator]
 def describe_groups(
     run_n: np.ndarray,
     run_avg: np.ndarray,
@@ -558,7 +558,7 @@ def describe_groups(
     return first_slot
 
 
-@kernel
+@kernel(interpret="linear")  # type: ignore[untyped-decorator]
 def run_statistics(
     values: np.ndarray, offsets: np.ndarray, out_avg: np.ndarray, out_sd: np.ndarray
 ) -> None:

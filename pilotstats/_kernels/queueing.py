@@ -21,7 +21,7 @@ QUEUE = 1
 LOAD_DEPENDENT = 2
 
 
-@kernel
+@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
 def lattice_mva(
     demands: np.ndarray,
     think: np.ndarray,
@@ -110,7 +110,7 @@ def lattice_mva(
     return throughput, residence
 
 
-@kernel
+@kernel(interpret="linear")  # type: ignore[untyped-decorator]
 def single_class_mva(
     demands: np.ndarray,
     think: float,
@@ -210,7 +210,7 @@ def single_class_mva(
     return throughput, residence, min_p0, marginals
 
 
-@kernel
+@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
 def schweitzer_mva(
     demands: np.ndarray,
     think: np.ndarray,
