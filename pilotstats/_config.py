@@ -50,9 +50,10 @@ INTERPRETED_TIER_ENV: str = "PILOTSTATS_INTERPRETED_TIER"
 INTERPRETED_TIER: bool = os.environ.get(INTERPRETED_TIER_ENV, "").strip().lower() not in (
     "0", "false", "no")
 
-#: CPU seconds a kernel may spend interpreted, summed over its calls in this process, before
-#: it is compiled (ski rental: the rent stays below the price of compiling it, 0.1–2.5 s).
-INTERPRETED_TIER_BUDGET: float = 0.5
+#: CPU seconds a process may spend in interpreted kernels, summed over all kernels and calls;
+#: after that every kernel compiles on its next call (ski rental: the rent stays below the
+#: price of compiling, 0.1–2.5 s per kernel plus about 0.9 s to set numba up).
+INTERPRETED_TIER_BUDGET: float = 1.0
 
 #: Largest input (elements of the largest array argument) a kernel runs interpreted, by how
 #: its cost grows: one interpreted call stays within about 0.3 s (``linear``: O(n) or

@@ -20,9 +20,10 @@ for importing and setting up numba once per process), while the pure-Python twin
 kernel answers a call on a few hundred samples in milliseconds. A kernel declared with an
 ``interpret`` cost class therefore runs its first calls from Python as the twin while the
 call is small (every array argument has at most ``_config.INTERPRETED_MAX_SIZE[interpret]``
-elements) and the kernel's interpreted CPU time in this process stays below
-``_config.INTERPRETED_TIER_BUDGET``; a larger call, or any call once the budget is spent,
-compiles it (ski rental: at most the budget is spent before paying the compile price).
+elements) and the process has spent less than ``_config.INTERPRETED_TIER_BUDGET`` CPU
+seconds in interpreted kernels; a larger call, or any call once the budget is spent,
+compiles it (ski rental: at most the budget, plus the call that crosses it, is spent before
+paying the compile price, however many kernels a process uses).
 Kernels the twin calls run as their twins too. The twins compute the same floating-point
 operations in the same order, so results are identical bit for bit in either tier
 (``tests/test_interpreted_tier.py``). ``_config.INTERPRETED_TIER = False`` (environment
@@ -91,6 +92,9 @@ class _InterpreterState(threading.local):
 
 
 _interpreting = _InterpreterState()
+
+#: CPU seconds this process has spent in interpreted kernels (all threads, all kernels).
+_interpreted_total = 0.0
 
 
 def numba_available() -> bool:
@@ -207,20 +211,23 @@ class LazyKernel(Generic[P, R]):
         """Whether this call may run as the twin (see the module notes)."""
         if self.interpret is None or not _config.INTERPRETED_TIER or _config.jit_disabled():
             return False
-        if self.interpreted_seconds >= _config.INTERPRETED_TIER_BUDGET:
+        if _interpreted_total >= _config.INTERPRETED_TIER_BUDGET:
             return False
         limit = _config.INTERPRETED_MAX_SIZE[self.interpret]
         return all(arg.size <= limit for arg in args if isinstance(arg, np.ndarray))
 
     def _interpreted(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Run the twin (nested kernels too) and charge its CPU time to the budget."""
+        global _interpreted_total
         start = time.thread_time()
         _interpreting.active = True
         try:
             return self.py_func(*args, **kwargs)
         finally:
             _interpreting.active = False
-            self.interpreted_seconds += time.thread_time() - start  # races only lose rent
+            spent = time.thread_time() - start
+            self.interpreted_seconds += spent  # races between threads only lose rent
+            _interpreted_total += spent
 
     def __repr__(self) -> str:
         state = "compiled" if self._compiled is not None else "not compiled"
