@@ -57,7 +57,8 @@ def tier_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(_config, "INTERPRETED_TIER", True)
     monkeypatch.setattr(_jit, "_interpreted_total", 0.0)
     monkeypatch.setattr(_config, "INTERPRETED_TIER_BUDGET", 1.0)
-    monkeypatch.setattr(_config, "INTERPRETED_MAX_SIZE", {"linear": 20_000, "quadratic": 800})
+    monkeypatch.setattr(_config, "INTERPRETED_MAX_SIZE",
+                        {"linear": 20_000, "quadratic": 1_100, "quadratic_heavy": 500})
     yield
 
 
@@ -115,6 +116,9 @@ def test_kernels_called_by_an_interpreted_kernel_run_as_twins(
     assert outer(np.array([2.0])) == 3.0
     assert inner._compiled is None and inner._nested is None
     assert not _jit._interpreting.active
+    # the twin calls the nested twin directly, without the dispatcher
+    assert outer.twin().__globals__["_inner"] is inner.twin() is _inner_py
+    assert outer.twin().__code__ is _outer_py.__code__
 
 
 def test_unknown_cost_class_is_refused() -> None:

@@ -56,7 +56,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 #: Cost classes of :func:`kernel`'s ``interpret`` (keys of ``_config.INTERPRETED_MAX_SIZE``).
-CostClass = Literal["linear", "quadratic"]
+CostClass = Literal["linear", "quadratic", "quadratic_heavy"]
 
 _numba_module: Any = None
 _numba_failed = False
@@ -109,7 +109,7 @@ class LazyKernel(Generic[P, R]):
     ----------
     py_func : callable
         The plain Python function (the pure-Python twin used by tests).
-    interpret : {"linear", "quadratic"} or None
+    interpret : {"linear", "quadratic", "quadratic_heavy"} or None
         Cost class of the interpreted first calls (see the module notes); None: the kernel
         compiles on its first call.
     interpreted_seconds : float
@@ -136,6 +136,7 @@ class LazyKernel(Generic[P, R]):
         self.python_entry = python_entry
         self._compiled: Callable[P, R] | None = None
         self._nested: Callable[P, R] | None = None
+        self._twin: Callable[P, R] | None = None
         self._lock = threading.Lock()  # threads of detect_many compile a kernel only once
         self.__name__ = func.__name__
         self.__qualname__ = func.__qualname__
@@ -165,6 +166,31 @@ class LazyKernel(Generic[P, R]):
                     self._nested = self._build(from_python=False)
         return self._nested
 
+    def twin(self) -> Callable[P, R]:
+        """Return the interpreted tier's function: ``py_func`` with the kernels it calls
+        bound directly to their own twins (no dispatch per nested call; same code, so the
+        same results as ``py_func``)."""
+        if self._twin is None:
+            replacements = {
+                name: value.twin()
+                for name in self.py_func.__code__.co_names
+                if isinstance(value := self.py_func.__globals__.get(name), LazyKernel)
+            }
+            self._twin = self._rebound(replacements, "") if replacements else self.py_func
+        return self._twin
+
+    def _rebound(self, replacements: dict[str, Any], suffix: str) -> Callable[P, R]:
+        """``py_func`` with some globals replaced, under the qualified name + ``suffix``."""
+        func = self.py_func
+        namespace = dict(func.__globals__)
+        namespace.update(replacements)
+        rebound = types.FunctionType(
+            func.__code__, namespace, func.__name__, func.__defaults__, func.__closure__
+        )
+        rebound.__qualname__ = func.__qualname__ + suffix
+        rebound.__module__ = func.__module__
+        return rebound
+
     def _build(self, *, from_python: bool) -> Callable[P, R]:
         if _config.jit_disabled():
             return self.py_func
@@ -180,15 +206,8 @@ class LazyKernel(Generic[P, R]):
                 replacements[name] = numba.prange
         func = self.py_func
         if replacements or not from_python:
-            namespace = dict(func.__globals__)
-            namespace.update(replacements)
-            func = types.FunctionType(
-                func.__code__, namespace, func.__name__, func.__defaults__, func.__closure__
-            )
             # a separate qualified name gives the nested variant its own cache files
-            suffix = "" if from_python else ".nested"
-            func.__qualname__ = self.py_func.__qualname__ + suffix
-            func.__module__ = self.py_func.__module__
+            func = self._rebound(replacements, "" if from_python else ".nested")
         parallel = bool(self.parallel and _config.PARALLEL)
         compiled: Callable[P, R] = numba.njit(
             cache=True, parallel=parallel, error_model=self.error_model,
@@ -222,7 +241,7 @@ class LazyKernel(Generic[P, R]):
         start = time.thread_time()
         _interpreting.active = True
         try:
-            return self.py_func(*args, **kwargs)
+            return self.twin()(*args, **kwargs)
         finally:
             _interpreting.active = False
             spent = time.thread_time() - start
@@ -252,7 +271,8 @@ def kernel(
     ``python_entry=True`` marks a kernel that the library calls from Python *and* from other
     kernels in the same analysis: both then use the one Python-callable dispatcher instead of
     compiling it twice (see :meth:`LazyKernel.nested`).
-    ``interpret="linear"`` or ``"quadratic"`` (how the kernel's cost grows with its input)
+    ``interpret="linear"``, ``"quadratic"`` or ``"quadratic_heavy"`` (how the kernel's cost
+    grows with its input; ``_config.INTERPRETED_MAX_SIZE``)
     lets small first calls run as the pure-Python twin instead of compiling (module notes);
     only for kernels whose twin gives bit-identical results.
     """

@@ -185,7 +185,7 @@ def tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
     return lo + q * (hi - lo)
 
 
-@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
+@kernel(interpret="quadratic_heavy")  # type: ignore[untyped-decorator]
 def edm_tail_search(
     z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
 ) -> tuple[int, float]:
@@ -347,7 +347,7 @@ def reference_tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
     return float(q * (hi - lo) + lo)
 
 
-@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
+@kernel(interpret="quadratic_heavy")  # type: ignore[untyped-decorator]
 def edm_tail_search_reference(
     z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
 ) -> tuple[int, float]:

@@ -169,7 +169,7 @@ def mean_norm(prev_u: float, max_u: float) -> float:
 
 
 # No division by zero here (n >= 1, unit > 0, Z > 0, y >= 1), so numba may vectorise.
-@kernel(error_model="numpy", interpret="quadratic")  # type: ignore[untyped-decorator]
+@kernel(error_model="numpy", interpret="quadratic_heavy")  # type: ignore[untyped-decorator]
 def mdl_advance(
     run_n: np.ndarray,
     run_avg: np.ndarray,
