@@ -50,10 +50,16 @@ INTERPRETED_TIER_ENV: str = "PILOTSTATS_INTERPRETED_TIER"
 INTERPRETED_TIER: bool = os.environ.get(INTERPRETED_TIER_ENV, "").strip().lower() not in (
     "0", "false", "no")
 
-#: CPU seconds a process may spend in interpreted kernels, summed over all kernels and calls;
-#: after that every kernel compiles on its next call (ski rental: the rent stays below the
-#: price of compiling, 0.1–2.5 s per kernel plus about 0.9 s to set numba up).
-INTERPRETED_TIER_BUDGET: float = 1.0
+#: CPU seconds one kernel may spend interpreted, summed over its calls in this process,
+#: before it compiles (ski rental: about the price of compiling one kernel, 0.1–2.5 s). The
+#: call that crosses it runs interpreted to its end, so one large first call (an EDM
+#: programme on 1,000 points: 1.2 s) does not make the small kernels of the same analysis
+#: compile.
+INTERPRETED_KERNEL_BUDGET: float = 0.5
+
+#: CPU seconds the whole process may spend in interpreted kernels before every kernel
+#: compiles on its next call: bounds the rent of a long batch, however many kernels it uses.
+INTERPRETED_TIER_BUDGET: float = 2.0
 
 #: Largest input (elements of the largest array argument) a kernel runs interpreted, by how
 #: its cost grows, so that one interpreted call stays near 1 s CPU at most (interpreted
@@ -164,6 +170,7 @@ _DEFAULTS = {
     "SMOOTHING_CORRELATION_P_THRESHOLD": SMOOTHING_CORRELATION_P_THRESHOLD,
     "EDM_PARALLEL": EDM_PARALLEL,
     "INTERPRETED_TIER": INTERPRETED_TIER,
+    "INTERPRETED_KERNEL_BUDGET": INTERPRETED_KERNEL_BUDGET,
     "INTERPRETED_TIER_BUDGET": INTERPRETED_TIER_BUDGET,
     "INTERPRETED_MAX_SIZE": dict(INTERPRETED_MAX_SIZE),
 }

@@ -56,7 +56,8 @@ def tier_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     suite turns the tier off by default, ``tests/conftest.py``)."""
     monkeypatch.setattr(_config, "INTERPRETED_TIER", True)
     monkeypatch.setattr(_jit, "_interpreted_total", 0.0)
-    monkeypatch.setattr(_config, "INTERPRETED_TIER_BUDGET", 1.0)
+    monkeypatch.setattr(_config, "INTERPRETED_KERNEL_BUDGET", 0.5)
+    monkeypatch.setattr(_config, "INTERPRETED_TIER_BUDGET", 2.0)
     monkeypatch.setattr(_config, "INTERPRETED_MAX_SIZE",
                         {"linear": 20_000, "quadratic": 1_100, "quadratic_heavy": 500})
     yield
@@ -84,14 +85,28 @@ def test_call_above_the_size_limit_compiles(
     assert total.interpreted_seconds >= 0.0
 
 
-def test_spent_budget_compiles(tier_on: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_jit, "_interpreted_total", 0.0)
+def test_spent_kernel_budget_compiles_that_kernel_only(
+    tier_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    total = LazyKernel(_total, interpret="quadratic")
+    other = LazyKernel(_total, interpret="linear")
+    assert total(np.ones(3)) == 3.0
+    assert total._compiled is None
+    monkeypatch.setattr(_config, "INTERPRETED_KERNEL_BUDGET", total.interpreted_seconds)
+    assert total(np.ones(4)) == 4.0
+    assert total._compiled is not None
+    assert other(np.ones(4)) == 4.0  # its own budget is unspent
+    assert other._compiled is None
+
+
+def test_spent_process_budget_compiles_every_kernel(
+    tier_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     total = LazyKernel(_total, interpret="quadratic")
     other = LazyKernel(_total, interpret="linear")
     assert total(np.ones(3)) == 3.0
     assert total._compiled is None
     assert _jit._interpreted_total == total.interpreted_seconds
-    # the budget is the process's: once spent, every interpretable kernel compiles
     monkeypatch.setattr(_config, "INTERPRETED_TIER_BUDGET", _jit._interpreted_total)
     assert other(np.ones(4)) == 4.0
     assert other._compiled is not None and other.interpreted_seconds == 0.0
@@ -274,7 +289,7 @@ ENTRY_RESULTS = """
     import json, sys, warnings
     warnings.simplefilter("ignore")
     from pilotstats import _config
-    _config.INTERPRETED_TIER_BUDGET = 60.0  # all 14 entry points' calls stay interpreted
+    _config.INTERPRETED_KERNEL_BUDGET = _config.INTERPRETED_TIER_BUDGET = 60.0  # all of them
     from pilotstats._warmup import ENTRY_POINTS
     def plain(result):
         return result.to_dict() if hasattr(result, "to_dict") else result.tolist()
@@ -298,10 +313,10 @@ MIXED_BATCH = """
     from pandas.testing import assert_frame_equal
     warnings.simplefilter("ignore")
     from pilotstats import _config
-    from pilotstats._kernels import _jit, edm_dp, mdl
+    from pilotstats._kernels import edm_dp, mdl
     from pilotstats.analysis import detect_many, trend_many
     _config.INTERPRETED_TIER = True
-    _config.INTERPRETED_TIER_BUDGET = 0.05  # the switch falls inside the batch
+    _config.INTERPRETED_KERNEL_BUDGET = 0.05  # the switch falls inside the batch
     rng = np.random.default_rng(4)
     frames = []
     for i in range(24):
@@ -310,9 +325,7 @@ MIXED_BATCH = """
         frames.append(pd.DataFrame({"test": f"t{i:02d}", "run": np.arange(300), "v": x}))
     table = pd.concat(frames, ignore_index=True)
     options = dict(by="test", order="run", value="v", workers=2)
-    detected = detect_many(table, **options)
-    _jit._interpreted_total = 0.0  # a fresh budget for the second batch
-    trends = trend_many(table, **options)
+    detected, trends = detect_many(table, **options), trend_many(table, **options)
     switched = [k.interpreted_seconds > 0 and k._compiled is not None
                 for k in (edm_dp.edm_columns, mdl.mdl_advance)]
     _config.INTERPRETED_TIER = False

@@ -20,10 +20,10 @@ for importing and setting up numba once per process), while the pure-Python twin
 kernel answers a call on a few hundred samples in milliseconds. A kernel declared with an
 ``interpret`` cost class therefore runs its first calls from Python as the twin while the
 call is small (every array argument has at most ``_config.INTERPRETED_MAX_SIZE[interpret]``
-elements) and the process has spent less than ``_config.INTERPRETED_TIER_BUDGET`` CPU
-seconds in interpreted kernels; a larger call, or any call once the budget is spent,
-compiles it (ski rental: at most the budget, plus the call that crosses it, is spent before
-paying the compile price, however many kernels a process uses).
+elements), the kernel has spent less than ``_config.INTERPRETED_KERNEL_BUDGET`` CPU seconds
+interpreted, and the process less than ``_config.INTERPRETED_TIER_BUDGET`` in all; a larger
+call, or any call once a budget is spent, compiles it (ski rental: the rent paid before the
+compile price stays bounded per kernel and per process).
 Kernels the twin calls run as their twins too. The twins compute the same floating-point
 operations in the same order, so results are identical bit for bit in either tier
 (``tests/test_interpreted_tier.py``). ``_config.INTERPRETED_TIER = False`` (environment
@@ -230,7 +230,8 @@ class LazyKernel(Generic[P, R]):
         """Whether this call may run as the twin (see the module notes)."""
         if self.interpret is None or not _config.INTERPRETED_TIER or _config.jit_disabled():
             return False
-        if _interpreted_total >= _config.INTERPRETED_TIER_BUDGET:
+        if (self.interpreted_seconds >= _config.INTERPRETED_KERNEL_BUDGET
+                or _interpreted_total >= _config.INTERPRETED_TIER_BUDGET):
             return False
         limit = _config.INTERPRETED_MAX_SIZE[self.interpret]
         return all(arg.size <= limit for arg in args if isinstance(arg, np.ndarray))
