@@ -53,7 +53,10 @@ _inner = LazyKernel(_inner_py)
 @pytest.fixture
 def tier_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The interpreted tier with its default budget and limits, nothing spent yet (the test
-    suite turns the tier off by default, ``tests/conftest.py``)."""
+    suite turns the tier off by default, ``tests/conftest.py``). With the JIT disabled
+    every call runs the plain function and there is no tier to test."""
+    if not numba_available():
+        pytest.skip("the JIT is disabled: every kernel runs as plain Python")
     monkeypatch.setattr(_config, "INTERPRETED_TIER", True)
     monkeypatch.setattr(_jit, "_interpreted_total", 0.0)
     monkeypatch.setattr(_config, "INTERPRETED_KERNEL_BUDGET", 0.5)
