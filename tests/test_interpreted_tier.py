@@ -88,31 +88,21 @@ def test_call_above_the_size_limit_compiles(
     assert total.interpreted_seconds >= 0.0
 
 
-def test_spent_kernel_budget_compiles_that_kernel_only(
-    tier_on: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    total = LazyKernel(_total, interpret="quadratic")
-    other = LazyKernel(_total, interpret="linear")
-    assert total(np.ones(3)) == 3.0
-    assert total._compiled is None
-    monkeypatch.setattr(_config, "INTERPRETED_KERNEL_BUDGET", total.interpreted_seconds)
-    assert total(np.ones(4)) == 4.0
-    assert total._compiled is not None
-    assert other(np.ones(4)) == 4.0  # its own budget is unspent
-    assert other._compiled is None
-
-
-def test_spent_process_budget_compiles_every_kernel(
-    tier_on: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.parametrize("spent", ["kernel", "process"])
+def test_spent_budget_compiles(tier_on: None, monkeypatch: pytest.MonkeyPatch, spent: str) -> None:
     total = LazyKernel(_total, interpret="quadratic")
     other = LazyKernel(_total, interpret="linear")
     assert total(np.ones(3)) == 3.0
     assert total._compiled is None
     assert _jit._interpreted_total == total.interpreted_seconds
-    monkeypatch.setattr(_config, "INTERPRETED_TIER_BUDGET", _jit._interpreted_total)
+    budget = "INTERPRETED_KERNEL_BUDGET" if spent == "kernel" else "INTERPRETED_TIER_BUDGET"
+    monkeypatch.setattr(_config, budget, total.interpreted_seconds)
+    assert total(np.ones(4)) == 4.0
+    assert total._compiled is not None
     assert other(np.ones(4)) == 4.0
-    assert other._compiled is not None and other.interpreted_seconds == 0.0
+    # a kernel's budget is its own; the process budget is every kernel's
+    assert (other._compiled is None) == (spent == "kernel")
+    assert other.interpreted_seconds == 0.0 or spent == "kernel"
 
 
 @pytest.mark.parametrize("tier", [False, True])
