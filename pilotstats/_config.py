@@ -40,15 +40,15 @@ MDL_PRUNING_MARGIN: float = 1e-7
 #: Environment switch that makes the lazy JIT dispatcher return plain Python functions.
 DISABLE_JIT_ENV: str = "PILOTSTATS_DISABLE_JIT"
 
-#: Environment switch of the interpreted first calls: ``0`` (or ``false``/``no``) makes every
-#: kernel compile on its first call, as before.
+#: Environment switch of the interpreted first calls: ``0`` (or ``false``/``no``/``off``)
+#: makes every kernel compile on its first call, as before.
 INTERPRETED_TIER_ENV: str = "PILOTSTATS_INTERPRETED_TIER"
 
 #: Run a kernel's small first calls as its pure-Python twin instead of compiling it at once
 #: (see ``_kernels/_jit.py``). The twin's results are identical bit for bit, so this changes
 #: no output; it spares a process that analyses a few short series the seconds of compiling.
 INTERPRETED_TIER: bool = os.environ.get(INTERPRETED_TIER_ENV, "").strip().lower() not in (
-    "0", "false", "no")
+    "0", "false", "no", "off")
 
 #: CPU seconds one kernel may spend interpreted, summed over its calls in this process,
 #: before it compiles (ski rental: about the price of compiling one kernel, 0.1–2.5 s). The
@@ -65,7 +65,8 @@ INTERPRETED_TIER_BUDGET: float = 2.0
 #: its cost grows, so that one interpreted call stays near 1 s CPU at most (interpreted
 #: times at 1,000 points: EDM programmes 1.2–1.3 s, the MDL programme on pure noise 2.4 s,
 #: EDM-tail 4.4 s). ``linear``: O(n) or O(n log n) kernels; ``quadratic``: the EDM
-#: programmes and MVA; ``quadratic_heavy``: the MDL programme and EDM-tail (O(n²) with a
+#: programmes, the residual autocorrelation of the rank scans (O(n · width)) and
+#: single-class MVA; ``quadratic_heavy``: the MDL programme and EDM-tail (O(n²) with a
 #: larger constant, O(n² log n)). Series of about 1,000 points (arrays of n + 1 to n + 3
 #: elements) stay within ``quadratic``.
 INTERPRETED_MAX_SIZE: dict[str, int] = {"linear": 20_000, "quadratic": 1_100,
@@ -183,7 +184,8 @@ def jit_disabled() -> bool:
 
 def reset() -> None:
     """Restore every tunable of this module to its default value."""
-    globals().update(_DEFAULTS)
+    # copies: a tunable changed in place (a dict) must not change its default
+    globals().update({k: dict(v) if isinstance(v, dict) else v for k, v in _DEFAULTS.items()})
 
 
 #: Most fits of the alpha-based round filter of the WPS regression.

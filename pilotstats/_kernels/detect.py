@@ -387,7 +387,7 @@ def posterior_location(values: np.ndarray, mean: float, min_size: int, tolerance
     return min_size + chosen
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]  # O(n · width)
 def residual_rank_lag1(x: np.ndarray, width: int, bounds: np.ndarray) -> float:
     """Lag-1 autocorrelation of the mid-ranks of the residuals of ``x`` (0.0 when all are
     tied or there are fewer than three values).

@@ -21,7 +21,7 @@ QUEUE = 1
 LOAD_DEPENDENT = 2
 
 
-@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
+@kernel
 def lattice_mva(
     demands: np.ndarray,
     think: np.ndarray,
@@ -110,7 +110,11 @@ def lattice_mva(
     return throughput, residence
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+# interpret: alpha holds K (N + 1) elements and the cost is up to O(N²) per load-dependent
+# station, so the quadratic limit bounds an interpreted call. lattice_mva (cost set by the
+# population lattice, not by its arrays) and schweitzer_mva (sweeps until convergence)
+# always compile.
+@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
 def single_class_mva(
     demands: np.ndarray,
     think: float,
@@ -210,7 +214,7 @@ def single_class_mva(
     return throughput, residence, min_p0, marginals
 
 
-@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
+@kernel
 def schweitzer_mva(
     demands: np.ndarray,
     think: np.ndarray,
