@@ -273,9 +273,9 @@ def kernel(
     kernels in the same analysis: both then use the one Python-callable dispatcher instead of
     compiling it twice (see :meth:`LazyKernel.nested`).
     ``interpret="linear"``, ``"quadratic"`` or ``"quadratic_heavy"`` (how the kernel's cost
-    grows with its input; ``_config.INTERPRETED_MAX_SIZE``)
-    lets small first calls run as the pure-Python twin instead of compiling (module notes);
-    only for kernels whose twin gives bit-identical results.
+    grows with the size of its arrays; limits in ``_config.INTERPRETED_MAX_SIZE``) lets small
+    first calls run as the pure-Python twin instead of compiling (module notes). Use it only
+    for kernels whose twin gives bit-identical results and whose cost the array sizes bound.
     """
     def build(inner: Callable[P, R]) -> LazyKernel[P, R]:
         return LazyKernel(
