@@ -40,6 +40,16 @@ MDL_PRUNING_MARGIN: float = 1e-7
 #: Environment switch that makes the lazy JIT dispatcher return plain Python functions.
 DISABLE_JIT_ENV: str = "PILOTSTATS_DISABLE_JIT"
 
+
+def env_flag(name: str, default: bool) -> bool:
+    """Read an on/off environment switch: unset or empty gives ``default``; ``0``,
+    ``false``, ``no`` and ``off`` (any case) give False; any other value gives True."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    return value not in ("0", "false", "no", "off")
+
+
 #: Environment switch of the interpreted first calls: ``0`` (or ``false``/``no``/``off``)
 #: makes every kernel compile on its first call, as before.
 INTERPRETED_TIER_ENV: str = "PILOTSTATS_INTERPRETED_TIER"
@@ -47,8 +57,7 @@ INTERPRETED_TIER_ENV: str = "PILOTSTATS_INTERPRETED_TIER"
 #: Run a kernel's small first calls as its pure-Python twin instead of compiling it at once
 #: (see ``_kernels/_jit.py``). The twin's results are identical bit for bit, so this changes
 #: no output; it spares a process that analyses a few short series the seconds of compiling.
-INTERPRETED_TIER: bool = os.environ.get(INTERPRETED_TIER_ENV, "").strip().lower() not in (
-    "0", "false", "no", "off")
+INTERPRETED_TIER: bool = env_flag(INTERPRETED_TIER_ENV, default=True)
 
 #: CPU seconds one kernel may spend interpreted, summed over its calls in this process,
 #: before it compiles (ski rental: about the price of compiling one kernel, 0.1–2.5 s). The
@@ -178,8 +187,8 @@ _DEFAULTS = {
 
 
 def jit_disabled() -> bool:
-    """Return True when ``PILOTSTATS_DISABLE_JIT`` is set to a true value."""
-    return os.environ.get(DISABLE_JIT_ENV, "").strip().lower() not in ("", "0", "false", "no")
+    """Return True when ``PILOTSTATS_DISABLE_JIT`` is set to a true value (:func:`env_flag`)."""
+    return env_flag(DISABLE_JIT_ENV, default=False)
 
 
 def reset() -> None:

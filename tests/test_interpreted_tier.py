@@ -372,3 +372,17 @@ def test_batch_whose_kernels_switch_tier_midway_equals_the_compiled_batch() -> N
     report = json.loads(_python(MIXED_BATCH))
     assert report["switched"] == [True, True]
     assert report["changes"] >= 10
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("", True), ("0", False), ("off", False), ("No", False), (" false ", False), ("1", True),
+     ("on", True)],
+)
+def test_environment_switches_read_on_and_off(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: bool
+) -> None:
+    monkeypatch.setenv("PILOTSTATS_SOME_SWITCH", value)
+    assert _config.env_flag("PILOTSTATS_SOME_SWITCH", default=True) is expected
+    monkeypatch.setenv(_config.DISABLE_JIT_ENV, value)
+    assert _config.jit_disabled() is (expected and value != "")

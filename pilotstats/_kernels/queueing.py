@@ -21,6 +21,7 @@ QUEUE = 1
 LOAD_DEPENDENT = 2
 
 
+# Never interpreted: the population lattice, not the size of any array, sets its cost.
 @kernel
 def lattice_mva(
     demands: np.ndarray,
@@ -110,10 +111,8 @@ def lattice_mva(
     return throughput, residence
 
 
-# interpret: alpha holds K (N + 1) elements and the cost is up to O(N²) per load-dependent
-# station, so the quadratic limit bounds an interpreted call. lattice_mva (cost set by the
-# population lattice, not by its arrays) and schweitzer_mva (sweeps until convergence)
-# always compile.
+# Interpretable: alpha holds K (N + 1) elements and the cost is up to O(N²) per
+# load-dependent station, so the quadratic size limit bounds an interpreted call.
 @kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
 def single_class_mva(
     demands: np.ndarray,
@@ -214,6 +213,7 @@ def single_class_mva(
     return throughput, residence, min_p0, marginals
 
 
+# Never interpreted: the number of sweeps until convergence sets its cost.
 @kernel
 def schweitzer_mva(
     demands: np.ndarray,
