@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,10 @@ from pilotstats.regression._calibration_problem import (
 from pilotstats.regression._gauss_newton import (
     _jacobian,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pilotstats.regression._confidence_region import ConfidenceRegion
+    from pilotstats.regression._residual_diagnostics import ResidualDiagnostics
 from pilotstats.results import Result, format_number
 
 
@@ -191,18 +195,21 @@ class CalibrationResult(Result):
     params : ndarray, shape (n,)
         Estimates x̂.
     stderr : ndarray, shape (n,)
-        √P_ii (NaN if rank deficient, and for integer parameters).
+        √P_ii (NaN if rank deficient, and for integer and fixed parameters).
     ci_low, ci_high : ndarray, shape (n,)
         Marginal confidence interval x̂_i ∓ t_{(1+c)/2; dof} se_i (conditional on the
-        integer parameters; NaN for integer parameters).
+        integer parameters). Integer parameters: the interval where the profile of S
+        crosses S(x̂)(1 + F_{1, dof; c}/dof) (see :func:`calibrate`). NaN for fixed
+        parameters.
     covariance : ndarray, shape (n, n)
-        P = mse · M⁻¹ over the continuous parameters (NaN rows/columns for integers).
+        P = mse · M⁻¹ over the continuous parameters (NaN rows/columns for integers and
+        fixed parameters).
     sse : float
         Weighted sum of squares S(x̂) with the final weights.
     mse : float
         S/dof.
     dof : int
-        Observed measurement values minus the number of parameters n.
+        Observed measurement values minus the number of estimated (not fixed) parameters.
     condition_number, scaled_condition_number : float
         cond(M) and cond(D M D) at x̂.
     rank : int
@@ -241,6 +248,19 @@ class CalibrationResult(Result):
     poorly_determined : tuple of str
         Parameters named by the identifiability diagnostics (empty if all are determined).
     diagnostics : DesignDiagnostics
+    fixed_indices : tuple of int
+        Parameters held fixed (``fixed=`` or equal bounds).
+    sensitivity : ndarray, shape (T, m, n)
+        H_t = ∂h(x, u_t)/∂x at x̂ (central differences; Woodside's tutorial, slide 23), NaN
+        columns for integer and fixed parameters.
+    information : ndarray, shape (n, n)
+        M = Σ_t H_tᵀ W_t H_t with the final weights W_t = R_t⁻¹ (up to the scale that the
+        mse estimates), so that ``covariance = mse · M⁻¹`` (slide 23); NaN rows and
+        columns for integer and fixed parameters.
+    interchangeable : tuple of tuple of str
+        Groups of parameters whose fitted values can be permuted without changing S
+        (label switching; a :class:`~pilotstats.exceptions.LabelSwitchingWarning` was
+        emitted). Empty when none.
 
     Examples
     --------
@@ -291,8 +311,126 @@ class CalibrationResult(Result):
     integer_profile: tuple[tuple[tuple[int, ...], float], ...]
     poorly_determined: tuple[str, ...]
     diagnostics: DesignDiagnostics
+    fixed_indices: tuple[int, ...]
+    sensitivity: FloatArray
+    information: FloatArray
+    interchangeable: tuple[tuple[str, ...], ...]
     _problem: Any = dataclasses.field(repr=False, compare=False)
     _options: Any = dataclasses.field(repr=False, compare=False)
+    _whitener: Any = dataclasses.field(repr=False, compare=False)
+
+    def confidence_region(
+        self,
+        confidence_level: float | None = None,
+        *,
+        parameters: Any = None,
+        grid: int = 41,
+        profile: bool = True,
+    ) -> ConfidenceRegion:
+        """Joint confidence region of two parameters: the ellipse and the exact E contour.
+
+        Woodside's tutorial (WOSP/SIPEW 2010, slides 23 and 38-40) plots the contours of E
+        (the weighted sum of squares S) around the estimate: when they are nearly
+        elliptical, the linearised intervals are trustworthy. The ellipse is
+        (x − x̂)ᵀ P_ij⁻¹ (x − x̂) ≤ 2 F_{2, dof; c}; the exact region is where the profile
+        of S (other continuous parameters refitted, weights frozen at x̂) stays below
+        S(x̂)(1 + 2 F_{2, dof; c}/dof) (Seber & Wild 1989, §5.2).
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            Level of the region (default: the fit's).
+        parameters : pair of str or int, optional
+            The two parameters (names or indices); default the first two estimated
+            continuous ones.
+        grid : int, default 41
+            Grid points per axis for the exact contour (5..201); the grid spans 1.6 times
+            the ellipse's extent.
+        profile : bool, default True
+            Refit the other continuous parameters at each grid point (the profile); False
+            holds them at x̂ (a conditional slice, cheaper).
+
+        Returns
+        -------
+        ConfidenceRegion
+            With :meth:`~ConfidenceRegion.plot` and the share of grid points on which the
+            ellipse and the exact region agree.
+
+        Raises
+        ------
+        InvalidInputError
+            Fewer than two estimated continuous parameters, an unknown name, or a rank
+            deficient fit.
+
+        Notes
+        -----
+        Complexity: grid² profile fits (each a few Gauss–Newton steps over the other
+        parameters), or grid² model evaluations without other parameters.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pilotstats.regression import calibrate
+        >>> u = np.arange(1.0, 9.0)
+        >>> z = 2 * u + 1 + 0.1 * np.sin(3 * u)
+        >>> fit = calibrate(lambda p, v: p[0] * v + p[1], u, z, [1.0, 0.0], weights=None)
+        >>> fit.confidence_region(grid=21).agreement > 0.99
+        True
+        """
+        from pilotstats.regression._confidence_region import confidence_region
+
+        return confidence_region(self, confidence_level, parameters, grid, profile)
+
+    def residual_diagnostics(
+        self,
+        *,
+        condition_index: int | None = None,
+        x_axis: Any = None,
+        significance_level: float = 0.05,
+    ) -> ResidualDiagnostics:
+        """Residual trend, normality and lack-of-fit tests, with a residual plot.
+
+        Woodside's tutorial (WOSP/SIPEW 2010, slide 47): "look at its predictions"; a
+        trend of the residuals against the conditions "indicates additional resource
+        use" that the model is missing. The residuals are standardised,
+        r = √w · e / √mse, then tested for a linear trend against the condition (per
+        measure, Bonferroni across measures), for normality (Shapiro–Wilk) and, when some
+        conditions are replicated, for lack of fit (pure-error F test).
+
+        Parameters
+        ----------
+        condition_index : int, optional
+            For conditions given as rows (e.g. ``[N, Z]``): which entry is the axis.
+        x_axis : array_like, shape (T,), optional
+            The axis value of each trial instead (for non-numeric conditions).
+        significance_level : float, default 0.05
+
+        Returns
+        -------
+        ResidualDiagnostics
+            With :meth:`~ResidualDiagnostics.plot` (residuals against the condition).
+
+        Raises
+        ------
+        InvalidInputError
+            Row conditions without ``condition_index`` or ``x_axis``, or an ``x_axis`` of
+            the wrong length.
+
+        Notes
+        -----
+        Complexity: O(T m) plus the Shapiro–Wilk test, O(N log N) in the residual count.
+
+        Examples
+        --------
+        >>> from pilotstats.regression import calibrate
+        >>> fit = calibrate(lambda p, u: p[0] * u, [1, 2, 3, 4, 5], [2.1, 3.9, 6.2, 7.9, 10.1],
+        ...                 [1.0], weights=None)
+        >>> print(fit.residual_diagnostics())  # doctest: +ELLIPSIS
+        residuals: trend p = ..., normality p = ..., lack of fit p = n/a
+        """
+        from pilotstats.regression._residual_diagnostics import residual_diagnostics
+
+        return residual_diagnostics(self, condition_index, x_axis, significance_level)
 
     def confidence_interval(
         self, confidence_level: float | None = None
@@ -309,9 +447,9 @@ class CalibrationResult(Result):
     def _sensitivities(self, conditions: Any) -> tuple[FloatArray, FloatArray, Any]:
         problem: _Problem = self._problem
         options: _Options = self._options
+        held = set(self.integer_indices) | set(self.fixed_indices)
         free = np.array(
-            [i for i in range(self.params.shape[0]) if i not in self.integer_indices],
-            dtype=np.int64,
+            [i for i in range(self.params.shape[0]) if i not in held], dtype=np.int64
         )
         conds = list(conditions) if not isinstance(conditions, np.ndarray) else conditions
         shadow = _Problem.__new__(_Problem)
@@ -483,26 +621,45 @@ class CalibrationResult(Result):
         )
 
     def summary(self) -> str:
-        """A multi-line table of estimates, standard errors and intervals."""
+        """A multi-line table of estimates, standard errors, intervals and half widths.
+
+        The half width (±) of each interval is also given in % of the estimate, as
+        Woodside's tutorial tabulates it. Integer parameters show their profile interval,
+        fixed parameters their value only.
+        """
         level = format_number(self.confidence_level * 100)
         lines = [
             f"calibration ({self.weighting}): status {self.status}, {self.iterations} "
             f"iterations, {self.irls_passes} pass(es), S = {format_number(self.sse, 6)}, "
             f"mse = {format_number(self.mse, 6)}, dof = {self.dof}",
-            f"{'parameter':>12} {'estimate':>12} {'std err':>10}   {level} % CI",
+            f"{'parameter':>12} {'estimate':>12} {'std err':>10}   {level + ' % CI':<26}"
+            f"{'± %':>8}",
         ]
         for i, name in enumerate(self.parameter_names):
-            if i in self.integer_indices:
-                lines.append(f"{name:>12} {self.params[i]:>12.6g} {'(integer)':>10}")
+            if i in self.fixed_indices:
+                lines.append(f"{name:>12} {self.params[i]:>12.6g} {'(fixed)':>10}")
                 continue
+            error = "(integer)" if i in self.integer_indices else f"{self.stderr[i]:.3g}"
+            half = (self.ci_high[i] - self.ci_low[i]) / 2
+            percent = (
+                f"{100 * half / abs(self.params[i]):.3g}"
+                if math.isfinite(half) and self.params[i] != 0
+                else "nan"
+            )
+            interval = f"[{self.ci_low[i]:.6g}, {self.ci_high[i]:.6g}]"
             lines.append(
-                f"{name:>12} {self.params[i]:>12.6g} {self.stderr[i]:>10.3g}   "
-                f"[{self.ci_low[i]:.6g}, {self.ci_high[i]:.6g}]"
+                f"{name:>12} {self.params[i]:>12.6g} {error:>10}   {interval:<26}{percent:>8}"
             )
         lines.append(
             f"cond(M) = {format_number(self.condition_number)}, scaled cond = "
             f"{format_number(self.scaled_condition_number)}, rank {self.rank}"
         )
+        if self.interchangeable:
+            lines.append(
+                "label switching: "
+                + "; ".join(", ".join(g) for g in self.interchangeable)
+                + " can be permuted without changing S"
+            )
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -511,7 +668,7 @@ class CalibrationResult(Result):
             f"{name} = {format_number(self.params[i], 5)}"
             + (
                 ""
-                if i in self.integer_indices or not math.isfinite(self.stderr[i])
+                if not (math.isfinite(self.ci_low[i]) and math.isfinite(self.ci_high[i]))
                 else f" [{format_number(self.ci_low[i], 5)}, {format_number(self.ci_high[i], 5)}]"
             )
             for i, name in enumerate(self.parameter_names)
