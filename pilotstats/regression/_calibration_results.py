@@ -324,7 +324,7 @@ class CalibrationResult(Result):
         confidence_level: float | None = None,
         *,
         parameters: Any = None,
-        grid: int = 41,
+        grid: int = 25,
         profile: bool = True,
     ) -> ConfidenceRegion:
         """Joint confidence region of two parameters: the ellipse and the exact E contour.
@@ -343,12 +343,13 @@ class CalibrationResult(Result):
         parameters : pair of str or int, optional
             The two parameters (names or indices); default the first two estimated
             continuous ones.
-        grid : int, default 41
+        grid : int, default 25
             Grid points per axis for the exact contour (5..201); the grid spans 1.6 times
             the ellipse's extent.
         profile : bool, default True
             Refit the other continuous parameters at each grid point (the profile); False
-            holds them at x̂ (a conditional slice, cheaper).
+            holds them at x̂ (a conditional slice, cheaper), and the ellipse is then the
+            conditional one, mse · (M_ij)⁻¹.
 
         Returns
         -------
@@ -387,15 +388,17 @@ class CalibrationResult(Result):
         condition_index: int | None = None,
         x_axis: Any = None,
         significance_level: float = 0.05,
+        trend_degree: int = 2,
     ) -> ResidualDiagnostics:
         """Residual trend, normality and lack-of-fit tests, with a residual plot.
 
         Woodside's tutorial (WOSP/SIPEW 2010, slide 47): "look at its predictions"; a
         trend of the residuals against the conditions "indicates additional resource
         use" that the model is missing. The residuals are standardised,
-        r = √w · e / √mse, then tested for a linear trend against the condition (per
-        measure, Bonferroni across measures), for normality (Shapiro–Wilk) and, when some
-        conditions are replicated, for lack of fit (pure-error F test).
+        r = √w · e / √mse, then tested for a trend against the condition (F test of a
+        polynomial of degree ``trend_degree`` per measure, Bonferroni across measures),
+        for normality (Shapiro–Wilk) and, when some conditions are replicated, for lack of
+        fit (pure-error F test).
 
         Parameters
         ----------
@@ -404,6 +407,9 @@ class CalibrationResult(Result):
         x_axis : array_like, shape (T,), optional
             The axis value of each trial instead (for non-numeric conditions).
         significance_level : float, default 0.05
+        trend_degree : int, default 2
+            Degree of the polynomial trend tested (1: a straight slope; 2 also catches the
+            curved pattern of a missing resource). 1..5.
 
         Returns
         -------
@@ -430,7 +436,9 @@ class CalibrationResult(Result):
         """
         from pilotstats.regression._residual_diagnostics import residual_diagnostics
 
-        return residual_diagnostics(self, condition_index, x_axis, significance_level)
+        return residual_diagnostics(
+            self, condition_index, x_axis, significance_level, trend_degree
+        )
 
     def confidence_interval(
         self, confidence_level: float | None = None

@@ -45,7 +45,8 @@ class ConfidenceRegion(Result):
     center : ndarray, shape (2,)
         The estimates x̂_i, x̂_j.
     covariance : ndarray, shape (2, 2)
-        The 2 × 2 block of P.
+        The 2 × 2 block of P (with ``profile=False``: the conditional covariance
+        mse · (M_ij)⁻¹ given the other parameters at x̂, to match the slice of S).
     confidence_level : float
     dof : int
         Residual degrees of freedom of the fit.
@@ -176,6 +177,11 @@ def confidence_region(
     cov = np.asarray(result.covariance)[np.ix_(pair, pair)]
     if not np.isfinite(cov).all():
         raise InvalidInputError("the fit is rank deficient: no confidence region exists")
+    others = np.array([i for i in free if i not in pair], dtype=np.int64)
+    profiled = bool(profile and others.size > 0)
+    if not profile and others.size:
+        # a slice with the others held at x̂: compare with the conditional ellipse
+        cov = result.mse * np.linalg.inv(np.asarray(result.information)[np.ix_(pair, pair)])
     dof = result.dof
     f = float(stats.f.ppf(c, 2, dof))
     center = np.array([result.params[pair[0]], result.params[pair[1]]])
@@ -187,8 +193,6 @@ def confidence_region(
     half = _GRID_MARGIN * np.sqrt(2 * f * np.diag(cov))
     gx = np.linspace(center[0] - half[0], center[0] + half[0], grid)
     gy = np.linspace(center[1] - half[1], center[1] + half[1], grid)
-    others = np.array([i for i in free if i not in pair], dtype=np.int64)
-    profiled = bool(profile and others.size > 0)
     sse = _profile_grid(result, pair, others if profiled else np.array([], np.int64), gx, gy)
     inside_exact = sse <= threshold
     dx = gx[:, None] - center[0]

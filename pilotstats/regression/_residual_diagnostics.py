@@ -6,8 +6,10 @@ trend of the residuals against the load "indicates additional resource use" that
 lacks. :func:`residual_diagnostics` standardises the residuals (r_tj = √w_tj e_tj / √mse,
 so that under the model they are roughly N(0, 1)) and tests
 
-* a **trend**: per measure, the least-squares slope of r against the condition, t test on
-  n − 2 dof; the overall p value is Bonferroni's min p × m;
+* a **trend**: per measure, the least-squares regression of r on a polynomial of degree
+  d (default 2: a curved pattern, such as the one a missing resource leaves, is caught as
+  well as a slope) in the condition, overall F test of the d slope terms on n − d − 1 dof;
+  the overall p value is Bonferroni's min p × m;
 * **normality**: Shapiro–Wilk on all standardised residuals (needs 3 to 5000 values);
 * **lack of fit**, when some conditions are replicated: pure-error sum of squares
   SS_pe = Σ w (z − z̄_group)² on dof_pe = Σ (n_group − 1), lack-of-fit SS_lof = S − SS_pe on
@@ -42,9 +44,12 @@ class ResidualDiagnostics(Result):
         Position of each trial on the condition axis (e.g. the population N).
     measure_names : tuple of str
     trend_slopes : ndarray, shape (m,)
-        Slope of the standardised residuals against the condition, per measure.
+        Least-squares slope of the standardised residuals against the condition, per
+        measure.
     trend_p_values : ndarray, shape (m,)
-        Two-sided p values of the slopes (t test); NaN with fewer than 3 distinct conditions.
+        p values of the trend F test (polynomial of degree ``trend_degree``); NaN with
+        fewer than trend_degree + 2 distinct conditions.
+    trend_degree : int
     trend_p_value : float
         min p × m (Bonferroni), capped at 1.
     normality_statistic, normality_p_value : float
@@ -77,6 +82,7 @@ class ResidualDiagnostics(Result):
     measure_names: tuple[str, ...]
     trend_slopes: FloatArray
     trend_p_values: FloatArray
+    trend_degree: int
     trend_p_value: float
     normality_statistic: float
     normality_p_value: float
@@ -156,13 +162,36 @@ def _groups(problem: Any) -> list[list[int]]:
     return [g for g in keys.values() if len(g) > 1]
 
 
+def _trend(xs: FloatArray, ys: FloatArray, degree: int) -> tuple[float, float]:
+    """Slope of ys on xs and the p value of the F test of a degree-``degree`` polynomial trend
+    against a constant."""
+    from scipy import stats
+
+    centred = (xs - xs.mean()) / (xs.std() if xs.std() > 0 else 1.0)
+    design = np.vander(centred, degree + 1, increasing=True)
+    coef, *_ = np.linalg.lstsq(design, ys, rcond=None)
+    sse_full = float(((ys - design @ coef) ** 2).sum())
+    sse_mean = float(((ys - ys.mean()) ** 2).sum())
+    dof = xs.size - degree - 1
+    slope = float(np.polyfit(xs, ys, 1)[0])
+    if sse_full <= 0:
+        return slope, 0.0 if sse_mean > 0 else 1.0
+    f_stat = ((sse_mean - sse_full) / degree) / (sse_full / dof)
+    return slope, float(stats.f.sf(f_stat, degree, dof))
+
+
 def residual_diagnostics(
-    result: Any, condition_index: int | None, x_axis: Any, significance_level: float
+    result: Any,
+    condition_index: int | None,
+    x_axis: Any,
+    significance_level: float,
+    trend_degree: int = 2,
 ) -> ResidualDiagnostics:
     """Compute the diagnostics for :meth:`CalibrationResult.residual_diagnostics`."""
     from scipy import stats
 
     alpha = check_probability(significance_level, "significance_level")
+    degree = check_int(trend_degree, "trend_degree", low=1, high=5)
     problem = result._problem
     axis = _axis(result, condition_index, x_axis)
     observed = problem.observed
@@ -180,9 +209,8 @@ def residual_diagnostics(
     for j in range(m):
         keep = observed[:, j]
         xs, ys = axis[keep], standardized[keep, j]
-        if np.unique(xs).size >= 3:
-            fit = stats.linregress(xs, ys)
-            slopes[j], p_values[j] = float(fit.slope), float(fit.pvalue)
+        if np.unique(xs).size >= degree + 2:
+            slopes[j], p_values[j] = _trend(xs, ys, degree)
     finite = p_values[np.isfinite(p_values)]
     trend_p = float(min(1.0, finite.min() * finite.size)) if finite.size else math.nan
     pooled = standardized[observed]
@@ -215,6 +243,7 @@ def residual_diagnostics(
         measure_names=tuple(str(v) for v in names),
         trend_slopes=_readonly(slopes),
         trend_p_values=_readonly(p_values),
+        trend_degree=int(degree),
         trend_p_value=trend_p,
         normality_statistic=w_stat,
         normality_p_value=w_p,

@@ -157,7 +157,8 @@ def utilization_law_demands(
     throughputs : array_like, shape (T,) or (T, C)
         Measured throughput X_tc (responses per second) of each trial and class.
     utilizations : array_like, shape (T,) or (T, K)
-        Measured utilization of each station in each trial (per server, 0..1).
+        Measured utilization of each station in each trial (per server, 0..1; noisy
+        values slightly outside are accepted).
     servers : array_like, shape (K,), optional
         Server counts m_k (default 1): busy servers U·m_k are regressed, so D_k is the
         demand per response.
@@ -174,7 +175,8 @@ def utilization_law_demands(
     Raises
     ------
     InvalidInputError
-        Shapes that do not match, non-finite or negative values, or server counts < 1.
+        Shapes that do not match, non-finite values, negative throughputs, or server
+        counts < 1.
     NotEnoughDataError
         No more trials than classes (dof = T − C < 1).
     DegenerateDesignError
@@ -214,8 +216,7 @@ def utilization_law_demands(
                         nonnegative=True)
     xt = xt[:, None] if xt.ndim == 1 else xt
     u_raw = np.asarray(utilizations, dtype=object)
-    ut = as_float_array(utilizations, "utilizations", ndim=2 if u_raw.ndim == 2 else 1,
-                        nonnegative=True)
+    ut = as_float_array(utilizations, "utilizations", ndim=2 if u_raw.ndim == 2 else 1)
     ut = ut[:, None] if ut.ndim == 1 else ut
     t_count, c_count = xt.shape
     k_count = ut.shape[1]
