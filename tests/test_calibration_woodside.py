@@ -319,7 +319,7 @@ def test_integer_interval_from_the_profile_of_e() -> None:
     assert fit.ci_low[3] == pytest.approx(ends[0], rel=1e-6)
     assert fit.ci_high[3] == pytest.approx(ends[1], rel=1e-6)
     assert 0 < fit.ci_high[3] - 2.0 < 1 and 0 < 2.0 - fit.ci_low[3] < 1
-    line = [v for v in fit.summary().splitlines() if v.strip().startswith("m3")][0]
+    line = next(v for v in fit.summary().splitlines() if v.strip().startswith("m3"))
     assert "(integer)" in line and "[" in line
 
 
