@@ -204,7 +204,7 @@ def test_confidence_region_of_a_linear_model_is_its_ellipse() -> None:
         residual = z - (point[0] + point[1] * u)
         assert residual @ residual == pytest.approx(region.sse_threshold, rel=1e-6)
     assert region.agreement > 0.99 and not region.profiled
-    assert region.contains(*fit.params) and region.contains(*fit.params, exact=True)
+    assert region.contains(*fit.params) and region.contains(*fit.params, region="exact")
     json.dumps(region.to_dict(), allow_nan=False)
 
 
@@ -212,16 +212,16 @@ def test_confidence_region_of_the_three_station_model_is_nearly_elliptical() -> 
     """Slides 38-40: "contours of E nearly elliptical, so the assumptions are supported"."""
     z = noisy(MODEL.evaluate_all(TRUE_D, POPULATIONS), 0.03, 8)
     fit = calibrate(MODEL, POPULATIONS, z, [1.0, 1.0, 1.0])
-    region = fit.confidence_region(parameters=("D1", "D3"), grid=15)
-    assert region.parameters == ("D1", "D3") and region.profiled
+    region = fit.confidence_region(pair=("D1", "D3"), grid=15)
+    assert region.parameter_names == ("D1", "D3") and region.profiled
     assert region.agreement > 0.95
     # the exact profile at the estimate is S(x̂); far outside the ellipse it exceeds the bar
     assert np.nanmin(region.sse_grid) == pytest.approx(fit.sse, rel=1e-2)
     assert region.sse_grid[0, 0] > region.sse_threshold
     with pytest.raises(InvalidInputError, match="two different"):
-        fit.confidence_region(parameters=("D1", "D1"))
+        fit.confidence_region(pair=("D1", "D1"))
     with pytest.raises(InvalidInputError, match="unknown parameter"):
-        fit.confidence_region(parameters=("D1", "Q"))
+        fit.confidence_region(pair=("D1", "Q"))
 
 
 def test_region_and_residual_plots() -> None:
@@ -354,7 +354,7 @@ def test_f_test_on_different_measure_sets_refits_on_the_common_measures() -> Non
         b = calibrate(three_r, conditions, z[:, :1], np.array(full.params))
         a = calibrate(two_r, conditions, z[:, :1], np.array(restricted.params),
                       weights=np.array(b.weights))
-    assert result.measures == ("R",) and result.refitted
+    assert result.common_measures == ("R",) and result.refitted
     assert result.sse_full == pytest.approx(b.sse, rel=1e-6)
     assert result.sse_restricted == pytest.approx(a.sse, rel=1e-6)
     f = ((a.sse - b.sse) / 1) / (b.sse / b.dof)
@@ -362,7 +362,7 @@ def test_f_test_on_different_measure_sets_refits_on_the_common_measures() -> Non
     assert result.dof1 == 1 and result.dof2 == conditions.size - 3
     assert result.p_value == pytest.approx(stats.f.sf(f, 1, b.dof), rel=1e-4)
     # explicit columns give the same test
-    same = f_test(restricted, full, measures=([0], [0]))
+    same = f_test(restricted, full, common_measures=([0], [0]))
     assert same.statistic == pytest.approx(result.statistic, rel=1e-9)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IdentifiabilityWarning)

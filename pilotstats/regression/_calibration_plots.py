@@ -31,8 +31,8 @@ def plot_region(region: ConfidenceRegion, *, ax: Any = None, title: str | None =
                    colors="C3", linestyles="--")
         ax.plot([], [], color="C3", linestyle="--", label=f"{kind} contour of S")
     ax.plot(region.center[0], region.center[1], "o", color=DATA_COLOUR, label="estimate")
-    ax.set_xlabel(region.parameters[0])
-    ax.set_ylabel(region.parameters[1])
+    ax.set_xlabel(region.parameter_names[0])
+    ax.set_ylabel(region.parameter_names[1])
     ax.set_title(title if title is not None else
                  f"joint region, agreement {format_number(100 * region.agreement, 3)} %")
     outside_legend(ax)

@@ -323,7 +323,7 @@ class CalibrationResult(Result):
         self,
         confidence_level: float | None = None,
         *,
-        parameters: Any = None,
+        pair: Any = None,
         grid: int = 25,
         profile: bool = True,
     ) -> ConfidenceRegion:
@@ -340,7 +340,7 @@ class CalibrationResult(Result):
         ----------
         confidence_level : float, optional
             Level of the region (default: the fit's).
-        parameters : pair of str or int, optional
+        pair : pair of str or int, optional
             The two parameters (names or indices); default the first two estimated
             continuous ones.
         grid : int, default 25
@@ -380,7 +380,7 @@ class CalibrationResult(Result):
         """
         from pilotstats.regression._confidence_region import confidence_region
 
-        return confidence_region(self, confidence_level, parameters, grid, profile)
+        return confidence_region(self, confidence_level, pair, grid, profile)
 
     def residual_diagnostics(
         self,

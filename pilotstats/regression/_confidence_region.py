@@ -38,7 +38,7 @@ class ConfidenceRegion(Result):
 
     Attributes
     ----------
-    parameters : tuple of str
+    parameter_names : tuple of str
         Names of the two parameters (x axis, y axis).
     indices : tuple of int
         Their positions in ``CalibrationResult.params``.
@@ -77,13 +77,13 @@ class ConfidenceRegion(Result):
     >>> z = 2 * u + 1 + 0.1 * np.sin(3 * u)
     >>> fit = calibrate(lambda p, v: p[0] * v + p[1], u, z, [1.0, 0.0], weights=None)
     >>> region = fit.confidence_region(grid=15)
-    >>> region.parameters, round(region.agreement, 2)
+    >>> region.parameter_names, round(region.agreement, 2)
     (('x[0]', 'x[1]'), 1.0)
     >>> region.contains(fit.params[region.indices[0]], fit.params[region.indices[1]])
     True
     """
 
-    parameters: tuple[str, str]
+    parameter_names: tuple[str, ...]
     indices: tuple[int, int]
     center: FloatArray
     covariance: FloatArray
@@ -98,10 +98,12 @@ class ConfidenceRegion(Result):
     profiled: bool
     agreement: float
 
-    def contains(self, a: float, b: float, *, exact: bool = False) -> bool:
-        """True if the point (a, b) lies in the ellipse (or, ``exact=True``, in the exact
-        region, read off the grid by nearest grid point)."""
-        if exact:
+    def contains(self, a: float, b: float, *, region: str = "ellipse") -> bool:
+        """True if the point (a, b) lies in the ellipse (``region="ellipse"``) or in the
+        exact region (``region="exact"``, read off the grid at the nearest grid point)."""
+        from pilotstats._validation import check_choice
+
+        if check_choice(region, "region", ("ellipse", "exact")) == "exact":
             i = int(np.argmin(np.abs(self.grid_x - a)))
             j = int(np.argmin(np.abs(self.grid_y - b)))
             return bool(self.sse_grid[i, j] <= self.sse_threshold)
@@ -135,7 +137,8 @@ class ConfidenceRegion(Result):
         level = format_number(self.confidence_level * 100)
         kind = "profile" if self.profiled else "exact"
         return (
-            f"{level} % joint region of {self.parameters[0]}, {self.parameters[1]}: ellipse "
+            f"{level} % joint region of {self.parameter_names[0]}, {self.parameter_names[1]}: "
+            f"ellipse "
             f"vs {kind} contour of S agree on {format_number(100 * self.agreement, 3)} % of a "
             f"{self.grid_x.size} × {self.grid_y.size} grid"
         )
@@ -150,7 +153,7 @@ def _index(value: Any, names: tuple[str, ...], n: int) -> int:
 
 
 def confidence_region(
-    result: Any, level: float | None, parameters: Any, grid: int, profile: bool
+    result: Any, level: float | None, chosen: Any, grid: int, profile: bool
 ) -> ConfidenceRegion:
     """Compute the region for :meth:`CalibrationResult.confidence_region`."""
     from scipy import stats
@@ -158,18 +161,18 @@ def confidence_region(
     n = result.params.shape[0]
     held = set(result.integer_indices) | set(result.fixed_indices)
     free = [i for i in range(n) if i not in held]
-    if parameters is None:
+    if chosen is None:
         if len(free) < 2:
             raise InvalidInputError("a joint region needs two estimated continuous parameters")
         pair = (free[0], free[1])
     else:
-        if len(parameters) != 2:
-            raise InvalidInputError("parameters must name exactly two parameters")
-        pair = (_index(parameters[0], result.parameter_names, n),
-                _index(parameters[1], result.parameter_names, n))
+        if isinstance(chosen, str) or len(chosen) != 2:
+            raise InvalidInputError("pair must name exactly two parameters")
+        pair = (_index(chosen[0], result.parameter_names, n),
+                _index(chosen[1], result.parameter_names, n))
     if pair[0] == pair[1] or pair[0] not in free or pair[1] not in free:
         raise InvalidInputError(
-            "parameters must be two different estimated continuous parameters (not integer, "
+            "pair must be two different estimated continuous parameters (not integer, "
             "not fixed)"
         )
     grid = check_int(grid, "grid", low=5, high=201)
@@ -202,7 +205,7 @@ def confidence_region(
     inside_ellipse = quad <= 2 * f
     agreement = float(np.mean(inside_exact == inside_ellipse))
     return ConfidenceRegion(
-        parameters=(result.parameter_names[pair[0]], result.parameter_names[pair[1]]),
+        parameter_names=(result.parameter_names[pair[0]], result.parameter_names[pair[1]]),
         indices=(int(pair[0]), int(pair[1])),
         center=_readonly(center),
         covariance=_readonly(cov),
@@ -241,7 +244,7 @@ def _profile_grid(
                 # warm start on the linearised profile: x_o = x̂_o − M_oo⁻¹ M_op δ
                 delta = np.array([va - x_hat[pair[0]], vb - x_hat[pair[1]]])
                 m_oo = info[np.ix_(others, others)]
-                m_op = info[np.ix_(others, list(pair))]
+                m_op = info[np.ix_(others, np.array(pair, dtype=np.int64))]
                 x[others] = x_hat[others] - np.linalg.solve(m_oo, m_op @ delta)
                 x[others] = np.clip(x[others], options.lower[others], options.upper[others])
             if (x < options.lower).any() or (x > options.upper).any():

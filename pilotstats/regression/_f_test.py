@@ -56,9 +56,9 @@ class FTestResult(Result):
         ``"pairwise"``: the full model's mse is the denominator.
     form : str
         ``"extra_sum_of_squares"`` or ``"tutorial"``.
-    measures : tuple of str
-        Names (or column indices) of the measures the comparison used; empty when the
-        fits share every measure.
+    common_measures : tuple of str
+        Names (or "restricted column/full column" indices) of the measures the comparison
+        used; empty when the fits share every measure.
 
     Examples
     --------
@@ -88,13 +88,13 @@ class FTestResult(Result):
     refitted: bool
     denominator: str = "pairwise"
     form: str = "extra_sum_of_squares"
-    measures: tuple[str, ...] = ()
+    common_measures: tuple[str, ...] = ()
 
     def __iter__(self) -> Iterator[float]:
         return iter((self.statistic, self.p_value))
 
     def __str__(self) -> str:
-        on = f", on {', '.join(self.measures)}" if self.measures else ""
+        on = f", on {', '.join(self.common_measures)}" if self.common_measures else ""
         kind = "" if self.form == "extra_sum_of_squares" else ", tutorial form mse_A/mse_B"
         return (
             f"F = {format_number(self.statistic, 5)} on ({self.dof1}, {self.dof2}) dof, "
@@ -146,7 +146,7 @@ def _refit(
     problem, options = fit._problem, fit._options
     z = problem.z if columns is None else problem.z[:, list(columns)]
     model = problem.model if columns is None else _Columns(problem.model, columns)
-    fixed = {i: float(fit.params[i]) for i in fit.fixed_indices}
+    fixed: dict[str | int, float] = {i: float(fit.params[i]) for i in fit.fixed_indices}
     with warnings.catch_warnings():
         # identifiability was already reported by the user's own fit
         warnings.simplefilter("ignore", IdentifiabilityWarning)
@@ -177,7 +177,8 @@ def _common_columns(
     if measures is not None:
         if len(measures) != 2 or len(measures[0]) != len(measures[1]) or not len(measures[0]):
             raise InvalidInputError(
-                "measures must be a pair (columns of restricted, columns of full) of equally "
+                "common_measures must be a pair (columns of restricted, columns of full) of "
+                "equally "
                 "long, non-empty index sequences"
             )
         cols_a = [check_int(j, "measures entry", low=0, high=m_a - 1) for j in measures[0]]
@@ -188,7 +189,8 @@ def _common_columns(
     if names_a is None or names_b is None:
         raise InvalidInputError(
             "restricted and full must be fitted to the same measurements, or their models "
-            "must name their measures (measure_names) or measures=(columns of restricted, "
+            "must name their measures (measure_names) or common_measures=(columns of "
+            "restricted, "
             "columns of full) must say which columns match"
         )
     common = [name for name in names_a if name in names_b]
@@ -205,7 +207,7 @@ def f_test(
     full: CalibrationResult,
     *,
     form: FForm = "extra_sum_of_squares",
-    measures: Any = None,
+    common_measures: Any = None,
 ) -> FTestResult:
     """F test: does the fuller (nested) model fit significantly better?
 
@@ -226,7 +228,7 @@ def f_test(
         weights (the comparison of fits of Woodside's tutorial, [2]_, slides 31-32, which
         needs no common measure set); a rough guide only, since both fits share data and
         mse_A is not independent of mse_B.
-    measures : pair of sequences of int, optional
+    common_measures : pair of sequences of int, optional
         Columns of the restricted and of the full fit that hold the same measures, in the
         same order. Default: matched by the models' ``measure_names`` (e.g.
         :class:`ClosedNetworkModel`) when the measurements differ.
@@ -253,7 +255,7 @@ def f_test(
     final predictions and A is refitted with them from its estimate. When the two fits
     used different measure sets, both are first refitted from their estimates on the
     measures they share (B with its own weighting, then A with B's frozen weights), and the
-    test runs on those refits (:attr:`FTestResult.measures` names the measures). For
+    test runs on those refits (:attr:`FTestResult.common_measures` names them). For
     nonlinear models the F law is a linearisation approximation, good when the models
     are nearly linear near the optimum.
 
@@ -307,7 +309,7 @@ def f_test(
         problem_a.z, problem_b.z, equal_nan=True
     )
     names: tuple[str, ...] = ()
-    if same and measures is None:
+    if same and common_measures is None:
         b_fit, cols_a = full, None
     else:
         if problem_a.z.shape[0] != problem_b.z.shape[0] or not _same_conditions(
@@ -317,7 +319,7 @@ def f_test(
                 "restricted and full must be fitted to the same trials (conditions); with "
                 "different trials no F test applies"
             )
-        cols_a, cols_b, names = _common_columns(restricted, full, measures)
+        cols_a, cols_b, names = _common_columns(restricted, full, common_measures)
         if not np.array_equal(problem_a.z[:, cols_a], problem_b.z[:, cols_b], equal_nan=True):
             raise InvalidInputError(
                 "restricted and full must be fitted to the same measurements on their common "
@@ -365,7 +367,7 @@ def f_test(
         sse_full=float(b_fit.sse),
         weighting=full.weighting,
         refitted=refitted,
-        measures=names,
+        common_measures=names,
     )
 
 

@@ -114,8 +114,8 @@ class ClosedNetworkModel:
                 f"supported maximum of {_config.MAX_STATIONS}"
             )
         # "utilization" (singular) is accepted as a synonym of "utilizations"
-        self.measures = tuple(
-            "utilizations" if m == "utilization" else m for m in measures
+        self.measures: tuple[str, ...] = tuple(
+            "utilizations" if str(m) == "utilization" else str(m) for m in measures
         )
         if not self.measures:
             raise InvalidInputError("measures must name at least one measure")
@@ -338,7 +338,10 @@ class ClosedNetworkModel:
 
 def _measure_names(measures: Sequence[str], k: int, c: int) -> tuple[str, ...]:
     names: list[str] = []
-    suffix = (lambda j: "") if c == 1 else (lambda j: str(j + 1))
+
+    def suffix(j: int) -> str:
+        return "" if c == 1 else str(j + 1)
+
     for measure in measures:
         if measure == "residence_times":
             names += [f"T{i + 1}" + ("" if c == 1 else f",{j + 1}")

@@ -12,7 +12,7 @@ Smirni 2007). Documentation: ``docs/algorithms/calibration.md``, *Utilization la
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -65,7 +65,7 @@ class UtilizationLawResult(Result):
     >>> result = utilization_law_demands([0.1, 0.2, 0.3], [[0.21, 0.29], [0.39, 0.61],
     ...                                                      [0.60, 0.90]])
     >>> print(result)
-    utilization law (ols): D1 = 1.993 [1.922, 2.064], D2 = 2.993 [2.891, 3.095] s (95 % CI, dof = 2)
+    utilization law (ols): D1 = 1.993 [1.88, 2.106], D2 = 3.007 [2.894, 3.12] s (95 % CI, dof = 2)
     """
 
     demands: FloatArray
@@ -132,7 +132,9 @@ def _station_fit(
     residual = b - x @ estimate
     dof = x.shape[0] - x.shape[1]
     s2 = float(weights @ residual**2) / dof
-    return estimate, np.linalg.inv(gram), s2, passes
+    inverse: FloatArray = np.asarray(np.linalg.inv(gram), dtype=np.float64)
+    out: FloatArray = np.asarray(estimate, dtype=np.float64)
+    return out, inverse, s2, passes
 
 
 def utilization_law_demands(
@@ -140,7 +142,7 @@ def utilization_law_demands(
     utilizations: Any,
     *,
     servers: Any = None,
-    weights: Literal["relative"] | None = None,
+    weights: str | None = None,
     confidence_level: float = 0.95,
 ) -> UtilizationLawResult:
     """Estimate service demands from throughputs and utilizations by the utilization law.
