@@ -10,8 +10,9 @@ confidence intervals on parameters and predictions; identifiability diagnostics.
 This module holds :func:`calibrate` and the final inference step; the machinery lives in
 private modules and is re-exported here: ``_calibration_problem`` (problem, weights,
 whitening), ``_gauss_newton`` (the solver and the integer neighbour search),
-``_calibration_diagnostics`` (:class:`DesignDiagnostics`, :func:`design_diagnostics`) and
-``_calibration_results`` (:class:`Prediction`, :class:`CalibrationResult`).
+``_calibration_diagnostics`` (:class:`DesignDiagnostics`, :func:`design_diagnostics`),
+``_prediction`` (:class:`Prediction`), ``_calibration_results`` (:class:`CalibrationResult`),
+``_label_switching`` and ``_integer_intervals``.
 
 References
 ----------
