@@ -23,9 +23,10 @@ def plot_region(region: ConfidenceRegion, *, ax: Any = None, title: str | None =
     level = format_number(region.confidence_level * 100)
     ax.plot(region.ellipse[:, 0], region.ellipse[:, 1], color=LEVEL_COLOUR,
             label=f"{level} % ellipse (linearised)")
-    finite = np.where(np.isfinite(region.sse_grid), region.sse_grid, np.nanmax(
-        np.where(np.isfinite(region.sse_grid), region.sse_grid, np.nan)) * 10)
-    if np.nanmin(finite) < region.sse_threshold < np.nanmax(finite):
+    ok = np.isfinite(region.sse_grid)
+    top = float(region.sse_grid[ok].max()) * 10 if ok.any() else 0.0
+    finite = np.where(ok, region.sse_grid, top)
+    if ok.any() and finite.min() < region.sse_threshold < finite.max():
         kind = "profile" if region.profiled else "exact"
         ax.contour(region.grid_x, region.grid_y, finite.T, levels=[region.sse_threshold],
                    colors="C3", linestyles="--")
