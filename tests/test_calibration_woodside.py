@@ -334,6 +334,7 @@ def test_summary_shows_half_width_percent() -> None:
     for i, line in enumerate(text.splitlines()[2:5]):
         percent = 100 * fit.t_quantile * fit.stderr[i] / fit.params[i]
         assert float(line.split()[-1]) == pytest.approx(percent, rel=1e-2)
+        assert fit.half_width_percent[i] == pytest.approx(percent, rel=1e-12)
 
 
 # --------------------------------------------------------------------------- F tests

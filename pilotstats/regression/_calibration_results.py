@@ -293,6 +293,15 @@ class CalibrationResult(Result):
             self, condition_index, x_axis, significance_level, trend_degree
         )
 
+    @property
+    def half_width_percent(self) -> FloatArray:
+        """Half width (±) of each parameter's interval in % of its estimate (as Woodside's
+        tutorial tabulates it; the integer parameters' profile intervals are halved too);
+        NaN for fixed parameters."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out: FloatArray = 100 * (self.ci_high - self.ci_low) / 2 / np.abs(self.params)
+        return out
+
     def confidence_interval(
         self, confidence_level: float | None = None
     ) -> tuple[FloatArray, FloatArray]:
@@ -501,12 +510,8 @@ class CalibrationResult(Result):
                 lines.append(f"{name:>12} {self.params[i]:>12.6g} {'(fixed)':>10}")
                 continue
             error = "(integer)" if i in self.integer_indices else f"{self.stderr[i]:.3g}"
-            half = (self.ci_high[i] - self.ci_low[i]) / 2
-            percent = (
-                f"{100 * half / abs(self.params[i]):.3g}"
-                if math.isfinite(half) and self.params[i] != 0
-                else "nan"
-            )
+            value = float(self.half_width_percent[i])
+            percent = f"{value:.3g}" if math.isfinite(value) else "nan"
             interval = f"[{self.ci_low[i]:.6g}, {self.ci_high[i]:.6g}]"
             lines.append(
                 f"{name:>12} {self.params[i]:>12.6g} {error:>10}   {interval:<26}{percent:>8}"
