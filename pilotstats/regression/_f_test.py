@@ -325,13 +325,12 @@ def f_test(
                 "restricted and full must be fitted to the same measurements on their common "
                 f"measures {names}"
             )
-        weights = full.weighting if full.weighting in ("irls", "fixed", "ols") else None
         if full.weighting not in ("irls", "fixed", "ols"):
             raise InvalidInputError(
                 f"comparing fits on different measure sets needs OLS, 'fixed' or 'irls' "
                 f"weights (the full fit used {full.weighting!r})"
             )
-        b_fit = _refit(full, cols_b, None if weights == "ols" else weights)
+        b_fit = _refit(full, cols_b, None if full.weighting == "ols" else full.weighting)
     refitted = b_fit is not full
     same_weights = (
         cols_a is None
