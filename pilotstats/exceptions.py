@@ -19,6 +19,7 @@ __all__ = [
     "FormatWarning",
     "IdentifiabilityWarning",
     "InvalidInputError",
+    "LackOfFitWarning",
     "MissingDependencyError",
     "NotEnoughDataError",
     "NumericalAccuracyWarning",
@@ -137,6 +138,10 @@ class ShortRoundWarning(PilotStatsWarning):
 
 class IdentifiabilityWarning(PilotStatsWarning):
     """Some model parameters are not determined by the data (rank deficiency, bad conditioning)."""
+
+
+class LackOfFitWarning(PilotStatsWarning):
+    """A straight-line model does not fit: a lack-of-fit test rejected linearity."""
 
 
 class NumericalAccuracyWarning(PilotStatsWarning):
