@@ -162,10 +162,10 @@ def wps(
 
     The ``ols`` interval assumes errors of constant variance. When timing noise grows with
     the round duration (multiplicative noise) it is too narrow; ``wls`` and ``huber``
-    weight the rounds for noise proportional to their duration. Measured coverage of the 95 % interval of ``v`` on the
-    README schedule, 400 seeded runs each (``benchmarks/RESULTS_wps.md``, *Estimators*):
-    additive N(0, 0.02 s) noise: ols 93.2 %, wls 95.5 %, huber 95.5 %; 5 % multiplicative
-    noise: ols 86.3 %, wls 94.8 %, huber 95.0 %.
+    weight the rounds for noise proportional to their duration. Measured coverage of the
+    95 % interval of ``v`` on the README schedule, 400 seeded runs each
+    (``benchmarks/RESULTS_wps.md``, *Estimators*): additive N(0, 0.02 s) noise: ols 93.2 %,
+    wls 95.5 %, huber 95.5 %; 5 % multiplicative noise: ols 86.3 %, wls 94.8 %, huber 95.0 %.
 
     Lack of fit (Draper and Smith, *Applied Regression Analysis*, 1998, §2.1): on the
     kept rounds, with the estimator's variance weights, the residual sum of squares of the
