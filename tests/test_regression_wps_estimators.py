@@ -91,6 +91,7 @@ def test_fallback_size_is_reported_in_notes() -> None:
     assert len(result.notes) == 1
     assert "no subsession size met autocorrelation_limit=0.1" in result.notes[0]
     assert result.to_dict()["notes"] == list(result.notes)
+    assert "1 note(s) in result.notes" in str(result)
     # the note names the size used, the least correlated identifiable one
     assert f"used q = {result.subsession_size}" in result.notes[0]
 

@@ -442,6 +442,8 @@ class WpsResult(Result):
         )
         if self.estimator != "ols":
             text += f", estimator {self.estimator}"
+        if self.notes:
+            text += f"; {len(self.notes)} note(s) in result.notes"
         if self.lack_of_fit:
             text += (
                 f"; LACK OF FIT: not linear in the work "
