@@ -19,13 +19,12 @@ from pilotstats.smoothing._contributors import (
     check_target_extreme,
     classify_rows,
     finish_records,
-    ranking,
     region_correlations,
     resolve_directions,
     resolve_metrics,
 )
 from pilotstats.smoothing._presets import PRESETS
-from pilotstats.smoothing._ranking import target_aliases
+from pilotstats.smoothing._ranking import ranking, target_aliases
 from pilotstats.smoothing._regions import _build_regions, check_windows
 from pilotstats.smoothing._time import (
     _check_tz,
