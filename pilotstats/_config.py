@@ -214,8 +214,17 @@ WPS_SOFT_LIMIT_FACTOR: float = 5.0
 #: are within this fraction of the longest duration.
 WPS_ZERO_RESIDUAL_TOLERANCE: float = 1e-9
 
+#: Most fits of the feasible WLS of the WPS ``wls``/``huber`` estimators (weights from the
+#: previous fit until the slope settles).
+WPS_WLS_MAX_ITERATIONS: int = 50
+
+#: Most IRLS iterations of the Huber WPS estimator.
+WPS_HUBER_MAX_ITERATIONS: int = 100
+
 _DEFAULTS.update(
     {
+        "WPS_WLS_MAX_ITERATIONS": WPS_WLS_MAX_ITERATIONS,
+        "WPS_HUBER_MAX_ITERATIONS": WPS_HUBER_MAX_ITERATIONS,
         "WPS_MAX_FILTER_FITS": WPS_MAX_FILTER_FITS,
         "WPS_DEGENERATE_RELATIVE_TOLERANCE": WPS_DEGENERATE_RELATIVE_TOLERANCE,
         "WPS_MIN_SUBSESSIONS": WPS_MIN_SUBSESSIONS,

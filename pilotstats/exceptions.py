@@ -20,6 +20,9 @@ __all__ = [
     "IdentifiabilityWarning",
     "InvalidInputError",
     "LabelSwitchingWarning",
+
+
+    "LackOfFitWarning",
     "MissingDependencyError",
     "NotEnoughDataError",
     "NumericalAccuracyWarning",
@@ -150,6 +153,10 @@ class LabelSwitchingWarning(IdentifiabilityWarning):
     quantities (residence times, utilizations). A subclass of
     :class:`IdentifiabilityWarning`.
     """
+
+
+class LackOfFitWarning(PilotStatsWarning):
+    """A straight-line model does not fit: a lack-of-fit test rejected linearity."""
 
 
 class NumericalAccuracyWarning(PilotStatsWarning):

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from pilotstats import _config
+from pilotstats._stats import ceil_tol
 from pilotstats._typing import ArrayLike1D, PlannerPhase, SubsessionBasis, WpsMethod
 from pilotstats._validation import (
     as_float_array,
@@ -35,6 +36,7 @@ from pilotstats.exceptions import (
     ConvergenceWarning,
     DataRangeWarning,
     InvalidInputError,
+    LackOfFitWarning,
     PilotStatsError,
     ShortRoundWarning,
 )
@@ -219,11 +221,15 @@ class WorkPlanner:
     lower_bound : float
         Current lower end ``a`` of the work range (``min_work`` until established).
     wps_result : WpsResult or None
-        Latest successful fit (from the fourth recorded round on).
+        Latest successful fit (from the fourth recorded round on). A fit with ``notes``
+        (no subsession size met the autocorrelation limit) is provisional: it neither
+        raises the lower work bound nor finishes the WPS analysis.
     wps_error : str or None
         Why the latest fit failed (too few rounds, no subsession size, ...), if it did.
     wps_warning : str or None
-        Convergence note of the latest fit (its alpha filter did not settle), if any.
+        Warning of the latest fit, if any: its alpha filter did not settle, or its
+        lack-of-fit test rejected the line (``wps_result.lack_of_fit``). Recorded here, not
+        re-emitted on every round.
     outlier_rounds : tuple of int
         Positions (0-based, among the recorded rounds) of the isolated outlier rounds
         excluded from the latest fit.
@@ -359,7 +365,9 @@ class WorkPlanner:
     def _round(self, value: float, *, up: bool = False) -> float:
         if not self.integer_work:
             return float(value)
-        return float(math.ceil(value) if up else math.floor(value))
+        # ceil within a relative tolerance: an alpha-implied minimum of 50 computed as
+        # 50.000000000000007 must not become 51
+        return float(ceil_tol(value) if up else math.floor(value))
 
     @property
     def n_rounds(self) -> int:
@@ -397,7 +405,8 @@ class WorkPlanner:
     def wps_finished(self) -> bool:
         """The WPS stop rule holds (False when the analysis is off)."""
         result = self.wps_result
-        if not self.wps_analysis or result is None or self.n_rounds < 4:
+        if not self.wps_analysis or result is None or self.n_rounds < 4 or result.notes:
+            # a fit with notes fell back to correlated subsessions: never stop on it
             return False
         required = self.target_half_width
         if self.method == "pilot":  # rounds > 3, h > 20, v > 0 and 0 < v_ci < W_req (halved)
@@ -611,6 +620,7 @@ class WorkPlanner:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
+                warnings.simplefilter("always", LackOfFitWarning)
                 result = wps(
                     np.array(self._work, dtype=np.float64)[used],
                     np.array(self._durations, dtype=np.float64)[used],
@@ -630,12 +640,18 @@ class WorkPlanner:
         # A fit whose alpha filter oscillates is still usable; keep the note, do not warn on
         # every round (the planner refits after each one).
         self.wps_warning = next(
-            (str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)), None
+            (
+                str(w.message)
+                for w in caught
+                if issubclass(w.category, (ConvergenceWarning, LackOfFitWarning))
+            ),
+            None,
         )
         if (
             self.method == "default"
             and self.phase != "doubling"
             and result.valid
+            and not result.notes  # a fallback fit (correlated subsessions) is provisional
             and result.alpha < 0
         ):
             raised = self._round(-result.alpha * result.throughput, up=True)
