@@ -26,6 +26,7 @@ __all__ = [
     "PilotStatsError",
     "PilotStatsWarning",
     "SessionFinishedError",
+    "SessionStateError",
     "ShortRoundWarning",
     "SubsessionSizeNotFoundError",
     "TargetNotExtremeWarning",
@@ -204,6 +205,30 @@ class SessionFinishedError(PilotStatsError, RuntimeError):
     ... except SessionFinishedError as error:
     ...     print(str(error)[:45])
     the session is finished (stop reason: targets
+    """
+
+
+class SessionStateError(FormatError):
+    """The saved state of a ``pilotstats run`` session cannot be used as it is.
+
+    Raised when ``session.json`` does not validate against its schema, a line of
+    ``rounds.jsonl`` other than the last is not a complete round (a file changed after it
+    was written), another run holds the session's lock, or a symbolic link was planted where
+    the session writes. The message names the file, the line or field and what to do;
+    nothing is appended or run. ``pilotstats run`` exits with status 2 on it.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from pilotstats.session._statefiles import read_saved
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "session.json"), "w") as handle:
+    ...     json.dump({"version": 1, "run": {"program": "rm -rf /"}}, handle)
+    >>> try:
+    ...     read_saved(folder)
+    ... except SessionStateError as error:
+    ...     print(str(error)[-48:])
+    run.program must be a non-empty list of strings
     """
 
 
