@@ -219,16 +219,17 @@ class SessionStateError(FormatError):
 
     Examples
     --------
-    >>> import json, os, tempfile
-    >>> from pilotstats.session._statefiles import read_saved
+    >>> import os, tempfile
+    >>> from pilotstats.session._statefiles import read_rounds
     >>> folder = tempfile.mkdtemp()
-    >>> with open(os.path.join(folder, "session.json"), "w") as handle:
-    ...     json.dump({"version": 1, "run": {"program": "rm -rf /"}}, handle)
+    >>> line = '{"work": null, "duration": 1.0, "readings": [2.0], "unit_readings": null}\\n'
+    >>> with open(os.path.join(folder, "rounds.jsonl"), "w") as handle:
+    ...     _ = handle.write(line + "garbage\\n" + line)
     >>> try:
-    ...     read_saved(folder)
+    ...     read_rounds(folder)
     ... except SessionStateError as error:
-    ...     print(str(error)[-48:])
-    run.program must be a non-empty list of strings
+    ...     print(str(error).split(": ", 1)[1][:45])
+    line 2 of 3 complete lines is not a valid rou
     """
 
 

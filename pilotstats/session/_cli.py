@@ -72,6 +72,7 @@ from pilotstats.session._statefiles import (
     RoundLog,
     SessionLock,
     is_out_of_space,
+    refuse_planted_links,
     repair_tail,
     write_file,
 )
@@ -566,6 +567,7 @@ def _prepare(args: argparse.Namespace, err: TextIO) -> tuple[
         stamp = datetime.now(UTC).strftime("%Y%m%d_%H%M%S")
         directory = args.output_dir or f"pilotstats_run_{stamp}"
         os.makedirs(directory, exist_ok=True)
+    refuse_planted_links(directory)
     lock = SessionLock(directory)
     lock.acquire()
     try:

@@ -36,14 +36,17 @@ from pilotstats.exceptions import SessionStateError
 
 __all__ = [
     "LOCK_FILE",
+    "MAX_STATE_BYTES",
     "ROUNDS_LOG",
     "STATE_FILE",
     "RoundLog",
     "SessionLock",
     "TailRepair",
     "is_out_of_space",
+    "read_json",
     "read_rounds",
     "read_saved",
+    "refuse_planted_links",
     "repair_tail",
     "write_file",
 ]
@@ -81,6 +84,19 @@ def _refuse_link(path: str) -> None:
         )
     if not stat.S_ISREG(info.st_mode):
         raise SessionStateError(f"{path} exists and is not a regular file; remove it")
+
+
+#: Every name ``pilotstats run`` writes in its output directory.
+OUTPUT_NAMES = (STATE_FILE, ROUNDS_LOG, LOCK_FILE, "rounds.csv", "readings.csv",
+                "unit_readings.csv", "summary.csv", "summary.json", "round_results")
+
+
+def refuse_planted_links(directory: str) -> None:
+    """Raise before anything runs when a name the session writes is a symbolic link."""
+    for name in OUTPUT_NAMES:
+        path = os.path.join(directory, name)
+        if os.path.islink(path):
+            _refuse_link(path)
 
 
 def _open(path: str, flags: int) -> int:
@@ -175,6 +191,21 @@ def _no_constant(name: str) -> Any:
 
 def _loads(data: bytes) -> Any:
     return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+
+
+def read_json(path: str, limit: int | None = None) -> Any:
+    """The JSON of a regular file (no links followed; at most ``limit`` bytes).
+
+    Raises
+    ------
+    SessionStateError
+        ``path`` is a link or not a regular file, too large, or not JSON.
+    """
+    data = _read_regular(path, limit)
+    try:
+        return _loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise SessionStateError(f"{path} is not valid JSON ({exc})") from None
 
 
 # -- schema ---------------------------------------------------------------------------------
@@ -303,11 +334,7 @@ def read_saved(directory: str) -> dict[str, Any]:
         message names the field.
     """
     path = os.path.join(directory, STATE_FILE)
-    data = _read_regular(path, MAX_STATE_BYTES)
-    try:
-        saved = _loads(data)
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise SessionStateError(f"{path} is not valid JSON ({exc})") from None
+    saved = read_json(path, MAX_STATE_BYTES)
     _check(isinstance(saved, dict) and saved.get("version") == 1, path,
            'an object with "version": 1')
     unknown = sorted(set(saved) - {"version", "run", "session"})
@@ -320,7 +347,8 @@ def read_saved(directory: str) -> dict[str, Any]:
         and isinstance(session.get("options"), dict) and set(session) == {"version", "options"},
         f"{path}: session", 'an object with "version": 1 and the session "options"',
     )
-    return saved
+    checked: dict[str, Any] = saved
+    return checked
 
 
 # -- the round log --------------------------------------------------------------------------
