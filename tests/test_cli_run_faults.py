@@ -374,6 +374,13 @@ def test_resume_env_must_match(partial: tuple[Path, Path]) -> None:
     assert done.returncode == 0, done.stderr
 
 
+def _holds_lock(out: Path, pid: int) -> bool:
+    try:
+        return bool(json.loads((out / "session.lock").read_text())["pid"] == pid)
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
 @pytest.mark.slow
 def test_no_complete_round_is_lost_across_random_crashes_and_resumes(tmp_path: Path) -> None:
     """Property: kill at random points (SIGKILL, SIGTERM, SIGINT, torn writes), resume;
@@ -381,26 +388,31 @@ def test_no_complete_round_is_lost_across_random_crashes_and_resumes(tmp_path: P
     rng = random.Random(2024)
     bench = program(tmp_path)
     out = tmp_path / "out"
-    total = 30
+    total = 20
     argv = command(out, bench, "--min-rounds", str(total), "--max-rounds", str(total))
     kept: list[bytes] = []
-    crashes = 0
-    for attempt in range(40):
-        if attempt == 0:
-            process = subprocess.Popen(argv, env=env(SLEEP="0.02"), stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True)
-        else:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "pilotstats", "run", "--resume", str(out), "-q", "--yes"],
-                env=env(SLEEP="0.02"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True)
+    crashes = torn = 0
+    for attempt in range(13):  # 12 runs killed at random points, then one left to finish
+        if (out / "session.json").exists():
+            argv_now = [sys.executable, "-m", "pilotstats", "run", "--resume", str(out), "-q",
+                        "--yes"]
+        else:  # killed before its state was written: start afresh
+            argv_now = argv
+        process = subprocess.Popen(argv_now, env=env(SLEEP="0.02"), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120  # wait until it runs (it holds the lock)
+        while process.poll() is None and not _holds_lock(out, process.pid):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
         try:
-            process.communicate(timeout=rng.uniform(0.3, 2.5))
+            _, stderr = process.communicate(timeout=rng.uniform(0.0, 2.0) if attempt < 12
+                                            else 300)
         except subprocess.TimeoutExpired:
             process.send_signal(rng.choice([signal.SIGKILL, signal.SIGTERM, signal.SIGINT]))
-            process.communicate(timeout=120)
+            _, stderr = process.communicate(timeout=120)
             crashes += 1
-        assert process.returncode in (0, 5, -9, 130, 143), process.returncode
+        # a signal before the handlers are installed (during imports) ends it as usual
+        assert process.returncode in (0, 5, 130, 143, -2, -9, -15), stderr
         if not (out / "rounds.jsonl").exists():
             continue
         lines = log_lines(out)
@@ -411,6 +423,8 @@ def test_no_complete_round_is_lost_across_random_crashes_and_resumes(tmp_path: P
         if kept and rng.random() < 0.4:  # a crash in the middle of the next append
             with open(out / "rounds.jsonl", "ab") as handle:
                 handle.write(kept[-1][: rng.randrange(1, len(kept[-1]) - 1)])
-    assert process.returncode in (0, 5) and crashes >= 3
+            torn += 1
+    assert process.returncode in (0, 5) and crashes >= 6, crashes
     assert len(kept) == total
     assert json.loads((out / "summary.json").read_text())["result"]["n_rounds"] == total
+    print(f"{crashes} kills, {torn} torn tails, {len(kept)} rounds, none lost")
