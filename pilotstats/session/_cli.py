@@ -34,11 +34,10 @@ import numpy as np
 from pilotstats.exceptions import InvalidInputError, PilotStatsError, SessionStateError
 from pilotstats.results import format_number
 from pilotstats.session import (
-    Baseline,
     BenchmarkSession,
-    PerformanceIndex,
     SessionResult,
 )
+from pilotstats.session._cli_config import PRESETS, UsageError, config_from_args, new_session
 from pilotstats.session._cli_output import export, progress_line, summary_result
 from pilotstats.session._endings import (
     EXIT_OUT_OF_SPACE,
@@ -58,10 +57,8 @@ from pilotstats.session._resume import (
 )
 from pilotstats.session._runner import (
     RESULT_DIR,
-    WORK_AMOUNT,
     IndexColumn,
     ProgramFailedError,
-    parse_pi,
     run_round,
     substitute,
 )
@@ -78,23 +75,6 @@ from pilotstats.session._statefiles import (
 )
 
 __all__ = ["PRESETS", "add_run_parser", "run_command"]
-
-#: Pilot's ``run_program`` presets (``cli/run_program.cc``): autocorrelation limit, CI
-#: half width in percent of the mean (Pilot states full widths: 20 %, 10 %, 10 %), minimum
-#: number of subsessions, and the short-round threshold in seconds (used only with ``-w``).
-PRESETS: dict[str, dict[str, float]] = {
-    "quick": {"autocorrelation_limit": 0.8, "half_width_percent": 10.0,
-              "min_subsessions": 30, "min_round_duration": 3.0},
-    "normal": {"autocorrelation_limit": 0.2, "half_width_percent": 5.0,
-               "min_subsessions": 50, "min_round_duration": 10.0},
-    "strict": {"autocorrelation_limit": 0.1, "half_width_percent": 5.0,
-               "min_subsessions": 200, "min_round_duration": 20.0},
-}
-
-
-class _UsageError(Exception):
-    """Bad command-line usage (exit status 2)."""
-
 
 def add_run_parser(commands: Any) -> None:
     """Register the ``run`` subcommand on the ``pilotstats`` subparsers."""
@@ -183,166 +163,6 @@ def add_run_parser(commands: Any) -> None:
                      help="with --resume: run the stored command and environment shown")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress display")
-
-
-# -- configuration ------------------------------------------------------------------------
-
-
-def _work_range(text: str | None) -> list[float] | None:
-    if text is None:
-        return None
-    parts = text.split(",")
-    try:
-        low, high = (float(parts[0]), float(parts[1])) if len(parts) == 2 else (1.0, float(text))
-    except ValueError:
-        raise _UsageError(f"-w expects MIN,MAX (numbers), got {text!r}") from None
-    if not 0 < low <= high or not np.isfinite(high):
-        raise _UsageError(f"-w MIN,MAX needs 0 < MIN <= MAX (finite), got {text!r}")
-    return [low, high]
-
-
-def _env(items: list[str]) -> dict[str, str]:
-    env = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise _UsageError(f"--env expects NAME=VALUE, got {item!r}")
-        env[name] = value
-    return env
-
-
-def _valid_rc(text: str) -> list[int]:
-    try:
-        return sorted({int(part) for part in text.split(",") if part.strip()})
-    except ValueError:
-        raise _UsageError(
-            f"--valid-rc expects integers separated by commas, got {text!r}"
-        ) from None
-
-
-def _read_baseline(path: str, pis: list[IndexColumn]) -> list[Baseline | None]:
-    """Subsession statistics of each index from an earlier run's summary."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-        result = data["result"]
-        items = [*result.get("readings", []), *result.get("unit_readings", [])]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise _UsageError(
-            f"--baseline {path}: not the summary.json or --json output of pilotstats run "
-            f"({type(exc).__name__}: {exc})"
-        ) from None
-    baselines: list[Baseline | None] = []
-    for position, pi in enumerate(pis):
-        match = [i for i in items if isinstance(i, dict) and i.get("name") == pi.name]
-        if not match and len(items) > position and isinstance(items[position], dict):
-            match = [items[position]] if not items[position].get("name") else []
-        analysis = match[0].get("analysis") if match else None
-        if not analysis:
-            baselines.append(None)
-            continue
-        if "proportion" in analysis:
-            p, n = float(analysis["proportion"]), int(analysis["n"])
-            baselines.append(Baseline(p, p * (1.0 - p) * n / max(n - 1, 1), n))
-        else:
-            baselines.append(
-                Baseline(
-                    float(analysis["mean"]),
-                    float(analysis["subsession_variance"]),
-                    int(analysis["n_subsessions"]),
-                )
-            )
-    return baselines
-
-
-def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    program = list(args.program)
-    if program and program[0] == "--":
-        program = program[1:]
-    if not program:
-        raise _UsageError("give the benchmark command after --, e.g. pilotstats run --pi "
-                          "latency,ms,0 -- ./bench %WORK_AMOUNT%")
-    work = _work_range(args.work)
-    if work is None and any(WORK_AMOUNT in arg for arg in program):
-        raise _UsageError(f"{WORK_AMOUNT} appears in the command but -w MIN,MAX is not given")
-    if args.wps and work is None:
-        raise _UsageError("--wps needs -w MIN,MAX (the work amount must vary)")
-    if args.wps and work is not None and work[0] >= work[1]:
-        raise _UsageError(f"--wps needs MIN < MAX in -w (the work amount must vary), got "
-                          f"{args.work!r}")
-    pis: list[IndexColumn] = []
-    for text in args.pi:
-        pis.extend(parse_pi(text))
-    if not pis and not args.wps:
-        raise _UsageError("nothing to measure: declare --pi NAME,UNIT,COLUMN,TYPE,MUST, or "
-                          "use -w MIN,MAX with --wps")
-    preset = PRESETS[args.preset]
-    percent = args.half_width_percent
-    if percent is None and args.half_width is None:
-        percent = preset["half_width_percent"]
-    min_round = args.min_round_duration
-    if min_round is None and work is not None:
-        min_round = preset["min_round_duration"]
-    higher = {name.strip() for name in args.higher_is_better.split(",") if name.strip()}
-    return {
-        "program": program,
-        "work_range": work,
-        "pis": [pi.__dict__ for pi in pis],
-        "unit_readings": bool(args.unit_readings),
-        "duration_column": args.duration_column,
-        "valid_rc": _valid_rc(args.valid_rc),
-        "env": _env(args.env),
-        "timeout": args.timeout,
-        "higher_is_better": sorted(higher | {p.name for p in pis if p.index_type == "ratio"}),
-        "baseline_file": args.baseline,
-        "elapsed": 0.0,
-        "session_options": {
-            "max_work": None if work is None else work[1],
-            "min_work": 1.0 if work is None else work[0],
-            "initial_work": None if work is None else work[0],
-            "half_width_percent": (
-                percent if percent is not None else preset["half_width_percent"]
-            ),
-            "readings_half_width_percent": percent,
-            "readings_half_width": args.half_width,
-            "unit_readings_half_width_percent": percent,
-            "unit_readings_half_width": args.half_width,
-            "confidence_level": args.confidence_level,
-            "autocorrelation_limit": (
-                args.autocorrelation_limit if args.autocorrelation_limit is not None
-                else preset["autocorrelation_limit"]
-            ),
-            "min_rounds": args.min_rounds,
-            "max_rounds": args.max_rounds,
-            "max_duration": args.max_duration,
-            "min_round_duration": min_round,
-            "wps_analysis": bool(args.wps),
-            "readings_min_subsessions": int(
-                args.min_subsessions if args.min_subsessions is not None
-                else preset["min_subsessions"]
-            ),
-            "unit_readings_min_subsessions": int(
-                args.min_subsessions if args.min_subsessions is not None
-                else preset["min_subsessions"]
-            ),
-            "min_size": args.min_size,
-            "unit": args.work_unit,
-        },
-    }
-
-
-def _new_session(config: dict[str, Any], pis: list[IndexColumn]) -> BenchmarkSession:
-    indices = [PerformanceIndex(p.name, p.unit, p.index_type, p.must_satisfy) for p in pis]
-    baselines = None
-    if config["baseline_file"] is not None:
-        baselines = _read_baseline(config["baseline_file"], pis)
-    return BenchmarkSession(
-        **config["session_options"],
-        readings_indices=indices or None,
-        unit_readings_indices=indices or None,
-        baseline_readings=baselines,
-        baseline_unit_readings=baselines,
-    )
 
 
 # -- state and output -----------------------------------------------------------------
@@ -559,11 +379,11 @@ def _prepare(args: argparse.Namespace, err: TextIO) -> tuple[
         directory = args.resume
         check_resume_options(args)
         if not os.path.isdir(directory):
-            raise _UsageError(f"--resume {directory}: no session state to resume (not a "
+            raise UsageError(f"--resume {directory}: no session state to resume (not a "
                               "directory)")
     else:
-        config = _config_from_args(args)
-        session = _new_session(config, [IndexColumn(**pi) for pi in config["pis"]])
+        config = config_from_args(args)
+        session = new_session(config, [IndexColumn(**pi) for pi in config["pis"]])
         stamp = datetime.now(UTC).strftime("%Y%m%d_%H%M%S")
         directory = args.output_dir or f"pilotstats_run_{stamp}"
         os.makedirs(directory, exist_ok=True)
@@ -577,7 +397,7 @@ def _prepare(args: argparse.Namespace, err: TextIO) -> tuple[
             try:
                 config, session, tail = load_session(directory)
             except FileNotFoundError:
-                raise _UsageError(f"--resume {directory}: no session state to resume (no "
+                raise UsageError(f"--resume {directory}: no session state to resume (no "
                                   f"{STATE_FILE})") from None
             confirm(args, directory, config, session, err)
             if tail is not None:
@@ -587,7 +407,7 @@ def _prepare(args: argparse.Namespace, err: TextIO) -> tuple[
         else:
             if any(os.path.lexists(os.path.join(directory, name))
                    for name in (ROUNDS_LOG, STATE_FILE)):
-                raise _UsageError(f"{directory} already holds a session; continue it with "
+                raise UsageError(f"{directory} already holds a session; continue it with "
                                   f"--resume {directory} or choose another -o DIR")
             _save_config(directory, config, session)
     except BaseException:
@@ -602,7 +422,7 @@ def run_command(args: argparse.Namespace) -> int:
     with StopSignals() as signals:
         try:
             directory, config, session, lock = _prepare(args, err)
-        except (_UsageError, ResumeRefused, PilotStatsError) as exc:
+        except (UsageError, ResumeRefused, PilotStatsError) as exc:
             print(f"pilotstats run: error: {exc}", file=err)
             return EXIT_USAGE
         except SessionInterrupted as exc:

@@ -162,17 +162,21 @@ def write_file(directory: str, name: str, data: bytes) -> None:
     _sync_directory(directory)
 
 
-def _read_regular(path: str, limit: int | None) -> bytes:
+def _read_regular(path: str, limit: int | None, *, follow_links: bool = False) -> bytes:
     """The bytes of a regular file (no links, FIFOs or devices; at most ``limit`` bytes)."""
-    fd = _open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+    if follow_links:  # a file the user named (its regular-file check is below)
+        fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))
+    else:
+        fd = _open(path, flags)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise SessionStateError(f"{path} is not a regular file")
         if limit is not None and info.st_size > limit:
             raise SessionStateError(
-                f"{path} holds {info.st_size} bytes, more than the {limit} a session state "
-                "file can have; it was not written by pilotstats run"
+                f"{path} holds {info.st_size} bytes, more than the {limit} a file of "
+                "pilotstats run can have; it was not written by pilotstats run"
             )
         chunks = []
         while True:
@@ -193,15 +197,16 @@ def _loads(data: bytes) -> Any:
     return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
 
 
-def read_json(path: str, limit: int | None = None) -> Any:
-    """The JSON of a regular file (no links followed; at most ``limit`` bytes).
+def read_json(path: str, limit: int | None = None, *, follow_links: bool = False) -> Any:
+    """The JSON of a regular file (at most ``limit`` bytes; links followed only if asked).
 
     Raises
     ------
     SessionStateError
-        ``path`` is a link or not a regular file, too large, or not JSON.
+        ``path`` is a link (unless ``follow_links``) or not a regular file, too large, or
+        not JSON.
     """
-    data = _read_regular(path, limit)
+    data = _read_regular(path, limit, follow_links=follow_links)
     try:
         return _loads(data)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
