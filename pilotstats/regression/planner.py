@@ -644,6 +644,13 @@ class WorkPlanner:
 
     def _refit(self) -> None:
         used = self._fit_rounds()
+        if self.method == "default" and used.shape[0] < 3:
+            self.wps_result = None
+            self.wps_error = (
+                f"{used.shape[0]} of {self.n_rounds} rounds can be used (short rounds are "
+                "not), a fit needs 3"
+            )
+            return
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
