@@ -280,6 +280,10 @@ def test_baseline_regression_exit_status(
         (["-w", "5,1", "--wps", "--", "prog"], "0 < MIN <= MAX"),
         (["--pi", "x,,0", "--env", "NOVALUE", "--", "prog"], "NAME=VALUE"),
         (["--pi", "x,,0", "--baseline", "/nonexistent.json", "--", "prog"], "--baseline"),
+        (["--pi", "x,,0", "--baseline", "/dev/zero", "--", "prog"], "not a regular file"),
+        (["--pi", "x,,0", "--timeout", "nan", "--", "prog"], "--timeout needs a positive"),
+        (["--pi", "x,,0", "--duration-column", "-1", "--", "prog"], "must be >= 0"),
+        (["--pi", "x,,0", "--max-duration", "-1", "--", "prog"], "max_duration"),
     ],
 )
 def test_usage_errors(

@@ -118,6 +118,10 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
     if args.wps and work is not None and work[0] >= work[1]:
         raise UsageError(f"--wps needs MIN < MAX in -w (the work amount must vary), got "
                           f"{args.work!r}")
+    if args.timeout is not None and not (np.isfinite(args.timeout) and args.timeout > 0):
+        raise UsageError(f"--timeout needs a positive number of seconds, got {args.timeout!r}")
+    if args.duration_column is not None and args.duration_column < 0:
+        raise UsageError(f"--duration-column must be >= 0 (0-based), got {args.duration_column}")
     pis: list[IndexColumn] = []
     for text in args.pi:
         pis.extend(parse_pi(text))
