@@ -431,7 +431,11 @@ def run_command(args: argparse.Namespace) -> int:
             print(f"pilotstats run: error: {exc}", file=err)
             return EXIT_OUT_OF_SPACE if is_out_of_space(exc) else EXIT_USAGE
         try:
-            log = RoundLog(directory)
+            try:
+                log = RoundLog(directory)
+            except OSError as exc:
+                print(f"pilotstats run: error: {exc}", file=err)
+                return EXIT_OUT_OF_SPACE if is_out_of_space(exc) else EXIT_USAGE
             try:
                 session, outcome = _loop(session, config, [IndexColumn(**pi) for pi in
                                                            config["pis"]],

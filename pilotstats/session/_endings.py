@@ -57,8 +57,11 @@ EXIT_PROGRAM_FAILED = 4
 EXIT_TARGETS_NOT_MET = 5
 EXIT_OUT_OF_SPACE = 6
 EXIT_INTERRUPTED = 130  # Ctrl-C; any signal N exits with 128 + N
-#: Rounds at the largest work amount, all short, before the session stops as hopeless.
+#: Rounds at the largest work amount, all short and under half the minimum round duration,
+#: before the session stops as hopeless ...
 SHORT_ROUNDS_AT_MAX = 3
+#: ... or all short, however close to it.
+SHORT_ROUNDS_AT_MAX_NEAR = 10
 
 
 @dataclass(frozen=True)
@@ -108,13 +111,13 @@ def limit_message(session: BenchmarkSession, reason: str | None) -> str:
 class Futility:
     """Detect, round by round, a session whose targets cannot be reached.
 
-    * **Rounds too short**: :data:`SHORT_ROUNDS_AT_MAX` rounds at the largest work amount
-      (``-w MAX``; every round without ``-w``) are all shorter than the minimum round
-      duration and none of that work was long enough: no round can ever be used.
+    * **Rounds too short**: the rounds at the largest work amount (``-w MAX``; every round
+      without ``-w``) are all shorter than the minimum round duration, 3 of them under
+      half of it or 10 however close: no round can ever be used.
     * **Degenerate work range** (``--wps``): the first long enough round was at ``-w MAX``,
       so every later round has the same work and the slope is not identifiable; or the
       alpha-implied minimum work reaches ``-w MAX`` (the range cannot hold the non-stable
-      phases).
+      phases), as the planner warned and the current fit (after ``min_rounds``) confirms.
     * **Slope not positive** (``--wps``): the WPS slope interval lies entirely at or below
       0 with at least the required number of subsessions: durations do not grow with the
       work amount (does the program use ``%WORK_AMOUNT%``?).
@@ -157,7 +160,11 @@ class Futility:
         session = self.session
         if session.done:
             return None
-        if not self._long_at_max and self._short_at_max >= SHORT_ROUNDS_AT_MAX:
+        far = max(self._durations_at_max, default=0.0) < 0.5 * session.min_round_duration
+        if not self._long_at_max and (
+            (far and self._short_at_max >= SHORT_ROUNDS_AT_MAX)
+            or self._short_at_max >= SHORT_ROUNDS_AT_MAX_NEAR
+        ):
             typical = float(np.median(self._durations_at_max))
             where = (f"at the largest work amount (-w MAX = {session.max_work:g})"
                      if session.max_work is not None else "")
@@ -181,10 +188,17 @@ class Futility:
                 "round has the same work and the WPS slope cannot be determined; raise -w MAX "
                 "(or lower --min-round-duration)",
             )
-        if self._range_warning is not None:
+        fit = planner.wps_result
+        if (  # the warning of one fit, confirmed by the current one
+            self._range_warning is not None
+            and session.n_rounds >= session.min_rounds
+            and fit is not None
+            and fit.valid
+            and fit.alpha < 0
+            and -fit.alpha * fit.throughput >= planner.max_work
+        ):
             return EarlyStop("work_range_too_narrow",
                              f"stopped early: {self._range_warning}")
-        fit = planner.wps_result
         if (
             fit is not None
             and session.n_rounds >= session.min_rounds
