@@ -54,8 +54,8 @@ def _env(items: list[str]) -> dict[str, str]:
     env = {}
     for item in items:
         name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise UsageError(f"--env expects NAME=VALUE, got {item!r}")
+        if not sep or not name or "\x00" in item:
+            raise UsageError(f"--env expects NAME=VALUE (no NUL character), got {item!r}")
         env[name] = value
     return env
 
@@ -107,6 +107,8 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
     program = list(args.program)
     if program and program[0] == "--":
         program = program[1:]
+    if any("\x00" in arg for arg in program):
+        raise UsageError("the command after -- contains a NUL character")
     if not program:
         raise UsageError("give the benchmark command after --, e.g. pilotstats run --pi "
                           "latency,ms,0 -- ./bench %WORK_AMOUNT%")

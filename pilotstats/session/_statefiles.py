@@ -263,7 +263,7 @@ def _check_run(run: Any, where: str) -> None:
     program, work, pis = run["program"], run["work_range"], run["pis"]
     checks = {
         "program": isinstance(program, list) and bool(program)
-        and all(isinstance(item, str) for item in program),
+        and all(isinstance(item, str) and "\x00" not in item for item in program),
         "work_range": work is None or (
             _numbers(work) and len(work) == 2 and 0 < work[0] <= work[1]
         ),
@@ -276,6 +276,7 @@ def _check_run(run: Any, where: str) -> None:
         and all(_is_int(rc) for rc in run["valid_rc"]),
         "env": isinstance(run["env"], dict) and all(
             isinstance(k, str) and k and "=" not in k and isinstance(v, str)
+            and "\x00" not in k + v
             for k, v in run["env"].items()
         ),
         "timeout": run["timeout"] is None or (_is_number(run["timeout"]) and run["timeout"] > 0),
