@@ -241,7 +241,8 @@ def test_wps_needs_a_varying_work_range(capsys: pytest.CaptureFixture[str],
     assert status == 2 and "--wps needs MIN < MAX" in stderr
 
 
-def _readme_table() -> dict[str, str]:
+def _readme_table() -> dict[str, tuple[str, str]]:
+    """Exit status -> (commands, meaning) from the README's table."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("### `pilotstats run`"):]
     section = section[section.index("| Exit status |"):]
@@ -249,7 +250,7 @@ def _readme_table() -> dict[str, str]:
     found = {}
     for line in table.splitlines()[2:]:
         cells = [cell.strip() for cell in line.strip("|").split("|")]
-        found[cells[0]] = cells[1]
+        found[cells[0]] = (cells[1], cells[2])
     return found
 
 
@@ -267,7 +268,16 @@ def test_exit_status_table_is_documented_and_used() -> None:
     }
     assert all(int(key) == value for key, value in codes.items())
     assert EXIT_BAD_INPUT == _endings.EXIT_USAGE
-    assert "130" in table["128 + N"] and "143" in table["128 + N"] and "129" in table["128 + N"]
+    signals = table["128 + N"][1]
+    assert "130" in signals and "143" in signals and "129" in signals
+    # Every command uses 0, 2 and 3; 1 only the gating commands; the rest only run.
+    assert [status for status, (commands, _) in table.items() if commands == "all"] == [
+        "0", "2", "3"]
+    assert all(table[status][0] == "`run`" for status in ("4", "5", "6", "128 + N"))
+    from pilotstats.cli import _parser
+
+    epilog = str(_parser().epilog)
+    assert "0 ok, 1 regression found, 2 bad input or usage, 3 internal error" in epilog
     # The module docstring and --help say the same.
     for text in (_endings.__doc__ or "", _help()):
         for code in ("0", "1", "2", "3", "4", "5", "6", "130", "143", "129"):
