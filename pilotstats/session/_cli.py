@@ -297,6 +297,11 @@ def _loop(session: BenchmarkSession, config: dict[str, Any], pis: list[IndexColu
                 break
     except ProgramFailedError as exc:
         outcome.error = str(exc)
+    except OSError as exc:  # e.g. DIR/round_results/<round> could not be created
+        if not is_out_of_space(exc):
+            raise
+        outcome.out_of_space = (f"no space left before round {session.n_rounds} (0-based) "
+                                f"({exc}); the {session.n_rounds} rounds saved are intact")
     except SessionInterrupted as exc:
         outcome.signum = exc.signum
     except KeyboardInterrupt:
