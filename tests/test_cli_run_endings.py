@@ -312,3 +312,28 @@ def _help() -> str:
 )
 def test_exit_status_precedence(statuses: dict[str, object], expected: int) -> None:
     assert _endings.exit_status(**statuses) == expected  # type: ignore[arg-type]
+
+
+def test_fast_rounds_are_not_censored() -> None:
+    """Rounds near the 3 s threshold (t = (0.5 + w / 3e8) x lognormal(0, 0.25), -w up to
+    1.2e9, i.e. 4.5 s): a duration rule drops the fast ones (about a quarter of the rounds)
+    and overestimates v by about 60 %; deciding by planned work keeps the estimate honest."""
+    import numpy as np
+
+    from pilotstats.session import BenchmarkSession
+
+    v_true = 3e8 / np.exp(0.25**2 / 2)  # the slope of the mean duration
+    estimates = []
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        session = BenchmarkSession(max_work=1.2e9, min_work=1e6, min_round_duration=3.0,
+                                   autocorrelation_limit=0.8, max_rounds=150)
+        while not session.done:
+            work = session.next_work()
+            assert work is not None
+            session.record(work, (0.5 + work / 3e8) * np.exp(rng.normal(0, 0.25)))
+        result = session.result()
+        assert len(result.short_rounds) < 0.15 * result.n_rounds
+        assert result.wps is not None and result.wps.valid
+        estimates.append(result.wps.throughput)
+    assert abs(np.median(estimates) / v_true - 1) < 0.15
