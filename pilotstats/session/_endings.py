@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from pilotstats._stats import two_sided_t
 from pilotstats.exceptions import DataRangeWarning, ShortRoundWarning
 from pilotstats.session._controller import BenchmarkSession
 
@@ -62,6 +63,8 @@ EXIT_INTERRUPTED = 130  # Ctrl-C; any signal N exits with 128 + N
 SHORT_ROUNDS_AT_MAX = 3
 #: ... or all short, however close to it.
 SHORT_ROUNDS_AT_MAX_NEAR = 10
+#: One-sided level at which a WPS slope at or below 0 stops a session early.
+SLOPE_STOP_LEVEL = 0.999
 
 
 @dataclass(frozen=True)
@@ -118,9 +121,11 @@ class Futility:
       so every later round has the same work and the slope is not identifiable; or the
       alpha-implied minimum work reaches ``-w MAX`` (the range cannot hold the non-stable
       phases), as the planner warned and the current fit (after ``min_rounds``) confirms.
-    * **Slope not positive** (``--wps``): the WPS slope interval lies entirely at or below
-      0 with at least the required number of subsessions: durations do not grow with the
-      work amount (does the program use ``%WORK_AMOUNT%``?).
+    * **Slope not positive** (``--wps``): the one-sided :data:`SLOPE_STOP_LEVEL` upper
+      bound of the WPS slope is at or below 0 with at least the required number of
+      subsessions: durations do not grow with the work amount (does the program use
+      ``%WORK_AMOUNT%``?). The level is stricter than the session's because the check is
+      repeated every round.
     """
 
     def __init__(self, session: BenchmarkSession) -> None:
@@ -203,16 +208,18 @@ class Futility:
             fit is not None
             and session.n_rounds >= session.min_rounds
             and fit.n_subsessions >= planner.min_subsessions
-            and fit.slope_ci_high <= 0
-            and math.isfinite(fit.slope_ci_high)
+            and fit.dof > 0
         ):
-            return EarlyStop(
-                "slope_not_positive",
-                f"stopped early: the round durations do not grow with the work amount (WPS "
-                f"slope {fit.slope:.3g} s/{session.unit}, "
-                f"{100 * session.confidence_level:g} % CI [{fit.slope_ci_low:.3g}, "
-                f"{fit.slope_ci_high:.3g}], at or below 0 with {fit.n_subsessions} "
-                "subsessions), so the throughput cannot be determined; does the program use "
-                "%WORK_AMOUNT%, and is -w wide enough?",
-            )
+            # One-sided at SLOPE_STOP_LEVEL, stricter than the session's level: the check is
+            # repeated every round, and a stop must not end a session that could succeed.
+            upper = fit.slope + two_sided_t(2 * SLOPE_STOP_LEVEL - 1, fit.dof) * fit.slope_stderr
+            if math.isfinite(upper) and upper <= 0:
+                return EarlyStop(
+                    "slope_not_positive",
+                    f"stopped early: the round durations do not grow with the work amount "
+                    f"(WPS slope {fit.slope:.3g} s/{session.unit}, its one-sided "
+                    f"{100 * SLOPE_STOP_LEVEL:g} % upper bound {upper:.3g} is at or below 0 "
+                    f"with {fit.n_subsessions} subsessions), so the throughput cannot be "
+                    "determined; does the program use %WORK_AMOUNT%, and is -w wide enough?",
+                )
         return None
