@@ -30,6 +30,7 @@ __all__ = [
     "PilotStatsError",
     "PilotStatsWarning",
     "SessionFinishedError",
+    "SessionStateError",
     "ShortRoundWarning",
     "SubsessionSizeNotFoundError",
     "TargetNotExtremeWarning",
@@ -224,6 +225,31 @@ class SessionFinishedError(PilotStatsError, RuntimeError):
     ... except SessionFinishedError as error:
     ...     print(str(error)[:45])
     the session is finished (stop reason: targets
+    """
+
+
+class SessionStateError(FormatError):
+    """The saved state of a ``pilotstats run`` session cannot be used as it is.
+
+    Raised when ``session.json`` does not validate against its schema, a line of
+    ``rounds.jsonl`` other than the last is not a complete round (a file changed after it
+    was written), another run holds the session's lock, or a symbolic link was planted where
+    the session writes. The message names the file, the line or field and what to do;
+    nothing is appended or run. ``pilotstats run`` exits with status 2 on it.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from pilotstats.session._statefiles import read_rounds
+    >>> folder = tempfile.mkdtemp()
+    >>> line = '{"work": null, "duration": 1.0, "readings": [2.0], "unit_readings": null}\\n'
+    >>> with open(os.path.join(folder, "rounds.jsonl"), "w") as handle:
+    ...     _ = handle.write(line + "garbage\\n" + line)
+    >>> try:
+    ...     read_rounds(folder)
+    ... except SessionStateError as error:
+    ...     print(str(error).split(": ", 1)[1][:45])
+    line 2 of 3 complete lines is not a valid rou
     """
 
 

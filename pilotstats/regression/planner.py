@@ -356,6 +356,8 @@ class WorkPlanner:
         self._unit_required: int | None = None
         self._unit_active = False
         self._range_warned = False
+        self._short: list[int] = []  # rounds not analysed (see is_short)
+        self._long_work: float | None = None  # work of the first long enough round
         self._slices: int | None = None  # method="pilot": Pilot's WPS slice count
         self._pilot_next: float | None = None
         self._next = self.initial_work
@@ -449,6 +451,28 @@ class WorkPlanner:
         """Work proposed for the next round (does not change the planner)."""
         return self._next
 
+    @property
+    def short_rounds(self) -> tuple[int, ...]:
+        """Positions (0-based) of the recorded rounds that are short (see :meth:`is_short`)."""
+        return tuple(self._short)
+
+    def is_short(self, work: float, duration: float) -> bool:
+        """Whether a round of this work and duration, recorded next, would be short.
+
+        Short rounds are stored but never enter a fit. A round timed as 0 s is short. Until
+        a round lasts ``min_round_duration``, rounds shorter than that are short (the
+        doubling phase). From then on a round is decided by its *planned work*: every round
+        of at least the work of that first long enough round is used whatever its measured
+        duration, so rounds of equal work that happened to run fast are not censored (a
+        duration filter would drop the fast tail and bias the slope); only rounds of less
+        work still need the duration. ``method="pilot"`` keeps Pilot's duration rule.
+        """
+        if duration <= 0:
+            return True
+        if self.method == "pilot" or self._long_work is None or work < self._long_work:
+            return duration < self.min_round_duration
+        return False
+
     def record(
         self,
         work: float,
@@ -489,6 +513,10 @@ class WorkPlanner:
         w = check_real(work, "work", low=0.0, low_inclusive=False)
         d = check_real(duration, "duration", low=0.0)
         self._record_unit_readings(unit_readings, required_unit_readings)
+        if self.is_short(w, d):
+            self._short.append(len(self._work))
+        elif self._long_work is None and d >= self.min_round_duration:
+            self._long_work = w
         self._work.append(w)
         self._durations.append(d)
         self._advance(w, d)
@@ -601,11 +629,19 @@ class WorkPlanner:
         return low + (math.floor((w_last - low) / size) + 1) * size
 
     def _fit_rounds(self) -> np.ndarray:
-        """Positions of the rounds the fit may use: timed (> 0 s), isolated outliers out."""
+        """Positions of the rounds the fit may use: not short, isolated outliers out.
+
+        ``method="pilot"`` passes every timed round (> 0 s) and lets :func:`wps` apply
+        Pilot's duration filter.
+        """
         work = np.array(self._work, dtype=np.float64)
         durations = np.array(self._durations, dtype=np.float64)
         timed = np.flatnonzero(durations > 0)
-        eligible = timed[durations[timed] >= self.min_round_duration]
+        if self.method == "pilot":
+            eligible = timed[durations[timed] >= self.min_round_duration]
+        else:
+            eligible = np.setdiff1d(timed, np.array(self._short, dtype=np.int64))
+            timed = eligible
         outliers: list[int] = []
         if self.outlier_threshold is not None and self.method == "default":
             found = isolated_outliers(
@@ -617,6 +653,13 @@ class WorkPlanner:
 
     def _refit(self) -> None:
         used = self._fit_rounds()
+        if self.method == "default" and used.shape[0] < 3:
+            self.wps_result = None
+            self.wps_error = (
+                f"{used.shape[0]} of {self.n_rounds} rounds can be used (short rounds are "
+                "not), a fit needs 3"
+            )
+            return
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
@@ -626,7 +669,10 @@ class WorkPlanner:
                     np.array(self._durations, dtype=np.float64)[used],
                     confidence_level=self.confidence_level,
                     autocorrelation_limit=self.autocorrelation_limit,
-                    min_round_duration=self.min_round_duration,
+                    # the default method's rounds are already chosen by is_short
+                    min_round_duration=(
+                        self.min_round_duration if self.method == "pilot" else 0.0
+                    ),
                     subsession_basis=self.subsession_basis,
                     unit=self.unit,
                     method=self.method,

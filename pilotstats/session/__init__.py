@@ -25,7 +25,10 @@ Analyses (``docs/algorithms/wps.md`` and ``docs/algorithms/subsession.md``):
   size needed to separate the result from the baseline.
 
 Rounds shorter than ``min_round_duration`` (and rounds a coarse timer measured as 0 s) are
-*stored but not used*, as in Pilot: no analysis sees them, and the result lists them.
+*stored but not used*, as in Pilot: no analysis sees them, and the result lists them. With
+``max_work`` the rule applies while the planner searches for a long enough work amount;
+afterwards rounds of at least that work are used whatever their measured duration
+(:meth:`pilotstats.regression.WorkPlanner.is_short`), so fast rounds are not censored.
 A session's complete state (options and raw rounds) is JSON; :meth:`BenchmarkSession.save`
 and :meth:`BenchmarkSession.load` persist and resume it.
 
