@@ -19,6 +19,7 @@ from pilotstats.cli import main
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.session import BisectError, BisectResult, bisect
 from pilotstats.session import _bisect as driver
+from pilotstats.session._bisect_demo import demo_repository as make_repository
 from pilotstats.session._bisect_git import worktree
 from pilotstats.session._bisect_sprt import (
     VOTE_ERROR_FLOOR,
@@ -28,7 +29,6 @@ from pilotstats.session._bisect_sprt import (
     vote_sprt,
     wald_bounds,
 )
-from tests.bisect_repos import make_repository
 
 PROGRAM = [sys.executable, "bench.py"]
 
@@ -277,7 +277,7 @@ def test_bad_options_raise_named_errors(small_repository: tuple[Path, list[str]]
     arguments: dict[str, Any] = {"repo": str(path), **options}
     with pytest.raises(InvalidInputError, match=message):
         bisect(commits[0], commits[-1], PROGRAM, **arguments)
-    with pytest.raises(InvalidInputError, match="command"):
+    with pytest.raises(InvalidInputError, match="program"):
         bisect(commits[0], commits[-1], [], repo=str(path))
 
 

@@ -14,7 +14,6 @@ import contextlib
 import json
 import math
 import os
-import shlex
 import subprocess
 import time
 from collections import deque
@@ -203,7 +202,7 @@ def _pick(lo: int, hi: int, skipped: set[int]) -> int | None:
 def bisect(
     good: str,
     bad: str,
-    command: list[str],
+    program: list[str],
     *,
     repo: str = ".",
     build: str | None = None,
@@ -226,7 +225,7 @@ def bisect(
     ----------
     good, bad : str
         Git revisions: ``good`` is an ancestor of ``bad``, which is suspected slower.
-    command : list of str
+    program : list of str
         The benchmark program and its arguments, run in the worktree of each commit.
     repo : str, default "."
         A directory inside the git repository.
@@ -296,15 +295,26 @@ def bisect(
 
     Examples
     --------
-    See ``docs/guide/bisect.md`` and the README ("Which commit did it?"): a repository of
-    64 commits whose benchmark grows 15 % slower at one commit is bisected with about 80
-    runs.
+    A small repository whose benchmark (``bench.py``, printing its loop's seconds) does
+    three times the work from its fourth commit on:
+
+    >>> import sys, tempfile
+    >>> from pilotstats.session._bisect_demo import demo_repository
+    >>> folder = tempfile.mkdtemp() + "/repo"
+    >>> commits = demo_repository(folder, commits=6, culprit=3, growth=3.0)
+    >>> result = bisect(commits[0], commits[-1], [sys.executable, "bench.py"],
+    ...                 repo=folder, column=0)
+    >>> result.verdict, result.first_bad == commits[3], result.last_good == commits[2]
+    ('found', True, True)
+
+    ``docs/guide/bisect.md`` and the README ("Which commit did it?") show the command
+    line on 64 commits.
     """
     root = repository_root(check_text_path(repo))
     good_sha, bad_sha = resolve(root, good, "good"), resolve(root, bad, "bad")
-    if not isinstance(command, (list, tuple)) or not command or not all(
-            isinstance(a, str) for a in command):
-        raise InvalidInputError("command must be a non-empty list of strings (the program "
+    if not isinstance(program, (list, tuple)) or not program or not all(
+            isinstance(a, str) for a in program):
+        raise InvalidInputError("program must be a non-empty list of strings (the program "
                                 "and its arguments)")
     if build is not None and not isinstance(build, str):
         raise InvalidInputError(f"build must be a shell command string, got {build!r}")
@@ -328,7 +338,7 @@ def bisect(
     share = error / (steps + 1)
     fresh: dict[str, Any] = {
         "version": STATE_VERSION, "repo": root, "good": good_sha, "bad": bad_sha,
-        "command": list(command), "build": build,
+        "command": list(program), "build": build,
         "options": {"min_change_percent": threshold * 100, "higher_is_better": higher,
                     "error_probability": error, "column": metric_column},
         "seed": seed_value, "log": [], "duration": 0.0}
@@ -338,7 +348,7 @@ def bisect(
     if directory is not None:
         os.makedirs(directory, exist_ok=True)
     state = _load_state(directory, fresh) if resuming and directory else fresh
-    session = _Bisection(root, list(command), build, metric_column, run_timeout, state,
+    session = _Bisection(root, list(program), build, metric_column, run_timeout, state,
                          directory, runs_cap, duration_cap)
     with session.stack:
         return _drive(session, candidates, threshold, higher, share, error, level, step_cap)
@@ -475,7 +485,3 @@ def _probe(session: _Bisection, item: _Commit, position: int, role: str, decisio
         mean=float(np.mean(item.values)) if item.values else math.nan, ratio=ratio,
         ci_low=low, ci_high=high, confidence_level=level, log_likelihood_ratio=llr, note=note)
 
-
-def command_text(command: list[str]) -> str:
-    """The command as a shell would show it."""
-    return " ".join(shlex.quote(part) for part in command)

@@ -21,7 +21,21 @@ __all__: list[str] = []
 
 
 class BisectError(PilotStatsError, RuntimeError):
-    """Bisection cannot go on: git failed, or a reference commit cannot be built or run."""
+    """Bisection cannot go on: git failed, or a reference commit cannot be built or run.
+
+    Examples
+    --------
+    >>> import sys, tempfile
+    >>> from pilotstats.session import BisectError, bisect
+    >>> from pilotstats.session._bisect_demo import demo_repository
+    >>> folder = tempfile.mkdtemp() + "/repo"
+    >>> commits = demo_repository(folder, commits=3)
+    >>> try:
+    ...     bisect(commits[0], commits[-1], [sys.executable, "missing.py"], repo=folder)
+    ... except BisectError as error:
+    ...     print("reference" in str(error), "failed" in str(error))
+    True True
+    """
 
 
 def git(repo: str, *arguments: str, check: bool = True) -> str:

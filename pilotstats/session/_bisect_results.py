@@ -55,6 +55,22 @@ class BisectProbe(Result):
         reference, regression against none); NaN for the good reference.
     note : str
         Why it was skipped, or other caveats.
+
+    Examples
+    --------
+    The items of a :class:`BisectResult`, references first:
+
+    >>> import sys, tempfile
+    >>> from pilotstats.session import bisect
+    >>> from pilotstats.session._bisect_demo import demo_repository
+    >>> folder = tempfile.mkdtemp() + "/repo"
+    >>> commits = demo_repository(folder, commits=3, culprit=2, growth=3.0)
+    >>> result = bisect(commits[0], commits[-1], [sys.executable, "bench.py"],
+    ...                 repo=folder, column=0)
+    >>> [(probe.role, probe.decision) for probe in result]
+    [('good', 'good'), ('bad', 'regression'), ('probe', 'good')]
+    >>> result[1].ratio > 2
+    True
     """
 
     commit: str
@@ -125,6 +141,23 @@ class BisectResult(Result):
         What was measured (``"wall-clock seconds"`` or the output column).
     note : str
         Why the bisection is inconclusive, and caveats.
+
+    Examples
+    --------
+    Returned by :func:`~pilotstats.session.bisect`; ``to_markdown()`` is the summary to
+    paste into an issue:
+
+    >>> import sys, tempfile
+    >>> from pilotstats.session import bisect
+    >>> from pilotstats.session._bisect_demo import demo_repository
+    >>> folder = tempfile.mkdtemp() + "/repo"
+    >>> commits = demo_repository(folder, commits=4, culprit=None)
+    >>> result = bisect(commits[0], commits[-1], [sys.executable, "bench.py"],
+    ...                 repo=folder, column=0)
+    >>> result.verdict, result.first_bad, result.range_left
+    ('no regression in range', None, ())
+    >>> result.to_markdown().splitlines()[2].startswith("**No regression in range**")
+    True
     """
 
     verdict: str

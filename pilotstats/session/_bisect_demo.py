@@ -1,6 +1,6 @@
-"""Real git repositories holding a small benchmark program, for the bisection tests.
+"""A demonstration repository for :func:`pilotstats.session.bisect` (docs, tests, README).
 
-``make_repository`` writes ``commits`` commits with ``git fast-import`` (one process per
+:func:`demo_repository` writes ``commits`` commits with ``git fast-import`` (one process per
 repository): each holds ``bench.py``, a CPU-bound Python loop whose iteration count is read
 from ``work.txt``, and the work grows by ``growth`` from commit ``culprit`` on (0-based;
 ``None``: no change). The program adds its own run-to-run noise (``noise``, relative, from
@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+
+__all__ = ["demo_repository"]
 
 BENCH = """import os, random, time
 work = int(open("work.txt").read())
@@ -34,13 +36,21 @@ def _blob(text: str) -> bytes:
     return b"data %d\n%s\n" % (len(data), data)
 
 
-def make_repository(path: Path, *, commits: int = 64, culprit: int | None = None,
-                    work: int = 30_000, growth: float = 1.15, noise: float = 0.05,
-                    broken: tuple[int, ...] = ()) -> list[str]:
-    """Create the repository at ``path``; return its commit hashes, oldest first.
+def demo_repository(path: str | os.PathLike[str], *, commits: int = 64,
+                    culprit: int | None = None, work: int = 30_000, growth: float = 1.15,
+                    noise: float = 0.05, broken: tuple[int, ...] = ()) -> list[str]:
+    """Create the repository at ``path`` (a new folder); return its commits, oldest first.
 
     Commits listed in ``broken`` hold a file ``BROKEN`` (a build command can fail on it).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> commits = demo_repository(tempfile.mkdtemp() + "/repo", commits=4, culprit=2)
+    >>> len(commits)
+    4
     """
+    path = Path(path)
     path.mkdir(parents=True)
     environment = {**os.environ, **ENV}
     subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True,
