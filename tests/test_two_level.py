@@ -231,7 +231,7 @@ def test_plan_keeps_the_run_length_without_a_run_cost() -> None:
     s = float(np.std(result.unit_values, ddof=1))
     runs_needed = next(r for r in range(2, 10_000)
                        if stats.t.ppf(0.975, r - 1) * s / math.sqrt(r) <= 0.1)
-    assert plan.runs == runs_needed and plan.samples_per_run == 100
+    assert plan.planned_runs == runs_needed and plan.samples_per_run == 100
     assert plan.additional_runs == runs_needed - 5
     assert plan.predicted_half_width <= 0.1
 
@@ -252,13 +252,13 @@ def test_plan_with_a_run_cost_is_the_brute_force_optimum() -> None:
                 break
     assert best is not None
     assert plan.cost == pytest.approx(best[0])
-    assert (plan.runs, plan.samples_per_run) == best[1:]
+    assert (plan.planned_runs, plan.samples_per_run) == best[1:]
 
 
 def test_plan_needs_two_runs() -> None:
     rng = np.random.default_rng(1)
     plan = required_runs(two_level_analysis([rng.normal(1, 0.1, 50)]), half_width_percent=1)
-    assert plan.runs is None and "at least 2 runs" in str(plan)
+    assert plan.planned_runs is None and "at least 2 runs" in str(plan)
     with pytest.raises(InvalidInputError):
         required_runs("not a result", half_width=1.0)  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError):

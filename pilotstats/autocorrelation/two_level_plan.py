@@ -35,13 +35,13 @@ class TwoLevelPlan(Result):
 
     Attributes
     ----------
-    runs : int or None
+    planned_runs : int or None
         Runs needed in all (None: not reachable within ``MAX_RUNS`` runs, or unknown).
     samples_per_run : int or None
         Samples per run of the plan (the current mean run length when the run cost is
         not given or the statistic is a median/minimum).
     additional_runs : int or None
-        ``max(0, runs - n_runs)``: runs to add to the ones analysed.
+        ``max(0, planned_runs - n_runs)``: runs to add to the ones analysed.
     n_runs : int
         Runs analysed.
     half_width : float
@@ -49,7 +49,7 @@ class TwoLevelPlan(Result):
     predicted_half_width : float
         Half width the plan is expected to give (NaN when unknown).
     cost : float
-        ``runs * (run_cost + samples_per_run)`` in units of one sample's cost (NaN when
+        ``planned_runs * (run_cost + samples_per_run)`` in units of one sample's cost (NaN when
         the run cost is not given).
     between_variance, within_variance : float
         The components the plan rests on (see :class:`TwoLevelResult`).
@@ -67,11 +67,11 @@ class TwoLevelPlan(Result):
     >>> rng = np.random.default_rng(3)
     >>> runs = [rng.normal(10 + rng.normal(0, 0.3), 1.0, 100) for _ in range(5)]
     >>> plan = required_runs(two_level_analysis(runs), half_width_percent=1)
-    >>> plan.runs, plan.samples_per_run, plan.additional_runs
+    >>> plan.planned_runs, plan.samples_per_run, plan.additional_runs
     (21, 100, 16)
     """
 
-    runs: int | None
+    planned_runs: int | None
     samples_per_run: int | None
     additional_runs: int | None
     n_runs: int
@@ -86,11 +86,11 @@ class TwoLevelPlan(Result):
 
     def __str__(self) -> str:
         target = f"a {format_quantity(self.half_width, self.unit)} half width"
-        if self.runs is None:
+        if self.planned_runs is None:
             return f"no plan for {target}: {self.note}"
         more = ("enough runs" if not self.additional_runs
                 else f"{self.additional_runs} more run{'s' if self.additional_runs != 1 else ''}")
-        text = (f"need {self.runs} runs x {self.samples_per_run} samples for {target} "
+        text = (f"need {self.planned_runs} runs x {self.samples_per_run} samples for {target} "
                 f"(have {self.n_runs}: {more})")
         return f"{text}; {self.note}" if self.note else text
 
@@ -154,7 +154,7 @@ def required_runs(
     >>> rng = np.random.default_rng(3)
     >>> runs = [rng.normal(10 + rng.normal(0, 0.3), 1.0, 100) for _ in range(5)]
     >>> plan = required_runs(two_level_analysis(runs), half_width_percent=1, run_cost=50)
-    >>> plan.runs, plan.samples_per_run
+    >>> plan.planned_runs, plan.samples_per_run
     (29, 30)
     """
     if not isinstance(result, TwoLevelResult):
@@ -172,7 +172,7 @@ def required_runs(
         "within_variance": result.within_variance,
         "confidence_level": result.confidence_level, "unit": result.unit}
     if result.n_units < 2 or result.units != "runs":
-        return TwoLevelPlan(runs=None, samples_per_run=None, additional_runs=None,
+        return TwoLevelPlan(planned_runs=None, samples_per_run=None, additional_runs=None,
                             predicted_half_width=math.nan, cost=math.nan, **common,
                             note="the run-to-run variance is unknown: measure at least 2 runs")
     counts = np.arange(2, MAX_RUNS + 1, dtype=np.float64)
@@ -189,13 +189,13 @@ def required_runs(
         if not math.isfinite(result.within_variance) and cost_per_run is not None:
             note = "no within-run variance (runs too short): samples per run kept"
         if ok.size == 0:
-            return TwoLevelPlan(runs=None, samples_per_run=current, additional_runs=None,
+            return TwoLevelPlan(planned_runs=None, samples_per_run=current, additional_runs=None,
                                 predicted_half_width=math.nan, cost=math.nan, **common,
                                 note=f"more than {MAX_RUNS} runs needed")
         runs = int(counts[ok[0]])
         predicted = float(quantile[ok[0]] * math.sqrt(variance / runs))
         cost = math.nan if cost_per_run is None else runs * (cost_per_run + current)
-        return TwoLevelPlan(runs=runs, samples_per_run=current,
+        return TwoLevelPlan(planned_runs=runs, samples_per_run=current,
                             additional_runs=max(0, runs - result.n_runs),
                             predicted_half_width=predicted, cost=cost, **common, note=note)
     assert cost_per_run is not None
@@ -208,13 +208,13 @@ def required_runs(
         length = np.where(length <= cap, length, np.inf)
     costs = counts * (cost_per_run + length)
     if not np.isfinite(costs).any():
-        return TwoLevelPlan(runs=None, samples_per_run=None, additional_runs=None,
+        return TwoLevelPlan(planned_runs=None, samples_per_run=None, additional_runs=None,
                             predicted_half_width=math.nan, cost=math.nan, **common,
                             note=f"more than {MAX_RUNS} runs needed")
     best = int(np.argmin(costs))
     runs, per_run = int(counts[best]), int(length[best])
     predicted = float(quantile[best] * math.sqrt((between + within / per_run) / runs))
-    return TwoLevelPlan(runs=runs, samples_per_run=per_run,
+    return TwoLevelPlan(planned_runs=runs, samples_per_run=per_run,
                         additional_runs=max(0, runs - result.n_runs),
                         predicted_half_width=predicted, cost=float(costs[best]), **common)
 
