@@ -215,7 +215,7 @@ def test_budget_interruption_and_resume_repeat_no_run(
     out = str(tmp_path / "out")
     partial = bisect(commits[0], commits[-1], PROGRAM, repo=str(path), column=0,
                      max_runs=14, output_dir=out, seed=5)
-    assert partial.verdict == "inconclusive" and partial.runs == 14
+    assert partial.verdict == "inconclusive" and partial.n_runs == 14
     stored = json.loads((tmp_path / "out" / "bisect.json").read_text())
     assert len(stored["log"]) == 14
     full = bisect(commits[0], commits[-1], PROGRAM, repo=str(path), column=0,

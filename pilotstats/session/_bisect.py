@@ -419,7 +419,7 @@ def _drive(session: _Bisection, candidates: list[str], threshold: float, higher:
         ratio=ratio, ci_low=low, ci_high=high, min_change_percent=threshold * 100,
         higher_is_better=higher, error_probability=error, confidence_level=level,
         probes=tuple(references + probes),
-        skipped=tuple(candidates[p] for p in sorted(skipped)), runs=len(session.state["log"]),
+        skipped=tuple(candidates[p] for p in sorted(skipped)), n_runs=len(session.state["log"]),
         duration=session.elapsed(),
         metric=("wall-clock seconds" if session.column is None
                 else f"output column {session.column}"),
@@ -481,7 +481,7 @@ def _probe(session: _Bisection, item: _Commit, position: int, role: str, decisio
                         else (1.0, math.nan, math.nan))
     return BisectProbe(
         commit=item.sha, subject=subject(session.repo, item.sha), position=position, role=role,
-        decision=decision, runs=len(item.values),
+        decision=decision, n_runs=len(item.values),
         mean=float(np.mean(item.values)) if item.values else math.nan, ratio=ratio,
         ci_low=low, ci_high=high, confidence_level=level, log_likelihood_ratio=llr, note=note)
 

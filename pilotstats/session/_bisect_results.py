@@ -40,7 +40,7 @@ class BisectProbe(Result):
     decision : str
         ``"good"``, ``"bad"``, ``"skipped"`` (did not build or run), ``"inconclusive"``
         (the step's budget ran out) or, for the references, their role.
-    runs : int
+    n_runs : int
         Runs measured.
     mean : float
         Mean of the metric over its runs (NaN with none).
@@ -78,7 +78,7 @@ class BisectProbe(Result):
     position: int
     role: str
     decision: str
-    runs: int
+    n_runs: int
     mean: float
     ratio: float
     ci_low: float
@@ -91,7 +91,7 @@ class BisectProbe(Result):
         interval = (f"{_percent(self.ratio)} [{_percent(self.ci_low)}, {_percent(self.ci_high)}]"
                     if math.isfinite(self.ratio) else "no effect estimate")
         text = (f"{self.commit[:12]} ({self.role}, position {self.position}): {self.decision}, "
-                f"{self.runs} runs, {interval} vs good")
+                f"{self.n_runs} runs, {interval} vs good")
         return f"{text}: {self.note}" if self.note else text
 
 
@@ -133,7 +133,7 @@ class BisectResult(Result):
         The references, then every probed commit in the order probed.
     skipped : tuple of str
         Commits that failed to build or run.
-    runs : int
+    n_runs : int
         Program runs in all.
     duration : float
         Wall-clock seconds spent (this invocation and the resumed ones).
@@ -176,7 +176,7 @@ class BisectResult(Result):
     confidence_level: float
     probes: tuple[BisectProbe, ...]
     skipped: tuple[str, ...]
-    runs: int
+    n_runs: int
     duration: float
     metric: str
     note: str = ""
@@ -206,7 +206,7 @@ class BisectResult(Result):
         else:
             head = f"inconclusive: {len(self.range_left)} commit(s) left"
         text = (f"{head}; {change}; {len(self.probes) - 2} commit(s) probed of "
-                f"{self.commits_in_range}, {self.runs} runs")
+                f"{self.commits_in_range}, {self.n_runs} runs")
         return f"{text}: {self.note}" if self.note else text
 
     def to_frame(self) -> Any:
@@ -217,7 +217,7 @@ class BisectResult(Result):
 
     def to_csv(self) -> str:
         """The probes as CSV text (one row per measured commit)."""
-        columns = ["commit", "subject", "position", "role", "decision", "runs", "mean", "ratio",
+        columns = ["commit", "subject", "position", "role", "decision", "n_runs", "mean", "ratio",
                    "ci_low", "ci_high", "log_likelihood_ratio", "note"]
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -239,14 +239,17 @@ class BisectResult(Result):
                          f"`{self.good[:12]}` by {format_number(self.min_change_percent)} % "
                          "or more.")
         else:
+            left = (', '.join(f'`{c[:12]}`' for c in self.range_left)
+                    if len(self.range_left) <= 8 else
+                    f"`{self.range_left[0][:12]}` .. `{self.range_left[-1][:12]}`")
             lines.append(f"**Inconclusive**: the culprit is one of {len(self.range_left)} "
-                         f"commit(s): {', '.join(f'`{c[:12]}`' for c in self.range_left)}.")
+                         f"commit(s): {left}.")
         lines += ["", f"- good `{self.good[:12]}`, bad `{self.bad[:12]}`: "
                   f"{_percent(self.ratio)} ({level} % CI [{_percent(self.ci_low)}, "
                   f"{_percent(self.ci_high)}]), {self.commits_in_range} commits in range",
                   f"- metric: {self.metric}; threshold {format_number(self.min_change_percent)}"
                   f" %; error probability {format_number(self.error_probability)}",
-                  f"- {self.runs} runs in {format_number(self.duration, 3)} s"]
+                  f"- {self.n_runs} runs in {format_number(self.duration, 3)} s"]
         if self.skipped:
             lines.append(f"- skipped (build or run failed): "
                          f"{', '.join(f'`{c[:12]}`' for c in self.skipped)}")
@@ -258,5 +261,5 @@ class BisectResult(Result):
             interval = (f"[{_percent(p.ci_low)}, {_percent(p.ci_high)}]"
                         if math.isfinite(p.ci_low) else "n/a")
             lines.append(f"| `{p.commit[:12]}` {p.subject[:60]} | {p.position} | {p.decision} "
-                         f"| {p.runs} | {_percent(p.ratio)} | {interval} |")
+                         f"| {p.n_runs} | {_percent(p.ratio)} | {interval} |")
         return "\n".join(lines) + "\n"
