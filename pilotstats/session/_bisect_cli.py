@@ -4,10 +4,11 @@ Writes into ``--output DIR``: ``bisect.json`` (the state, after every run; ``--r
 continues from it), and at the end ``result.json``, ``result.csv`` (one row per measured
 commit) and ``summary.md`` (a summary to paste into an issue).
 
-Exit status: 0 the first bad commit was found; 5 no regression in range; 6 inconclusive (a
-budget ran out, a step could not be decided, or skipped commits hide the culprit); 2 bad
-usage or input (also a reference commit that does not build or run); 130 interrupted (the
-runs so far are kept: ``--resume``).
+Exit status (the table of every command in the README): 1 the first bad commit was found
+(a regression, as for ``compare``); 0 no regression in range; 5 inconclusive (a budget ran
+out, a step could not be decided, or skipped commits hide the culprit: no answer, as for
+``compare`` and ``run``); 2 bad usage or input (also a reference commit that does not build
+or run); 128+N stopped by signal N (the runs so far are kept: ``--resume``).
 """
 
 from __future__ import annotations
@@ -19,15 +20,12 @@ import signal
 import sys
 from typing import Any
 
-__all__ = ["EXIT_INCONCLUSIVE", "EXIT_INTERRUPTED", "EXIT_NO_REGRESSION", "add_bisect_parser",
-           "run_bisect"]
+__all__ = ["EXIT_FOUND", "EXIT_INCONCLUSIVE", "add_bisect_parser", "run_bisect"]
 
-#: Exit status: no regression between the good and the bad commit.
-EXIT_NO_REGRESSION = 5
+#: Exit status: the first bad commit was found (a regression, as ``compare``'s 1).
+EXIT_FOUND = 1
 #: Exit status: the bisection could not name a commit (budget, undecidable step, skips).
-EXIT_INCONCLUSIVE = 6
-#: Exit status: interrupted (Ctrl-C or SIGTERM); ``--resume`` continues.
-EXIT_INTERRUPTED = 130
+EXIT_INCONCLUSIVE = 5
 
 
 def add_bisect_parser(commands: Any) -> None:
@@ -39,8 +37,9 @@ def add_bisect_parser(commands: Any) -> None:
         description="Bisect the commits between --good and --bad: every commit runs in a "
         "temporary git worktree (your checkout is never touched), interleaved with runs of "
         "both references so that machine drift cancels, and each step is a sequential "
-        "test that stops as soon as the answer is clear. Exit status: 0 found, 5 no "
-        "regression in range, 6 inconclusive, 2 bad usage, 130 interrupted (--resume).")
+        "test that stops as soon as the answer is clear. Exit status: 1 first bad commit "
+        "found, 0 no regression in range, 5 inconclusive, 2 bad usage, 128+N stopped by "
+        "signal N (--resume continues).")
     parser.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS",
                         help="the benchmark command, after --; it runs in each commit's "
                         "worktree")
@@ -99,10 +98,14 @@ def run_bisect(args: argparse.Namespace) -> int:
     if not program:
         raise InvalidInputError("give the benchmark program after --, e.g. pilotstats "
                                 "bisect --good v1.0 --bad main -- python bench.py")
+    received: list[int] = []
+
     def interrupt(signum: int, frame: Any) -> None:
+        received.append(signum)
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous = {number: signal.signal(number, interrupt)
+                for number in (signal.SIGTERM, signal.SIGHUP)}
     try:
         result = bisect(
             args.good, args.bad, program, repo=args.repo, build=args.build,
@@ -114,9 +117,10 @@ def run_bisect(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"pilotstats: interrupted; the runs so far are in {args.output}/bisect.json "
               "(continue with --resume and the same arguments)", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return 128 + (received[0] if received else signal.SIGINT)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     data = result.to_dict()
     _write(os.path.join(args.output, "result.json"),
            json.dumps(data, indent=1, allow_nan=False) + "\n")
@@ -130,6 +134,6 @@ def run_bisect(args: argparse.Namespace) -> int:
             print(f"  {probe}")
         print(f"results: {args.output}/summary.md, result.json, result.csv")
     if result.verdict == "found":
-        return 0
-    return EXIT_NO_REGRESSION if result.verdict == "no regression in range" else EXIT_INCONCLUSIVE
+        return EXIT_FOUND
+    return 0 if result.verdict == "no regression in range" else EXIT_INCONCLUSIVE
 
