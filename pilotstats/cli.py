@@ -6,6 +6,8 @@ Subcommands::
     pilotstats warmup
     pilotstats demo
     pilotstats run [options] -- PROGRAM ARGS...   (see pilotstats.session._cli)
+    pilotstats bisect --good REV --bad REV [options] -- PROGRAM ARGS...
+                                                  (see pilotstats.session._bisect_cli)
     pilotstats analyze FILE|FOLDER... [--json] [--half-width-percent 1]
                        [--summary-statistic median]
     pilotstats compare BASE NEW [--json] [--min-change-percent 0] [--allow-missing]
@@ -30,7 +32,8 @@ Exit status (for CI jobs):
   message says what to fix;
 * 3 — internal error (a bug in pilotstats): a one-line message asks for a report.
 
-``pilotstats run`` has its own statuses (see :mod:`pilotstats.session._cli`). Tracebacks are
+``pilotstats run`` and ``pilotstats bisect`` have their own statuses (see
+:mod:`pilotstats.session._cli` and :mod:`pilotstats.session._bisect_cli`). Tracebacks are
 printed only with ``--debug`` (accepted anywhere on the command line).
 """
 
@@ -62,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     from pilotstats._cli_fleet import add_commands
 
     add_commands(commands)  # fleet, warmup
+    from pilotstats.session._bisect_cli import add_bisect_parser
+
+    add_bisect_parser(commands)
 
     def common(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -399,6 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if hasattr(args, "fleet_handler"):  # fleet, warmup (pilotstats._cli_fleet)
             return int(args.fleet_handler(args))
+        if hasattr(args, "bisect_handler"):  # bisect (pilotstats.session._bisect_cli)
+            return int(args.bisect_handler(args))
         if args.command == "demo":
             from pilotstats._demo import run_demo
 

@@ -37,8 +37,15 @@ per-index analysis (:class:`PerformanceIndex`, :class:`Baseline`), warm-up remov
 (:func:`trim_warmup`), the results (:class:`IndexAnalysis`, :class:`SessionProgress`,
 :class:`SessionResult`), the JSON state, :func:`run_session`, and the ``pilotstats run``
 command (running a benchmark program each round and parsing its output) in private modules.
+
+:func:`bisect` (``pilotstats bisect``) goes from "it regressed" to the commit that did it:
+each bisection step is a sequential test on runs interleaved with both references, in
+temporary git worktrees.
 """
 
+from pilotstats.session._bisect import bisect
+from pilotstats.session._bisect_git import BisectError
+from pilotstats.session._bisect_results import BisectProbe, BisectResult
 from pilotstats.session._controller import BenchmarkSession
 from pilotstats.session._indices import Baseline, PerformanceIndex
 from pilotstats.session._results import IndexAnalysis, SessionProgress, SessionResult
@@ -48,10 +55,14 @@ from pilotstats.session._warmup import trim_warmup
 __all__ = [
     "Baseline",
     "BenchmarkSession",
+    "BisectError",
+    "BisectProbe",
+    "BisectResult",
     "IndexAnalysis",
     "PerformanceIndex",
     "SessionProgress",
     "SessionResult",
+    "bisect",
     "run_session",
     "trim_warmup",
 ]
