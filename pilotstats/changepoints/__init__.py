@@ -36,3 +36,8 @@ __all__ += [
     "dominant_segment",
     "stable_phase",
 ]
+
+# Steady state across forks (issue 23, branch ``forks``).
+from pilotstats.changepoints.forks import ForkSteadyState, SteadyState, steady_state
+
+__all__ += ["ForkSteadyState", "SteadyState", "steady_state"]

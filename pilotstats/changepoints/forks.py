@@ -1,0 +1,491 @@
+"""Steady state of a benchmark judged across its forks: :func:`steady_state`.
+
+A JMH benchmark runs several forks (separate JVMs); pyperf runs several processes. Each fork
+warms up on its own, but they share the benchmark: its noise, its steady level and whether
+it settles at all. :func:`steady_state` judges every fork with the equivalence model of
+:func:`~pilotstats.changepoints.stable_phase` (``method="equivalence"``), feeding it what the
+other forks know, and gives the benchmark a verdict in the manner of Barrett et al.
+("Virtual Machine Warmup Blows Hot and Cold", OOPSLA 2017) with a between-fork confidence
+interval of the steady mean (Kalibera & Jones, "Rigorous Benchmarking in Reasonable Time",
+ISMM 2013: forks are the replicates).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any, SupportsIndex, overload
+
+import numpy as np
+
+from pilotstats import _config
+from pilotstats._protocols import select_items
+from pilotstats._stats import arithmetic_scale
+from pilotstats._validation import (
+    as_float_array,
+    check_bool,
+    check_confidence_level,
+    check_probability,
+    check_real,
+    check_text,
+    reject_container_misuse,
+)
+from pilotstats.changepoints._steady import (
+    equivalence_phase,
+    equivalence_window,
+    window_medians,
+    window_noise,
+)
+from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
+from pilotstats.results import ConfidenceInterval, Result, format_interval, format_quantity
+
+__all__ = ["ForkSteadyState", "SteadyState", "steady_state"]
+
+#: Benchmark verdicts (Barrett et al. 2017).
+VERDICTS = ("consistent", "inconsistent", "no_steady_state")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ForkSteadyState(Result):
+    """Steady state of one fork, judged with the other forks of its benchmark.
+
+    Attributes
+    ----------
+    fork : int
+        Position of the fork in the input (0-based).
+    n : int
+        Number of iterations of the fork.
+    steady : bool
+        True when the fork reaches the benchmark's steady state.
+    onset : int or None
+        First steady iteration (``x[onset:]`` is the steady state); None when not steady.
+    classification : str
+        ``"flat"``, ``"warmup"``, ``"slowdown"`` or ``"no_steady_state"`` (Barrett et al.).
+    own_classification : str
+        The class the equivalence model gives the fork on its own evidence (with the noise
+        pooled over the forks); differs from ``classification`` only when the benchmark's
+        steady state is not reproducible (see :func:`steady_state`, Notes).
+    mean : float
+        Mean of the steady state ``x[onset:]``; NaN when not steady.
+    level : float
+        Final level of the fork (median of its last quarter).
+    band : float
+        Half-width of the band of practical equivalence around ``level``.
+    note : str
+        Which rule decided.
+    unit : str or None
+        Label of the measured quantity.
+
+    Examples
+    --------
+    The items of a :class:`SteadyState`:
+
+    >>> import numpy as np
+    >>> from pilotstats.changepoints import steady_state
+    >>> rng = np.random.default_rng(1)
+    >>> t = np.arange(2000)
+    >>> forks = [1.0 + 0.3 * np.exp(-t / 80.0) + rng.normal(0.0, 0.01, 2000) for _ in range(4)]
+    >>> fork = steady_state(forks)[0]
+    >>> fork.steady, fork.classification, fork.onset
+    (True, 'warmup', 198)
+    """
+
+    fork: int
+    n: int
+    steady: bool
+    onset: int | None
+    classification: str
+    own_classification: str
+    mean: float
+    level: float
+    band: float
+    note: str
+    unit: str | None = None
+
+    def __str__(self) -> str:
+        if not self.steady:
+            return f"fork {self.fork}: no steady state in {self.n} iterations ({self.note})"
+        return (
+            f"fork {self.fork}: {self.classification}, steady from iteration {self.onset} of "
+            f"{self.n}, mean {format_quantity(self.mean, self.unit)}"
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SteadyState(Result):
+    """Steady state of a benchmark across its forks, from :func:`steady_state`.
+
+    Follows the :class:`pilotstats.ResultCollection` protocol; an item is one
+    :class:`ForkSteadyState`: iterating yields the forks in input order, ``result[i]`` is
+    fork i, ``len(result)`` the number of forks and :meth:`to_frame` has one row per fork.
+
+    Attributes
+    ----------
+    forks : tuple of ForkSteadyState
+        One entry per fork.
+    verdict : str
+        ``"consistent"`` (every fork is steady and all share one class),
+        ``"inconsistent"`` (the steady forks differ in class, or a tolerated minority of
+        forks never settles) or ``"no_steady_state"`` (the steady state is not reproducible:
+        too many forks never settle).
+    mean : float
+        Steady mean of the benchmark: the average of the steady forks' means; NaN with the
+        verdict ``"no_steady_state"``.
+    ci_low, ci_high : float
+        Between-fork confidence interval of ``mean`` (Student t over the steady forks'
+        means, ``n_steady - 1`` degrees of freedom); NaN with fewer than two steady forks.
+    confidence_level : float
+        Level of the interval.
+    n_steady : int
+        Number of steady forks.
+    tolerance, min_steady_fraction, min_warmup_fraction, max_unsteady_fraction : float
+        Parameters of the model (see :func:`steady_state`).
+    higher_is_better : bool
+        Direction of the values used for the classes.
+    note : str
+        How the verdict was reached.
+    unit : str or None
+        Label of the measured quantity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pilotstats.changepoints import steady_state
+    >>> rng = np.random.default_rng(2)
+    >>> forks = rng.normal(5.0, 0.1, (3, 1500)) + rng.normal(0.0, 0.05, (3, 1))
+    >>> result = steady_state(forks)
+    >>> result.verdict, len(result), [fork.classification for fork in result]
+    ('consistent', 3, ['flat', 'flat', 'flat'])
+    >>> ci = result.confidence_interval()
+    >>> bool(ci.low < result.mean < ci.high)
+    True
+    """
+
+    forks: tuple[ForkSteadyState, ...]
+    verdict: str
+    mean: float
+    ci_low: float
+    ci_high: float
+    confidence_level: float
+    n_steady: int
+    tolerance: float
+    min_steady_fraction: float
+    min_warmup_fraction: float
+    max_unsteady_fraction: float
+    higher_is_better: bool
+    note: str
+    unit: str | None = None
+
+    def __iter__(self) -> Iterator[ForkSteadyState]:
+        return iter(self.forks)
+
+    def __len__(self) -> int:
+        return len(self.forks)
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> ForkSteadyState: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[ForkSteadyState, ...]: ...
+
+    def __getitem__(self, index: Any) -> Any:
+        return select_items(index, len(self.forks), self.forks.__getitem__, "SteadyState")
+
+    @property
+    def onsets(self) -> tuple[int | None, ...]:
+        """First steady iteration of each fork (None when not steady)."""
+        return tuple(fork.onset for fork in self.forks)
+
+    @property
+    def classifications(self) -> tuple[str, ...]:
+        """Class of each fork."""
+        return tuple(fork.classification for fork in self.forks)
+
+    def confidence_interval(self) -> ConfidenceInterval:
+        """The between-fork interval ``(ci_low, ci_high)`` of the steady mean."""
+        return ConfidenceInterval(self.ci_low, self.ci_high)
+
+    def to_frame(self) -> Any:
+        """One row per fork: the fields of :class:`ForkSteadyState` (needs pandas).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``fork``, ``n``, ``steady``, ``onset``, ``classification``,
+            ``own_classification``, ``mean``, ``level``, ``band``, ``note`` and ``unit``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pilotstats.changepoints import steady_state
+        >>> forks = np.random.default_rng(4).normal(1.0, 0.01, (2, 1200))
+        >>> steady_state(forks).to_frame()[["fork", "steady", "onset", "classification"]]
+           fork  steady  onset classification
+        0     0    True     60           flat
+        1     1    True     60           flat
+        """
+        import pandas as pd
+
+        columns = [field.name for field in dataclasses.fields(ForkSteadyState)]
+        return pd.DataFrame(
+            [[getattr(fork, name) for name in columns] for fork in self.forks],
+            columns=columns,
+        )
+
+    def __str__(self) -> str:
+        count = len(self.forks)
+        head = f"{self.verdict.replace('_', ' ')}: {self.n_steady} of {count} forks steady"
+        if math.isnan(self.mean):
+            return f"{head}; {self.note}"
+        interval = format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit)
+        return (
+            f"{head}; steady mean {format_quantity(self.mean, self.unit)} "
+            f"({interval} between forks)"
+        )
+
+
+def _as_forks(forks: Any) -> list[np.ndarray]:
+    """Validated float64 copies of the forks (2-D array or sequence of 1-D series)."""
+    if isinstance(forks, (str, bytes)) or np.isscalar(forks):
+        raise InvalidInputError(
+            "forks must be a 2-D array (one row per fork) or a sequence of 1-D series, got "
+            f"{type(forks).__name__}"
+        )
+    reject_container_misuse(forks, "forks")
+    if isinstance(forks, np.ndarray) or hasattr(forks, "to_numpy"):
+        matrix = as_float_array(forks, "forks", ndim=2)
+        rows = [np.ascontiguousarray(row) for row in matrix]
+    else:
+        if not isinstance(forks, Sequence):
+            raise InvalidInputError(
+                "forks must be a 2-D array or a sequence of 1-D series, got "
+                f"{type(forks).__name__} (materialise iterators with list() first)"
+            )
+        if forks and all(isinstance(item, (int, float, np.number)) for item in forks):
+            raise InvalidInputError(
+                "forks must hold one series per fork; got a single series of numbers (wrap "
+                "it as [x], or use stable_phase for one fork)"
+            )
+        rows = [as_float_array(item, f"forks[{i}]") for i, item in enumerate(forks)]
+    if not rows:
+        raise NotEnoughDataError("forks is empty; need at least one fork")
+    for i, row in enumerate(rows):
+        if row.shape[0] < _config.EQUIVALENCE_MIN_LENGTH:
+            raise NotEnoughDataError(
+                f"forks[{i}] has {row.shape[0]} iterations; the steady-state model needs at "
+                f"least {_config.EQUIVALENCE_MIN_LENGTH} per fork"
+            )
+    return rows
+
+
+def _t_interval(means: np.ndarray, confidence_level: float) -> tuple[float, float]:
+    """Student t interval of the mean of ``means`` (NaN for fewer than two)."""
+    count = int(means.shape[0])
+    if count < 2:
+        return math.nan, math.nan
+    from scipy import stats
+
+    centre = float(np.mean(means))
+    error = float(np.std(means, ddof=1)) / math.sqrt(count)
+    half = float(stats.t.ppf(0.5 + confidence_level / 2.0, count - 1)) * error
+    return centre - half, centre + half
+
+
+def steady_state(
+    forks: Any,
+    *,
+    tolerance: float = 0.05,
+    min_steady_fraction: float = 0.2,
+    min_warmup_fraction: float = 0.05,
+    max_unsteady_fraction: float = 0.1,
+    higher_is_better: bool = False,
+    significance_level: float = 0.05,
+    confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
+    unit: str | None = None,
+) -> SteadyState:
+    """Steady state of a benchmark judged across its forks (JMH forks, pyperf processes).
+
+    Parameters
+    ----------
+    forks : array_like, shape (k, n), or sequence of 1-D array_like
+        The iterations of each fork in time order, one row (or one series) per fork; forks
+        may differ in length (at least 120 iterations each, finite).
+    tolerance : float in (0, 1), default 0.05
+        Band of practical equivalence around a fork's final level, as a fraction of its
+        total excursion (as in :func:`~pilotstats.changepoints.stable_phase`).
+    min_steady_fraction : float in (0, 1), default 0.2
+        A fork that settles only in its last ``min_steady_fraction · n`` iterations does
+        not settle.
+    min_warmup_fraction : float in [0, 1), default 0.05
+        The steady state never starts before ``min_warmup_fraction · n``.
+    max_unsteady_fraction : float in [0, 1), default 0.1
+        Largest share of forks that may fail to settle while the steady state still counts
+        as reproducible (``floor(max_unsteady_fraction · k)`` forks: one of ten by
+        default). Beyond it no fork is steady and the verdict is ``"no_steady_state"``;
+        0 is Barrett et al.'s rule (any unsteady fork makes the benchmark unsteady).
+    higher_is_better : bool, default False
+        False for times (lower is better), True for rates such as throughput: decides
+        ``"warmup"`` against ``"slowdown"``.
+    significance_level : float in (0, 1), default 0.05
+        False-alarm level of the change test that confirms a wide settled part.
+    confidence_level : float in (0, 1), default 0.95
+        Level of the between-fork interval.
+    unit : str, optional
+        Label of the measured quantity.
+
+    Returns
+    -------
+    SteadyState
+        One :class:`ForkSteadyState` per fork (``steady``, ``onset``, ``classification``),
+        the benchmark's ``verdict`` and its steady ``mean`` with ``ci_low``, ``ci_high``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``forks`` not a 2-D array nor a sequence of 1-D numeric series (a single series of
+        numbers, strings, mappings, iterators), non-finite values; a parameter out of range
+        (``min_warmup_fraction`` must also be below ``1 - min_steady_fraction``).
+    NotEnoughDataError
+        No fork, or a fork shorter than 120 iterations.
+
+    See Also
+    --------
+    stable_phase : the steady state of one fork or round.
+
+    Notes
+    -----
+    Every fork is judged by the equivalence model of
+    :func:`~pilotstats.changepoints.stable_phase` (windows of ``n / 60`` iterations
+    summarised by their medians; the fork settles after the last window outside a band of
+    practical equivalence around its final level; Traini et al., EMSE 28:13, 2023; Kalibera
+    & Jones 2013), with two things taken from the other forks:
+
+    1. **Pooled noise.** The band is never narrower than five times the sampling noise of
+       a window median. One fork estimates that noise from 30 windows; the forks of a
+       benchmark share it, so it is pooled: the median over the forks of each fork's
+       robust spread of its second-half window medians, rescaled by ``sqrt(window)`` for
+       forks of different lengths.
+    2. **Reproducibility.** A steady state that most forks never reach is not the
+       benchmark's steady state: when more than ``floor(max_unsteady_fraction · k)`` of the
+       ``k`` forks fail to settle, every fork is ``"no_steady_state"`` (its own verdict is
+       kept in ``own_classification``), as Barrett et al. (OOPSLA 2017) classify a
+       benchmark with any unsteady process execution as "no steady state".
+
+    The verdict follows Barrett et al.: ``"consistent"`` when every fork is steady with one
+    class, ``"inconsistent"`` when the steady forks differ in class or a tolerated fork
+    does not settle, ``"no_steady_state"`` otherwise. The forks are the replicates of the
+    steady mean (Kalibera & Jones 2013): ``mean`` is the average of the steady forks'
+    means of ``x[onset:]`` and the interval is Student's t over them, so the variation
+    between JVM invocations is in it.
+
+    On the development half of a public JMH data set with human labels (Traini et al.'s
+    series, Beseda et al.'s labels, arXiv:2506.04204; 15 of 30 projects, fork 0 scored
+    with its ten forks; README, "Steady state of long forks"), ``max_unsteady_fraction``
+    was chosen; the other parameters are those of ``stable_phase``.
+
+    Cost: k times that of ``stable_phase(method="equivalence")``.
+
+    Examples
+    --------
+    Four forks of a warming-up benchmark, whose forks settle at slightly different levels:
+
+    >>> import numpy as np
+    >>> from pilotstats.changepoints import steady_state
+    >>> rng = np.random.default_rng(0)
+    >>> t = np.arange(3000)
+    >>> forks = [1.0 + rng.normal(0.0, 0.01) + 0.3 * np.exp(-t / 100.0)
+    ...          + rng.normal(0.0, 0.01, 3000) for _ in range(4)]
+    >>> result = steady_state(forks, unit="ms")
+    >>> result.verdict, result.classifications
+    ('consistent', ('warmup', 'warmup', 'warmup', 'warmup'))
+    >>> result.onsets
+    (300, 300, 300, 300)
+    >>> print(result)  # doctest: +ELLIPSIS
+    consistent: 4 of 4 forks steady; steady mean 0.9947 ms (95 % CI [0.9784, 1.011] ms ...)
+
+    Forks that keep drifting have no steady state:
+
+    >>> drifting = [10.0 + np.cumsum(rng.normal(0.0, 0.02, 3000)) for _ in range(4)]
+    >>> steady_state(drifting).verdict
+    'no_steady_state'
+    """
+    rows = _as_forks(forks)
+    band = check_probability(tolerance, "tolerance")
+    steady_share = check_probability(min_steady_fraction, "min_steady_fraction")
+    warmup_share = check_real(
+        min_warmup_fraction, "min_warmup_fraction", low=0.0, high=1.0, high_inclusive=False
+    )
+    if warmup_share >= 1.0 - steady_share:
+        raise InvalidInputError(
+            f"min_warmup_fraction must be below 1 - min_steady_fraction = "
+            f"{1.0 - steady_share:g}; got {min_warmup_fraction!r}"
+        )
+    unsteady_share = check_real(
+        max_unsteady_fraction, "max_unsteady_fraction", low=0.0, high=1.0,
+        high_inclusive=False,
+    )
+    rates = check_bool(higher_is_better, "higher_is_better")
+    level = check_probability(significance_level, "significance_level")
+    ci_level = check_confidence_level(confidence_level)
+    unit = check_text(unit, "unit", allow_none=True)
+
+    scale = arithmetic_scale(np.concatenate(rows))  # power of two: decisions scale-free
+    scaled = [row * scale if scale != 1.0 else row for row in rows]
+    windows = [equivalence_window(int(row.shape[0])) for row in scaled]
+    spreads = [
+        window_noise(window_medians(row, window)) * math.sqrt(window)
+        for row, window in zip(scaled, windows, strict=True)
+    ]
+    pooled = float(np.median(spreads))
+    decisions = [
+        equivalence_phase(
+            row, tolerance=band, min_steady_fraction=steady_share,
+            min_warmup_fraction=warmup_share, higher_is_better=rates,
+            significance_level=level, noise=pooled / math.sqrt(window),
+        )
+        for row, window in zip(scaled, windows, strict=True)
+    ]
+    count = len(rows)
+    unsteady = sum(not decision.steady for decision in decisions)
+    tolerated = math.floor(unsteady_share * count + 1e-9)
+    reproducible = unsteady <= tolerated
+    entries = []
+    for i, (row, decision) in enumerate(zip(rows, decisions, strict=True)):
+        steady = decision.steady and reproducible
+        if decision.steady and not reproducible:
+            note = (f"settles on its own, but {unsteady} of {count} forks never settle "
+                    f"(more than {tolerated}): no reproducible steady state")
+        else:
+            note = decision.reason
+        entries.append(ForkSteadyState(
+            fork=i, n=int(row.shape[0]), steady=steady,
+            onset=decision.start if steady else None,
+            classification=decision.classification if steady else "no_steady_state",
+            own_classification=decision.classification,
+            mean=float(np.mean(row[decision.start:])) if steady else math.nan,
+            level=decision.level / scale, band=decision.tolerance / scale,
+            note=note, unit=unit,
+        ))
+    steady_forks = [entry for entry in entries if entry.steady]
+    classes = sorted({entry.classification for entry in steady_forks})
+    if not steady_forks:
+        verdict = "no_steady_state"
+        note = f"{unsteady} of {count} forks never settle (at most {tolerated} may)"
+    elif unsteady == 0 and len(classes) == 1:
+        verdict, note = "consistent", f"every fork is {classes[0]}"
+    else:
+        verdict = "inconsistent"
+        note = (f"steady forks are {', '.join(classes)}; {unsteady} of {count} forks "
+                "never settle")
+    means = np.array([entry.mean for entry in steady_forks])
+    mean = float(np.mean(means)) if steady_forks else math.nan
+    low, high = _t_interval(means, ci_level)
+    if 0 < len(steady_forks) < 2:
+        note += "; one steady fork: no between-fork interval"
+    return SteadyState(
+        forks=tuple(entries), verdict=verdict, mean=mean, ci_low=low, ci_high=high,
+        confidence_level=ci_level, n_steady=len(steady_forks), tolerance=band,
+        min_steady_fraction=steady_share, min_warmup_fraction=warmup_share,
+        max_unsteady_fraction=unsteady_share, higher_is_better=rates, note=note, unit=unit,
+    )
