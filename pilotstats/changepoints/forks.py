@@ -68,10 +68,10 @@ class ForkSteadyState(Result):
         steady state is not reproducible (see :func:`steady_state`, Notes).
     mean : float
         Mean of the steady state ``x[onset:]``; NaN when not steady.
-    level : float
+    final_level : float
         Final level of the fork (median of its last quarter).
     band : float
-        Half-width of the band of practical equivalence around ``level``.
+        Half-width of the band of practical equivalence around ``final_level``.
     note : str
         Which rule decided.
     unit : str or None
@@ -98,7 +98,7 @@ class ForkSteadyState(Result):
     classification: str
     own_classification: str
     mean: float
-    level: float
+    final_level: float
     band: float
     note: str
     unit: str | None = None
@@ -213,7 +213,7 @@ class SteadyState(Result):
         -------
         pandas.DataFrame
             Columns ``fork``, ``n``, ``steady``, ``onset``, ``classification``,
-            ``own_classification``, ``mean``, ``level``, ``band``, ``note`` and ``unit``.
+            ``own_classification``, ``mean``, ``final_level``, ``band``, ``note`` and ``unit``.
 
         Examples
         --------
@@ -464,7 +464,7 @@ def steady_state(
             classification=decision.classification if steady else "no_steady_state",
             own_classification=decision.classification,
             mean=float(np.mean(row[decision.start:])) if steady else math.nan,
-            level=decision.level / scale, band=decision.tolerance / scale,
+            final_level=decision.level / scale, band=decision.tolerance / scale,
             note=note, unit=unit,
         ))
     steady_forks = [entry for entry in entries if entry.steady]
