@@ -173,6 +173,9 @@ def test_ragged_forks() -> None:
     forks = [warming(rng, n=n) for n in (1200, 3000, 2000)]
     result = steady_state(forks)
     assert [fork.n for fork in result] == [1200, 3000, 2000]
+    holder = np.empty(3, dtype=object)
+    holder[:] = forks
+    assert steady_state(holder).to_dict() == result.to_dict()
     assert result.verdict == "consistent"
     for fork in result:
         assert fork.onset is not None and 150 <= fork.onset <= 400

@@ -264,6 +264,8 @@ def _as_forks(forks: Any) -> list[np.ndarray]:
             f"{type(forks).__name__}"
         )
     reject_container_misuse(forks, "forks")
+    if isinstance(forks, np.ndarray) and forks.dtype == object and forks.ndim == 1:
+        forks = list(forks)  # ragged forks held in an object array
     if isinstance(forks, np.ndarray) or hasattr(forks, "to_numpy"):
         matrix = as_float_array(forks, "forks", ndim=2)
         rows = [np.ascontiguousarray(row) for row in matrix]
