@@ -2,8 +2,11 @@
 
 The notebook reproduces the example of M. Woodside's tutorial "Regression techniques for
 performance parameter estimation" (WOSP/SIPEW 2010) end to end with pilotstats: simulate a
-closed 3-station network, calibrate its demands, confidence intervals, a prediction band
-against N with extrapolation, and the F test of a 2-queue against a 3-queue model.
+closed 3-station network, calibrate its demands, confidence intervals, joint regions and
+contours of E, residual diagnostics, a prediction band against N with extrapolation, the F
+test of a 2-queue against a 3-queue model, R and U vs R only (label switching, held
+parameters, F tests on different measure sets), the utilization law, an integer server count,
+open systems and trial weights. The later cells live in ``_calibration_cells.py``.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+from _calibration_cells import CHECKS, R_AND_U
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 CELLS = [
@@ -22,9 +26,17 @@ CELLS = [
         "D = [2, 3, 4] s are unknown. We\n\n"
         "1. measure it (here: a seeded discrete-event simulation) at N = 1, 4, ..., 19 users,\n"
         "2. fit the demands of an MVA model by Gauss–Newton with IRLS weights,\n"
-        "3. read off confidence intervals,\n"
-        "4. predict the response time against N, extrapolating beyond the measured range,\n"
-        "5. test whether a 3-queue model is needed rather than a 2-queue one (F test)."
+        "3. read off confidence intervals (half widths in %, H and M),\n"
+        "4. check the joint confidence region against the contours of E,\n"
+        "5. look at the residuals (trend, normality, lack of fit),\n"
+        "6. predict the response time against N, extrapolating beyond the measured range,\n"
+        "7. test whether a 3-queue model is needed rather than a 2-queue one (F test),\n"
+        "8. fit response times and utilizations rather than response times alone, hold a "
+        "known parameter fixed, and compare fits on different measure sets,\n"
+        "9. estimate demands from throughputs and utilizations alone (utilization law),\n"
+        "10. fit a server count (an integer parameter) with its interval,\n"
+        "11. model an open system as a closed one and weight trials by their length,\n"
+        "12. check identifiability before measuring."
     ),
     new_code_cell(
         "import sys\n"
@@ -44,23 +56,28 @@ CELLS = [
         "import numpy as np\n"
         "\n"
         "from pilotstats.regression import (ClosedNetworkModel, calibrate, f_test,\n"
-        "                                   compare_polynomials, design_diagnostics)"
+        "                                   compare_polynomials, design_diagnostics,\n"
+        "                                   open_system_conditions, utilization_law_demands,\n"
+        "                                   weights_from_sample_sizes)"
     ),
     new_markdown_cell(
         "## 1. Measurements\n\n"
         "A small event simulation: N users think for an exponential time (mean Z), then "
         "visit three FCFS stations with exponential service times in series. After a "
-        "warm-up we record each station's mean residence time T_k (queueing + service) and "
-        "the throughput f (completed cycles per second)."
+        "warm-up we record each station's mean residence time T_k (queueing + service), "
+        "the throughput f (completed cycles per second) and each station's utilization U_k "
+        "(busy time / measured time)."
     ),
     new_code_cell(
         "def simulate(demands, population, think, horizon=20_000.0, warmup=2_000.0, seed=0):\n"
+        "    \"\"\"Mean residence times T_k, throughput f and utilizations U_k of one run.\"\"\"\n"
         "    rng = np.random.default_rng(seed)\n"
         "    k_count = len(demands)\n"
         "    events, sequence = [], 0\n"
         "    queues = [deque() for _ in range(k_count)]\n"
         "    arrival = np.zeros((population, k_count))\n"
         "    totals, counts, cycles = np.zeros(k_count), np.zeros(k_count), 0\n"
+        "    busy, started = np.zeros(k_count), np.zeros(k_count)\n"
         "    for user in range(population):\n"
         "        heapq.heappush(events, (rng.exponential(think), sequence, -1, user))\n"
         "        sequence += 1\n"
@@ -69,6 +86,7 @@ CELLS = [
         "        arrival[user, k] = now\n"
         "        queues[k].append(user)\n"
         "        if len(queues[k]) == 1:\n"
+        "            started[k] = now\n"
         "            service = rng.exponential(demands[k])\n"
         "            heapq.heappush(events, (now + service, sequence, k, user))\n"
         "            sequence += 1\n"
@@ -79,9 +97,11 @@ CELLS = [
         "        if k == -1:\n"
         "            arrive(now, 0, user); continue\n"
         "        queues[k].popleft()\n"
+        "        busy[k] += now - max(started[k], warmup) if now >= warmup else 0.0\n"
         "        if arrival[user, k] >= warmup:\n"
         "            totals[k] += now - arrival[user, k]; counts[k] += 1\n"
         "        if queues[k]:\n"
+        "            started[k] = now\n"
         "            heapq.heappush(events, (now + rng.exponential(demands[k]), sequence, k,\n"
         "                                    queues[k][0])); sequence += 1\n"
         "        if k + 1 < k_count:\n"
@@ -90,14 +110,16 @@ CELLS = [
         "            cycles += now >= warmup\n"
         "            heapq.heappush(events, (now + rng.exponential(think), sequence, -1, user))\n"
         "            sequence += 1\n"
-        "    return np.concatenate([totals / counts, [cycles / (horizon - warmup)]])\n"
+        "    span = horizon - warmup\n"
+        "    return np.concatenate([totals / counts, [cycles / span], busy / span])\n"
         "\n"
         "TRUE_D = [2.0, 3.0, 4.0]\n"
         "Z = 10.0\n"
         "populations = np.arange(1, 20, 3)\n"
-        "z = np.array([simulate(TRUE_D, n, Z, seed=int(n)) for n in populations])\n"
-        "print('   N      T1      T2      T3       f')\n"
-        "for n, row in zip(populations, z):\n"
+        "runs = np.array([simulate(TRUE_D, n, Z, seed=int(n)) for n in populations])\n"
+        "z, u = runs[:, :4], runs[:, 4:]   # T1, T2, T3, f and the utilizations U1..U3\n"
+        "print('   N      T1      T2      T3       f      U1      U2      U3')\n"
+        "for n, row in zip(populations, runs):\n"
         "    print(f'{n:4d} ' + ' '.join(f'{v:7.4f}' for v in row))"
     ),
     new_markdown_cell(
@@ -131,8 +153,9 @@ CELLS = [
         "          f'the true {true}')\n"
         "print('condition number of M:', round(fit.condition_number, 2))"
     ),
+    *CHECKS,
     new_markdown_cell(
-        "## 4. Prediction band against N (with extrapolation)\n\n"
+        "## 6. Prediction band against N (with extrapolation)\n\n"
         "`fit.predict(N)` returns ŷ and C = H P Hᵀ per condition; the response time "
         "R = T_1 + T_2 + T_3 is a linear combination, with variance aᵀCa. The band widens "
         "beyond the measured range (N > 19)."
@@ -155,7 +178,7 @@ CELLS = [
         "fig"
     ),
     new_markdown_cell(
-        "## 5. How many queues? F test of nested models\n\n"
+        "## 7. How many queues? F test of nested models\n\n"
         "Suppose only the response time R and the throughput f were measured. Is a 3-queue "
         "model needed, or do 2 queues suffice? The 2-queue model is the 3-queue model with "
         "one demand fixed at 0, so the extra-sum-of-squares F test applies (same weights "
@@ -163,7 +186,8 @@ CELLS = [
         "fits often have two *equal* demands (R(N) is symmetric in the demands), which the "
         "data cannot tell apart: pilotstats warns and names them (`IdentifiabilityWarning`), "
         "the intervals of those two demands are huge, yet the sums of squares, and so the F "
-        "test, are well defined."
+        "test, are well defined. Nor can R and f say which queue is which "
+        "(`LabelSwitchingWarning`, section 8)."
     ),
     new_code_cell(
         "import warnings\n"
@@ -184,8 +208,9 @@ CELLS = [
         "print(test)\n"
         "print('a third queue is needed' if test.p_value < 0.05 else '2 queues suffice')"
     ),
+    *R_AND_U,
     new_markdown_cell(
-        "## 6. Why measure per station? Identifiability\n\n"
+        "## 12. Why measure per station? Identifiability\n\n"
         "With the response time alone a quadratic in N fits about as well as the queueing "
         "model, and throughput alone at light load identifies only ΣD. "
         "`design_diagnostics` checks a planned experiment before measuring."

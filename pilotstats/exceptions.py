@@ -19,6 +19,7 @@ __all__ = [
     "FormatWarning",
     "IdentifiabilityWarning",
     "InvalidInputError",
+    "LabelSwitchingWarning",
     "MissingDependencyError",
     "NotEnoughDataError",
     "NumericalAccuracyWarning",
@@ -137,6 +138,18 @@ class ShortRoundWarning(PilotStatsWarning):
 
 class IdentifiabilityWarning(PilotStatsWarning):
     """Some model parameters are not determined by the data (rank deficiency, bad conditioning)."""
+
+
+class LabelSwitchingWarning(IdentifiabilityWarning):
+    """Permuting some fitted parameters leaves the fit unchanged (label switching).
+
+    The data determine the parameters' values only up to a relabelling: for example service
+    demands fitted to response times and throughputs alone, which do not say which station
+    is which (Woodside, WOSP/SIPEW 2010 tutorial, slide 47: fix one of two interchangeable
+    parameters). Hold one fixed (``calibrate(..., fixed=...)``) or measure per-station
+    quantities (residence times, utilizations). A subclass of
+    :class:`IdentifiabilityWarning`.
+    """
 
 
 class NumericalAccuracyWarning(PilotStatsWarning):

@@ -16,9 +16,11 @@ import numpy as np
 
 
 def simulate_heapq(
-    demands, population: int, think: float, horizon: float, warmup: float, seed: int
+    demands, population: int, think: float, horizon: float, warmup: float, seed: int,
+    utilizations: bool = False,
 ) -> np.ndarray:
-    """Return [T_1, ..., T_K, f] measured between ``warmup`` and ``horizon``."""
+    """Return [T_1, ..., T_K, f] measured between ``warmup`` and ``horizon``, followed by the
+    utilizations [U_1, ..., U_K] (busy time / measured time) when ``utilizations``."""
     rng = np.random.default_rng(seed)
     k_count = len(demands)
     events: list[tuple[float, int, int, int]] = []  # (time, sequence, station, user)
@@ -28,6 +30,8 @@ def simulate_heapq(
     totals = np.zeros(k_count)
     counts = np.zeros(k_count)
     cycles = 0
+    busy = np.zeros(k_count)
+    started = np.zeros(k_count)
     for user in range(population):
         heapq.heappush(events, (rng.exponential(think) if think > 0 else 0.0, sequence, -1, user))
         sequence += 1
@@ -37,6 +41,7 @@ def simulate_heapq(
         arrival[user, station] = now
         queues[station].append(user)
         if len(queues[station]) == 1:
+            started[station] = now
             heapq.heappush(
                 events, (now + rng.exponential(demands[station]), sequence, station, user)
             )
@@ -50,10 +55,13 @@ def simulate_heapq(
             arrive(now, 0, user)
             continue
         queues[station].popleft()
+        if now >= warmup:
+            busy[station] += now - max(started[station], warmup)
         if arrival[user, station] >= warmup:
             totals[station] += now - arrival[user, station]
             counts[station] += 1
         if queues[station]:
+            started[station] = now
             nxt = queues[station][0]
             heapq.heappush(events, (now + rng.exponential(demands[station]), sequence, station,
                                     nxt))
@@ -68,7 +76,9 @@ def simulate_heapq(
                          user)
             )
             sequence += 1
-    return np.concatenate([totals / counts, [cycles / (horizon - warmup)]])
+    span = horizon - warmup
+    measured = np.concatenate([totals / counts, [cycles / span]])
+    return np.concatenate([measured, busy / span]) if utilizations else measured
 
 
 def simulate_simpy(

@@ -15,6 +15,7 @@ from pilotstats.exceptions import (
     ConvergenceWarning,
     IdentifiabilityWarning,
     InvalidInputError,
+    LabelSwitchingWarning,
     NotEnoughDataError,
 )
 from pilotstats.regression import (
@@ -355,7 +356,10 @@ def test_integer_server_count_found_from_both_sides(start_servers: float) -> Non
     configurations = dict(fit.integer_profile)
     assert (2,) in configurations and len(configurations) >= 2
     assert configurations[(2,)] == min(configurations.values())
-    assert np.isnan(fit.stderr[3]) and np.isnan(fit.ci_low[3])
+    # issue 25: no linearised se for an integer, but a profile interval (noise-free data:
+    # S(x̂) ~ 0, so the interval shrinks onto the estimate)
+    assert np.isnan(fit.stderr[3])
+    assert fit.ci_low[3] <= 2.0 <= fit.ci_high[3] and fit.ci_high[3] - fit.ci_low[3] < 0.1
     assert fit.integer_indices == (3,)
 
 
@@ -514,7 +518,10 @@ def test_f_test_two_versus_three_queues() -> None:
     two = ClosedNetworkModel(2, think_time=10.0, measures=("response_time", "throughput"))
     conditions = np.arange(1, 26, 2)
     z = noisy(three.evaluate_all(TRUE_D, conditions), 0.01, 12)
-    full = calibrate(three, conditions, z, [1.0, 1.5, 2.0])
+    # R and f do not say which queue is which (issue 25: label switching is flagged)
+    with pytest.warns(LabelSwitchingWarning, match="D1, D2, D3"):
+        full = calibrate(three, conditions, z, [1.0, 1.5, 2.0])
+    assert full.interchangeable == (("D1", "D2", "D3"),)
     assert full.scaled_condition_number < 1e3
     # the best two-queue fit has D1 = D2 (R is symmetric in the demands), where the two
     # demands are not separately determined: the diagnostics say so, S_A is still defined

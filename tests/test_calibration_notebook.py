@@ -19,6 +19,13 @@ def test_calibration_tutorial_notebook_runs() -> None:
     assert "covers the true" in text or "MISSES the true" in text
     assert "F = " in text and "a third queue is needed" in text
     assert "NOT identifiable" in text
+    # issue 25: the rest of Woodside's workflow
+    assert "contours of E are" in text and "agree on" in text
+    assert "residuals: trend p" in text and "(TREND)" in text
+    assert "label switching" in text and "(fixed)" in text
+    assert "on R)" in text and "tutorial form" in text
+    assert "utilization law (relative)" in text
+    assert "m3" in text and "open system:" in text and "weighted by trial length" in text
     assert not error_outputs(notebook)
 
 

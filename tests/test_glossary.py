@@ -92,7 +92,7 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
     },
     'records': {'Any', 'pd.DataFrame', 'tuple[PilotBaselineRecord, ...]'},
     'regions': {'Regions', 'pd.DataFrame'},
-    'result': {'AnalysisReport', 'Any', 'ComparisonReport', 'TrendReport'},
+    'result': {'AnalysisReport', 'Any', 'ComparisonReport', 'TrendReport', 'TwoLevelResult'},
     'rng': {'RandomState'},
     'seconds': {
         'Any',

@@ -14,22 +14,31 @@ from pilotstats.autocorrelation.comparison import (
     welch_test,
 )
 from pilotstats.autocorrelation.proportion import ProportionResult, proportion_interval
+from pilotstats.autocorrelation.run_comparison import RunComparison, compare_runs
 from pilotstats.autocorrelation.sample_size import SampleSizeResult, required_sample_size
 from pilotstats.autocorrelation.subsession import SubsessionResult, subsession_analysis
+from pilotstats.autocorrelation.two_level import TwoLevelResult, two_level_analysis
+from pilotstats.autocorrelation.two_level_plan import TwoLevelPlan, required_runs
 
 __all__ = [
     "ComparisonSampleSizeResult",
     "ProportionResult",
+    "RunComparison",
     "SampleSizeResult",
     "SubsessionResult",
+    "TwoLevelPlan",
+    "TwoLevelResult",
     "WelchResult",
+    "compare_runs",
     "compare_subsession_means",
     "lag1_autocorrelation",
     "optimal_subsession_size",
     "proportion_interval",
+    "required_runs",
     "required_sample_size",
     "required_sample_size_for_comparison",
     "subsession_analysis",
+    "two_level_analysis",
     "welch_degrees_of_freedom",
     "welch_test",
 ]

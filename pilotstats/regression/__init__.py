@@ -1,8 +1,10 @@
 """Regression: work-per-second regression and work planning; queueing models and
 calibration of performance models by generalised least squares."""
 
+from pilotstats.regression._confidence_region import ConfidenceRegion
 from pilotstats.regression._demo import demo_wps
 from pilotstats.regression._demo_calibration import demo_calibration
+from pilotstats.regression._residual_diagnostics import ResidualDiagnostics
 from pilotstats.regression.calibration import (
     CalibrationResult,
     DesignDiagnostics,
@@ -31,11 +33,18 @@ from pilotstats.regression.queueing import (
     seidmann,
     thread_pool,
 )
+from pilotstats.regression.trial_design import (
+    SampleSizeWeights,
+    open_system_conditions,
+    weights_from_sample_sizes,
+)
+from pilotstats.regression.utilization_law import UtilizationLawResult, utilization_law_demands
 from pilotstats.regression.wps import WpsPrediction, WpsResult, wps
 
 __all__: list[str] = [
     "CalibrationResult",
     "ClosedNetworkModel",
+    "ConfidenceRegion",
     "DesignDiagnostics",
     "FTestResult",
     "MvaResult",
@@ -43,8 +52,11 @@ __all__: list[str] = [
     "PolynomialComparison",
     "PolynomialModel",
     "Prediction",
+    "ResidualDiagnostics",
+    "SampleSizeWeights",
     "ThreadPoolModel",
     "ThreadPoolResult",
+    "UtilizationLawResult",
     "WorkPlanner",
     "WpsPrediction",
     "WpsResult",
@@ -58,9 +70,12 @@ __all__: list[str] = [
     "f_test",
     "mva",
     "open_as_closed",
+    "open_system_conditions",
     "polynomial_model",
     "seidmann",
     "thread_pool",
+    "utilization_law_demands",
+    "weights_from_sample_sizes",
     "work_sequence",
     "wps",
 ]

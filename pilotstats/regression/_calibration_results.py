@@ -1,19 +1,18 @@
-"""Result types of a calibration: :class:`Prediction` (linearised confidence and
-prediction intervals) and :class:`CalibrationResult` (estimates, inference, plots;
-``docs/algorithms/calibration.md``).
+"""The result of a calibration, :class:`CalibrationResult` (estimates, inference, plots,
+confidence regions, residual diagnostics; ``docs/algorithms/calibration.md``).
+:class:`Prediction` lives in ``_prediction`` and is re-exported here.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pilotstats._stats import t_quantile
 from pilotstats._validation import (
-    as_float_array,
     check_confidence_level,
 )
 from pilotstats.exceptions import (
@@ -30,156 +29,14 @@ from pilotstats.regression._calibration_problem import (
 from pilotstats.regression._gauss_newton import (
     _jacobian,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pilotstats.regression._confidence_region import ConfidenceRegion
+    from pilotstats.regression._residual_diagnostics import ResidualDiagnostics
+from pilotstats.regression._prediction import Prediction
 from pilotstats.results import Result, format_number
 
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Prediction(Result):
-    """Model predictions with linearised confidence (or prediction) intervals.
-
-    Attributes
-    ----------
-    values : ndarray, shape (T, m)
-        ŷ = h(x̂, u) for each condition (row) and measure (column).
-    stderr : ndarray, shape (T, m)
-        Standard error: √C_jj (mean) or √(C_jj + mse·r_j) (new measurement).
-    half_widths : ndarray, shape (T, m)
-        t_{(1+c)/2; dof} · stderr.
-    covariance : ndarray, shape (T, m, m)
-        C = H P Hᵀ per condition (mean only).
-    confidence_level : float
-    dof : int
-    kind : str
-        ``"mean"`` (confidence interval of h) or ``"new observation"`` (prediction
-        interval).
-
-    Examples
-    --------
-    Returned by :meth:`CalibrationResult.predict` and
-    :meth:`CalibrationResult.prediction_interval`:
-
-    >>> import numpy as np
-    >>> from pilotstats.regression import ClosedNetworkModel, calibrate
-    >>> model = ClosedNetworkModel(3, think_time=10.0)
-    >>> populations = [1, 4, 7, 10, 13, 16, 19]
-    >>> z = model.evaluate_all(np.array([2.0, 3.0, 4.0]), populations)
-    >>> z = z * (1 + 0.01 * np.sin(np.arange(z.size)).reshape(z.shape))  # 1 % "noise"
-    >>> fit = calibrate(model, populations, z, [1.0, 1.0, 1.0])
-    >>> prediction = fit.predict([25])  # extrapolate to 25 users
-    >>> prediction.values.shape, prediction.kind
-    ((1, 4), 'mean')
-    >>> bool(np.all(prediction.half_widths > 0))
-    True
-    """
-
-    values: FloatArray
-    stderr: FloatArray
-    half_widths: FloatArray
-    covariance: FloatArray
-    confidence_level: float
-    dof: int
-    kind: str
-
-    @property
-    def low(self) -> FloatArray:
-        """Lower interval ends ŷ − half_widths."""
-        return self.values - self.half_widths
-
-    @property
-    def high(self) -> FloatArray:
-        """Upper interval ends ŷ + half_widths."""
-        return self.values + self.half_widths
-
-    def combine(self, coefficients: Any) -> tuple[FloatArray, FloatArray]:
-        """Value and half-width of a linear combination aᵀy per condition (e.g. R = Σ T_i).
-
-        Parameters
-        ----------
-        coefficients : array_like, shape (m,)
-
-        Returns
-        -------
-        values, half_widths : ndarray, shape (T,)
-            aᵀŷ and t·√(aᵀ C a) (mean intervals only).
-        """
-        a = as_float_array(coefficients, "coefficients")
-        if a.shape[0] != self.values.shape[1]:
-            raise InvalidInputError(
-                f"coefficients must have one entry per measure ({self.values.shape[1]})"
-            )
-        if self.kind != "mean":
-            raise InvalidInputError("combine() needs a mean prediction (from predict())")
-        t = t_quantile(0.5 + self.confidence_level / 2, self.dof)
-        variance = np.einsum("i,tij,j->t", a, self.covariance, a)
-        return self.values @ a, t * np.sqrt(np.maximum(variance, 0.0))
-
-    def plot(
-        self,
-        x_axis: Any,
-        output: int = 0,
-        *,
-        ax: Any = None,
-        xlabel: str | None = None,
-        ylabel: str | None = None,
-        unit: str | None = None,
-        title: str | None = None,
-    ) -> Any:
-        """Draw one output's predictions over the condition axis with their band.
-
-        Needs matplotlib. The band is the confidence interval of the mean
-        (:meth:`CalibrationResult.predict`) or the prediction interval of a new measurement
-        (:meth:`CalibrationResult.prediction_interval`), as :attr:`kind` says.
-
-        Parameters
-        ----------
-        x_axis : array_like, shape (T,)
-            Position of each condition on the x axis (e.g. the populations N); the
-            prediction does not keep its conditions.
-        output : int, default 0
-            Column (measure) to draw.
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
-        xlabel, ylabel : str, optional
-            Axis names (default ``"condition"`` and ``"output <j>"``).
-        unit : str, optional
-            Unit of the output, appended to the y label.
-        title : str, optional
-            Title (default: the kind of interval and the degrees of freedom).
-
-        Returns
-        -------
-        matplotlib.axes.Axes
-
-        Raises
-        ------
-        InvalidInputError
-            ``len(x_axis)`` is not the number of conditions, or ``output`` is out of range.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
-
-        Examples
-        --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
-        >>> from pilotstats.regression import calibrate
-        >>> fit = calibrate(lambda p, u: p[0] * u, [1, 2, 3, 4], [2.1, 3.9, 6.2, 7.9], [1.0],
-        ...                 weights=None)
-        >>> ax = fit.predict([1, 5, 10]).plot([1, 5, 10], xlabel="load", unit="s")
-        >>> ax.get_ylabel()
-        'output 0 (s)'
-        """
-        from pilotstats.regression._plots import plot_prediction
-
-        return plot_prediction(
-            self, x_axis, output, ax=ax, xlabel=xlabel, ylabel=ylabel, unit=unit, title=title
-        )
-
-    def __str__(self) -> str:
-        return (
-            f"{self.kind} prediction at {self.values.shape[0]} condition(s) × "
-            f"{self.values.shape[1]} measure(s), {format_number(self.confidence_level * 100)} "
-            f"% CI half-widths up to {format_number(float(np.max(self.half_widths)))}"
-        )
+__all__ = ["CalibrationResult", "Prediction"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -191,18 +48,21 @@ class CalibrationResult(Result):
     params : ndarray, shape (n,)
         Estimates x̂.
     stderr : ndarray, shape (n,)
-        √P_ii (NaN if rank deficient, and for integer parameters).
+        √P_ii (NaN if rank deficient, and for integer and fixed parameters).
     ci_low, ci_high : ndarray, shape (n,)
         Marginal confidence interval x̂_i ∓ t_{(1+c)/2; dof} se_i (conditional on the
-        integer parameters; NaN for integer parameters).
+        integer parameters). Integer parameters: the interval where the profile of S
+        crosses S(x̂)(1 + F_{1, dof; c}/dof) (see :func:`calibrate`). NaN for fixed
+        parameters.
     covariance : ndarray, shape (n, n)
-        P = mse · M⁻¹ over the continuous parameters (NaN rows/columns for integers).
+        P = mse · M⁻¹ over the continuous parameters (NaN rows/columns for integers and
+        fixed parameters).
     sse : float
         Weighted sum of squares S(x̂) with the final weights.
     mse : float
         S/dof.
     dof : int
-        Observed measurement values minus the number of parameters n.
+        Observed measurement values minus the number of estimated (not fixed) parameters.
     condition_number, scaled_condition_number : float
         cond(M) and cond(D M D) at x̂.
     rank : int
@@ -241,6 +101,19 @@ class CalibrationResult(Result):
     poorly_determined : tuple of str
         Parameters named by the identifiability diagnostics (empty if all are determined).
     diagnostics : DesignDiagnostics
+    fixed_indices : tuple of int
+        Parameters held fixed (``fixed=`` or equal bounds).
+    sensitivity : ndarray, shape (T, m, n)
+        H_t = ∂h(x, u_t)/∂x at x̂ (central differences; Woodside's tutorial, slide 23), NaN
+        columns for integer and fixed parameters.
+    information : ndarray, shape (n, n)
+        M = Σ_t H_tᵀ W_t H_t with the final weights W_t = R_t⁻¹ (up to the scale that the
+        mse estimates), so that ``covariance = mse · M⁻¹`` (slide 23); NaN rows and
+        columns for integer and fixed parameters.
+    interchangeable : tuple of tuple of str
+        Groups of parameters whose fitted values can be permuted without changing S
+        (label switching; a :class:`~pilotstats.exceptions.LabelSwitchingWarning` was
+        emitted). Empty when none.
 
     Examples
     --------
@@ -291,8 +164,143 @@ class CalibrationResult(Result):
     integer_profile: tuple[tuple[tuple[int, ...], float], ...]
     poorly_determined: tuple[str, ...]
     diagnostics: DesignDiagnostics
+    fixed_indices: tuple[int, ...]
+    sensitivity: FloatArray
+    information: FloatArray
+    interchangeable: tuple[tuple[str, ...], ...]
     _problem: Any = dataclasses.field(repr=False, compare=False)
     _options: Any = dataclasses.field(repr=False, compare=False)
+    _whitener: Any = dataclasses.field(repr=False, compare=False)
+
+    def confidence_region(
+        self,
+        confidence_level: float | None = None,
+        *,
+        pair: Any = None,
+        grid: int = 25,
+        profile: bool = True,
+    ) -> ConfidenceRegion:
+        """Joint confidence region of two parameters: the ellipse and the exact E contour.
+
+        Woodside's tutorial (WOSP/SIPEW 2010, slides 23 and 38-40) plots the contours of E
+        (the weighted sum of squares S) around the estimate: when they are nearly
+        elliptical, the linearised intervals are trustworthy. The ellipse is
+        (x − x̂)ᵀ P_ij⁻¹ (x − x̂) ≤ 2 F_{2, dof; c}; the exact region is where the profile
+        of S (other continuous parameters refitted, weights frozen at x̂) stays below
+        S(x̂)(1 + 2 F_{2, dof; c}/dof) (Seber & Wild 1989, §5.2).
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            Level of the region (default: the fit's).
+        pair : pair of str or int, optional
+            The two parameters (names or indices); default the first two estimated
+            continuous ones.
+        grid : int, default 25
+            Grid points per axis for the exact contour (5..201); the grid spans 1.6 times
+            the ellipse's extent.
+        profile : bool, default True
+            Refit the other continuous parameters at each grid point (the profile); False
+            holds them at x̂ (a conditional slice, cheaper), and the ellipse is then the
+            conditional one, mse · (M_ij)⁻¹.
+
+        Returns
+        -------
+        ConfidenceRegion
+            With :meth:`~ConfidenceRegion.plot` and the share of grid points on which the
+            ellipse and the exact region agree.
+
+        Raises
+        ------
+        InvalidInputError
+            Fewer than two estimated continuous parameters, an unknown name, or a rank
+            deficient fit.
+
+        Notes
+        -----
+        Complexity: grid² profile fits (each a few Gauss–Newton steps over the other
+        parameters), or grid² model evaluations without other parameters.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pilotstats.regression import calibrate
+        >>> u = np.arange(1.0, 9.0)
+        >>> z = 2 * u + 1 + 0.1 * np.sin(3 * u)
+        >>> fit = calibrate(lambda p, v: p[0] * v + p[1], u, z, [1.0, 0.0], weights=None)
+        >>> fit.confidence_region(grid=21).agreement > 0.99
+        True
+        """
+        from pilotstats.regression._confidence_region import confidence_region
+
+        return confidence_region(self, confidence_level, pair, grid, profile)
+
+    def residual_diagnostics(
+        self,
+        *,
+        condition_index: int | None = None,
+        x_axis: Any = None,
+        significance_level: float = 0.05,
+        trend_degree: int = 2,
+    ) -> ResidualDiagnostics:
+        """Residual trend, normality and lack-of-fit tests, with a residual plot.
+
+        Woodside's tutorial (WOSP/SIPEW 2010, slide 47): "look at its predictions"; a
+        trend of the residuals against the conditions "indicates additional resource
+        use" that the model is missing. The residuals are standardised,
+        r = √w · e / √mse, then tested for a trend against the condition (F test of a
+        polynomial of degree ``trend_degree`` per measure, Bonferroni across measures),
+        for normality (Shapiro–Wilk) and, when some conditions are replicated, for lack of
+        fit (pure-error F test).
+
+        Parameters
+        ----------
+        condition_index : int, optional
+            For conditions given as rows (e.g. ``[N, Z]``): which entry is the axis.
+        x_axis : array_like, shape (T,), optional
+            The axis value of each trial instead (for non-numeric conditions).
+        significance_level : float, default 0.05
+        trend_degree : int, default 2
+            Degree of the polynomial trend tested (1: a straight slope; 2 also catches the
+            curved pattern of a missing resource). 1..5.
+
+        Returns
+        -------
+        ResidualDiagnostics
+            With :meth:`~ResidualDiagnostics.plot` (residuals against the condition).
+
+        Raises
+        ------
+        InvalidInputError
+            Row conditions without ``condition_index`` or ``x_axis``, or an ``x_axis`` of
+            the wrong length.
+
+        Notes
+        -----
+        Complexity: O(T m) plus the Shapiro–Wilk test, O(N log N) in the residual count.
+
+        Examples
+        --------
+        >>> from pilotstats.regression import calibrate
+        >>> fit = calibrate(lambda p, u: p[0] * u, [1, 2, 3, 4, 5], [2.1, 3.9, 6.2, 7.9, 10.1],
+        ...                 [1.0], weights=None)
+        >>> print(fit.residual_diagnostics())  # doctest: +ELLIPSIS
+        residuals: trend p = ..., normality p = ..., lack of fit p = n/a
+        """
+        from pilotstats.regression._residual_diagnostics import residual_diagnostics
+
+        return residual_diagnostics(
+            self, condition_index, x_axis, significance_level, trend_degree
+        )
+
+    @property
+    def half_width_percent(self) -> FloatArray:
+        """Half width (±) of each parameter's interval in % of its estimate (as Woodside's
+        tutorial tabulates it; the integer parameters' profile intervals are halved too);
+        NaN for fixed parameters."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out: FloatArray = 100 * (self.ci_high - self.ci_low) / 2 / np.abs(self.params)
+        return out
 
     def confidence_interval(
         self, confidence_level: float | None = None
@@ -309,9 +317,9 @@ class CalibrationResult(Result):
     def _sensitivities(self, conditions: Any) -> tuple[FloatArray, FloatArray, Any]:
         problem: _Problem = self._problem
         options: _Options = self._options
+        held = set(self.integer_indices) | set(self.fixed_indices)
         free = np.array(
-            [i for i in range(self.params.shape[0]) if i not in self.integer_indices],
-            dtype=np.int64,
+            [i for i in range(self.params.shape[0]) if i not in held], dtype=np.int64
         )
         conds = list(conditions) if not isinstance(conditions, np.ndarray) else conditions
         shadow = _Problem.__new__(_Problem)
@@ -483,26 +491,41 @@ class CalibrationResult(Result):
         )
 
     def summary(self) -> str:
-        """A multi-line table of estimates, standard errors and intervals."""
+        """A multi-line table of estimates, standard errors, intervals and half widths.
+
+        The half width (±) of each interval is also given in % of the estimate, as
+        Woodside's tutorial tabulates it. Integer parameters show their profile interval,
+        fixed parameters their value only.
+        """
         level = format_number(self.confidence_level * 100)
         lines = [
             f"calibration ({self.weighting}): status {self.status}, {self.iterations} "
             f"iterations, {self.irls_passes} pass(es), S = {format_number(self.sse, 6)}, "
             f"mse = {format_number(self.mse, 6)}, dof = {self.dof}",
-            f"{'parameter':>12} {'estimate':>12} {'std err':>10}   {level} % CI",
+            f"{'parameter':>12} {'estimate':>12} {'std err':>10}   {level + ' % CI':<26}"
+            f"{'± %':>8}",
         ]
         for i, name in enumerate(self.parameter_names):
-            if i in self.integer_indices:
-                lines.append(f"{name:>12} {self.params[i]:>12.6g} {'(integer)':>10}")
+            if i in self.fixed_indices:
+                lines.append(f"{name:>12} {self.params[i]:>12.6g} {'(fixed)':>10}")
                 continue
+            error = "(integer)" if i in self.integer_indices else f"{self.stderr[i]:.3g}"
+            value = float(self.half_width_percent[i])
+            percent = f"{value:.3g}" if math.isfinite(value) else "nan"
+            interval = f"[{self.ci_low[i]:.6g}, {self.ci_high[i]:.6g}]"
             lines.append(
-                f"{name:>12} {self.params[i]:>12.6g} {self.stderr[i]:>10.3g}   "
-                f"[{self.ci_low[i]:.6g}, {self.ci_high[i]:.6g}]"
+                f"{name:>12} {self.params[i]:>12.6g} {error:>10}   {interval:<26}{percent:>8}"
             )
         lines.append(
             f"cond(M) = {format_number(self.condition_number)}, scaled cond = "
             f"{format_number(self.scaled_condition_number)}, rank {self.rank}"
         )
+        if self.interchangeable:
+            lines.append(
+                "label switching: "
+                + "; ".join(", ".join(g) for g in self.interchangeable)
+                + " can be permuted without changing S"
+            )
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -511,7 +534,7 @@ class CalibrationResult(Result):
             f"{name} = {format_number(self.params[i], 5)}"
             + (
                 ""
-                if i in self.integer_indices or not math.isfinite(self.stderr[i])
+                if not (math.isfinite(self.ci_low[i]) and math.isfinite(self.ci_high[i]))
                 else f" [{format_number(self.ci_low[i], 5)}, {format_number(self.ci_high[i], 5)}]"
             )
             for i, name in enumerate(self.parameter_names)

@@ -10,8 +10,9 @@ confidence intervals on parameters and predictions; identifiability diagnostics.
 This module holds :func:`calibrate` and the final inference step; the machinery lives in
 private modules and is re-exported here: ``_calibration_problem`` (problem, weights,
 whitening), ``_gauss_newton`` (the solver and the integer neighbour search),
-``_calibration_diagnostics`` (:class:`DesignDiagnostics`, :func:`design_diagnostics`) and
-``_calibration_results`` (:class:`Prediction`, :class:`CalibrationResult`).
+``_calibration_diagnostics`` (:class:`DesignDiagnostics`, :func:`design_diagnostics`),
+``_prediction`` (:class:`Prediction`), ``_calibration_results`` (:class:`CalibrationResult`),
+``_label_switching`` and ``_integer_intervals``.
 
 References
 ----------
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,7 @@ from pilotstats.exceptions import (
     ConvergenceWarning,
     IdentifiabilityWarning,
     InvalidInputError,
+    LabelSwitchingWarning,
     NotEnoughDataError,
 )
 from pilotstats.regression._calibration_diagnostics import (
@@ -76,6 +78,9 @@ from pilotstats.regression._gauss_newton import (
     _scaled,
     _whiten_jacobian,
 )
+from pilotstats.regression._integer_intervals import _integer_interval
+from pilotstats.regression._label_switching import _interchangeable
+from pilotstats.regression._label_switching import _message as _switching_message
 
 __all__ = [
     "CalibrationResult",
@@ -115,6 +120,38 @@ def _bounds(
     return out[0], out[1]
 
 
+def _fixed(
+    fixed: Any, names: tuple[str, ...], x_start: FloatArray
+) -> npt.NDArray[np.bool_]:
+    """Mask of held parameters; their values (from ``fixed`` or x0) are written to x_start."""
+    n = x_start.shape[0]
+    mask = np.zeros(n, dtype=bool)
+    if fixed is None:
+        return mask
+    if isinstance(fixed, Mapping):
+        for key, value in fixed.items():
+            if isinstance(key, str):
+                if key not in names:
+                    raise InvalidInputError(
+                        f"fixed: unknown parameter name {key!r}; the parameters are "
+                        f"{', '.join(names)}"
+                    )
+                i = names.index(key)
+            else:
+                i = check_int(key, "fixed index", low=-n, high=n - 1) % n
+            x_start[i] = check_real(value, f"fixed value of {names[i]}")
+            mask[i] = True
+        return mask
+    if isinstance(fixed, (str, bytes)) or not isinstance(fixed, Sequence | np.ndarray):
+        raise InvalidInputError(
+            "fixed must be a mapping {name or index: value} or a sequence of indices "
+            "(held at their x0 values)"
+        )
+    for index in fixed:
+        mask[check_int(index, "fixed index", low=-n, high=n - 1) % n] = True
+    return mask
+
+
 def calibrate(
     model: Any,
     conditions: Any,
@@ -134,6 +171,7 @@ def calibrate(
     integer_strategy: IntegerStrategy = "neighbour",
     max_scaled_condition: float | None = None,
     parameter_names: Sequence[str] | None = None,
+    fixed: Mapping[str | int, float] | Sequence[int] | None = None,
 ) -> CalibrationResult:
     """Fit model parameters to measurements by Gauss–Newton weighted least squares.
 
@@ -181,6 +219,12 @@ def calibrate(
         Warn when the scaled condition number of M exceeds it.
     parameter_names : sequence of str, optional
         Names for reports and warnings (default: the model's, else ``x[i]``).
+    fixed : mapping or sequence of int, optional
+        Parameters held at a known value and excluded from the fit (Woodside's tutorial,
+        slide 47: "fix one of two interchangeable parameters"): ``{"D1": 2.0}`` (by name or
+        index) or ``[0, 2]`` (held at their x0 values). They are reported with their value,
+        no standard error and no interval, and do not count in dof. A parameter whose lower
+        and upper bounds are equal is held fixed at that value in the same way.
 
     Returns
     -------
@@ -190,8 +234,9 @@ def calibrate(
     ------
     InvalidInputError
         Mismatched shapes, a model returning NaN/inf or the wrong number of measures,
-        zero measurements with ``weights="fixed"``, zero predictions with IRLS, x0 outside
-        bounds or non-integral integer starts.
+        zero measurements with ``weights="fixed"``, zero predictions with IRLS, x0 (or a
+        fixed value) outside bounds, non-integral integer starts, an unknown ``fixed``
+        name, or every parameter fixed.
     NotEnoughDataError
         No more observed values than parameters (dof < 1).
 
@@ -200,6 +245,10 @@ def calibrate(
     IdentifiabilityWarning
         M is rank deficient or badly conditioned; the message names the parameters that
         are not determined. Standard errors and intervals are NaN when rank deficient.
+    LabelSwitchingWarning
+        Permuting some fitted parameters (e.g. the demands of two queues when no
+        per-station measure is fitted) leaves S unchanged: their labels are arbitrary
+        (:attr:`CalibrationResult.interchangeable` names them).
     ConvergenceWarning
         ``max_iter`` reached, no step lowers S, or IRLS did not settle.
 
@@ -218,6 +267,10 @@ def calibrate(
     at the same step, so its error is O(ρ²)), se_i = √P_ii, intervals
     x̂_i ± t_{(1+c)/2; dof} se_i (linearised, [3]_). IRLS is the fixed point
     x̂ = argmin Σ e(x)ᵀ W(x̂) e(x), not the joint minimiser of Σ (e/y(x))².
+    Integer parameters get the interval where the profile of S (continuous parameters
+    refitted, weights frozen at x̂) crosses S(x̂)(1 + F_{1, dof; c}/dof), on each side by a
+    parabola with its vertex at m̂ through the profile at m̂ ± 1
+    (``docs/algorithms/calibration.md``).
 
     References
     ----------
@@ -264,35 +317,45 @@ def calibrate(
         _config.MAX_SCALED_CONDITION if max_scaled_condition is None else max_scaled_condition,
         "max_scaled_condition", low=1.0,
     )
+    names = _names(parameter_names, model, n)
+    x_start = x_start.copy()
+    fixed_mask = _fixed(fixed, names, x_start)
     integer_mask = np.zeros(n, dtype=bool)
     for index in integer or ():
         i = check_int(index, "integer index", low=-n, high=n - 1)
         integer_mask[i] = True
+    options.lower, options.upper = _bounds(bounds, model, n, integer_mask)
+    pinned = options.lower == options.upper  # equal bounds: held at that value
+    x_start[pinned] = options.lower[pinned]
+    fixed_mask |= pinned
+    integer_mask &= ~fixed_mask
     integer_idx = tuple(int(i) for i in np.flatnonzero(integer_mask))
     for i in integer_idx:
         if not float(x_start[i]).is_integer():
             raise InvalidInputError(
                 f"x0[{i}] = {x_start[i]!r} is an integer parameter; give a whole-number start"
             )
-    options.lower, options.upper = _bounds(bounds, model, n, integer_mask)
     outside = (x_start < options.lower) | (x_start > options.upper)
     if outside.any():
         i = int(np.flatnonzero(outside)[0])
+        what = "fixed value" if fixed_mask[i] else "x0"
         raise InvalidInputError(
-            f"x0[{i}] = {x_start[i]!r} lies outside its bounds "
+            f"{what} of {names[i]} = {float(x_start[i])!r} lies outside its bounds "
             f"[{options.lower[i]:g}, {options.upper[i]:g}]"
         )
-    names = _names(parameter_names, model, n)
-    dof = problem.n_obs - n
+    n_estimated = int(n - fixed_mask.sum())
+    dof = problem.n_obs - n_estimated
     if dof < 1:
         raise NotEnoughDataError(
             f"{problem.n_obs} observed measurement value(s) cannot calibrate {n} parameters; "
             "need more values than parameters (dof >= 1): add trials or measures"
         )
     weighting = _Weighting(weights, covariance, problem)
-    free = np.flatnonzero(~integer_mask).astype(np.int64)
+    free = np.flatnonzero(~integer_mask & ~fixed_mask).astype(np.int64)
     if free.size == 0:
-        raise InvalidInputError("at least one parameter must be continuous (not integer)")
+        raise InvalidInputError(
+            "at least one parameter must be estimated and continuous (not integer, not fixed)"
+        )
 
     profile: dict[tuple[int, ...], float] = {}
     if integer_idx:
@@ -310,8 +373,10 @@ def calibrate(
             )
     else:
         fit = _fit_weighted(problem, weighting, x_start, free, options)
+    fixed_idx = tuple(int(i) for i in np.flatnonzero(fixed_mask))
     return _inference(
-        problem, weighting, fit, free, options, level, dof, names, integer_idx, profile, limit
+        problem, weighting, fit, free, options, level, dof, names, integer_idx, profile, limit,
+        fixed_idx,
     )
 
 
@@ -327,6 +392,7 @@ def _inference(
     integer_idx: tuple[int, ...],
     profile: dict[tuple[int, ...], float],
     limit: float,
+    fixed_idx: tuple[int, ...] = (),
 ) -> CalibrationResult:
     n = fit.x.shape[0]
     whiten = fit.whitener if fit.whitener is not None else weighting.whitener()
@@ -336,8 +402,13 @@ def _inference(
     # Inference sensitivities use central differences at the same step: their error is
     # O(ρ²) instead of O(ρ), so standard errors are accurate to ~1e-10 rather than ~1e-6.
     central = dataclasses.replace(options, fd="central")
-    jac = _whiten_jacobian(whiten, _jacobian(problem, fit.x, fit.y, free, central))
+    raw = _jacobian(problem, fit.x, fit.y, free, central)
+    jac = _whiten_jacobian(whiten, raw)
     matrix = jac.T @ jac
+    sensitivity = np.full((*problem.shape, n), np.nan)
+    sensitivity[..., free] = raw
+    information = np.full((n, n), np.nan)
+    information[np.ix_(free, free)] = matrix
     diagnostics = _diagnose(matrix, [names[i] for i in free], limit)
     covariance = np.full((n, n), np.nan)
     status, converged = fit.status, fit.converged
@@ -350,8 +421,21 @@ def _inference(
     stderr = np.sqrt(np.maximum(np.diag(covariance), 0.0))
     stderr[np.isnan(np.diag(covariance))] = np.nan
     t = t_quantile(0.5 + level / 2, dof)
+    ci_low, ci_high = fit.x - t * stderr, fit.x + t * stderr
+    if integer_idx and diagnostics.rank == free.size:
+        critical = sse * (1 + t * t / dof)  # F_{1, dof; c} = t²_{(1+c)/2; dof}
+        for i in integer_idx:
+            ci_low[i], ci_high[i] = _integer_interval(
+                problem, whiten, fit.x, sse, free, options, i, critical
+            )
     if not diagnostics.identifiable:
         warnings.warn(diagnostics.message(), IdentifiabilityWarning, stacklevel=3)
+    interchangeable = _interchangeable(
+        problem, whiten, fit.x, sse, free, names, options.lower, options.upper
+    )
+    if interchangeable:
+        warnings.warn(_switching_message(interchangeable, sse), LabelSwitchingWarning,
+                      stacklevel=3)
     if not converged:
         reason = {
             "max_iter": "the iteration limit max_iter was reached",
@@ -367,8 +451,8 @@ def _inference(
     return CalibrationResult(
         params=_readonly(fit.x),
         stderr=_readonly(stderr),
-        ci_low=_readonly(fit.x - t * stderr),
-        ci_high=_readonly(fit.x + t * stderr),
+        ci_low=_readonly(ci_low),
+        ci_high=_readonly(ci_high),
         covariance=_readonly(covariance),
         sse=sse,
         mse=float(mse),
@@ -395,8 +479,13 @@ def _inference(
         integer_profile=tuple(sorted(profile.items())),
         poorly_determined=diagnostics.poorly_determined,
         diagnostics=diagnostics,
+        fixed_indices=fixed_idx,
+        sensitivity=_readonly(sensitivity),
+        information=_readonly(information),
+        interchangeable=interchangeable,
         _problem=problem,
         _options=options,
+        _whitener=whiten,
     )
 
 

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any, Literal
 
 import numpy as np
@@ -26,12 +25,11 @@ import numpy.typing as npt
 
 from pilotstats._validation import as_float_array, check_choice, check_int, check_probability
 from pilotstats.exceptions import (
-    ConvergenceWarning,
-    IdentifiabilityWarning,
     InvalidInputError,
     NotEnoughDataError,
 )
-from pilotstats.regression.calibration import CalibrationResult, calibrate
+from pilotstats.regression._f_test import FTestResult, _f_from_sse, f_test
+from pilotstats.regression.calibration import CalibrationResult
 from pilotstats.results import Result, format_number
 
 __all__ = [
@@ -52,204 +50,6 @@ def _readonly(array: npt.ArrayLike) -> FloatArray:
     out = np.array(array, dtype=np.float64, copy=True)
     out.setflags(write=False)
     return out
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class FTestResult(Result):
-    """Extra-sum-of-squares F test of a restricted model against a fuller one.
-
-    Unpacks as ``statistic, p_value = f_test(...)``.
-
-    Attributes
-    ----------
-    statistic : float
-        F = ((S_A − S_B)/q) / (S_B/dof2).
-    p_value : float
-        P(F_{q, dof2} > F); 1 when F < 0.
-    dof1 : int
-        q = n_B − n_A, the number of extra parameters.
-    dof2 : int
-        Residual dof of the full model (observed values − n_B).
-    sse_restricted, sse_full : float
-        S_A and S_B with the common weights.
-    weighting : str
-        The weighting of the full model.
-    refitted : bool
-        True if the restricted model was refitted with the full model's final weights
-        (IRLS and callable weights).
-    denominator : str
-        ``"pairwise"``: the full model's mse is the denominator.
-
-    Examples
-    --------
-    Returned by :func:`f_test`; the quadratic term is clearly needed:
-
-    >>> import numpy as np
-    >>> from pilotstats.regression import calibrate, polynomial_model
-    >>> n = np.arange(1.0, 11.0)
-    >>> z = 1 + 0.5 * n + 0.02 * n**2 + 0.01 * np.sin(7 * n)
-    >>> from pilotstats.regression import f_test
-    >>> line = calibrate(polynomial_model(1), n, z, [0.0, 0.0], weights=None)
-    >>> quad = calibrate(polynomial_model(2), n, z, [0.0, 0.0, 0.0], weights=None)
-    >>> result = f_test(line, quad)
-    >>> print(result)  # doctest: +ELLIPSIS
-    F = 9087.7 on (1, 7) dof, p = 3.683e-12 ...
-    >>> result.p_value < 0.01
-    True
-    """
-
-    statistic: float
-    p_value: float
-    dof1: int
-    dof2: int
-    sse_restricted: float
-    sse_full: float
-    weighting: str
-    refitted: bool
-    denominator: str = "pairwise"
-
-    def __iter__(self) -> Iterator[float]:
-        return iter((self.statistic, self.p_value))
-
-    def __str__(self) -> str:
-        return (
-            f"F = {format_number(self.statistic, 5)} on ({self.dof1}, {self.dof2}) dof, "
-            f"p = {format_number(self.p_value, 4)} (S_restricted = "
-            f"{format_number(self.sse_restricted, 5)}, S_full = {format_number(self.sse_full, 5)}"
-            f", {self.weighting} weights)"
-        )
-
-
-def _f_from_sse(
-    sse_small: float, sse_big: float, q: int, dof2: int, denominator_mse: float, df_den: int
-) -> tuple[float, float]:
-    from scipy import stats  # imported here: scipy.stats costs ~0.5 s, and importing
-    # pilotstats.regression (mva, wps, ...) must not pay it
-
-    statistic = ((sse_small - sse_big) / q) / denominator_mse
-    p = float(stats.f.sf(statistic, q, df_den)) if statistic >= 0 else 1.0
-    return float(statistic), p
-
-
-def f_test(restricted: CalibrationResult, full: CalibrationResult) -> FTestResult:
-    """F test: does the fuller (nested) model fit significantly better?
-
-    Parameters
-    ----------
-    restricted : CalibrationResult
-        Model A with n_A parameters (e.g. 2 queues).
-    full : CalibrationResult
-        Model B with n_B > n_A parameters that contains A as a special case (e.g. 3
-        queues), fitted to the same conditions and measurements.
-
-    Returns
-    -------
-    FTestResult
-
-    Raises
-    ------
-    InvalidInputError
-        The fits use different measurements, or B does not have more parameters than A.
-
-    Warns
-    -----
-    ConvergenceWarning
-        S_A < S_B (models not nested or a fit not converged): F is negative and p = 1.
-
-    Notes
-    -----
-    F = ((S_A − S_B)/q) / (S_B/(N_obs − n_B)), p = P(F_{q, N_obs − n_B} > F)
-    ([1]_). Both sums of squares use the **same weights**: fixed schemes already do; under
-    IRLS (or callable weights) the weights are frozen at B's final predictions and A is
-    refitted with them from its estimate. For nonlinear models the F law is a linearisation
-    approximation, good when the models are nearly linear near the optimum.
-
-    Complexity: O(1).
-
-    References
-    ----------
-    .. [1] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989, §5.3.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from pilotstats.regression import calibrate, f_test, polynomial_model
-    >>> n = np.arange(1.0, 11.0)
-    >>> z = 1 + 0.5 * n + 0.02 * n**2 + 0.01 * np.sin(7 * n)
-    >>> line = calibrate(polynomial_model(1), n, z, [0.0, 0.0], weights=None)
-    >>> quad = calibrate(polynomial_model(2), n, z, [0.0, 0.0, 0.0], weights=None)
-    >>> f_test(line, quad).p_value < 0.01
-    True
-    """
-    for name, value in (("restricted", restricted), ("full", full)):
-        if not isinstance(value, CalibrationResult):
-            raise InvalidInputError(f"{name} must be a CalibrationResult from calibrate()")
-    problem_a, problem_b = restricted._problem, full._problem
-    if problem_a.z.shape != problem_b.z.shape or not np.array_equal(
-        problem_a.z, problem_b.z, equal_nan=True
-    ):
-        raise InvalidInputError(
-            "restricted and full must be fitted to the same measurements (same shape and "
-            "values, NaN in the same places)"
-        )
-    n_a, n_b = restricted.params.shape[0], full.params.shape[0]
-    q = n_b - n_a
-    if q < 1:
-        raise InvalidInputError(
-            f"full must have more parameters than restricted (got {n_b} vs {n_a}); for "
-            "non-nested models of equal size compare their mse instead"
-        )
-    refitted = False
-    same = restricted.weighting == full.weighting and np.allclose(
-        restricted.weights, full.weights, rtol=1e-12, atol=0.0
-    )
-    if same or (restricted.weighting == full.weighting == "covariance"):
-        sse_a = restricted.sse
-    elif full.weighting == "covariance":
-        raise InvalidInputError(
-            "with covariance= weights both models must use the same covariance"
-        )
-    else:
-        options = restricted._options
-        with warnings.catch_warnings():
-            # identifiability was already reported by the user's own fit of A
-            warnings.simplefilter("ignore", IdentifiabilityWarning)
-            refit = calibrate(
-                problem_a.model,
-                problem_a.conditions,
-                problem_a.z if not problem_a.scalar_output else problem_a.z[:, 0],
-                np.array(restricted.params),
-                weights=np.array(full.weights),
-                integer=restricted.integer_indices or None,
-                bounds=(options.lower, options.upper),
-                confidence_level=restricted.confidence_level,
-                fd_step=options.fd_step,
-                fd=options.fd,  # type: ignore[arg-type]
-                xtol=options.xtol,
-                ftol=options.ftol,
-                max_iter=options.max_iter,
-            )
-        sse_a = refit.sse
-        refitted = True
-    dof2 = full.dof
-    statistic, p = _f_from_sse(sse_a, full.sse, q, dof2, full.sse / dof2, dof2)
-    if statistic < 0:
-        warnings.warn(
-            f"the restricted model fits better than the full one (S_A = {sse_a:.6g} < S_B = "
-            f"{full.sse:.6g}): the models are not nested or a fit did not converge; p set to 1",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
-    return FTestResult(
-        statistic=statistic,
-        p_value=p,
-        dof1=int(q),
-        dof2=int(dof2),
-        sse_restricted=float(sse_a),
-        sse_full=float(full.sse),
-        weighting=full.weighting,
-        refitted=refitted,
-    )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

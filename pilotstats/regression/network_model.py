@@ -28,8 +28,8 @@ from pilotstats.regression.queueing import amva
 __all__ = ["ClosedNetworkModel", "ThreadPoolModel"]
 
 FloatArray = npt.NDArray[np.float64]
-Measure = Literal["residence_times", "throughput", "response_time"]
-_MEASURES = ("residence_times", "throughput", "response_time")
+Measure = Literal["residence_times", "throughput", "response_time", "utilizations"]
+_MEASURES = ("residence_times", "throughput", "response_time", "utilizations")
 
 
 class ClosedNetworkModel:
@@ -45,9 +45,13 @@ class ClosedNetworkModel:
         Fixed think time per class. If given, each trial's condition is its population
         (an int for one class, or a length-C sequence); if omitted, each condition is a row
         ``[N_1, ..., N_C, Z_1, ..., Z_C]``.
-    measures : sequence of {"residence_times", "throughput", "response_time"}
+    measures : sequence of {"residence_times", "throughput", "response_time", "utilizations"}
         Outputs per trial, in this order: residence times T_kc (station-major, then
-        class), throughputs f_c, response times R_c.
+        class), throughputs f_c, response times R_c, utilizations U_k (per station, summed
+        over classes, per server: U_k = Σ_c f_c D_kc / m_k by the utilization law; a delay
+        station reports its mean number of busy servers Σ_c f_c D_kc). Fitting response
+        times and utilizations ("R and U") rather than response times alone is the
+        comparison of Woodside's tutorial (WOSP/SIPEW 2010, slides 31-32).
     servers : sequence, optional
         Fixed server count per station (inf for a delay station); default single servers.
     server_parameters : sequence of int, optional
@@ -66,6 +70,14 @@ class ClosedNetworkModel:
     lower_bounds, upper_bounds : ndarray
         Demands >= 0, server counts >= 1 (used by :func:`calibrate` as default bounds).
     n_measures : int
+    measure_names : tuple of str
+        One label per output column (``"T1"``, ``"f"``, ``"R"``, ``"U1"``; with several
+        classes ``"T1,2"``, ``"f2"``, ``"R2"``); :func:`~pilotstats.regression.f_test`
+        uses them to match the measures of fits on different measure sets.
+    symmetric_permutations : tuple of tuple of int
+        Parameter permutations that leave every output unchanged (swapping the demands of
+        two stations with equal server counts when no per-station measure is fitted);
+        :func:`~pilotstats.regression.calibrate` checks them for label switching.
 
     Notes
     -----
@@ -101,7 +113,10 @@ class ClosedNetworkModel:
                 f"n_stations × classes = {self.n_stations * self.classes} demands exceed the "
                 f"supported maximum of {_config.MAX_STATIONS}"
             )
-        self.measures = tuple(measures)
+        # "utilization" (singular) is accepted as a synonym of "utilizations"
+        self.measures: tuple[str, ...] = tuple(
+            "utilizations" if str(m) == "utilization" else str(m) for m in measures
+        )
         if not self.measures:
             raise InvalidInputError("measures must name at least one measure")
         for measure in self.measures:
@@ -132,8 +147,29 @@ class ClosedNetworkModel:
         )
         self.upper_bounds = np.full(self.n_parameters, np.inf)
         self._parsed: tuple[Any, Any] | None = None
-        sizes = {"residence_times": k * c, "throughput": c, "response_time": c}
+        sizes = {"residence_times": k * c, "throughput": c, "response_time": c,
+                 "utilizations": k}
         self.n_measures = sum(sizes[m] for m in self.measures)
+        self.measure_names = _measure_names(self.measures, k, c)
+        self.symmetric_permutations = self._symmetries()
+
+    def _symmetries(self) -> tuple[tuple[int, ...], ...]:
+        """Station swaps that leave the outputs unchanged (no per-station measure fitted)."""
+        if {"residence_times", "utilizations"} & set(self.measures):
+            return ()
+        k, c = self.n_stations, self.classes
+        out = []
+        for a in range(k):
+            for b in range(a + 1, k):
+                if a in self.server_parameters or b in self.server_parameters:
+                    continue
+                if self.servers[a] != self.servers[b]:
+                    continue
+                perm = list(range(self.n_parameters))
+                for j in range(c):
+                    perm[a * c + j], perm[b * c + j] = b * c + j, a * c + j
+                out.append(tuple(perm))
+        return tuple(out)
 
     def __repr__(self) -> str:
         return (
@@ -238,6 +274,10 @@ class ClosedNetworkModel:
                 parts.append(residence.reshape(t_count, k * c))
             elif measure == "throughput":
                 parts.append(throughput)
+            elif measure == "utilizations":
+                busy = (throughput[:, None, :] * demands[None, :, :]).sum(axis=2)
+                per_server = np.where(np.isinf(servers), 1.0, servers)
+                parts.append(busy / per_server[None, :])
             else:
                 parts.append(residence.sum(axis=1))
         return np.concatenate(parts, axis=1)
@@ -294,6 +334,25 @@ class ClosedNetworkModel:
             index = int(populations[t] @ strides)
             residence[t] = _fold(r_all[index], owner, self.n_stations)
             throughput[t] = x_all[index]
+
+
+def _measure_names(measures: Sequence[str], k: int, c: int) -> tuple[str, ...]:
+    names: list[str] = []
+
+    def suffix(j: int) -> str:
+        return "" if c == 1 else str(j + 1)
+
+    for measure in measures:
+        if measure == "residence_times":
+            names += [f"T{i + 1}" + ("" if c == 1 else f",{j + 1}")
+                      for i in range(k) for j in range(c)]
+        elif measure == "throughput":
+            names += [f"f{suffix(j)}" for j in range(c)]
+        elif measure == "response_time":
+            names += [f"R{suffix(j)}" for j in range(c)]
+        else:
+            names += [f"U{i + 1}" for i in range(k)]
+    return tuple(names)
 
 
 def _check_servers(servers: FloatArray) -> None:
