@@ -85,6 +85,7 @@ def test_drifting_forks_have_no_steady_state() -> None:
     assert result.n_steady == 0
     assert all(not f.steady and f.onset is None and math.isnan(f.mean) for f in result)
     assert math.isnan(result.mean) and math.isnan(result.ci_low)
+    assert result.two_level is None
     assert str(result).startswith("no steady state: 0 of 4 forks steady")
 
 
@@ -138,6 +139,9 @@ def test_mean_and_interval_by_hand() -> None:
     result = steady_state(forks, confidence_level=0.9)
     means = np.array([np.mean(x[f.mean_start:]) for x, f in zip(forks, result, strict=True)])
     assert result.mean == pytest.approx(means.mean(), rel=1e-12)
+    assert result.two_level is not None
+    assert (result.two_level.n_runs, result.two_level.units) == (5, "runs")
+    assert result.two_level.between_variance > 0  # the forks' levels differ by design
     half = stats.t.ppf(0.95, 4) * means.std(ddof=1) / math.sqrt(5)
     assert result.confidence_interval() == pytest.approx((means.mean() - half,
                                                           means.mean() + half), rel=1e-12)

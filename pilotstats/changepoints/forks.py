@@ -15,13 +15,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterator, Sequence
-from typing import Any, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 import numpy as np
 
 from pilotstats import _config
 from pilotstats._protocols import select_items
-from pilotstats._stats import arithmetic_scale
+from pilotstats._stats import arithmetic_scale, two_sided_t
 from pilotstats._validation import (
     as_float_array,
     check_bool,
@@ -39,6 +39,9 @@ from pilotstats.changepoints._steady import (
 )
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 from pilotstats.results import ConfidenceInterval, Result, format_interval, format_quantity
+
+if TYPE_CHECKING:  # the autocorrelation pillar (scipy.stats) is imported on first use
+    from pilotstats.autocorrelation.two_level import TwoLevelResult
 
 __all__ = ["ForkSteadyState", "SteadyState", "steady_state"]
 
@@ -144,7 +147,8 @@ class SteadyState(Result):
         ``x[mean_start:]``); NaN with the verdict ``"no_steady_state"``.
     ci_low, ci_high : float
         Between-fork confidence interval of ``mean`` (Student t over the steady forks'
-        means, ``n_steady - 1`` degrees of freedom); NaN with fewer than two steady forks.
+        means, ``n_steady - 1`` degrees of freedom, from ``two_level``); NaN with fewer
+        than two steady forks.
     confidence_level : float
         Level of the interval.
     n_steady : int
@@ -153,6 +157,11 @@ class SteadyState(Result):
         Parameters of the model (see :func:`steady_state`).
     higher_is_better : bool
         Direction of the values used for the classes.
+    two_level : TwoLevelResult or None
+        The between-fork analysis of the steady forks' ``x[mean_start:]``
+        (:func:`~pilotstats.autocorrelation.two_level_analysis`: forks as the units, and
+        the between-fork and within-fork variance components that plan how many forks
+        and iterations a target precision needs); None without a steady fork.
     note : str
         How the verdict was reached.
     unit : str or None
@@ -184,6 +193,7 @@ class SteadyState(Result):
     min_warmup_fraction: float
     max_unsteady_fraction: float
     higher_is_better: bool
+    two_level: TwoLevelResult | None
     note: str
     unit: str | None = None
 
@@ -292,17 +302,11 @@ def _as_forks(forks: Any) -> list[np.ndarray]:
     return rows
 
 
-def _t_interval(means: np.ndarray, confidence_level: float) -> tuple[float, float]:
-    """Student t interval of the mean of ``means`` (NaN for fewer than two)."""
+def _half_width(means: np.ndarray, confidence_level: float) -> float:
+    """Half-width of the Student t interval of the mean of ``means`` (two or more)."""
     count = int(means.shape[0])
-    if count < 2:
-        return math.nan, math.nan
-    from scipy import stats
-
-    centre = float(np.mean(means))
     error = float(np.std(means, ddof=1)) / math.sqrt(count)
-    half = float(stats.t.ppf(0.5 + confidence_level / 2.0, count - 1)) * error
-    return centre - half, centre + half
+    return two_sided_t(confidence_level, count - 1) * error
 
 
 def _bias_free_start(
@@ -318,7 +322,7 @@ def _bias_free_start(
     if count < 2:
         return 0
     means = np.array([np.mean(row[onset:]) for row, onset in zip(rows, onsets, strict=True)])
-    low, high = _t_interval(means, confidence_level)
+    half_width = _half_width(means, confidence_level)
     length = min(int(row.shape[0]) for row in rows)
     window = equivalence_window(length)
     windows = length // window
@@ -330,7 +334,7 @@ def _bias_free_start(
     # a median of k window medians: efficiency 2/pi of a mean, sqrt(pi/2) = 1.2533
     profile_noise = 1.2533 * noise / math.sqrt(window) / math.sqrt(count)
     bound = max(BIAS_NOISE_MULTIPLIER * profile_noise,
-                BIAS_INTERVAL_SHARE * (high - low) / 2.0)
+                BIAS_INTERVAL_SHARE * half_width)
     outside = np.flatnonzero(np.abs(profile) > bound)
     return 0 if outside.size == 0 else int(outside[-1] + 1) * window
 
@@ -540,14 +544,21 @@ def steady_state(
     if bias_free > 0:
         note += (f"; the forks share a residual warm-up: means from iteration {bias_free} "
                  "on")
-    means = np.array([entry.mean for entry in steady_forks])
-    mean = float(np.mean(means)) if steady_forks else math.nan
-    low, high = _t_interval(means, ci_level)
-    if 0 < len(steady_forks) < 2:
+    mean, low, high, two_level = math.nan, math.nan, math.nan, None
+    if steady_forks:
+        from pilotstats.autocorrelation.two_level import two_level_analysis
+
+        two_level = two_level_analysis(
+            [rows[entry.fork][entry.mean_start:] for entry in steady_forks],
+            confidence_level=ci_level, unit=unit,
+        )
+        mean, low, high = two_level.mean, two_level.ci_low, two_level.ci_high
+    if len(steady_forks) == 1:
         note += "; one steady fork: no between-fork interval"
     return SteadyState(
         forks=tuple(entries), verdict=verdict, mean=mean, ci_low=low, ci_high=high,
         confidence_level=ci_level, n_steady=len(steady_forks), tolerance=band,
         min_steady_fraction=steady_share, min_warmup_fraction=warmup_share,
-        max_unsteady_fraction=unsteady_share, higher_is_better=rates, note=note, unit=unit,
+        max_unsteady_fraction=unsteady_share, higher_is_better=rates, two_level=two_level,
+        note=note, unit=unit,
     )
