@@ -250,6 +250,18 @@ def test_bad_forks_are_named(forks: object, error: type[Exception], message: str
         steady_state(forks)
 
 
+def test_values_near_the_float64_limit_are_named() -> None:
+    rng = np.random.default_rng(40)
+    with pytest.raises(InvalidInputError, match="overflows"):
+        steady_state(rng.normal(1e300, 1e297, (3, 300)))
+
+
+def test_constant_forks() -> None:
+    result = steady_state(np.ones((3, 500)))
+    assert result.verdict == "consistent" and result.classifications == ("flat",) * 3
+    assert (result.mean, result.ci_low, result.ci_high) == (1.0, 1.0, 1.0)
+
+
 @pytest.mark.parametrize(
     ("keyword", "value", "message"),
     [

@@ -393,6 +393,8 @@ def steady_state(
         ``forks`` not a 2-D array nor a sequence of 1-D numeric series (a single series of
         numbers, strings, mappings, iterators), non-finite values; a parameter out of range
         (``min_warmup_fraction`` must also be below ``1 - min_steady_fraction``).
+        Values so large (near 1e308) that the variance of a fork's mean overflows float64
+        (from :func:`~pilotstats.autocorrelation.two_level_analysis`: change the unit).
     NotEnoughDataError
         No fork, or a fork shorter than 120 iterations.
 
