@@ -550,10 +550,11 @@ def steady_state(
     if steady_forks:
         from pilotstats.autocorrelation.two_level import two_level_analysis
 
-        two_level = two_level_analysis(
-            [rows[entry.fork][entry.mean_start:] for entry in steady_forks],
-            confidence_level=ci_level, unit=unit,
-        )
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow: a named error
+            two_level = two_level_analysis(
+                [rows[entry.fork][entry.mean_start:] for entry in steady_forks],
+                confidence_level=ci_level, unit=unit,
+            )
         mean, low, high = two_level.mean, two_level.ci_low, two_level.ci_high
     if len(steady_forks) == 1:
         note += "; one steady fork: no between-fork interval"
