@@ -335,3 +335,24 @@ def test_jmh_development_split_all_forks() -> None:
     assert result["accuracy"] >= 0.83
     assert result["median_onset_error"] <= 150
     assert result["in_band"] >= 0.57
+
+
+def test_plot_draws_every_fork_and_checks_its_input() -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(50)
+    forks = [warming(rng, n=n) for n in (1500, 2000)] + [drifting(rng, 1800)]
+    result = steady_state(forks, unit="s", max_unsteady_fraction=0.5)
+    ax = result.plot(forks)
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert "fork 2: no_steady_state" in labels and "steady mean" in labels
+    assert ax.get_ylabel() == "value (s)" and ax.get_title() == str(result)
+    with pytest.raises(InvalidInputError, match="3 forks"):
+        result.plot(forks[:2])
+    with pytest.raises(InvalidInputError, match="length n = 1500"):
+        result.plot([forks[0][:-1], forks[1], forks[2]])
+    plt.close("all")
