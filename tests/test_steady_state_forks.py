@@ -356,3 +356,18 @@ def test_plot_draws_every_fork_and_checks_its_input() -> None:
     with pytest.raises(InvalidInputError, match="length n = 1500"):
         result.plot([forks[0][:-1], forks[1], forks[2]])
     plt.close("all")
+
+
+def test_load_jmh_keeps_the_forks_for_steady_state() -> None:
+    from pilotstats.io import load_jmh
+
+    rng = np.random.default_rng(60)
+    forks = [2.0 * warming(rng, n=n) for n in (1200, 1300, 1250)]
+    document = [{"benchmark": "p.C.m", "mode": "avgt", "primaryMetric": {
+        "score": 2.0, "scoreUnit": "us/op", "rawData": [fork.tolist() for fork in forks]}}]
+    measurements = load_jmh(document)
+    assert measurements.runs == (0, 1, 2)
+    runs = [run.time_per_work for _, run in measurements.by_run()]
+    for run, fork in zip(runs, forks, strict=True):
+        np.testing.assert_allclose(run, fork * 1e-6, rtol=1e-12)
+    assert steady_state(runs).onsets == steady_state(forks).onsets
