@@ -371,3 +371,43 @@ def test_load_jmh_keeps_the_forks_for_steady_state() -> None:
     for run, fork in zip(runs, forks, strict=True):
         np.testing.assert_allclose(run, fork * 1e-6, rtol=1e-12)
     assert steady_state(runs).onsets == steady_state(forks).onsets
+
+
+# ------------------------------------------------------------------------------------------
+# analyze: the forks of a JMH benchmark are judged together
+# ------------------------------------------------------------------------------------------
+
+
+def jmh_document(forks: list[np.ndarray]) -> list[dict[str, object]]:
+    return [{"benchmark": "p.C.m", "mode": "avgt", "primaryMetric": {
+        "score": float(np.mean(np.concatenate(forks))), "scoreUnit": "us/op",
+        "rawData": [fork.tolist() for fork in forks]}}]
+
+
+def test_analyze_judges_long_jmh_forks_together() -> None:
+    from pilotstats.analysis import analyze
+    from pilotstats.io import load_jmh
+
+    rng = np.random.default_rng(30)
+    forks = [2.0 * warming(rng, n=1500, tau=60.0, level=1.0 + rng.normal(0.0, 0.01))
+             for _ in range(3)]
+    measurements = load_jmh(jmh_document(forks))
+    assert measurements.runs == (0, 1, 2)  # load_jmh keeps the forks as runs
+    item = analyze(measurements)["p.C.m"]
+    assert any("judged across 3 forks (steady_state): consistent" in n for n in item.notes)
+    expected = steady_state(forks)
+    assert item.detected_warmup == sum(fork.mean_start for fork in expected)
+    assert item.n == sum(1500 - fork.mean_start for fork in expected)
+    assert item.mean == pytest.approx(np.mean(np.concatenate(
+        [x[f.mean_start:] for x, f in zip(forks, expected, strict=True)])) * 1e-6, rel=1e-9)
+
+
+def test_analyze_keeps_short_jmh_forks_on_stable_phase() -> None:
+    from pilotstats.analysis import analyze
+    from pilotstats.io import load_jmh
+
+    rng = np.random.default_rng(31)
+    forks = [2.0 + rng.normal(0.0, 0.01, 200) for _ in range(3)]
+    item = analyze(load_jmh(jmh_document(forks)))["p.C.m"]
+    assert not any("steady_state" in n for n in item.notes)
+    assert item.warmup_removal == "stable_phase"
