@@ -38,6 +38,7 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
     'column': {'Sequence[str]', 'str', 'tuple[str, ...]'},
     'columns': {'str | Sequence[str]'},
     'conditions': {'Any'},
+    'forks': {'Any', 'tuple[ForkSteadyState, ...]'},
     'contributors': {'ContributorClassifier', 'bool', 'pd.DataFrame', 'str'},
     'count': {'int'},
     'crossovers': {'Crossovers', 'pd.DataFrame'},

@@ -13,6 +13,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._protocols import select_items
 from pilotstats._validation import check_bool, check_confidence_level, check_real
+from pilotstats.analysis._forks import joint_stable_phases
 from pilotstats.autocorrelation import required_sample_size, subsession_analysis
 from pilotstats.changepoints import stable_phase
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
@@ -375,13 +376,24 @@ def _analyze_one(
     kept_work: list[np.ndarray] = []
     detected_warmup = 0
     detected_cooldown = 0
-    for run_id, run in part.by_run():
+    runs = list(part.by_run())
+    joint = (joint_stable_phases(meta, [run.time_per_work for _, run in runs])
+             if detect_warmup else None)
+    if joint is not None:
+        notes.append(joint[1])
+    for position, (run_id, run) in enumerate(runs):
         if tick is not None:
             tick(f"{name}, run {run_id}")
         series = run.time_per_work
         harness = int(np.sum(run.warmup))
         start, end = 0, series.size
-        if detect_warmup:
+        if joint is not None:
+            decision = joint[0][position]
+            if isinstance(decision, str):
+                notes.append(f"run {run_id}: {decision}; run kept whole")
+            else:
+                start, end = decision
+        elif detect_warmup:
             try:
                 phase, caught = call_collecting_warnings(stable_phase, series)
                 notes.extend(caught)
@@ -538,7 +550,10 @@ def analyze(
     half_width_percent : float, default 1.0
         Target half width of the interval as a percentage of the mean (1.0 means ±1 %).
     detect_warmup : bool, default True
-        Run stable-phase detection on each run (when this build has it).
+        Run stable-phase detection on each run (when this build has it). The forks of a
+        JMH or pyperf benchmark (two or more runs of at least 1,000 iterations each) are
+        judged together by :func:`~pilotstats.changepoints.steady_state`; each keeps
+        ``x[mean_start:]``, and a fork without a steady state is kept whole with a note.
     wps_analysis : bool, default True
         Fit the work-per-second regression when the work varies.
     method : {"pilot", "iterate"}, default "pilot"

@@ -23,6 +23,7 @@ __all__: list[str] = [
 
 # Guarded detection and stable phase (branch ``detect``).
 from pilotstats.changepoints.detect import DetectedChangePoints, detect_changes
+from pilotstats.changepoints.forks import ForkSteadyState, SteadyState, steady_state
 from pilotstats.changepoints.stable import (
     StablePhase,
     dominant_segment,
@@ -31,8 +32,11 @@ from pilotstats.changepoints.stable import (
 
 __all__ += [
     "DetectedChangePoints",
+    "ForkSteadyState",
     "StablePhase",
+    "SteadyState",
     "detect_changes",
     "dominant_segment",
     "stable_phase",
+    "steady_state",
 ]
