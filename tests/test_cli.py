@@ -46,14 +46,16 @@ class TestAnalyzeCommand:
         status, out, _ = run(["analyze", str(path)], capsys)
         assert status == 0
         header, _rule, row = out.splitlines()[:3]
-        for column in ("benchmark", "n", "warm-up removed", "estimate [95 % CI]", "q",
-                       "n for ±1 %"):
+        for column in ("benchmark", "n", "runs", "warm-up removed", "estimate [95 % CI]", "q",
+                       "need for ±1 %"):
             assert column in header
         item = analyze(load(path))["timeit"]
         cells = row.split()
         assert cells[0] == "timeit" and cells[1] == str(item.n) == "20"
+        assert cells[2] == str(item.n_runs) and item.n_runs > 1  # pyperf processes
         assert f"+ {item.harness_warmups} harness" in row
-        assert row.rstrip().endswith(f"{item.subsession_size}  {item.samples}")
+        assert item.interval_units == "runs"
+        assert row.rstrip().endswith(f"-  {item.plan_text}")
         assert "mean" in row and "[" in row and "ns]" in row
 
     def test_json_round_trips(self, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,7 +74,7 @@ class TestAnalyzeCommand:
         status, out, _ = run(["analyze", str(DATA / "hyperfine.json"), str(DATA / "jmh.json"),
                               "--confidence-level", "0.99", "--half-width-percent", "2"], capsys)
         assert status == 0
-        assert "99 % CI" in out and "n for ±2 %" in out
+        assert "99 % CI" in out and "need for ±2 %" in out
         assert str(DATA / "jmh.json") in out
 
     def test_csv_needs_column(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
