@@ -283,13 +283,24 @@ def _analyze_files(files: Sequence[str], args: argparse.Namespace, **options: An
                    **options)
 
 
-def _no_files(args: argparse.Namespace) -> None:
-    if not args.files and not _groups(args):
-        raise SystemExit(f"pilotstats {args.command}: give at least one result file")
+def _check_files(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Usage errors of the file lists (argparse's exit status 2 with the usage line)."""
+    if args.command not in ("analyze", "compare", "trend"):
+        return
+    groups = _groups(args)
+    if not args.files and not groups:
+        parser.error(f"{args.command}: give at least one result file")
+    if args.command != "compare":
+        return
+    if groups is None and len(args.files) != 2:
+        parser.error(f"compare: got {len(args.files)} file(s) without '--'; give BASE NEW "
+                     "(one file per side) or BASE... -- NEW... (several files per side)")
+    if groups is not None and (len(groups) != 2 or len(args.groups) != 1):
+        parser.error("compare: give the baseline's files, one '--', then the new files "
+                     f"(got {len(groups)} non-empty group(s))")
 
 
 def _run_analyze(args: argparse.Namespace) -> int:
-    _no_files(args)
     groups = _groups(args)
     targets = ([(path, [path]) for path, _ in _expand(args.files)] if groups is None
                else [(" ".join(files), files) for files in map(_group_files, groups)])
@@ -311,18 +322,11 @@ def _compare_sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     """The baseline's and the new files (``BASE... -- NEW...`` or ``BASE NEW``)."""
     groups = _groups(args)
     if groups is None:
-        if len(args.files) != 2:
-            raise SystemExit(
-                f"pilotstats compare: got {len(args.files)} file(s) without '--'; give BASE "
-                "NEW (one file per side) or BASE... -- NEW... (several files per side)")
         for path in args.files:
             if Path(path).is_dir():
                 raise SystemExit(f"pilotstats: {path} is a folder; compare takes result "
                                  "files (BASE... -- NEW...; use trend for a folder of results)")
         return [args.files[0]], [args.files[1]]
-    if len(groups) != 2 or len(args.groups) != 1:
-        raise SystemExit("pilotstats compare: give the baseline's files, one '--', then the "
-                         f"new files (got {len(groups)} non-empty group(s))")
     base, new = (_group_files(group) for group in groups)
     return base, new
 
@@ -381,7 +385,6 @@ def _run_compare(args: argparse.Namespace) -> int:
 def _run_trend(args: argparse.Namespace) -> int:
     from pilotstats.analysis import trend
 
-    _no_files(args)
     groups = _groups(args)
     if groups is None:
         points = [([path], label) for path, label in _expand(args.files)]
@@ -527,9 +530,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 groups[-1].append(token)
         arguments = arguments[:cut]
-    args = _parser().parse_args(arguments)
+    parser = _parser()
+    args = parser.parse_args(arguments)
     if groups is not None:
         args.groups = groups
+    _check_files(parser, args)
     try:
         if hasattr(args, "fleet_handler"):  # fleet, warmup (pilotstats._cli_fleet)
             return int(args.fleet_handler(args))

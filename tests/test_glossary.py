@@ -55,7 +55,7 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
     'labels': {'Mapping[str, str]', 'Sequence[str]', 'tuple[Any, ...]', 'tuple[str, ...]'},
     'mapping': {'Mapping[str, Any]'},
     'matrix': {'Any', 'FloatArray'},
-    'measurements': {'Any', 'Measurements'},
+    'measurements': {'Any', 'Measurements', 'Measurements | Sequence[Measurements]'},
     'measures': {'Sequence[Measure]', 'Sequence[str]'},
     'model': {'Any'},
     'names': {

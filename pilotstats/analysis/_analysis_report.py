@@ -129,10 +129,10 @@ class BenchmarkAnalysis(Result):
     ...                     run=np.repeat(np.arange(8), 50), benchmark="bench")
     >>> item = analyze(runs, detect_warmup=False)["bench"]
     >>> print(item)  # doctest: +NORMALIZE_WHITESPACE
-    bench: mean 2.013 ms (95 % CI [1.985, 2.041] ms, n = 400, 8 runs, warm-up off, need 11
+    bench: mean 1.985 ms (95 % CI [1.954, 2.015] ms, n = 400, 8 runs, warm-up off, need 16
     runs x 50 for ±1 %)
     >>> item.interval_units, item.additional_runs
-    ('runs', 3)
+    ('runs', 8)
     """
 
     name: str
@@ -271,9 +271,11 @@ class AnalysisReport(Result):
     >>> rng = np.random.default_rng(0)
     >>> report = analyze(Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="bench"))
     >>> print(report)  # doctest: +NORMALIZE_WHITESPACE
-    benchmark  n    warm-up removed  estimate [95 % CI]           q  n for ±1 %
-    ---------  ---  ---------------  ---------------------------  -  ----------
-    bench      200  0                mean 2 ms [1.998, 2.003 ms]  1  4
+    benchmark  n    runs  warm-up removed  estimate [95 % CI]           q  need for ±1 %
+    ---------  ---  ----  ---------------  ---------------------------  -  -------------
+    bench      200  1     0                mean 2 ms [1.998, 2.003 ms]  1  4
+      bench: one run: the run-to-run variance is unknown, so the interval covers this run
+      only (measure more runs: processes, repetitions or files)
     >>> [item.name for item in report.benchmarks]
     ['bench']
     """
@@ -394,6 +396,7 @@ class AnalysisReport(Result):
         --------
         >>> import json
         >>> from pilotstats.io import Measurements
+        >>> from pilotstats.analysis import analyze
         >>> rng = np.random.default_rng(1)
         >>> report = analyze(Measurements(rng.normal(1.0, 0.01, 60), benchmark="x"))
         >>> again = AnalysisReport.from_dict(json.loads(json.dumps(report.to_dict())))

@@ -327,7 +327,7 @@ def analyze(
     ...          for d in (0.0, 3e-5, -2e-5)]
     >>> item = analyze(files, detect_warmup=False)["bench"]
     >>> item.n_runs, item.interval_units, item.plan_runs
-    (3, 'runs', 20)
+    (3, 'runs', 8)
     """
     report, _ = analyze_runs(
         measurements, confidence_level=confidence_level,

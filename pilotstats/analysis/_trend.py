@@ -71,8 +71,8 @@ class BenchmarkTrend(Result):
 
     ``means[i]`` is the estimate of result ``i`` (None where the benchmark is missing or
     not analysable), ``ci_low[i]``/``ci_high[i]`` its confidence interval (None where it has
-    none; runs as the units when the result has several), ``n_runs[i]`` its runs (None
-    where missing). ``segments`` are half-open ranges of file indices; a segment classified
+    none; runs as the units when the result has several), ``runs_per_result[i]`` its runs
+    (None where missing). ``segments`` are half-open ranges of file indices; a segment classified
     ``"regression"`` has a higher (slower) level than the previous one.
 
     Examples
@@ -98,7 +98,7 @@ class BenchmarkTrend(Result):
     note: str = ""
     ci_low: tuple[float | None, ...] = ()
     ci_high: tuple[float | None, ...] = ()
-    n_runs: tuple[int | None, ...] = ()
+    runs_per_result: tuple[int | None, ...] = ()
 
     @property
     def last_classification(self) -> str | None:
@@ -183,7 +183,7 @@ class TrendReport(Result):
                 rows.append([b.name, "-", "-", "-", b.note])
                 continue
             for s in b.segments:
-                counts = [c for c in b.n_runs[s.start:s.end] if c is not None]
+                counts = [c for c in b.runs_per_result[s.start:s.end] if c is not None]
                 runs = ("-" if not counts else str(min(counts)) if min(counts) == max(counts)
                         else f"{min(counts)}-{max(counts)}")
                 rows.append([b.name, f"{self.labels[s.start]} .. {self.labels[s.end - 1]}",
@@ -234,7 +234,8 @@ class TrendReport(Result):
                 found = [(j, s) for j, s in enumerate(b.segments) if s.start <= i < s.end]
                 j, segment = found[0] if found else (None, None)
                 rows.append({"benchmark": b.name, "result": label, "mean": mean, "unit": b.unit,
-                             "n_runs": b.n_runs[i] if i < len(b.n_runs) else None,
+                             "n_runs": (b.runs_per_result[i] if i < len(b.runs_per_result)
+                                        else None),
                              "segment": j,
                              "segment_mean": None if segment is None else segment.mean,
                              "classification": None if segment is None
@@ -260,7 +261,7 @@ class TrendReport(Result):
                                  b["note"],
                                  tuple(decode_float(b.get("ci_low", ()))),
                                  tuple(decode_float(b.get("ci_high", ()))),
-                                 tuple(b.get("n_runs", ())))
+                                 tuple(b.get("runs_per_result", ())))
                   for b in data["benchmarks"]),
             float(data.get("confidence_level", 0.95)),
         )
@@ -319,7 +320,8 @@ def trend(
     Notes
     -----
     Each result contributes one value per benchmark, its run-level estimate (the mean over
-    its runs, see :func:`analyze`; ``n_runs`` says how many runs each result had); the
+    its runs, see :func:`analyze`; ``runs_per_result`` says how many runs each result
+    had); the
     partition is the minimum
     description length grouping of FD.io CSIT's jumpavg, reproduced by
     :func:`pilotstats.changepoints.mdl_partition`, with lower-is-better labels.
@@ -385,7 +387,8 @@ def trend(
             lows.append(entry.ci_low)
             highs.append(entry.ci_high)
             counts.append(entry.n_runs)
-        bounds = {"ci_low": tuple(lows), "ci_high": tuple(highs), "n_runs": tuple(counts)}
+        bounds: dict[str, Any] = {"ci_low": tuple(lows), "ci_high": tuple(highs),
+                                  "runs_per_result": tuple(counts)}
         present = [m for m in means if m is not None]
         if len(present) < 2:
             trends.append(BenchmarkTrend(name, unit, tuple(means), (),
