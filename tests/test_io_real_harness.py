@@ -33,6 +33,7 @@ from pilotstats.io import (
 )
 
 ROOT = Path(__file__).parent / "data" / "real_harness"
+SESSIONS = ("session1", "session2")
 VARIANTS = ("base", "rerun", "slow")
 TOOLS = {  # folder: (format, files per variant, benchmark name)
     "pyperf": ("pyperf", 3, "sum_squares"),
@@ -43,9 +44,9 @@ TOOLS = {  # folder: (format, files per variant, benchmark name)
 }
 
 
-def files(tool: str, variant: str) -> list[Path]:
+def files(tool: str, variant: str, session: str = "session1") -> list[Path]:
     """The numbered result files (pytest-benchmark's are gzipped: ``1.json.gz``)."""
-    return sorted((ROOT / tool / variant).glob("[0-9]*.json*"),
+    return sorted((ROOT / session / tool / variant).glob("[0-9]*.json*"),
                   key=lambda p: int(p.name.split(".")[0]))
 
 
@@ -55,22 +56,24 @@ def raw(path: Path) -> Any:
 
 
 def all_files(tool: str) -> list[Path]:
-    return [path for variant in VARIANTS for path in files(tool, variant)]
+    return [path for session in SESSIONS for variant in VARIANTS
+            for path in files(tool, variant, session)]
 
 
 def ids(tool: str) -> list[str]:
-    return [f"{path.parent.name}/{path.name}" for path in all_files(tool)]
+    return ["/".join(path.parts[-3:]) for path in all_files(tool)]
 
 
 # ------------------------------------------------------------------------------------------
 # layout
 
 
+@pytest.mark.parametrize("session", SESSIONS)
 @pytest.mark.parametrize("tool", sorted(TOOLS))
-def test_layout_and_detection(tool: str) -> None:
+def test_layout_and_detection(tool: str, session: str) -> None:
     fmt, count, name = TOOLS[tool]
     for variant in VARIANTS:
-        paths = files(tool, variant)
+        paths = files(tool, variant, session)
         assert len(paths) == count, (tool, variant)
         for path in paths:
             assert detect_format(raw(path)) == fmt
@@ -79,6 +82,14 @@ def test_layout_and_detection(tool: str) -> None:
             assert m.metadata[name]["format"] == fmt
     assert (ROOT / "README.md").is_file()
     assert (ROOT / "make_fixtures.sh").is_file()
+    assert (ROOT / session / "VERSIONS.txt").is_file()
+    log = ROOT / session / "files.tsv"
+    if log.is_file():  # session2 onwards: one row per file made
+        rows = [line.split("\t") for line in log.read_text().splitlines()[1:]]
+        tool_name = {"pytest_benchmark": "pytest-benchmark",
+                     "google_benchmark": "google-benchmark"}.get(tool, tool)
+        mine = sorted((row[1], int(row[2])) for row in rows if row[0] == tool_name)
+        assert mine == sorted((v, k) for v in VARIANTS for k in range(1, count + 1))
 
 
 def test_fixtures_stay_small() -> None:
@@ -314,10 +325,11 @@ def test_asv_files_together() -> None:
 # load_many and the generic loader's keywords
 
 
-def test_load_many_run_ids_distinct_for_every_tool() -> None:
+@pytest.mark.parametrize("session", SESSIONS)
+def test_load_many_run_ids_distinct_for_every_tool(session: str) -> None:
     for tool in TOOLS:
         for variant in VARIANTS:
-            paths = files(tool, variant)
+            paths = files(tool, variant, session)
             singles = [load(p) for p in paths]
             m = load_many(paths)
             assert len(m.runs) == sum(len(s.runs) for s in singles), (tool, variant)
@@ -356,3 +368,22 @@ def test_load_many_does_not_modify_parsed_input() -> None:
     assert isinstance(m, Measurements)
     assert json.dumps(documents) == before
     assert m.metadata["./spin"]["sources"] == ["<object>", "<object>"]
+
+
+def test_load_many_keeps_jmh_forks_and_criterion_folders_apart() -> None:
+    """The documented-format JMH and criterion files of tests/data/harnesses (no JVM or
+    cargo here to make real ones): forks and folders stay distinct runs across files."""
+    harnesses = Path(__file__).parent / "data" / "harnesses"
+    document = json.loads((harnesses / "jmh.json").read_text())
+    name = "org.example.ListBench.arrayList(size=100)"
+    forks = len(document[0]["primaryMetric"]["rawData"])
+    m = load_many([document, document], format="jmh")
+    part = m[name]
+    assert part.runs == tuple(range(2 * forks))
+    np.testing.assert_allclose(part.elapsed,
+                               np.concatenate(document[0]["primaryMetric"]["rawData"] * 2)
+                               * 1e-9, rtol=1e-15)
+    folder = harnesses / "criterion" / "tiny" / "sum_squares_1000"
+    both = load_many([folder, folder / "new" / "sample.json"])
+    assert both.runs == (0, 1)
+    assert both.names == load(folder).names
