@@ -108,6 +108,8 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
         'ChangeTest',
         "Literal['auto', 'exact', 'schweitzer']",
         "Literal['exact', 'seidmann']",
+        "Literal['real', 'cpu']",
+        'HarnessFormat',
         "Literal['pairwise', 'largest']",
         "Literal['trend', 'detect']",
         'MeanMethod',
@@ -131,6 +133,7 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
     'text': {'str', 'tuple[str, ...]'},
     'throughput': {'float', 'float | FloatArray'},
     'times': {'Any', 'Float64Array1D', 'Sequence[Any]', 'Sequence[Any] | np.ndarray'},
+    'time': {"Literal['wall', 'user', 'user+system']", 'str', 'tuple[str, ...]'},
     'timezone': {'Any'},
     'value': {'Any', 'float', 'str'},
     'values': {
