@@ -12,15 +12,18 @@ from pilotstats import _config
 from pilotstats._validation import check_bool, check_confidence_level, check_real
 from pilotstats.analysis._analysis_report import AnalysisReport, BenchmarkAnalysis
 from pilotstats.analysis._progress import StepBar, call_collecting_warnings, progress_items
-from pilotstats.analysis._runs import combine_runs, run_level_fields
+from pilotstats.analysis._runs import combine_runs, file_groups, run_level_fields
 from pilotstats.autocorrelation import required_sample_size, subsession_analysis
 from pilotstats.changepoints import stable_phase
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
 from pilotstats.io import Measurements
 from pilotstats.regression import wps
 
-__all__ = ["AnalysisReport", "BenchmarkAnalysis", "analyze", "call_collecting_warnings",
-           "progress_items"]
+__all__ = ["AnalysisReport", "BenchmarkAnalysis", "KeptRuns", "analyze",
+           "call_collecting_warnings", "progress_items"]
+
+#: A benchmark's kept samples per run, and the same runs grouped by file (None: one file).
+KeptRuns = tuple[list[np.ndarray], list[list[np.ndarray]] | None]
 
 
 def _mean_method(meta: Mapping[str, Any]) -> str:
@@ -50,7 +53,7 @@ def _analyze_one(
     tick: Callable[[str], None] | None = None,
     assume_runs_equivalent: bool = False,
     run_cost: float | None = None,
-    kept: dict[str, list[np.ndarray]] | None = None,
+    kept: dict[str, KeptRuns] | None = None,
 ) -> BenchmarkAnalysis:
     meta = part.metadata.get(name, {})
     unit = "s" if str(meta.get("unit", "s")) in ("s", "second") else str(meta.get("unit"))
@@ -62,7 +65,9 @@ def _analyze_one(
     kept_work: list[np.ndarray] = []
     detected_warmup = 0
     detected_cooldown = 0
+    run_ids: list[int] = []
     for run_id, run in part.by_run():
+        run_ids.append(run_id)
         if tick is not None:
             tick(f"{name}, run {run_id}")
         series = run.time_per_work
@@ -92,8 +97,10 @@ def _analyze_one(
     values = np.concatenate(kept_values) if kept_values else np.empty(0)
     between, within = _run_statistics(kept_values)
     measured = [v for v in kept_values if v.size]
+    files = file_groups([(r, v) for r, v in zip(run_ids, kept_values, strict=True) if v.size],
+                        meta.get("run_sources"))
     if kept is not None:
-        kept[name] = measured
+        kept[name] = (measured, files)
     base: dict[str, Any] = {
         "name": name, "unit": unit,
         "summary_statistic": "harmonic mean" if mean_method == "harmonic" else "mean",
@@ -118,7 +125,8 @@ def _analyze_one(
                 measured, harmonic=mean_method == "harmonic",
                 summary_statistic=summary_statistic, confidence_level=confidence_level,
                 autocorrelation_limit=autocorrelation_limit, unit=unit,
-                half_width_percent=half_width_percent, run_cost=run_cost)
+                half_width_percent=half_width_percent, run_cost=run_cost, files=files,
+                assume_runs_equivalent=assume_runs_equivalent)
         except PilotStatsError as exc:
             notes.append(str(exc))
             return BenchmarkAnalysis(**base, **empty, status="not_enough_data",
@@ -343,7 +351,7 @@ def analyze_runs(
     half_width_percent: float, detect_warmup: bool, wps_analysis: bool, method: str,
     benchmarks: Iterable[str] | None, progress: bool, summary_statistic: str,
     assume_runs_equivalent: bool, run_cost: float | None,
-) -> tuple[AnalysisReport, dict[str, list[np.ndarray]]]:
+) -> tuple[AnalysisReport, dict[str, KeptRuns]]:
     """:func:`analyze`, also returning each benchmark's kept samples per run.
 
     :func:`~pilotstats.analysis.compare` compares those runs (one block size for both
@@ -376,7 +384,7 @@ def analyze_runs(
         if missing:
             raise InvalidInputError(f"benchmarks {missing} not in the measurements; "
                                     f"available: {list(measurements.names)}")
-    kept: dict[str, list[np.ndarray]] = {}
+    kept: dict[str, KeptRuns] = {}
     steps = sum(len(measurements[name].runs) + 1 for name in names)
     with StepBar(steps if progress else 0, "analyze") as bar:
         items = tuple(

@@ -7,12 +7,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, SupportsIndex, overload
 
-import numpy as np
-
 from pilotstats import _config
 from pilotstats._protocols import select_items
 from pilotstats._validation import check_bool, check_choice, check_confidence_level, check_real
-from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze_runs
+from pilotstats.analysis._analyze import (
+    AnalysisReport,
+    BenchmarkAnalysis,
+    KeptRuns,
+    analyze_runs,
+)
 from pilotstats.analysis._robust import STATISTICS
 from pilotstats.analysis._runs import (
     RUN_LABELS,
@@ -89,6 +92,11 @@ class BenchmarkComparison(Result):
     runs_assumed_equivalent : bool
         A side had one run and ``assume_runs_equivalent`` made its blocks the units: the
         interval excludes run-to-run variation.
+    interval_units : str or None
+        Units of the interval: ``"files"`` (2 files or more on a side: each file's mean
+        over its runs; the interval includes the variation between invocations),
+        ``"runs"`` (one file per side: its runs), ``"blocks"`` (one run assumed
+        equivalent); None without an interval.
 
     Examples
     --------
@@ -145,6 +153,7 @@ class BenchmarkComparison(Result):
     new_between_variance: float | None = None
     new_within_variance: float | None = None
     runs_assumed_equivalent: bool = False
+    interval_units: str | None = None
 
     @property
     def runs_text(self) -> str:
@@ -389,7 +398,7 @@ def _finite(value: float | None) -> float | None:
 
 
 def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis,
-                 runs: tuple[list[np.ndarray], list[np.ndarray]] | None, *, level: float,
+                 runs: tuple[KeptRuns, KeptRuns] | None, *, level: float,
                  limit: float, min_change: float, statistic: str,
                  equivalent: bool) -> BenchmarkComparison:
     common: dict[str, Any] = {
@@ -413,17 +422,18 @@ def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis,
                                    note="one side is a JMH throughput (harmonic mean), the "
                                    "other is not")
     change: RunChange | str
-    if runs is not None and all(runs):
+    if runs is not None and runs[0][0] and runs[1][0]:
         try:
-            change = compare_kept(runs[0], runs[1], harmonic=harmonic,
+            change = compare_kept(runs[0][0], runs[1][0], harmonic=harmonic,
                                   summary_statistic=statistic, confidence_level=level,
                                   autocorrelation_limit=limit,
-                                  assume_runs_equivalent=equivalent, unit=base.unit)
+                                  assume_runs_equivalent=equivalent, unit=base.unit,
+                                  base_files=runs[0][1], new_files=runs[1][1])
         except PilotStatsError as exc:
             change = str(exc)
     elif runs is not None:
         change = "; ".join(f"{side}: {item.status}" for side, item, kept in
-                           (("baseline", base, runs[0]), ("new", new, runs[1])) if not kept)
+                           (("baseline", base, runs[0]), ("new", new, runs[1])) if not kept[0])
     else:
         change = compare_run_values(base, new, confidence_level=level,
                                     assume_runs_equivalent=equivalent)
@@ -435,7 +445,8 @@ def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis,
         "base_within_variance": change.base_components[1],
         "new_between_variance": change.new_components[0],
         "new_within_variance": change.new_components[1],
-        "runs_assumed_equivalent": change.blocks,
+        "runs_assumed_equivalent": change.blocks, "interval_units": (
+            "files" if change.by_file else "blocks" if change.blocks else "runs"),
         "base_mean": change.base_mean, "new_mean": change.new_mean,
     })
     if runs is not None and statistic != "mean" and not harmonic:
@@ -444,6 +455,7 @@ def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis,
     verdict = _verdict(change, min_change)
     ratio = _finite(change.ratio)
     if not change.conclusive:
+        common["interval_units"] = None
         return BenchmarkComparison(
             **common, **{**empty, "relative_change": None if ratio is None else ratio - 1.0},
             ratio=ratio, verdict=verdict, note=change.note)
@@ -556,7 +568,7 @@ def compare(
     equivalent = check_bool(assume_runs_equivalent, "assume_runs_equivalent")
     statistic = check_choice(summary_statistic, "summary_statistic", SUMMARY_STATISTICS)
     reports: list[AnalysisReport] = []
-    kept: list[dict[str, list[np.ndarray]] | None] = []
+    kept: list[dict[str, KeptRuns] | None] = []
     for side, given in (("base", base), ("new", new)):
         value = combine_runs(given, side)
         if isinstance(value, AnalysisReport):
@@ -583,7 +595,7 @@ def compare(
             continue
         base_kept, new_kept = kept
         runs = (None if base_kept is None or new_kept is None
-                else (base_kept.get(b.name, []), new_kept.get(b.name, [])))
+                else (base_kept.get(b.name, ([], None)), new_kept.get(b.name, ([], None))))
         comparisons.append(_compare_one(b, new_report[b.name], runs, level=level, limit=limit,
                                         min_change=min_change, statistic=statistic,
                                         equivalent=equivalent))

@@ -8,12 +8,19 @@ run-level estimates with a Fieller interval
 (:func:`~pilotstats.autocorrelation.compare_runs`). This module holds the glue: several
 files per side become one :class:`~pilotstats.io.Measurements` whose runs stay distinct,
 and the run-level fields of the per-benchmark results are filled from those functions.
+
+Three levels: the runs of one file (pyperf's processes, Google Benchmark's repetitions)
+share that invocation's machine state (load, build, layout), so with several files per
+side the *files* are the units (each summarised by the mean over its runs of each run's
+statistic), and the interval includes the file-to-file variation; with one file per side
+the runs are the units (the file-to-file variation cannot be estimated, and the result
+says so). ``assume_runs_equivalent`` treats all runs as exchangeable instead.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +31,7 @@ from pilotstats.autocorrelation.run_comparison import (
     ratio_interval,
     ratio_interval_from_moments,
 )
+from pilotstats.autocorrelation.two_level import block_statistics
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
 from pilotstats.io import Measurements
 
@@ -33,8 +41,14 @@ __all__ = [
     "combine_runs",
     "compare_kept",
     "compare_run_values",
+    "file_groups",
     "run_level_fields",
 ]
+
+#: Note of a comparison whose runs come from one file per side.
+ONE_FILE_NOTE = ("the runs of each side come from one file (one invocation): variation "
+                 "between invocations (machine load, build) is not in the interval; "
+                 "several files per side include it")
 
 #: Label of the headline statistic when the runs are the units.
 RUN_LABELS = {"mean": "mean", "median": "run median", "min": "run min"}
@@ -68,7 +82,7 @@ def combine_runs(value: Any, name: str) -> Any:
     renumbered = []
     offset = 0
     metadata: dict[str, dict[str, Any]] = {}
-    for part in parts:
+    for i, part in enumerate(parts):
         codes = {old: offset + k for k, old in enumerate(part.runs)}
         offset += len(codes)
         runs = np.array([codes[int(r)] for r in part.run], dtype=np.int64)
@@ -77,14 +91,49 @@ def combine_runs(value: Any, name: str) -> Any:
                                        benchmark=part.benchmark))
         for bench, meta in part.metadata.items():
             entry = metadata.setdefault(bench, {})
-            sources = [*entry.get("sources", [])]
-            if meta.get("source") is not None:
-                sources.append(str(meta["source"]))
+            label = f"{i}: {meta.get('source', 'Measurements')}"
+            sources = [*entry.get("sources", []), label]
+            own = {codes[int(r)]: label for r in part.run[part.benchmark == bench]}
+            run_sources = {**entry.get("run_sources", {}), **own}
             entry.update(meta)
             entry["sources"] = sources
+            entry["run_sources"] = run_sources
     merged = Measurements.concat(renumbered)
     return Measurements(merged.elapsed, work=merged.work, run=merged.run, order=merged.order,
                         warmup=merged.warmup, benchmark=merged.benchmark, metadata=metadata)
+
+
+def file_groups(runs: list[tuple[int, np.ndarray]], run_sources: Any
+                ) -> list[list[np.ndarray]] | None:
+    """The runs grouped by the file they came from, or None with fewer than 2 files.
+
+    ``run_sources`` maps run ids to file labels (``load_many``, :func:`combine_runs`).
+    """
+    if not isinstance(run_sources, Mapping) or not runs:
+        return None
+    groups: dict[Any, list[np.ndarray]] = {}
+    for run_id, values in runs:
+        key = run_sources.get(run_id, run_sources.get(str(run_id), ("run", run_id)))
+        groups.setdefault(key, []).append(values)
+    return list(groups.values()) if len(groups) >= 2 else None
+
+
+def file_values(files: list[list[np.ndarray]], statistic: str, block: int | None
+                ) -> list[np.ndarray]:
+    """Each file's statistic (mean over its runs of each run's statistic), as 1-sample runs.
+
+    Median / minimum use blocks of ``block`` samples in every run (one size for all, so
+    that every file estimates the same quantity).
+    """
+    out = []
+    for runs in files:
+        if statistic == "mean":
+            stats = [float(np.mean(r)) for r in runs]
+        else:
+            assert block is not None
+            stats = [float(np.mean(block_statistics(r, block, statistic))) for r in runs]
+        out.append(np.array([float(np.mean(stats))]))
+    return out
 
 
 def _none_if_nan(value: float) -> float | None:
@@ -95,12 +144,15 @@ def run_level_fields(
     runs: list[np.ndarray], *, harmonic: bool, summary_statistic: str,
     confidence_level: float, autocorrelation_limit: float, unit: str,
     half_width_percent: float, run_cost: float | None,
+    files: list[list[np.ndarray]] | None = None, assume_runs_equivalent: bool = False,
 ) -> tuple[dict[str, Any], list[str]]:
-    """Fields of a :class:`BenchmarkAnalysis` whose interval has the runs as units.
+    """Fields of a :class:`BenchmarkAnalysis` whose interval has the runs (or files) as units.
 
-    ``runs`` (at least 2, each non-empty) are the kept samples of each run. The JMH
-    throughput case (``harmonic``) works on the reciprocals (operations per second), whose
-    mean is the reciprocal of the harmonic mean, and maps the interval back.
+    ``runs`` (at least 2, each non-empty) are the kept samples of each run; ``files``, the
+    same runs grouped by file when they came from 2 files or more (then the files are the
+    units, unless ``assume_runs_equivalent``). The JMH throughput case (``harmonic``)
+    works on the reciprocals (operations per second), whose mean is the reciprocal of the
+    harmonic mean, and maps the interval back.
     """
     notes: list[str] = []
     statistic = summary_statistic
@@ -109,39 +161,50 @@ def run_level_fields(
                      "harmonic mean")
         statistic = "mean"
     series = [1.0 / r for r in runs] if harmonic else runs
-    result = two_level_analysis(series, summary_statistic=statistic,
-                                confidence_level=confidence_level,
-                                autocorrelation_limit=autocorrelation_limit,
-                                unit=None if harmonic else unit)
-    if result.note:
-        notes.append(result.note)
-    plan = required_runs(result, half_width_percent=half_width_percent, run_cost=run_cost)
+    options: dict[str, Any] = {"confidence_level": confidence_level,
+                               "autocorrelation_limit": autocorrelation_limit,
+                               "unit": None if harmonic else unit}
+    per_run = two_level_analysis(series, summary_statistic=statistic, **options)
+    result, kind, per_unit = per_run, "runs", None
+    if files is not None and not assume_runs_equivalent:
+        groups = [[1.0 / r for r in group] for group in files] if harmonic else files
+        result = two_level_analysis(file_values(groups, statistic, per_run.block_size),
+                                    summary_statistic="mean", **options)
+        kind = "files"
+        per_unit = max(1, round(per_run.n / len(files)))
+        notes.append(f"files as units: {len(files)} files of {per_run.n_runs} runs in all "
+                     "(the interval includes the variation between files)")
+    elif per_run.note:
+        notes.append(per_run.note)
+    plan = required_runs(result, half_width_percent=half_width_percent,
+                         run_cost=run_cost if kind == "runs" else None)
+    samples_per_unit = plan.samples_per_run if per_unit is None else per_unit
     if plan.runs is not None and plan.additional_runs:
-        notes.append(f"±{half_width_percent:g} % needs {plan.runs} runs x "
-                     f"{plan.samples_per_run} samples: {plan.additional_runs} more run(s) "
+        notes.append(f"±{half_width_percent:g} % needs {plan.runs} {kind} x "
+                     f"{samples_per_unit} samples: {plan.additional_runs} more {kind[:-1]}(s) "
                      f"than the {result.n_runs} measured")
     elif plan.runs is None:
-        notes.append(f"no run plan: {plan.note}")
+        notes.append(f"no plan: {plan.note}")
     if harmonic:
         mean = 1.0 / result.mean
         low = 1.0 / result.ci_high if result.ci_high > 0 else math.inf
         high = 1.0 / result.ci_low if result.ci_low > 0 else math.inf
-        run_values = tuple(1.0 / v for v in result.unit_values)
+        unit_values = tuple(1.0 / v for v in result.unit_values)
         between = within = None
     else:
         mean, low, high = result.mean, result.ci_low, result.ci_high
-        run_values = result.unit_values
-        between = _none_if_nan(result.between_variance)
-        within = _none_if_nan(result.within_variance)
+        unit_values = result.unit_values
+        between = _none_if_nan(per_run.between_variance)
+        within = _none_if_nan(per_run.within_variance)
     fields = {
         "mean": mean, "ci_low": _none_if_nan(low), "ci_high": _none_if_nan(high),
         "subsession_size": None, "n_subsessions": None, "subsession_variance": None,
         "autocorrelation": None, "samples": None,
         "summary_statistic": "harmonic mean" if harmonic else RUN_LABELS[statistic],
-        "interval_units": "runs", "run_values": tuple(float(v) for v in run_values),
-        "block_size": result.block_size, "between_variance": between,
+        "interval_units": kind, "run_values": tuple(float(v) for v in unit_values),
+        "block_size": per_run.block_size, "between_variance": between,
         "within_variance": within, "plan_runs": plan.runs,
-        "plan_samples_per_run": plan.samples_per_run, "additional_runs": plan.additional_runs,
+        "plan_samples_per_run": samples_per_unit, "additional_runs": plan.additional_runs,
     }
     return fields, notes
 
@@ -165,6 +228,7 @@ class RunChange:
     new_components: tuple[float | None, float | None] = (None, None)
     base_mean: float | None = None
     new_mean: float | None = None
+    by_file: bool = False
 
 
 def _welch_difference(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float]:
@@ -181,21 +245,53 @@ def compare_kept(
     base_runs: list[np.ndarray], new_runs: list[np.ndarray], *, harmonic: bool,
     summary_statistic: str, confidence_level: float, autocorrelation_limit: float,
     assume_runs_equivalent: bool, unit: str,
+    base_files: list[list[np.ndarray]] | None = None,
+    new_files: list[list[np.ndarray]] | None = None,
 ) -> RunChange:
-    """:func:`compare_runs` on the kept samples of each side's runs (time per work)."""
+    """:func:`compare_runs` on the kept samples of each side's runs (time per work).
+
+    With 2 files or more on a side (``base_files``/``new_files``: the runs grouped by file)
+    the files are the units of both sides, unless ``assume_runs_equivalent``.
+    """
     statistic = "mean" if harmonic else summary_statistic
     if harmonic:
         base_runs = [1.0 / r for r in base_runs]
         new_runs = [1.0 / r for r in new_runs]
-    result = compare_runs(base_runs, new_runs, summary_statistic=statistic,
-                          confidence_level=confidence_level,
-                          autocorrelation_limit=autocorrelation_limit,
-                          assume_runs_equivalent=assume_runs_equivalent,
-                          unit=None if harmonic else unit)
+        base_files = None if base_files is None else [[1.0 / r for r in g] for g in base_files]
+        new_files = None if new_files is None else [[1.0 / r for r in g] for g in new_files]
+    options: dict[str, Any] = {"confidence_level": confidence_level,
+                               "autocorrelation_limit": autocorrelation_limit,
+                               "assume_runs_equivalent": assume_runs_equivalent,
+                               "unit": None if harmonic else unit}
+    by_file = not assume_runs_equivalent and (base_files is not None or new_files is not None)
+    if by_file:
+        block = (None if statistic == "mean"
+                 else min(r.size for r in [*base_runs, *new_runs]))
+        result = compare_runs(file_values(base_files or [base_runs], statistic, block),
+                              file_values(new_files or [new_runs], statistic, block),
+                              summary_statistic="mean", **options)
+        runs_result = compare_runs(base_runs, new_runs, summary_statistic=statistic,
+                                   **options) if min(len(base_runs), len(new_runs)) >= 2 \
+            else None
+        single = [side for side, files in (("base", base_files), ("new", new_files))
+                  if files is None]
+        note = (f"files as units ({result.base.n_units} vs {result.new.n_units} files; the "
+                "interval includes the variation between files)")
+        if single:
+            note = (f"inconclusive: 1 file on the {single[0]} side, so the file-to-file "
+                    "variance is unknown (several files per side, or assume the runs "
+                    "equivalent)")
+    else:
+        result = runs_result = compare_runs(base_runs, new_runs, summary_statistic=statistic,
+                                            **options)
+        note = result.note
+        if (result.conclusive and not assume_runs_equivalent
+                and min(len(base_runs), len(new_runs)) >= 2):
+            note = "; ".join(part for part in (note, ONE_FILE_NOTE) if part)
     blocks = "blocks" in (result.base.units, result.new.units)
     common: dict[str, Any] = {"base_units": result.base.n_units,
                               "new_units": result.new.n_units, "blocks": blocks,
-                              "note": result.note}
+                              "note": note, "by_file": by_file}
     if harmonic:
         ratio = 1.0 / result.ratio if result.ratio else math.nan
         low = 1.0 / result.ci_high if result.ci_high > 0 else math.inf
@@ -209,20 +305,21 @@ def compare_kept(
     if result.conclusive:
         difference = _welch_difference(np.asarray(result.base.unit_values),
                                        np.asarray(result.new.unit_values), confidence_level)
+    parts = runs_result if runs_result is not None else result
     return RunChange(
         result.ratio, result.ci_low, result.ci_high, result.p_value, result.dof,
         result.conclusive, difference_ci=difference,
-        base_components=(_none_if_nan(result.base.between_variance),
-                         _none_if_nan(result.base.within_variance)),
-        new_components=(_none_if_nan(result.new.between_variance),
-                        _none_if_nan(result.new.within_variance)),
+        base_components=(_none_if_nan(parts.base.between_variance),
+                         _none_if_nan(parts.base.within_variance)),
+        new_components=(_none_if_nan(parts.new.between_variance),
+                        _none_if_nan(parts.new.within_variance)),
         base_mean=result.base.mean, new_mean=result.new.mean, **common)
 
 
 def _side_moments(item: Any, equivalent: bool, harmonic: bool
                   ) -> tuple[np.ndarray | None, tuple[float, float, int] | None, str]:
     """Unit values (or moments) of a stored analysis, or why it cannot be compared."""
-    if item.interval_units == "runs" and len(item.run_values) >= 2:
+    if item.interval_units in ("runs", "files") and len(item.run_values) >= 2:
         values = np.asarray(item.run_values, dtype=np.float64)
         return (1.0 / values if harmonic else values), None, ""
     if item.interval_units == "subsessions":
