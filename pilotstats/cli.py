@@ -63,6 +63,10 @@ from typing import Any
 __all__ = ["main"]
 
 
+#: Options of analyze / compare / trend and whether each takes a value (filled by _parser).
+_FILE_OPTIONS: dict[str, dict[str, bool]] = {}
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pilotstats",
@@ -156,6 +160,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="exit 1 when a benchmark's newest segment is a regression")
     common(trend)
 
+    for name, sub in (("analyze", analyze), ("compare", compare), ("trend", trend)):
+        _FILE_OPTIONS[name] = {option: action.nargs != 0 for action in sub._actions
+                               for option in action.option_strings}
     points = commands.add_parser(
         "changepoints", help="significance-tested change points (detect_changes) of a CSV "
         "column or a harness file's benchmark; --method edm for the faithful EDM")
@@ -281,6 +288,31 @@ def _analyze_files(files: Sequence[str], args: argparse.Namespace, **options: An
     loaded = [_load(path, args) for path in files]
     return analyze(loaded[0] if len(loaded) == 1 else loaded, **_analysis_options(args),
                    **options)
+
+
+def _split_groups(parser: argparse.ArgumentParser, arguments: list[str]
+                  ) -> tuple[list[str], list[list[str]]]:
+    """Split ``CMD [opts] FILES -- FILES [-- FILES]`` at each ``--`` into file groups.
+
+    Options written after a ``--`` (``... -- new.json --json``) are moved back in front,
+    with their value when they take one; every other token after a ``--`` is a file.
+    """
+    del parser  # the file commands' options are recorded in _FILE_OPTIONS
+    takes_value = _FILE_OPTIONS[arguments[0]]
+    cut = arguments.index("--")
+    head, groups = arguments[:cut], [list[str]()]
+    tokens = iter(arguments[cut + 1:])
+    for token in tokens:
+        name = token.split("=", 1)[0]
+        if token == "--":
+            groups.append([])
+        elif token.startswith("--") and name in takes_value:
+            head.append(token)
+            if takes_value[name] and "=" not in token:
+                head.append(next(tokens, ""))
+        else:
+            groups[-1].append(token)
+    return head, groups
 
 
 def _check_files(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -520,17 +552,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in arguments
     arguments = [a for a in arguments if a != "--debug"]
+    parser = _parser()
     groups: list[list[str]] | None = None
     if arguments and arguments[0] in ("analyze", "compare", "trend") and "--" in arguments:
-        cut = arguments.index("--")
-        groups = [[]]
-        for token in arguments[cut + 1:]:
-            if token == "--":
-                groups.append([])
-            else:
-                groups[-1].append(token)
-        arguments = arguments[:cut]
-    parser = _parser()
+        arguments, groups = _split_groups(parser, arguments)
     args = parser.parse_args(arguments)
     if groups is not None:
         args.groups = groups
