@@ -321,6 +321,10 @@ class ComparisonReport(Result):
             extra += [{"name": name, "verdict": "only in new"} for name in self.only_in_new]
         return records_frame([*self.comparisons, *extra], "name")
 
+    def _units(self) -> str:
+        kinds = {c.interval_units for c in self.comparisons} - {None}
+        return "/".join(sorted(kinds, key=("files", "runs", "blocks").index)) or "runs"
+
     def _tested(self) -> str:
         kinds = {c.summary_statistic for c in self.comparisons}
         return {frozenset({"run median"}): "run medians", frozenset({"median"}): "medians",
@@ -355,7 +359,8 @@ class ComparisonReport(Result):
                      if self.inconclusive else "")
         lines.append(f"{len(self.regressions)} significant regression(s), "
                      f"{len(self.improvements)} improvement(s){undecided} (Fieller interval "
-                     f"of the ratio new/base of {self._tested()}, runs as units, p < "
+                     f"of the ratio new/base of {self._tested()}, {self._units()} as "
+                     "units, p < "
                      f"{format_number(1 - self.confidence_level)}"
                      + (f", change >= {format_number(self.min_change_percent)} %"
                         if self.min_change_percent > 0 else "") + ")")
