@@ -112,8 +112,9 @@ class BenchmarkComparison(Result):
     ...                         run=np.repeat(np.arange(10), 20), benchmark="b")
     >>> report = compare(runs(1.00), runs(1.05))  # 5 % slower
     >>> item = report["b"]
-    >>> print(item)
-    b: regression, +4.87 % (95 % CI [+3.57 %, +6.20 %], p = 5.36e-06; 10 vs 10 runs)
+    >>> print(item)  # doctest: +NORMALIZE_WHITESPACE
+    b: regression, +4.87 % (95 % CI [+3.57 %, +6.20 %], p = 5.36e-06; 10 vs 10 runs): one
+    file per side: variation between invocations (machine load) is not in the interval
     >>> item.verdict, round(100 * item.relative_change, 1)  # relative change as a fraction
     ('regression', 4.9)
 
@@ -214,6 +215,8 @@ class ComparisonReport(Result):
     benchmark  runs     base      new      change   95 % CI             p         verdict
     ---------  -------  --------  -------  -------  ------------------  --------  ----------
     b          10 / 10  999.5 ms  1.048 s  +4.87 %  [+3.57 %, +6.20 %]  5.36e-06  regression
+      b: one file per side: variation between invocations (machine load) is not in the
+      interval
     1 significant regression(s), 0 improvement(s) (Fieller interval of the ratio new/base
     of means, runs as units, p < 0.05)
     >>> report.has_regression

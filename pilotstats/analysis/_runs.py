@@ -46,9 +46,8 @@ __all__ = [
 ]
 
 #: Note of a comparison whose runs come from one file per side.
-ONE_FILE_NOTE = ("the runs of each side come from one file (one invocation): variation "
-                 "between invocations (machine load, build) is not in the interval; "
-                 "several files per side include it")
+ONE_FILE_NOTE = ("one file per side: variation between invocations (machine load) is not "
+                 "in the interval")
 
 #: Label of the headline statistic when the runs are the units.
 RUN_LABELS = {"mean": "mean", "median": "run median", "min": "run min"}
