@@ -277,7 +277,7 @@ def test_compare_keeps_the_false_alarm_rate_on_the_grid() -> None:
     simulated runs have none): false alarms <= 5 % + Monte Carlo error for mean, median and
     min, pooled and per cell; seeded."""
     rng = np.random.default_rng(2022)
-    reps = 40
+    reps = 100
     pooled = Counter()
     for sigma_b, phi, runs, n in CELLS:
         for statistic in ("mean", "median", "min"):
