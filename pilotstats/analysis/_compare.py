@@ -325,7 +325,7 @@ class ComparisonReport(Result):
         return records_frame([*self.comparisons, *extra], "name")
 
     def _units(self) -> str:
-        kinds = {c.interval_units for c in self.comparisons} - {None}
+        kinds = {c.interval_units for c in self.comparisons if c.interval_units}
         return "/".join(sorted(kinds, key=("files", "runs", "blocks").index)) or "runs"
 
     def _tested(self) -> str:
