@@ -45,6 +45,14 @@ __all__ = [
     "run_level_fields",
 ]
 
+def _one_sample_note(statistic: str, block: int | None) -> str:
+    """Why a run median / minimum is the mean when the runs hold one sample each."""
+    if statistic == "mean" or block != 1:
+        return ""
+    return (f"the shortest run holds 1 sample (hyperfine: one process per timing), so each "
+            f"run's {statistic} is its value and the estimate is the mean over runs")
+
+
 #: Note of a comparison whose runs come from one file per side.
 ONE_FILE_NOTE = ("one file per side: variation between invocations (machine load) is not "
                  "in the interval")
@@ -175,6 +183,8 @@ def run_level_fields(
                      "(the interval includes the variation between files)")
     elif per_run.note:
         notes.append(per_run.note)
+    if one_sample := _one_sample_note(statistic, per_run.block_size):
+        notes.append(one_sample)
     plan = required_runs(result, half_width_percent=half_width_percent,
                          run_cost=run_cost if kind == "runs" else None)
     samples_per_unit = plan.samples_per_run if per_unit is None else per_unit
@@ -288,6 +298,9 @@ def compare_kept(
                 and min(len(base_runs), len(new_runs)) >= 2):
             note = "; ".join(part for part in (note, ONE_FILE_NOTE) if part)
     blocks = "blocks" in (result.base.units, result.new.units)
+    block = min(r.size for r in [*base_runs, *new_runs])
+    if not blocks and (one_sample := _one_sample_note(statistic, block)):
+        note = "; ".join(part for part in (note, one_sample) if part)
     common: dict[str, Any] = {"base_units": result.base.n_units,
                               "new_units": result.new.n_units, "blocks": blocks,
                               "note": note, "by_file": by_file}
