@@ -125,6 +125,11 @@ def file_groups(runs: list[tuple[int, np.ndarray]], run_sources: Any
     return list(groups.values()) if len(groups) >= 2 else None
 
 
+def _several_runs_per_file(files: list[list[np.ndarray]] | None) -> bool:
+    """Files whose runs are not the files themselves (one run per file: files are runs)."""
+    return files is not None and any(len(group) > 1 for group in files)
+
+
 def file_values(files: list[list[np.ndarray]], statistic: str, block: int | None
                 ) -> list[np.ndarray]:
     """Each file's statistic (mean over its runs of each run's statistic), as 1-sample runs.
@@ -173,7 +178,8 @@ def run_level_fields(
                                "unit": None if harmonic else unit}
     per_run = two_level_analysis(series, summary_statistic=statistic, **options)
     result, kind, per_unit = per_run, "runs", None
-    if files is not None and not assume_runs_equivalent:
+    if _several_runs_per_file(files) and not assume_runs_equivalent:
+        assert files is not None
         groups = [[1.0 / r for r in group] for group in files] if harmonic else files
         result = two_level_analysis(file_values(groups, statistic, per_run.block_size),
                                     summary_statistic="mean", **options)
@@ -272,7 +278,8 @@ def compare_kept(
                                "autocorrelation_limit": autocorrelation_limit,
                                "assume_runs_equivalent": assume_runs_equivalent,
                                "unit": None if harmonic else unit}
-    by_file = not assume_runs_equivalent and (base_files is not None or new_files is not None)
+    by_file = not assume_runs_equivalent and (_several_runs_per_file(base_files)
+                                               or _several_runs_per_file(new_files))
     if by_file:
         block = (None if statistic == "mean"
                  else min(r.size for r in [*base_runs, *new_runs]))
@@ -294,8 +301,8 @@ def compare_kept(
         result = runs_result = compare_runs(base_runs, new_runs, summary_statistic=statistic,
                                             **options)
         note = result.note
-        if (result.conclusive and not assume_runs_equivalent
-                and min(len(base_runs), len(new_runs)) >= 2):
+        if (result.conclusive and not assume_runs_equivalent and base_files is None
+                and new_files is None and min(len(base_runs), len(new_runs)) >= 2):
             note = "; ".join(part for part in (note, ONE_FILE_NOTE) if part)
     blocks = "blocks" in (result.base.units, result.new.units)
     block = min(r.size for r in [*base_runs, *new_runs])
