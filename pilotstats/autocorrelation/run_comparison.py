@@ -162,7 +162,10 @@ def ratio_interval_from_moments(
         return ratio, ratio, ratio, 0.0, math.inf
 
     def pivot(rho: float) -> float:
-        return (y - rho * x) / math.sqrt(vy + rho * rho * vx)
+        scale = math.sqrt(vy + rho * rho * vx)
+        if scale == 0.0:  # rho = 0 with constant new units: the pivot is +-infinite
+            return math.copysign(1e300, y - rho * x) if y != rho * x else 0.0
+        return (y - rho * x) / scale
 
     def excess(rho: float, sign: float) -> float:
         return sign * pivot(rho) - two_sided_t(confidence_level,
