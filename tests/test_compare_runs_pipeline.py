@@ -187,6 +187,10 @@ def test_several_files_per_side_make_the_files_the_units(
     assert item["base_n_runs"] == 80 and item["base_n_subsessions"] == 4
     status, out = run(["analyze", *map(str, base), "--", "--clock", "cpu"], capsys)
     assert status == 0 and "files as units: 4 files of 80 runs" in out
+    assert "files x 20" in out  # the plan counts files (invocations) of 20 repetitions
+    item = analyze([load(f, clock="cpu") for f in base])["BM_sum_squares"]
+    assert item.interval_units == "files" and len(item.run_values) == 4
+    assert item.confidence_interval() == pytest.approx((item.ci_low, item.ci_high), rel=1e-12)
     status, _ = run(["compare", str(base[0]), "--", *map(str, slow), "--clock", "cpu"], capsys)
     assert status == EXIT_INCONCLUSIVE  # one file on the base side: file variance unknown
 

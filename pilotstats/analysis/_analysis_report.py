@@ -100,7 +100,8 @@ class BenchmarkAnalysis(Result):
         :class:`~pilotstats.autocorrelation.TwoLevelResult`): ``T_1^2`` of a run mean and
         ``T_2^2`` per sample (autocorrelation-aware); None with one run or runs too short.
     plan_runs, plan_samples_per_run : int or None
-        Runs x samples per run that reach ``±half_width_percent``
+        Runs (files, when they are the units) x samples per run (file) that reach
+        ``±half_width_percent``
         (:func:`~pilotstats.autocorrelation.required_runs`; ``run_cost`` of :func:`analyze`
         lets it choose the run length); None with one run or when unreachable.
     additional_runs : int or None
@@ -179,7 +180,7 @@ class BenchmarkAnalysis(Result):
 
         level = self.confidence_level if confidence_level is None else check_confidence_level(
             confidence_level)
-        if self.interval_units == "runs" and len(self.run_values) >= 2:
+        if self.interval_units in ("runs", "files") and len(self.run_values) >= 2:
             harmonic = self.summary_statistic == "harmonic mean"
             values = np.asarray(self.run_values, dtype=np.float64)
             values = 1.0 / values if harmonic else values
@@ -216,12 +217,13 @@ class BenchmarkAnalysis(Result):
 
     @property
     def plan_text(self) -> str:
-        """What reaches ``±half_width_percent``: runs x samples per run, or samples."""
-        if self.interval_units == "runs":
+        """What reaches ``±half_width_percent``: runs (files) x samples each, or samples."""
+        if self.interval_units in ("runs", "files"):
             if self.plan_runs is None:
                 return "-"
             more = f" (+{self.additional_runs})" if self.additional_runs else ""
-            return f"{self.plan_runs} runs x {self.plan_samples_per_run}{more}"
+            return (f"{self.plan_runs} {self.interval_units} x {self.plan_samples_per_run}"
+                    f"{more}")
         return "-" if self.samples is None else str(self.samples)
 
     def __str__(self) -> str:
@@ -229,9 +231,10 @@ class BenchmarkAnalysis(Result):
             return f"{self.name}: n = {self.n}, {self.status}"
         interval = format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit)
         runs = f"{self.n_runs} run{'s' if self.n_runs != 1 else ''}"
-        if self.interval_units == "runs":
-            plan = (f"need {self.plan_runs} runs x {self.plan_samples_per_run}"
-                    if self.plan_runs is not None else "no run plan")
+        if self.interval_units in ("runs", "files"):
+            plan = (f"need {self.plan_runs} {self.interval_units} x "
+                    f"{self.plan_samples_per_run}" if self.plan_runs is not None
+                    else "no run plan")
             return (f"{self.name}: {self.summary_statistic} "
                     f"{format_quantity(self.mean, self.unit)} ({interval}, n = {self.n}, "
                     f"{runs}, warm-up {self.warmup_text}, {plan} for "
