@@ -182,8 +182,10 @@ class Measurements:
     work : array_like or float, shape (n,)
         Amount of work each sample covered (loops, iterations, calls); 1 when unknown.
     run : array_like or int, shape (n,)
-        Replicate id (pyperf process, JMH fork, Google Benchmark repetition); 0 when the
-        harness has one replicate.
+        Replicate id: pyperf worker process, JMH fork, Google Benchmark repetition, hyperfine
+        timing (one process each), asv process; 0 when the harness has one replicate per file
+        (pytest-benchmark, criterion.rs). :func:`pilotstats.io.load_many` gives the runs of
+        several files distinct ids.
     order : array_like, shape (n,), optional
         Position of the sample within its run (warm-ups included). Default: 0, 1, ... per
         (benchmark, run) in the given order.
@@ -294,6 +296,9 @@ class Measurements:
     @classmethod
     def concat(cls, parts: Sequence[Measurements]) -> Measurements:
         """Concatenate containers (benchmark names should differ, or runs will be merged).
+
+        To load several result files of the same benchmarks as separate runs, use
+        :func:`pilotstats.io.load_many`, which renumbers the runs of each file.
 
         Examples
         --------
