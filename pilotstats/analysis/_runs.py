@@ -194,11 +194,11 @@ def run_level_fields(
     plan = required_runs(result, half_width_percent=half_width_percent,
                          run_cost=run_cost if kind == "runs" else None)
     samples_per_unit = plan.samples_per_run if per_unit is None else per_unit
-    if plan.runs is not None and plan.additional_runs:
-        notes.append(f"±{half_width_percent:g} % needs {plan.runs} {kind} x "
+    if plan.planned_runs is not None and plan.additional_runs:
+        notes.append(f"±{half_width_percent:g} % needs {plan.planned_runs} {kind} x "
                      f"{samples_per_unit} samples: {plan.additional_runs} more {kind[:-1]}(s) "
                      f"than the {result.n_runs} measured")
-    elif plan.runs is None:
+    elif plan.planned_runs is None:
         notes.append(f"no plan: {plan.note}")
     if harmonic:
         mean = 1.0 / result.mean
@@ -218,7 +218,7 @@ def run_level_fields(
         "summary_statistic": "harmonic mean" if harmonic else RUN_LABELS[statistic],
         "interval_units": kind, "run_values": tuple(float(v) for v in unit_values),
         "block_size": per_run.block_size, "between_variance": between,
-        "within_variance": within, "plan_runs": plan.runs,
+        "within_variance": within, "plan_runs": plan.planned_runs,
         "plan_samples_per_run": samples_per_unit, "additional_runs": plan.additional_runs,
     }
     return fields, notes
