@@ -80,7 +80,8 @@ class TestAnalyze:
         assert item.between_variance == pytest.approx(ref.between_variance, rel=1e-12)
         assert item.within_variance == pytest.approx(ref.within_variance, rel=1e-12)
         plan = required_runs(ref, half_width_percent=1.0)
-        assert (item.plan_runs, item.plan_samples_per_run) == (plan.planned_runs, plan.samples_per_run)
+        assert (item.plan_runs, item.plan_samples_per_run) == (plan.planned_runs,
+                                                              plan.samples_per_run)
         assert item.additional_runs == max(0, plan.planned_runs - 10)
         assert item.warmup_removal == "none"
         assert item.between_run_std is not None and item.within_run_std is not None
