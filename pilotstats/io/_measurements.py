@@ -26,6 +26,7 @@ from pilotstats._validation import (
     reject_container_misuse,
 )
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
+from pilotstats.io._source import check_name
 from pilotstats.results import format_quantity
 
 __all__ = ["Measurements"]
@@ -128,6 +129,7 @@ def _name_column(values: Any, n: int) -> npt.NDArray[np.str_]:
     if values is None:
         values = "benchmark"
     if isinstance(values, str):
+        check_name(values, "benchmark")
         return np.array([values] * n, dtype=np.str_)
     reject_container_misuse(values, "benchmark")
     if _is_scalar(values):
@@ -137,7 +139,11 @@ def _name_column(values: Any, n: int) -> npt.NDArray[np.str_]:
     if raw is not None and raw.ndim == 1 and raw.dtype.kind == "O" and all(
         isinstance(item, str) for item in raw
     ):  # pandas string columns, lists of str with mixed lengths
+        for item in raw:  # before the fixed-width copy: n * longest name * 4 bytes
+            check_name(item, "benchmark")
         raw = raw.astype(np.str_)
+    elif raw is not None and raw.dtype.kind in "US" and raw.ndim == 1 and raw.size:
+        check_name(str(max(raw.tolist(), key=len)), "benchmark")
     if raw is None or raw.ndim != 1 or raw.dtype.kind not in "US":
         raise InvalidInputError(
             "benchmark must be a string or a 1-D sequence of strings, got "

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pilotstats.exceptions import InvalidInputError
+from pilotstats.io._source import check_regular_file
 from pilotstats.smoothing._time import _check_tz
 
 __all__ = ["SC18_DATE_RANGE", "TOKIO_FILES", "read_tokio_summaries"]
@@ -243,8 +244,9 @@ def read_tokio_summaries(
     tally: dict[str, int] = {} if counts is None else counts
     frames = []
     for system, path in paths.items():
-        if not path.is_file():
+        if not path.exists():
             raise InvalidInputError(f"TOKIO summary file not found: {path}")
+        check_regular_file(path, kind="TOKIO summary")  # no FIFO/device; MAX_INPUT_BYTES
         raw = pd.read_csv(path, low_memory=False)
         tally[f"rows_read_{system}"] = len(raw)
         if paper_cleaning:
