@@ -169,7 +169,13 @@ MAX_NAME_LENGTH: int = 4096
 #: reads from one folder.
 MAX_FOLDER_FILES: int = 100_000
 
+#: Retries of a Dask task of ``detect_many``/``trend_many`` (``engine="dask"``) that
+#: failed (a lost worker is rerun by the scheduler anyway); a batch that still fails gives
+#: ClusterError rows for its series.
+DASK_RETRIES: int = 3
+
 _DEFAULTS = {
+    "DASK_RETRIES": DASK_RETRIES,
     "MAX_INPUT_BYTES": MAX_INPUT_BYTES,
     "MAX_DECOMPRESSED_BYTES": MAX_DECOMPRESSED_BYTES,
     "MAX_NAME_LENGTH": MAX_NAME_LENGTH,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "ClusterError",
     "ConvergenceWarning",
     "DataRangeWarning",
     "DatasetDownloadError",
@@ -276,6 +277,17 @@ class WorkloadError(PilotStatsError, RuntimeError):
         self.session = session
         self.result = result
         self.round_index = round_index
+
+
+class ClusterError(PilotStatsError, RuntimeError):
+    """A Dask task of a batch analysis failed after its retries (a worker lost again and
+    again, the scheduler gone).
+
+    :func:`~pilotstats.analysis.detect_many` and :func:`~pilotstats.analysis.trend_many`
+    record it in the ``error`` column of the series of that task (the other series keep
+    their results); for a Dask DataFrame input, whose partitions cannot be told apart, it
+    is raised. ``pilotstats._config.DASK_RETRIES`` sets the number of retries.
+    """
 
 
 class DatasetDownloadError(PilotStatsError, OSError):

@@ -16,6 +16,9 @@ data) or :func:`scalar_values` (keywords), and classifies the outcome:
     a result for a value that is invalid by construction (strings, NaN, dicts, complex, ...);
 ``bad-result``
     a result whose ``to_dict()`` is not JSON-safe;
+``non-finite``
+    a result holding NaN or an infinity for finite input, in a field the target does not
+    document as possibly non-finite (issue 24);
 ``mutated``
     the call modified one of its inputs;
 ``crash`` / ``hang``
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import datetime
 import io as _stdio
 import json
 import math
@@ -99,6 +103,13 @@ def data_values(n: int = N) -> list[tuple[str, Callable[[], Any], bool]]:
         ("-inf", lambda: np.where(np.arange(n) == 3, -np.inf, base), True),
         ("numeric strings", lambda: [str(v) for v in base], True),
         ("datetime64", lambda: np.arange(n).astype("datetime64[s]"), True),
+        # issue 24: coercions that numpy performs silently
+        ("dates", lambda: [datetime.date(2024, 1, 1 + i % 28) for i in range(n)], True),
+        ("complex 0j", lambda: base.astype(complex), True),
+        ("complex list", lambda: [complex(v, 0.0) for v in base], True),
+        ("str array", lambda: base.astype(str), True),
+        ("None inside", lambda: [None, *base.tolist()[1:]], True),
+        ("bool+str", lambda: [True, "1.0", *base.tolist()[2:]], True),
         ("empty", lambda: np.array([]), False),
         ("one value", lambda: np.array([1.0]), False),
         ("two values", lambda: np.array([1.0, 2.0]), False),
@@ -114,6 +125,8 @@ def data_values(n: int = N) -> list[tuple[str, Callable[[], Any], bool]]:
         ("booleans", lambda: (np.arange(n) % 2).astype(bool), False),
         ("tuple", lambda: tuple(base.tolist()), False),
         ("short", lambda: base[: n // 2], False),
+        ("1e-308", lambda: base * 1e-308, False),
+        ("object floats", lambda: np.array(base.tolist(), dtype=object), False),
     ]
 
 
@@ -128,6 +141,12 @@ def scalar_values() -> list[tuple[str, Callable[[], Any], bool]]:
         ("complex", lambda: 1 + 1j, True),
         ("NaN", lambda: math.nan, True),
         ("400-digit int", lambda: 10**400, True),
+        # issue 24: numeric strings, dates, complex numbers with no imaginary part and dicts
+        # of numbers (whose keys look like data) are not numbers either
+        ("'1.5'", lambda: "1.5", True),
+        ("date", lambda: datetime.date(2024, 1, 1), True),
+        ("complex 0j", lambda: complex(2.0, 0.0), True),
+        ("int dict", lambda: {1: "a", 2: "b"}, True),
         ("None", lambda: None, False),
         ("True", lambda: True, False),
         ("+inf", lambda: math.inf, False),
@@ -139,6 +158,8 @@ def scalar_values() -> list[tuple[str, Callable[[], Any], bool]]:
         ("2**64", lambda: 2**64, False),
         ("1e308", lambda: 1e308, False),
         ("subnormal", lambda: 5e-324, False),
+        ("1e-308", lambda: 1e-308, False),
+        ("-1e308", lambda: -1e308, False),
     ]
 
 
@@ -170,6 +191,7 @@ class Target:
     slow: bool = False
     skip_values: frozenset[str] = frozenset()
     valid: frozenset[tuple[str | int, str]] = frozenset()
+    nonfinite: frozenset[str] = frozenset()
     note: str = ""
 
 
@@ -367,8 +389,9 @@ def _targets() -> list[Target]:
         Target("compare_polynomials", regression.compare_polynomials,
                lambda: [cal_u, cal_y], data=(0, 1),
                kwargs=lambda: {"degrees": [1, 2]},
-               scalars=("significance_level", "denominator", "weights"),
-               valid_none=frozenset({"weights"})),
+               scalars=("significance_level", "denominator", "weights", "degrees"),
+               valid_none=frozenset({"weights"}),
+               valid=frozenset({("degrees", "list")})),
         Target("calibrate", regression.calibrate,
                lambda: [model, cal_u, cal_y, [1.0, 1.0]], data=(1, 2, 3),
                scalars=("weights", "confidence_level", "max_iter", "fd", "fd_step"),
@@ -440,6 +463,54 @@ def _targets() -> list[Target]:
                                       "offset 1e9", "negative", "zeros", "huge ints",
                                       "booleans", "tuple", "short"}),
                note="a sequence of Measurements: numeric data are wrong-typed"),
+        # calibration models as functions of (params, conditions) (issue 24: NaN parameters,
+        # numeric strings, dates and complex numbers as conditions)
+        Target("PolynomialModel.evaluate_all", model.evaluate_all,
+               lambda: [[2.0, 3.0], cal_u], data=(0, 1)),
+        Target("ClosedNetworkModel.evaluate_all",
+               regression.ClosedNetworkModel(3, think_time=10.0).evaluate_all,
+               lambda: [[2.0, 3.0, 4.0], [1, 5, 10]], data=(0, 1),
+               skip_values=frozenset({"1e308", "-1e308", "1e-300..1e300", "offset 1e9",
+                                      "huge ints", "400-digit int"}),
+               note="populations: whole numbers; demands: huge values overflow by design"),
+        Target("ThreadPoolModel.evaluate_all",
+               regression.ThreadPoolModel(2, think_time=10.0).evaluate_all,
+               lambda: [[2.0, 3.0], [1, 5, 10]], data=(0, 1),
+               skip_values=frozenset({"1e308", "-1e308", "1e-300..1e300", "offset 1e9",
+                                      "huge ints", "400-digit int"})),
+        Target("calibrate(ClosedNetworkModel)",
+               lambda u, **kw: regression.calibrate(
+                   regression.ClosedNetworkModel(1, think_time=1.0), u,
+                   [0.5, 0.9, 1.2, 1.4], [1.0], **kw),
+               lambda: [[1, 2, 4, 8]], data=(0,),
+               skip_values=frozenset({"1e308", "-1e308", "1e-300..1e300", "offset 1e9",
+                                      "huge ints", "subnormal", "1e-308", "negative",
+                                      "constant", "zeros", "booleans", "short", "empty",
+                                      "one value", "two values"}),
+               note="conditions: 4 populations (one per measurement)"),
+        # batch front-ends: one series through detect_many/trend_many; an error row is
+        # raised again as its exception (a raw exception in an error row is a failure)
+        Target("detect_many", lambda x, **kw: _single_row(analysis.detect_many, x, **kw),
+               lambda: [x(80)], kwargs=lambda: {"min_size": 8, "n_permutations": 19,
+                                                "rng": 0, "workers": 1},
+               scalars=("higher_is_better", "short_window", "long_window", "workers",
+                        "engine", "progress"),
+               valid_none=frozenset({"workers", "progress"}),
+               flags=frozenset({"higher_is_better", "progress"}), slow=True),
+        Target("trend_many", lambda x, **kw: _single_row(analysis.trend_many, x, **kw),
+               lambda: [x()], kwargs=lambda: {"workers": 1},
+               valid=mdl_runs,
+               scalars=("higher_is_better", "short_window", "long_window", "workers",
+                        "engine", "progress"),
+               valid_none=frozenset({"workers", "progress"}),
+               flags=frozenset({"higher_is_better", "progress"})),
+        Target("fleet_report",
+               lambda **kw: analysis.fleet_report({"a": x(), "b": x(N, 1)}, workers=1, **kw),
+               lambda: [], data=(),
+               scalars=("higher_is_better", "short_window", "long_window", "method",
+                        "unit", "workers"),
+               valid_none=frozenset({"unit", "workers"}), free_strings=frozenset({"unit"}),
+               flags=frozenset({"higher_is_better"})),
         # data sets (bundled files; the downloads are tested against a local server)
         Target("dataset_licence", datasets.dataset_licence, lambda: ["tcpd"], data=(),
                scalars=(0,)),
@@ -454,6 +525,23 @@ def _targets() -> list[Target]:
     if os.environ.get("PILOTSTATS_FUZZ_PROBE"):  # self-test of the watchdog
         targets.append(Target("probe", _probe, lambda: [0.5], data=(), scalars=(0,)))
     return targets
+
+
+def _single_row(function: Callable[..., Any], series: Any, **kwargs: Any) -> Any:
+    """The one row of a batch over ``{"s": series}``; its error (if any) raised again as the
+    named exception it records, or as RuntimeError when it records a raw exception."""
+    import pilotstats.exceptions as named
+
+    frame = function({"s": series}, **kwargs)
+    row = frame.iloc[0].to_dict()
+    error = row.get("error")
+    if error is not None:
+        kind, _, message = str(error).partition(": ")
+        cls = getattr(named, kind, None)
+        if isinstance(cls, type) and issubclass(cls, named.PilotStatsError):
+            raise cls(message)
+        raise RuntimeError(f"raw exception recorded in the error column: {error}")
+    return row
 
 
 def _probe(value: Any) -> Any:
@@ -522,9 +610,7 @@ EXCLUDED: dict[str, str] = {
         "analyze_regions", "contributors", "plot_contributor_ranking", "plot_flag_heatmap",
         "plot_sma_difference", "plot_timeline", "plot_umami", "plot_analysis",
         "plot_comparison", "plot_measurements", "plot_trend", "to_otava_csv",
-        # batch front-ends over many series (tests/test_many.py, test_many_dask.py,
-        # test_fleet_report.py): every series goes through the fuzzed single-series calls
-        "detect_many", "trend_many", "fleet_report", "write_parquet",
+        "write_parquet",
     )},
     # Owned by the session engineer (issue 13, "Sessions and bad rounds").
     "BenchmarkSession": "pilotstats.session, owned by another change of issue 13",
@@ -596,14 +682,17 @@ def calls(quick: bool = False, only: set[str] | None = None) -> list[Call]:
                 if label in t.skip_values or (quick and not invalid and label not in (
                         "empty", "constant", "1e308")):
                     continue
+                if quick and label in ("dates", "complex list", "str array", "bool+str"):
+                    continue
                 if (label == "None" and index in t.valid_none) or (index, label) in t.valid:
                     invalid = False
                 out.append(Call(t.name, index, label, invalid))
         for key in t.scalars:
             for label, _, invalid in scalar_values():
-                if quick and label not in ("string", "NaN", "None", "2**62", "'False'"):
+                if quick and label not in ("string", "NaN", "None", "2**62", "'False'",
+                                           "'1.5'", "int dict"):
                     continue
-                if label in ("string", "'False'") and key in t.free_strings:
+                if label in ("string", "'False'", "'1.5'") and key in t.free_strings:
                     continue
                 if label == "None":
                     invalid = key not in t.valid_none
@@ -664,6 +753,31 @@ def _check_result(result: Any) -> str | None:
     return None
 
 
+def _nonfinite_fields(value: Any, path: str = "", depth: int = 0) -> list[str]:
+    """Paths of the NaN or infinite numbers in a result (fields, tuples, arrays)."""
+    if depth > 5:
+        return []
+    if isinstance(value, (float, np.floating)):
+        return [] if math.isfinite(float(value)) else [path or "result"]
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fc":
+        return [] if bool(np.isfinite(value).all()) else [path or "result"]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        found: list[str] = []
+        for f in dataclasses.fields(value):
+            found += _nonfinite_fields(getattr(value, f.name), f.name, depth + 1)
+        return found
+    if isinstance(value, (tuple, list)):
+        found = []
+        for item in value[:50]:
+            found += _nonfinite_fields(item, path, depth + 1)
+        return found
+    return []
+
+
+#: Values for which a non-finite result may be the honest answer.
+NONFINITE_INPUTS = frozenset({"+inf", "-inf", "NaN"})
+
+
 def run_call(call: Call) -> tuple[str, str]:
     """Run one call in this process; return (outcome, detail)."""
     from pilotstats.exceptions import PilotStatsError
@@ -697,8 +811,12 @@ def run_call(call: Call) -> tuple[str, str]:
         outcome, detail = "other", f"{type(exc).__module__}.{type(exc).__name__}: {exc}"
     else:
         problem = _check_result(result)
+        nonfinite = ([] if call.value in NONFINITE_INPUTS or call.invalid else
+                     sorted({f for f in _nonfinite_fields(result) if f not in target.nonfinite}))
         if problem:
             outcome, detail = "bad-result", problem
+        elif nonfinite:
+            outcome, detail = "non-finite", f"undocumented NaN/inf in {', '.join(nonfinite)}"
         elif call.invalid:
             outcome, detail = "accepted", repr(result)[:200]
         else:
@@ -783,7 +901,7 @@ def run_matrix(
     return results
 
 
-FAILURES = ("other", "accepted", "bad-result", "mutated", "crash", "hang",
+FAILURES = ("other", "accepted", "bad-result", "non-finite", "mutated", "crash", "hang",
             "runtime-warning")
 
 
