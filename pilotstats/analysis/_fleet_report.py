@@ -21,7 +21,7 @@ import numpy as np
 
 from pilotstats._protocols import select_items
 from pilotstats._typing import FleetEngine
-from pilotstats._validation import check_bool, check_choice
+from pilotstats._validation import check_bool, check_choice, check_text
 from pilotstats.analysis._many import _classify
 from pilotstats.results import Result, format_number, json_safe
 
@@ -421,6 +421,7 @@ def fleet_report(
 
     chosen = check_choice(method, "method", ("trend", "detect"))
     direction = check_bool(higher_is_better, "higher_is_better")
+    unit = check_text(unit, "unit", allow_none=True)
     function = trend_many if chosen == "trend" else detect_many
     if _is_dask_collection(table) and engine == "dask":
         source: Any = table  # analysed where it lies; the plots need it locally too

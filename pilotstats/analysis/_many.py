@@ -216,9 +216,9 @@ def _value_column(column: Any) -> tuple[np.ndarray, np.ndarray | None]:
     import pandas as pd
 
     kind = getattr(column.dtype, "kind", "O")
-    if kind in "biuf" or isinstance(column.dtype, pd.api.extensions.ExtensionDtype) and (
+    if kind in "biuf" or (isinstance(column.dtype, pd.api.extensions.ExtensionDtype) and (
             pd.api.types.is_numeric_dtype(column.dtype)
-            and not pd.api.types.is_complex_dtype(column.dtype)):
+            and not pd.api.types.is_complex_dtype(column.dtype))):
         return column.to_numpy(dtype=np.float64, na_value=np.nan), None
     cells = column.to_numpy(dtype=object)
     missing = np.asarray(pd.isna(column), dtype=bool)
@@ -645,6 +645,8 @@ def _many(kind: str, table: Any, by: str | Sequence[str] | None, order: str | No
           columns: Sequence[str]) -> Any:
     chosen = check_choice(engine, "engine", ("threads", "dask"))
     count = None if workers is None else check_int(workers, "workers", low=1)
+    if progress is not None:
+        check_bool(progress, "progress")
     if _is_dask_collection(table) and chosen == "dask":
         if value is None:
             raise InvalidInputError("a Dask DataFrame needs value= naming its value column")

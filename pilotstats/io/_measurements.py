@@ -51,10 +51,17 @@ def _is_scalar(values: Any) -> bool:
     return np.isscalar(values) or (isinstance(values, np.ndarray) and values.ndim == 0)
 
 
+def _reject_none(values: Any, name: str, default: Any) -> None:
+    """None is not a value of a per-sample column (issue 24: ``warmup=None`` was taken as
+    False); omitting the argument gives the default."""
+    if values is None:
+        raise InvalidInputError(f"{name} must not be None; omit it for the default "
+                                f"({default!r} for every sample)")
+
+
 def _float_column(values: Any, name: str, n: int, default: float) -> Float64Array1D:
     """Positive finite reals (work amounts): a scalar for every sample, or one per sample."""
-    if values is None:
-        values = default
+    _reject_none(values, name, default)
     if _is_scalar(values) and not isinstance(values, (str, bytes)):
         value = check_real(values.item() if isinstance(values, np.ndarray) else values, name,
                            low=0.0, low_inclusive=False)
@@ -76,8 +83,7 @@ def _plain_array(values: Any) -> npt.NDArray[Any] | None:
 def _int_column(values: Any, name: str, n: int, default: int, *, low: int | None = None
                 ) -> Int64Array1D:
     """Integer ids (run, order): a scalar for every sample, or one per sample."""
-    if values is None:
-        values = default
+    _reject_none(values, name, default)
     if _is_scalar(values) and not isinstance(values, (str, bytes)):
         item = values.item() if isinstance(values, np.ndarray) else values
         return np.full(n, check_int(item, name, low=low), dtype=np.int64)
@@ -104,8 +110,7 @@ def _int_column(values: Any, name: str, n: int, default: int, *, low: int | None
 
 def _bool_column(values: Any, name: str, n: int) -> npt.NDArray[np.bool_]:
     """Flags (warm-up): True/False for every sample, or one bool (or 0/1) per sample."""
-    if values is None:
-        values = False
+    _reject_none(values, name, False)
     if isinstance(values, (bool, np.bool_)):
         return np.full(n, bool(values), dtype=np.bool_)
     if _is_scalar(values):
@@ -126,8 +131,7 @@ def _bool_column(values: Any, name: str, n: int) -> npt.NDArray[np.bool_]:
 
 def _name_column(values: Any, n: int) -> npt.NDArray[np.str_]:
     """Benchmark names: one string for every sample, or one string per sample."""
-    if values is None:
-        values = "benchmark"
+    _reject_none(values, "benchmark", "benchmark")
     if isinstance(values, str):
         check_name(values, "benchmark")
         return np.array([values] * n, dtype=np.str_)
@@ -209,7 +213,11 @@ class Measurements:
         dates, 2-D input, mappings and iterators are rejected, never coerced); ``work`` not
         finite and positive; ``run``/``order`` not whole numbers (a NaN id is an error,
         not INT64_MIN); ``warmup`` not booleans or 0/1 (a NaN flag is an error, not True);
-        ``benchmark`` not strings; a per-sample column of the wrong length.
+        ``benchmark`` not strings; a per-sample column of the wrong length; None for
+        ``work``, ``run``, ``warmup`` or ``benchmark`` (omit the argument for its default).
+    InputLimitError
+        A benchmark name longer than ``pilotstats._config.MAX_NAME_LENGTH`` characters
+        (checked before the per-sample copy of the names).
 
     Notes
     -----
