@@ -97,6 +97,11 @@ def kernel_share(batch: Callable[..., Any], table: pd.DataFrame, kw: dict[str, A
     return statistics.median(totals), statistics.median(kernels), float(inside[1])
 
 
+def _warm_worker(table: pd.DataFrame, kw: dict[str, Any]) -> None:
+    detect_many(table, workers=1, **kw)
+    trend_many(table, workers=1, **kw)
+
+
 def same(a: pd.DataFrame, b: pd.DataFrame) -> bool:
     return bool(a.astype(str).equals(b.astype(str)))
 
@@ -164,8 +169,10 @@ def main() -> None:
                 client = Client(cluster)
             try:
                 cells, identical = [], True
+                # compile the kernels in every worker process, outside the timings (a batch
+                # of a few series reaches one worker only)
+                client.run(_warm_worker, table.head(4 * args.points), kw)
                 for name, batch, _ in cases:
-                    batch(table.head(2 * args.points), engine="dask", client=client, **kw)
                     wall, _, out = timed(lambda batch=batch, client=client: batch(
                         table, engine="dask", client=client, **kw), args.repeat)
                     identical &= same(out, reference[name])

@@ -24,8 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pilotstats.autocorrelation import subsession_analysis  # noqa: E402
-from pilotstats.exceptions import DataRangeWarning, PilotStatsError  # noqa: E402
+from pilotstats.autocorrelation import subsession_analysis
+from pilotstats.exceptions import DataRangeWarning, PilotStatsError
 
 
 def ar1(rng: np.random.Generator, phi: float, n: int) -> np.ndarray:
