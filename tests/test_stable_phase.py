@@ -20,12 +20,6 @@ from pilotstats.changepoints import StablePhase, dominant_segment, stable_phase
 from pilotstats.changepoints import stable as stable_module
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
-# Pilot's reference series are short and strongly autocorrelated (lag-1 r 0.9-0.97, 3-5
-# subsessions): the interval of their steady part rightly warns that it may under-cover
-# (issue 24); these tests check the segmentation, not that warning.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:strong autocorrelation:pilotstats.exceptions.DataRangeWarning")
-
 # ------------------------------------------------------------------------------------------
 # Pilot's pinned values (P-1): lib/test/unit_test_statistics.cc at d8bf8a5
 # ------------------------------------------------------------------------------------------
