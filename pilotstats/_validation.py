@@ -350,7 +350,8 @@ def check_int(
 
     Without ``high``, integers above ``_config.MAX_INTEGER_PARAMETER`` (2**40) are rejected:
     no size, count or index in pilotstats can meaningfully exceed it, and larger values
-    would overflow 64-bit arithmetic inside compiled kernels.
+    would overflow 64-bit arithmetic inside compiled kernels. Without ``low``, integers
+    below ``-high`` are rejected for the same reason.
     """
     if high is None:
         high = _config.MAX_INTEGER_PARAMETER
@@ -368,6 +369,9 @@ def check_int(
         raise InvalidInputError(f"{name} must be an integer, got {_describe(value)}")
     if low is not None and result < low:
         raise InvalidInputError(f"{name} must be at least {low}, got {result}")
+    if low is None and result < -high:  # ids may be negative, but not beyond int64 either
+        shown = str(result) if result > -10**30 else f"an integer of {len(str(result))} digits"
+        raise InvalidInputError(f"{name} must be at least {-high}, got {shown}")
     if result > high:
         shown = str(result) if result < 10**30 else f"an integer of {len(str(result))} digits"
         raise InvalidInputError(f"{name} must be at most {high}, got {shown}")

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+HARNESSES = ROOT / "tests" / "data" / "harnesses"
 N = 64
 CALL_TIMEOUT = 90.0
 
@@ -513,6 +514,20 @@ def _targets() -> list[Target]:
                         "unit", "workers"),
                valid_none=frozenset({"unit", "workers"}), free_strings=frozenset({"unit"}),
                flags=frozenset({"higher_is_better"})),
+        # loaders (issue 24): a fixture as the baseline; any value in place of the source
+        # is read as a path, text, bytes, open file or parsed document, and must give a
+        # FormatError (never a raw exception) when it is none of them
+        *[Target(name, getattr(io, name), lambda fixture=fixture: [str(HARNESSES / fixture)],
+                 note="strings are paths or documents")
+          for name, fixture in (("load_hyperfine", "hyperfine.json"),
+                                ("load_pyperf", "pyperf_suite.json.gz"),
+                                ("load_google_benchmark", "gbench.json"),
+                                ("load_jmh", "jmh.json"),
+                                ("load_pytest_benchmark", "pytest_benchmark.json"),
+                                ("load_asv", "asv_result.json"),
+                                ("load_pilot_baseline", "pilot_baseline.csv"))],
+        Target("load_asv_history", io.load_asv_history,
+               lambda: [str(HARNESSES)], note="a folder without asv results: FormatError"),
         # data sets (bundled files; the downloads are tested against a local server)
         Target("dataset_licence", datasets.dataset_licence, lambda: ["tcpd"], data=(),
                scalars=(0,)),
@@ -600,12 +615,9 @@ EXCLUDED: dict[str, str] = {
     "HarnessFormat": "a Literal type alias, not a function",
     "Stream": "a typing.Protocol (tests/test_protocols.py), not a function",
     "ResultCollection": "a typing.Protocol (tests/test_protocols.py), not a function",
-    # Loaders over files: covered by the CLI matrix and tests/test_io.py.
-    **{name: "file loader (CLI matrix, test_io)" for name in (
-        "load_asv", "load_criterion", "load_google_benchmark", "load_hyperfine",
-        "load_jmh", "load_pilot_baseline", "load_pyperf", "load_pytest_benchmark",
-        "read_tokio_summaries", "load_asv_history",
-    )},
+    # Loaders over folders of files: tests/test_io.py, tests/test_input_limits.py.
+    "load_criterion": "folder loader (test_io: criterion folders)",
+    "read_tokio_summaries": "TOKIO CSV loader (test_smoothing_tokio, test_input_limits)",
     # DataFrame pipelines and plots: pandas/matplotlib front-ends, validated by their
     # own test modules (tests/test_smoothing*.py, tests/test_plots.py).
     **{name: "DataFrame pipeline or plot" for name in (

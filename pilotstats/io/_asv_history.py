@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pilotstats.exceptions import FormatError
 from pilotstats.io._source import fail, field_list, field_mapping, folder_files, read_json
 
 __all__ = ["ASV_HISTORY_COLUMNS", "load_asv_history"]
@@ -115,6 +116,9 @@ def load_asv_history(path: str | os.PathLike[str]) -> Any:
     """
     import pandas as pd
 
+    if not isinstance(path, (str, os.PathLike)):
+        raise FormatError(f"load_asv_history needs the path of an asv results folder, got "
+                          f"{type(path).__name__}", source="<object>")
     root = _results_root(Path(os.fspath(path)))
     label = str(root)
     if not root.is_dir():
