@@ -290,6 +290,6 @@ def _warn_if_too_few_effective_samples(samples: Samples, result: SubsessionResul
         f"subsessions of q = {result.subsession_size} samples: their check of the "
         f"autocorrelation limit is noisy, and an AR(1) fit predicts block means still "
         f"correlated at {implied:.2f}, so the interval likely covers less than its nominal "
-        f"{result.confidence_level:.0%} (84-85 % measured in such cases for AR(1) phi = "
-        "0.9-0.95); collect more samples, or pass a larger subsession_size",
+        f"{result.confidence_level:.0%} (78-91 % measured in such cases for AR(1) phi = "
+        "0.8-0.95, n = 100-2000); collect more samples, or pass a larger subsession_size",
         DataRangeWarning, stacklevel=3)
