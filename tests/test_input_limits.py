@@ -172,3 +172,20 @@ def test_cli_reports_the_limit_and_how_to_raise_it(tmp_path: Path) -> None:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
         code = main(["analyze", str(bomb)])
     assert code == 2 and "MAX_DECOMPRESSED_BYTES" in err.getvalue()
+
+
+def test_batch_tables_from_files_are_bounded(tmp_path: Path) -> None:
+    from pilotstats.analysis import trend_many
+
+    table = tmp_path / "fleet.csv.gz"
+    table.write_bytes(gzip.compress(b"k,o,v\n" + b"a,1,1.0\n" * 200_000))
+    _config.MAX_DECOMPRESSED_BYTES = 2**20
+    with pytest.raises(InputLimitError, match="MAX_DECOMPRESSED_BYTES"):
+        trend_many(table, by="k", order="o", value="v")
+    _config.reset()
+    assert trend_many(table, by="k", order="o", value="v").loc[0, "n"] == 200_000
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "fifo.csv"
+        os.mkfifo(fifo)
+        with pytest.raises(InputLimitError, match="FIFO"):
+            trend_many(fifo, by="k", order="o", value="v")

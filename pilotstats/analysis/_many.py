@@ -26,6 +26,7 @@ from pilotstats import _config
 from pilotstats._typing import FleetEngine
 from pilotstats._validation import check_bool, check_choice, check_int
 from pilotstats.exceptions import ClusterError, InvalidInputError, MissingDependencyError
+from pilotstats.io._source import check_regular_file, gunzip, read_file
 
 __all__ = ["DETECT_COLUMNS", "TREND_COLUMNS", "detect_many", "trend_many", "write_parquet"]
 
@@ -89,12 +90,18 @@ def _read_path(path: Path) -> tuple[Any, dict[str, Any]]:
         return load_asv_history(path), {"by": ["machine", "env", "benchmark"],
                                         "order": "date", "value": "value"}
     name = path.name.lower()
-    if not path.is_file():
+    if not path.exists():
         raise InvalidInputError(f"{path}: no such file or folder")
+    check_regular_file(path, kind="table")  # no FIFO or device; MAX_INPUT_BYTES
     if name.endswith(".parquet"):
         _require("pyarrow", "parquet")
         return pd.read_parquet(path), {}
-    if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+    if name.endswith((".csv.gz", ".tsv.gz")):  # decompressed within MAX_DECOMPRESSED_BYTES
+        import io
+
+        data = gunzip(read_file(path, kind="table"), str(path))
+        return pd.read_csv(io.BytesIO(data), sep="\t" if ".tsv" in name else ","), {}
+    if name.endswith((".csv", ".tsv")):
         return pd.read_csv(path, sep="\t" if ".tsv" in name else ","), {}
     raise InvalidInputError(f"{path}: expected an asv results folder, a .csv, .tsv or "
                             ".parquet file")

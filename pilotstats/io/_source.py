@@ -33,6 +33,7 @@ __all__ = [
     "field_mapping",
     "field_str",
     "folder_files",
+    "gunzip",
     "read_file",
     "read_json",
     "read_text",
@@ -130,7 +131,9 @@ def read_file(path: str | os.PathLike[str], *, kind: str = "input") -> bytes:
     return raw
 
 
-def _gunzip(raw: bytes, label: str) -> bytes:
+def gunzip(raw: bytes, label: str) -> bytes:
+    """Decompress gzip data, at most ``_config.MAX_DECOMPRESSED_BYTES`` of them (a gzip
+    bomb raises :class:`InputLimitError` after that many bytes, not at the end)."""
     import gzip
     import io
     import zlib
@@ -151,7 +154,7 @@ def _gunzip(raw: bytes, label: str) -> bytes:
 
 def _decode(raw: bytes, label: str) -> str:
     if raw[:2] == _GZIP_MAGIC:
-        raw = _gunzip(raw, label)
+        raw = gunzip(raw, label)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
