@@ -176,9 +176,10 @@ def _frame_tasks(frame: Any, by: list[str], order: str | None, value: str) -> li
         appearance = rank[rows[starts]]
     values = values[rows]
     first = rows[starts]
-    parts_of = list(zip(*(_key_parts(frame[column].to_numpy(dtype=object)[first],
+    parts_of = list(zip(*(_key_parts(uniques.take(column_codes[first]),
                                      getattr(frame[column].dtype, "kind", "O") == "f")
-                          for column in by), strict=True))
+                          for column, (column_codes, uniques) in zip(by, columns, strict=True)),
+                        strict=True))
     missing_order = (np.asarray(frame[order].isna(), dtype=bool)[rows]
                      if order is not None else None)
     bad = bad_cells[rows] if bad_cells is not None else None
@@ -272,7 +273,7 @@ def _in_order(order: Any, rows: np.ndarray, starts: list[int], any_missing: bool
     return bool(steps.all())
 
 
-def _key_parts(keys: np.ndarray, numeric: bool) -> list[Any]:
+def _key_parts(keys: Any, numeric: bool) -> list[Any]:
     """Python scalars of one key column (its first row of each series). A missing key is
     NaN in a float column (as ``groupby`` names it) and None in any other column (a missing
     string, category, integer or date), whose series is named ``<NA>``, never ``"nan"``,
