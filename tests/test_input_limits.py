@@ -189,3 +189,15 @@ def test_batch_tables_from_files_are_bounded(tmp_path: Path) -> None:
         os.mkfifo(fifo)
         with pytest.raises(InputLimitError, match="FIFO"):
             trend_many(fifo, by="k", order="o", value="v")
+
+
+def test_tokio_summaries_are_bounded(tmp_path: Path) -> None:
+    from pilotstats.datasets import tokio_sample
+    from pilotstats.smoothing import read_tokio_summaries
+
+    sample = tmp_path / "sample_summary.csv.gz"
+    sample.write_bytes(gzip.compress(tokio_sample().to_csv(index=False).encode()))
+    assert len(read_tokio_summaries([sample])) == 162
+    _config.MAX_DECOMPRESSED_BYTES = 1000
+    with pytest.raises(InputLimitError, match="MAX_DECOMPRESSED_BYTES"):
+        read_tokio_summaries([sample])
