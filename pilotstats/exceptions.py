@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "ClusterError",
     "ConvergenceWarning",
     "DataRangeWarning",
     "DatasetDownloadError",
@@ -18,6 +19,7 @@ __all__ = [
     "FormatError",
     "FormatWarning",
     "IdentifiabilityWarning",
+    "InputLimitError",
     "InvalidInputError",
     "LabelSwitchingWarning",
 
@@ -182,6 +184,38 @@ class FormatError(PilotStatsError, ValueError):
         self.field = field
 
 
+class InputLimitError(FormatError):
+    """An input is larger than a limit of :mod:`pilotstats._config`, or not a regular file.
+
+    Raised before the input is parsed or decompressed, so that a hostile or corrupt input (a
+    gzip bomb, a multi-gigabyte JSON file, a 256 MiB benchmark name, a FIFO or a link to
+    ``/dev/zero`` in a results folder) cannot exhaust memory or hang. The message names the
+    input, the limit and how to raise it. :attr:`limit` is the name of the tunable in
+    :mod:`pilotstats._config` (``MAX_INPUT_BYTES``, ``MAX_DECOMPRESSED_BYTES``,
+    ``MAX_NAME_LENGTH``, ``MAX_FOLDER_FILES``), or ``"regular file"`` for a FIFO, device or
+    socket, which pilotstats never reads; :attr:`size` is the size found (bytes, characters or
+    files) when known.
+
+    Examples
+    --------
+    >>> from pilotstats import _config
+    >>> from pilotstats.io import load_hyperfine
+    >>> _config.MAX_INPUT_BYTES = 10
+    >>> try:
+    ...     load_hyperfine('{"results": []}')
+    ... except InputLimitError as error:
+    ...     print(error.limit, error.size)
+    MAX_INPUT_BYTES 15
+    >>> _config.reset()
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, limit: str | None = None,
+                 size: int | None = None):
+        super().__init__(message, source=source)
+        self.limit = limit
+        self.size = size
+
+
 class FormatWarning(PilotStatsWarning):
     """A loader skipped or reinterpreted part of a result file (e.g. errored rows)."""
 class EmptyGroupError(InvalidInputError, NotEnoughDataError):
@@ -289,6 +323,17 @@ class WorkloadError(PilotStatsError, RuntimeError):
         self.session = session
         self.result = result
         self.round_index = round_index
+
+
+class ClusterError(PilotStatsError, RuntimeError):
+    """A Dask task of a batch analysis failed after its retries (a worker lost again and
+    again, the scheduler gone).
+
+    :func:`~pilotstats.analysis.detect_many` and :func:`~pilotstats.analysis.trend_many`
+    record it in the ``error`` column of the series of that task (the other series keep
+    their results); for a Dask DataFrame input, whose partitions cannot be told apart, it
+    is raised. ``pilotstats._config.DASK_RETRIES`` sets the number of retries.
+    """
 
 
 class DatasetDownloadError(PilotStatsError, OSError):

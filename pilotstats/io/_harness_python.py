@@ -293,7 +293,10 @@ def load_pytest_benchmark(
 
 def _pytest_benchmark_object(source: Any) -> dict[str, Any] | None:
     """Turn a pytest-benchmark fixture / Metadata object into a JSON-like dict, else None."""
-    if isinstance(source, (str, bytes, os.PathLike, Mapping, list)) or hasattr(source, "read"):
+    import numpy as np
+
+    if isinstance(source, (str, bytes, os.PathLike, Mapping, list, np.ndarray)) or hasattr(
+            source, "read"):  # an ndarray's .data is its buffer, not a fixture's timings
         return None
     stats = getattr(source, "stats", None)
     inner = getattr(stats, "stats", None)

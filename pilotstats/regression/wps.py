@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from pilotstats._typing import ArrayLike1D, SubsessionBasis, WpsEstimator, WpsMethod
 from pilotstats._validation import (
     as_float_array,
@@ -115,7 +117,8 @@ def wps(
     Raises
     ------
     InvalidInputError
-        Mismatched lengths, NaN/inf, non-positive work or durations, bad parameters.
+        Mismatched lengths, NaN/inf, non-positive work or durations, bad parameters, or
+        a rate work / duration beyond float64 (durations near 1e-308 s).
     NotEnoughDataError
         Fewer than 3 rounds survive the filters, or ``subsession_size`` leaves fewer than 3
         subsessions.
@@ -200,6 +203,12 @@ def wps(
             f"work and durations must have the same length (one entry per round), "
             f"got {w.shape[0]} and {duration.shape[0]}"
         )
+    with np.errstate(over="ignore"):
+        rates = w / duration
+    if not np.isfinite(rates).all():  # durations near 1e-308 s: work per second overflows
+        raise InvalidInputError(
+            "work / duration overflows float64 (durations of about 1e-308 s or work near "
+            "1e308); rescale (e.g. give durations in a smaller unit, or work in thousands)")
     level = check_confidence_level(confidence_level)
     limit = check_autocorrelation_limit(autocorrelation_limit)
     threshold = check_real(min_round_duration, "min_round_duration", low=0.0)
