@@ -44,6 +44,7 @@ temporary git worktrees.
 """
 
 from pilotstats.session._bisect import bisect
+from pilotstats.session._bisect_demo import demo_repository
 from pilotstats.session._bisect_git import BisectError
 from pilotstats.session._bisect_results import BisectProbe, BisectResult
 from pilotstats.session._controller import BenchmarkSession
@@ -63,6 +64,7 @@ __all__ = [
     "SessionProgress",
     "SessionResult",
     "bisect",
+    "demo_repository",
     "run_session",
     "trim_warmup",
 ]

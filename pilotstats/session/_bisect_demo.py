@@ -37,11 +37,31 @@ def _blob(text: str) -> bytes:
 
 
 def demo_repository(path: str | os.PathLike[str], *, commits: int = 64,
-                    culprit: int | None = None, work: int = 30_000, growth: float = 1.15,
+                    culprit: int | None = None, iterations: int = 30_000, growth: float = 1.15,
                     noise: float = 0.05, broken: tuple[int, ...] = ()) -> list[str]:
     """Create the repository at ``path`` (a new folder); return its commits, oldest first.
 
-    Commits listed in ``broken`` hold a file ``BROKEN`` (a build command can fail on it).
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Folder to create (it must not exist).
+    commits : int, default 64
+        Number of commits.
+    culprit : int, optional
+        0-based index of the first commit whose benchmark does more work (None: none).
+    iterations : int, default 30,000
+        Loop iterations of the benchmark before the culprit.
+    growth : float, default 1.15
+        Factor of the work from the culprit on.
+    noise : float, default 0.05
+        Relative run-to-run noise the program adds to its own work (from ``os.urandom``).
+    broken : tuple of int
+        Commits holding a file ``BROKEN``, on which a build command can fail.
+
+    Returns
+    -------
+    list of str
+        The commit hashes, oldest first.
 
     Examples
     --------
@@ -57,7 +77,8 @@ def demo_repository(path: str | os.PathLike[str], *, commits: int = 64,
                    env=environment, capture_output=True)
     stream = bytearray()
     for index in range(commits):
-        amount = int(work * growth) if culprit is not None and index >= culprit else work
+        amount = (int(iterations * growth) if culprit is not None and index >= culprit
+                  else iterations)
         message = f"commit {index}"
         stream += b"commit refs/heads/main\nmark :%d\n" % (index + 1)
         stream += b"committer bench <bench@example.org> %d +0000\n" % (1_700_000_000 + index)
