@@ -334,12 +334,10 @@ class TestCsitChanges:
                 _, change, reference = csit_changes(np.asarray(groups.trend_mean), short,
                                                     long, bool(trial % 2))
                 if n <= short:
-                    # issue 25: trend_compliance takes the earliest trend for a history of
-                    # S runs or fewer (CSIT's rule); csit_changes (pilotstats.analysis,
-                    # another change) still reports NaN there
+                    # issue 25: a history of S runs or fewer takes the earliest trend
+                    # (CSIT's rule), in both implementations
                     assert comp.reference_is_earliest
-                    assert comp.reference == groups.trend_mean[0]
-                    continue
+                    assert comp.reference == groups.trend_mean[0] == reference
                 assert _same(reference, comp.reference)
                 assert _same(change, comp.long_term_change_percent)
 

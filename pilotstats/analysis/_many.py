@@ -344,7 +344,9 @@ def csit_changes(trend: np.ndarray, short_window: int, long_window: int,
     is the last run with a trend and ``n = last + 1``. Short-term change: trend[last]
     against trend[n − min(n, S)] (CSIT's "a week ago", ``avgs[max(-S, -len)]``); long-term
     change: against the best trend of runs ``n − min(n, L) .. n − 1 − S`` (max when higher
-    is better), the reference of :func:`~pilotstats.changepoints.trend_compliance`.
+    is better), the reference of :func:`~pilotstats.changepoints.trend_compliance`; with
+    ``n <= S`` runs the earliest available trend ("if the history is too short, the
+    earliest available trend is used", CSIT).
     """
     gaps = bool(np.isnan(trend).any())  # detect_many's trends have none
     present = np.flatnonzero(~np.isnan(trend)) if gaps else None
@@ -353,8 +355,12 @@ def csit_changes(trend: np.ndarray, short_window: int, long_window: int,
     last = trend.shape[0] - 1 if present is None else int(present[-1])
     n = last + 1
     window = trend[n - min(n, long_window):n - min(n, short_window)]
+    if n <= short_window:  # "if the history is too short, the earliest available trend"
+        window = trend[n - min(n, long_window):n]
     if gaps:
         window = window[~np.isnan(window)]
+    if n <= short_window:
+        window = window[:1]
     reference = math.nan
     if window.size:
         reference = float(window.max() if higher_is_better else window.min())
