@@ -92,7 +92,8 @@ class ResultCollection(Protocol[T_co]):
     :class:`~pilotstats.analysis.AnalysisReport`,
     :class:`~pilotstats.analysis.ComparisonReport`,
     :class:`~pilotstats.analysis.TrendReport` and :class:`~pilotstats.analysis.FleetReport`
-    (one item per benchmark or series). Each class says what one item is.
+    (one item per benchmark or series), and :class:`~pilotstats.session.BisectResult` (one
+    item per measured commit). Each class says what one item is.
 
     Methods
     -------

@@ -202,7 +202,20 @@ def _steady_state() -> Any:
     return steady_state(np.random.default_rng(8).normal(1.0, 0.01, (3, 400)))
 
 
+def _bisect_result() -> Any:
+    import sys
+    import tempfile
+
+    from pilotstats.session import bisect, demo_repository
+
+    folder = tempfile.mkdtemp() + "/repo"
+    commits = demo_repository(folder, commits=3, culprit=2, growth=3.0)
+    return bisect(commits[0], commits[-1], [sys.executable, "bench.py"], repo=folder,
+                  column=0)
+
+
 COLLECTIONS: dict[str, Callable[[], Any]] = {
+    "BisectResult": _bisect_result,
     "ChangePoints": _edm,
     "ChangePoints (no change point)": _edm_without_change,
     "DetectedChangePoints": _detected,

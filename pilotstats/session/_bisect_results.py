@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from pilotstats._protocols import select_items
 from pilotstats.results import Result, format_number
 
 __all__ = ["BisectProbe", "BisectResult"]
@@ -99,7 +100,8 @@ class BisectProbe(Result):
 class BisectResult(Result):
     """Outcome of a statistically decided bisection.
 
-    Follows the :class:`pilotstats.ResultCollection` protocol over :attr:`probes`.
+    Follows the :class:`pilotstats.ResultCollection` protocol over :attr:`probes` (an item
+    is one :class:`BisectProbe`; ``result["1a2b3c"]`` selects one by a commit prefix).
 
     Attributes
     ----------
@@ -193,7 +195,7 @@ class BisectResult(Result):
                 if probe.commit.startswith(key):
                     return probe
             raise KeyError(key)
-        return self.probes[key]
+        return select_items(key, len(self.probes), self.probes.__getitem__, "probe")
 
     def __str__(self) -> str:
         change = (f"bad vs good {_percent(self.ratio)} "
