@@ -36,3 +36,8 @@ __all__ += [
     "dominant_segment",
     "stable_phase",
 ]
+
+# Streaming detect_changes and stable_phase (issue 26).
+from pilotstats.changepoints._streams import DetectStream, StablePhaseStream
+
+__all__ += ["DetectStream", "StablePhaseStream"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -36,17 +37,40 @@ def _candidate_locations(x: Float64Array1D, min_size: int) -> tuple[tuple[int, .
     candidates and the block size (1 when the raw series was searched).
     """
     n = int(x.shape[0])
-    limit = max(int(_config.DETECT_EDM_MAX_POINTS), 4)
-    percent = float(_config.DETECT_CANDIDATE_PERCENT)
-    degree = int(_config.DETECT_CANDIDATE_DEGREE)
-    if n <= limit:
+    percent, degree = _candidate_penalty()
+    block, block_min = _candidate_blocks(n, min_size)
+    if block == 1:
         return _edm_percent_locations(x, min_size, percent, degree, scale=True), 1
-    block = -(-n // limit)
-    m = n // block
-    medians = np.ascontiguousarray(np.median(x[: m * block].reshape(m, block), axis=1))
-    block_min = max(2, -(-min_size // block))
+    medians = _block_medians(x, block, 0, n // block)
     located = _edm_percent_locations(medians, block_min, percent, degree, scale=True)
-    return tuple(int(c) * block for c in located if min_size <= c * block <= n - min_size), block
+    return _block_candidates(located, block, min_size, n), block
+
+
+def _candidate_penalty() -> tuple[float, int]:
+    """Pilot's EDM-percent parameters (percent, degree) from ``_config``."""
+    return float(_config.DETECT_CANDIDATE_PERCENT), int(_config.DETECT_CANDIDATE_DEGREE)
+
+
+def _candidate_blocks(n: int, min_size: int) -> tuple[int, int]:
+    """Block size b and block minimum segment δ_b of the EDM candidate search at length n."""
+    limit = max(int(_config.DETECT_EDM_MAX_POINTS), 4)
+    if n <= limit:
+        return 1, min_size
+    block = -(-n // limit)
+    return block, max(2, -(-min_size // block))
+
+
+def _block_medians(x: Float64Array1D, block: int, first: int, last: int) -> Float64Array1D:
+    """Medians of the blocks ``first`` to ``last - 1`` of ``block`` consecutive samples."""
+    rows = x[first * block : last * block].reshape(last - first, block)
+    return np.ascontiguousarray(np.median(rows, axis=1))
+
+
+def _block_candidates(
+    located: Sequence[int], block: int, min_size: int, n: int
+) -> tuple[int, ...]:
+    """Block change points mapped to samples, those closer than δ to an end dropped."""
+    return tuple(int(c) * block for c in located if min_size <= c * block <= n - min_size)
 
 
 # ----------------------------------------------------------------------------------------
@@ -208,6 +232,7 @@ class _RankScanner:
         *,
         variance_changes: bool = False,
         step_inflation: float = 1.0,
+        memo: dict[Any, Any] | None = None,
     ) -> None:
         self.x = x
         self.min_size = min_size
@@ -218,6 +243,11 @@ class _RankScanner:
         self._cache: dict[tuple[int, int], _Scan] = {}
         self._kind: dict[tuple[int, int], str] = {}
         self._located: dict[tuple[int, int], int] = {}
+        if memo is not None:
+            # scans of a window depend on its values and these settings only, so they
+            # carry over between calls on growing prefixes of one series (DetectStream)
+            key = (min_size, inflation, tolerance, variance_changes, step_inflation)
+            self._cache, self._kind, self._located = memo.setdefault(key, ({}, {}, {}))
 
     def scan(self, start: int, end: int) -> _Scan:
         key = (start, end)
