@@ -21,7 +21,8 @@ __all__: list[str] = [
     "trend_compliance",
 ]
 
-# Guarded detection and stable phase (branch ``detect``).
+# Guarded detection and stable phase (branch ``detect``); their streams (issue 26).
+from pilotstats.changepoints._streams import DetectStream, StablePhaseStream
 from pilotstats.changepoints.detect import DetectedChangePoints, detect_changes
 from pilotstats.changepoints.stable import (
     StablePhase,
@@ -30,14 +31,11 @@ from pilotstats.changepoints.stable import (
 )
 
 __all__ += [
+    "DetectStream",
     "DetectedChangePoints",
     "StablePhase",
+    "StablePhaseStream",
     "detect_changes",
     "dominant_segment",
     "stable_phase",
 ]
-
-# Streaming detect_changes and stable_phase (issue 26).
-from pilotstats.changepoints._streams import DetectStream, StablePhaseStream
-
-__all__ += ["DetectStream", "StablePhaseStream"]

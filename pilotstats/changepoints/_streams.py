@@ -71,10 +71,14 @@ class _EdmCandidates:
     Called like :func:`pilotstats.changepoints._detect_scan._candidate_locations` with the
     (exactly scaled) data; keeps one :class:`EdmStream` on the raw values (n <=
     ``DETECT_EDM_MAX_POINTS``) or on the medians of the current block size, and rebuilds it
-    when the block size, the configuration or the data scale changes.
+    when the block size or the configuration changes (and on :meth:`reset`: the owner
+    calls it when the exact power-of-two data scale changes).
     """
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self._key: tuple[Any, ...] | None = None
         self._stream: EdmStream | None = None
         self._fed = 0
@@ -83,7 +87,7 @@ class _EdmCandidates:
         n = int(data.shape[0])
         percent, degree = _candidate_penalty()
         block, block_min = _candidate_blocks(n, min_size)
-        key = (percent, degree, block, block_min, arithmetic_scale(data))
+        key = (percent, degree, block, block_min)
         if key != self._key or self._stream is None:
             self._stream = EdmStream(
                 min_size=block_min, percent=percent, degree=degree, scale="range"
@@ -285,6 +289,7 @@ variance_changes, unit
         scale = arithmetic_scale(data)
         if scale != self._scale:  # the scaled values all changed: nothing carries over
             self._memo.clear()
+            self._candidates.reset()
             self._scale = scale
         memo = self._memo if options.test == "rank" else None
         self._memo.used = set()
