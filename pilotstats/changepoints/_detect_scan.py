@@ -31,19 +31,26 @@ _NO_BOUNDS = np.zeros(0, dtype=np.int64)  # residual_rank_lag1: running median, 
 def _candidate_locations(x: Float64Array1D, min_size: int) -> tuple[tuple[int, ...], int]:
     """EDM-percent candidates (δ = ``min_size``, Pilot's percent and degree, range-scaled).
 
-    Series longer than ``_config.DETECT_EDM_MAX_POINTS`` are searched on the medians of
-    consecutive blocks of ``b = ceil(n / DETECT_EDM_MAX_POINTS)`` samples with
-    ``δ_b = ceil(min_size / b)``; a block change point ``c`` maps to ``c·b``. Returns the
-    candidates and the block size (1 when the raw series was searched).
+    Series longer than ``L = _config.DETECT_EDM_MAX_POINTS`` are searched on the medians of
+    L consecutive blocks, block i holding ``x[floor(i·n/L):floor((i + 1)·n/L)]`` (``floor(n/L)``
+    or ``ceil(n/L)`` samples), with ``δ_b = max(2, ceil(min_size·L/n))``; a block change point
+    ``c`` maps to the first sample of block c. The EDM search thus always runs on at most L
+    points, so its cost is the same for every n >= L and the total cost grows with n (blocks
+    of a whole number of samples made it drop fourfold from n = L to L + 1). Returns the
+    candidates and the largest block size ``ceil(n/L)`` (1 when the raw series was searched).
     """
     n = int(x.shape[0])
     percent, degree = _candidate_penalty()
-    block, block_min = _candidate_blocks(n, min_size)
-    if block == 1:
+    limit = _candidate_limit()
+    if n <= limit:
         return _edm_percent_locations(x, min_size, percent, degree, scale=True), 1
-    medians = _block_medians(x, block, 0, n // block)
-    located = _edm_percent_locations(medians, block_min, percent, degree, scale=True)
-    return _block_candidates(located, block, min_size, n), block
+    edges = (np.arange(limit + 1, dtype=np.int64) * n) // limit
+    block_min = max(2, -(-min_size * limit // n))
+    located = _edm_percent_locations(
+        _block_medians(x, edges), block_min, percent, degree, scale=True
+    )
+    starts = (int(edges[c]) for c in located)
+    return tuple(s for s in starts if min_size <= s <= n - min_size), -(-n // limit)
 
 
 def _candidate_penalty() -> tuple[float, int]:
@@ -51,26 +58,20 @@ def _candidate_penalty() -> tuple[float, int]:
     return float(_config.DETECT_CANDIDATE_PERCENT), int(_config.DETECT_CANDIDATE_DEGREE)
 
 
-def _candidate_blocks(n: int, min_size: int) -> tuple[int, int]:
-    """Block size b and block minimum segment δ_b of the EDM candidate search at length n."""
-    limit = max(int(_config.DETECT_EDM_MAX_POINTS), 4)
-    if n <= limit:
-        return 1, min_size
-    block = -(-n // limit)
-    return block, max(2, -(-min_size // block))
+def _candidate_limit() -> int:
+    """Longest series whose EDM candidates are searched point by point."""
+    return max(int(_config.DETECT_EDM_MAX_POINTS), 4)
 
 
-def _block_medians(x: Float64Array1D, block: int, first: int, last: int) -> Float64Array1D:
-    """Medians of the blocks ``first`` to ``last - 1`` of ``block`` consecutive samples."""
-    rows = x[first * block : last * block].reshape(last - first, block)
-    return np.ascontiguousarray(np.median(rows, axis=1))
-
-
-def _block_candidates(
-    located: Sequence[int], block: int, min_size: int, n: int
-) -> tuple[int, ...]:
-    """Block change points mapped to samples, those closer than δ to an end dropped."""
-    return tuple(int(c) * block for c in located if min_size <= c * block <= n - min_size)
+def _block_medians(x: Float64Array1D, edges: np.ndarray) -> Float64Array1D:
+    """Medians of the blocks ``x[edges[i]:edges[i + 1]]`` (of at most two sizes)."""
+    sizes = np.diff(edges)
+    medians = np.empty(sizes.shape[0])
+    for size in np.unique(sizes):
+        which = np.flatnonzero(sizes == size)
+        rows = x[edges[which][:, None] + np.arange(int(size))]
+        medians[which] = np.median(rows, axis=1)
+    return medians
 
 
 # ----------------------------------------------------------------------------------------

@@ -4,9 +4,9 @@
 Both follow :class:`pilotstats.Stream`: :meth:`append` and :meth:`extend` only store the
 values (amortised O(1) per value), :meth:`result` brings the analysis up to date and equals
 the batch call on all values so far. What stays valid between two calls on growing prefixes
-of one series is kept: the EDM-percent dynamic programme of the candidates (causal, one
-column per new value: :class:`~pilotstats.changepoints.EdmStream`), the block medians of
-long series, and the rank scans of windows that lie in the part already seen.
+of one series is kept: the EDM-percent dynamic programme of the candidates up to 6,000
+values (causal, one column per new value: :class:`~pilotstats.changepoints.EdmStream`) and
+the rank scans of windows that lie in the part already seen.
 """
 
 from __future__ import annotations
@@ -26,9 +26,8 @@ from pilotstats._typing import (
 )
 from pilotstats._validation import check_stream_value, check_stream_values
 from pilotstats.changepoints._detect_scan import (
-    _block_candidates,
-    _block_medians,
-    _candidate_blocks,
+    _candidate_limit,
+    _candidate_locations,
     _candidate_penalty,
 )
 from pilotstats.changepoints._edm import EdmStream
@@ -69,10 +68,11 @@ class _EdmCandidates:
     """Incremental EDM-percent candidates of :func:`detect_changes` on growing prefixes.
 
     Called like :func:`pilotstats.changepoints._detect_scan._candidate_locations` with the
-    (exactly scaled) data; keeps one :class:`EdmStream` on the raw values (n <=
-    ``DETECT_EDM_MAX_POINTS``) or on the medians of the current block size, and rebuilds it
-    when the block size or the configuration changes (and on :meth:`reset`: the owner
-    calls it when the exact power-of-two data scale changes).
+    (exactly scaled) data. Up to ``DETECT_EDM_MAX_POINTS`` values it keeps one
+    :class:`EdmStream` on them and adds the new values as columns; it rebuilds it when the
+    configuration changes (and on :meth:`reset`: the owner calls it when the exact
+    power-of-two data scale changes). Beyond, the block boundaries move with n and the
+    batch search on the block medians runs again.
     """
 
     def __init__(self) -> None:
@@ -85,23 +85,19 @@ class _EdmCandidates:
 
     def __call__(self, data: Float64Array1D, min_size: int) -> tuple[tuple[int, ...], int]:
         n = int(data.shape[0])
+        if n > _candidate_limit():
+            self.reset()  # a prefix never comes back: free the state
+            return _candidate_locations(data, min_size)
         percent, degree = _candidate_penalty()
-        block, block_min = _candidate_blocks(n, min_size)
-        key = (percent, degree, block, block_min)
+        key = (percent, degree, min_size)
         if key != self._key or self._stream is None:
             self._stream = EdmStream(
-                min_size=block_min, percent=percent, degree=degree, scale="range"
+                min_size=min_size, percent=percent, degree=degree, scale="range"
             )
             self._key, self._fed = key, 0
-        if block == 1:
-            self._stream.extend(data[self._fed : n])
-            self._fed = n
-            return self._stream._locations(), 1
-        rows = n // block
-        if rows > self._fed:
-            self._stream.extend(_block_medians(data, block, self._fed, rows))
-            self._fed = rows
-        return _block_candidates(self._stream._locations(), block, min_size, n), block
+        self._stream.extend(data[self._fed : n])
+        self._fed = n
+        return self._stream._locations(), 1
 
 
 class _ScanMemo(dict[Any, Any]):
@@ -163,13 +159,14 @@ variance_changes, unit
     **result()** brings the analysis up to date and costs about what the batch call costs
     on the parts that depend on the whole series; it reuses what stays valid:
 
-    * The EDM-percent candidates (the O(n²) part of :func:`detect_changes`): the dynamic
-      programme is causal (James, Kejariwal & Matteson 2014, arXiv:1411.7955), so the values
-      (or, beyond ``_config.DETECT_EDM_MAX_POINTS`` = 6,000, the block medians) added since
-      the last call add one column each at O(m) (m <= 6,000), as in :class:`EdmStream`. It
-      is recomputed, O(m²), when the range-scaled values change (a new minimum or maximum:
-      O(log n) times on stationary noise), when the block size ``ceil(n / 6000)`` grows
-      (16 times up to 10^5) or when the exact power-of-two data scale changes.
+    * The EDM-percent candidates (the O(n²) part of :func:`detect_changes`) up to
+      ``_config.DETECT_EDM_MAX_POINTS`` = 6,000 values: the dynamic programme is causal
+      (James, Kejariwal & Matteson 2014, arXiv:1411.7955), so each value added since the
+      last call adds one column at O(n), as in :class:`EdmStream`, instead of the batch
+      O(n²). It is recomputed when the range-scaled values change (a new minimum or maximum:
+      O(log n) times on stationary noise) or the exact power-of-two data scale changes.
+      Beyond 6,000 values the batch call searches the medians of 6,000 blocks whose
+      boundaries move with n, so this search, O(6,000²), runs again at every call.
     * The rank scans and location estimates of windows inside the values already seen,
       when the autocorrelation inflation is the same as in an earlier call (it is 1 on
       series whose residual ranks are not positively autocorrelated); not kept for the

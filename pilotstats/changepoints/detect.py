@@ -230,9 +230,12 @@ def detect_changes(
     arXiv:1411.7955, 2014; reference ``twitter/BreakoutDetection`` ``src/edm-per.cpp``) with
     δ = ``min_size``, percent 0.25, degree 1 on ``(x − min)/(max − min)``. EDM accepts the
     first split whatever the data, so candidates alone mean nothing. Series
-    longer than ``_config.DETECT_EDM_MAX_POINTS`` (6,000) are searched on block medians
-    (block ``b = ceil(n/6000)``, δ_b = ``ceil(δ/b)``), locations then refined on the raw
-    data.
+    longer than L = ``_config.DETECT_EDM_MAX_POINTS`` (6,000) are searched on the medians of
+    L blocks (block i: ``x[floor(i·n/L):floor((i+1)·n/L)]``, ``floor(n/L)`` or ``ceil(n/L)``
+    samples; δ_b = ``max(2, ceil(δ·L/n))``; ``candidate_block_size`` is ``ceil(n/L)``),
+    locations then refined on the raw data. The search thus costs the same O(L²) at every
+    n >= L and the total cost grows with n (issue 26: blocks of ``ceil(n/L)`` samples made
+    it drop from 70 ms at n = 6,000 to 24 ms at 6,001).
 
     **Test** (``"rank"``): change point c_j is tested on the pooled window
     ``x[c_{j−1}:c_{j+1}]`` (c_0 = 0, c_{K+1} = n) with the scan form of the two-sided
