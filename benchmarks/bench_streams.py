@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench_streams.py             # noise and shifts, n = 10^5
     python benchmarks/bench_streams.py --naive     # also: a batch call at every 1,000th value
     python benchmarks/bench_streams.py --stable    # also: StablePhaseStream (method="robust")
+    python benchmarks/bench_streams.py --n 6000 --every 100 --naive   # within the EDM limit
 
 For each series (N(0, 1) noise; the warm-up, shifts and spikes of ``bench_detect.py``;
 Student-t(2) heavy tails), JIT compilation excluded (a warm-up call first), process CPU
@@ -59,13 +60,13 @@ def since(start: tuple[float, float]) -> tuple[float, float]:
     return cpu - start[0], wall - start[1]
 
 
-def series(name: str) -> np.ndarray:
+def series(name: str, n: int) -> np.ndarray:
     rng = np.random.default_rng(2026)
     if name == "noise":
-        return rng.standard_normal(N)
+        return rng.standard_normal(n)
     if name == "heavy":
-        return rng.standard_t(2.0, N)
-    return make_series(N)[0]
+        return rng.standard_t(2.0, n)
+    return make_series(n)[0]
 
 
 def run(
@@ -73,7 +74,9 @@ def run(
     make: Callable[[], Any],
     batch: Callable[[np.ndarray], Any],
     naive: bool,
+    every: int,
 ) -> dict[str, float]:
+    n = x.shape[0]
     batch(x[:2_000])  # compile
     make().extend(x[:2_000])
     out: dict[str, float] = {}
@@ -94,9 +97,9 @@ def run(
     stream = make()
     append_cpu = result_cpu = append_wall = result_wall = 0.0
     mismatches = checked = 0
-    for k in range(0, N, EVERY):
+    for k in range(0, n, every):
         start = clocks()
-        for value in x[k : k + EVERY]:
+        for value in x[k : k + every]:
             stream.append(value)
         cpu, wall = since(start)
         append_cpu, append_wall = append_cpu + cpu, append_wall + wall
@@ -104,9 +107,9 @@ def run(
         found = stream.result()
         cpu, wall = since(start)
         result_cpu, result_wall = result_cpu + cpu, result_wall + wall
-        if (k // EVERY) % 10 == 9:
+        if (k // every) % 10 == 9:
             checked += 1
-            mismatches += repr(found) != repr(batch(x[: k + EVERY]))
+            mismatches += repr(found) != repr(batch(x[: k + every]))
     out.update(
         pattern_append_cpu=append_cpu, pattern_append_wall=append_wall,
         pattern_result_cpu=result_cpu, pattern_result_wall=result_wall,
@@ -114,7 +117,7 @@ def run(
     )
     if naive:
         start = clocks()
-        for k in range(EVERY, N + 1, EVERY):
+        for k in range(every, n + 1, every):
             batch(x[:k])
         out["naive_cpu"], out["naive_wall"] = since(start)
     return out
@@ -125,6 +128,8 @@ def main() -> None:
     parser.add_argument("--naive", action="store_true", help="also time batch calls per 1,000")
     parser.add_argument("--stable", action="store_true", help="also time StablePhaseStream")
     parser.add_argument("--series", nargs="+", default=["noise", "shifts", "heavy"])
+    parser.add_argument("--n", type=int, default=N, help="series length (default 10^5)")
+    parser.add_argument("--every", type=int, default=EVERY, help="result every k-th append")
     args = parser.parse_args()
     print(f"python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs, "
           f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
@@ -137,14 +142,14 @@ def main() -> None:
             lambda: StablePhaseStream(method="robust"),
             lambda v: stable_phase(v, method="robust"),
         ))
-    print()
-    print("| stream | series | batch at 10^5 CPU s (wall) | 10^5 appends CPU s (wall) | "
-          "appends / batch | appends + result every 1,000th: appends CPU s | results CPU s "
-          "(wall) | all / batch | results == batch | naive batch per 1,000th CPU s |")
+    print(f"\nn = {args.n:,}, a result every {args.every:,}th append\n")
+    print("| stream | series | batch at n CPU s (wall) | n appends CPU s (wall) | "
+          "appends / batch | appends + results: appends CPU s | results CPU s "
+          "(wall) | all / batch | results == batch | naive batch per result CPU s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for label, make, batch in cases:
         for name in args.series:
-            r = run(series(name), make, batch, args.naive)
+            r = run(series(name, args.n), make, batch, args.naive, args.every)
             total = r["pattern_append_cpu"] + r["pattern_result_cpu"]
             naive = f"{r['naive_cpu']:.1f}" if "naive_cpu" in r else "–"
             print(
