@@ -4,6 +4,7 @@ the options that matter; the Stream protocol and atomic validation."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -232,3 +233,37 @@ def test_stable_phase_stream_protocol_and_validation() -> None:
     ]:
         with pytest.raises(InvalidInputError):
             StablePhaseStream(**bad)
+
+
+def test_long_series_search_a_constant_number_of_block_medians(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 26 (no cost cliff): beyond DETECT_EDM_MAX_POINTS the EDM candidate search
+    always runs on that many block medians, so its cost does not drop from n to n + 1."""
+    from pilotstats.changepoints import _detect_scan as scan_module
+
+    monkeypatch.setattr(_config, "DETECT_EDM_MAX_POINTS", 100)
+    seen: list[int] = []
+    original = scan_module._edm_percent_locations
+
+    def spy(x: np.ndarray, *args: Any, **kwargs: Any) -> tuple[int, ...]:
+        seen.append(int(x.shape[0]))
+        return original(x, *args, **kwargs)
+
+    monkeypatch.setattr(scan_module, "_edm_percent_locations", spy)
+    sizes = (99, 100, 101, 150, 199, 200, 201, 1234)
+    for n in sizes:
+        found = detect_changes(series("shifts", n, 1), min_size=10)
+        assert found.parameters["candidate_block_size"] == -(-n // 100)
+        assert all(10 <= c <= n - 10 for c in found.candidates)
+    assert seen == [99, 100, 100, 100, 100, 100, 100, 100]
+
+
+def test_block_medians_are_the_medians_of_the_blocks() -> None:
+    from pilotstats.changepoints._detect_scan import _block_medians
+
+    x = np.random.default_rng(3).normal(size=1234)
+    edges = (np.arange(101) * 1234) // 100
+    expected = [np.median(x[a:b]) for a, b in itertools.pairwise(edges)]
+    np.testing.assert_array_equal(_block_medians(x, edges), expected)
+    assert set(np.diff(edges)) == {12, 13}
