@@ -7,9 +7,13 @@ repositories, outside this repository, and never committed; the other 15 project
 evaluation split that is neither built nor scored here. Run from the repository root::
 
     python benchmarks/bench_warmup_jmh.py [DATA_DIR]
+    python benchmarks/bench_warmup_jmh.py --all-forks [DATA_DIR]
 
 ``DATA_DIR`` (or the environment variable ``PILOTSTATS_JMH_DEV``) holds
-``series_fork0.json.gz``, ``manual_labels.json`` and ``cpssd_classification_all_forks.json``.
+``series_fork0.json.gz``, ``manual_labels.json`` and ``cpssd_classification_all_forks.json``;
+``--all-forks`` also needs ``series_all_forks.json.gz`` (the recipe's ``--all-forks``) and
+judges fork 0 with :func:`~pilotstats.changepoints.steady_state` on all ten forks of its
+benchmark, next to fork 0 alone with ``stable_phase``.
 
 Protocol (fork 0 of each benchmark): *accuracy* is the share of forks whose steady /
 no-steady answer equals the human label; *onset error* is, over the forks labelled steady,
@@ -37,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 import _compiled  # noqa: E402, F401
 
-from pilotstats.changepoints import stable_phase  # noqa: E402
+from pilotstats.changepoints import stable_phase, steady_state  # noqa: E402
 
 MISS = 3000
 Answer = tuple[bool, int]
@@ -45,6 +49,7 @@ Answer = tuple[bool, int]
 
 def data_dir(argv: list[str]) -> Path | None:
     """The data folder from the command line or ``PILOTSTATS_JMH_DEV`` (None if absent)."""
+    argv = [arg for arg in argv if arg != "--all-forks"]
     raw = argv[1] if len(argv) > 1 else os.environ.get("PILOTSTATS_JMH_DEV", "")
     if not raw:
         return None
@@ -100,6 +105,31 @@ def ours(series: Mapping[str, list[float]], **options: object) -> tuple[dict[str
     return answers, (time.process_time() - begin) / len(series), classes
 
 
+def load_all_forks(folder: Path) -> dict[str, list[list[float]]] | None:
+    """All ten forks of every benchmark, keyed like ``series_fork0`` (None if not built)."""
+    path = folder / "series_all_forks.json.gz"
+    if not path.is_file():
+        return None
+    with gzip.open(path, "rt") as handle:
+        forks: dict[str, list[list[float]]] = json.load(handle)
+    return {f"{key}_0": value for key, value in forks.items()}
+
+
+def across_forks(forks: Mapping[str, list[list[float]]], **options: object) -> tuple[
+        dict[str, Answer], float, Counter[str]]:
+    """Run ``steady_state`` on every benchmark: fork 0's answers, seconds per benchmark and
+    the benchmark verdicts."""
+    answers: dict[str, Answer] = {}
+    verdicts: Counter[str] = Counter()
+    begin = time.process_time()
+    for key, values in forks.items():
+        result = steady_state(np.asarray(values, dtype=float), **options)  # type: ignore[arg-type]
+        first = result[0]
+        answers[key] = (first.steady, 0 if first.onset is None else first.onset)
+        verdicts[result.verdict] += 1
+    return answers, (time.process_time() - begin) / len(forks), verdicts
+
+
 def cpssd_answers(series: Mapping[str, object], cpssd: Mapping[str, object]) -> dict[str, Answer]:
     """CP-SSD's fork-0 answers (``forks[0] == "steady state"``, ``steady_state_starts[0]``)."""
     answers = {}
@@ -119,13 +149,27 @@ def main(argv: list[str]) -> int:
     rows: list[tuple[str, dict[str, float], str]] = []
     runs: list[tuple[str, Callable[[], tuple[dict[str, Answer], float, Counter[str]]]]] = [
         ("stable_phase (defaults)", lambda: ours(series)),
-        ("stable_phase(method='robust')", lambda: ours(series, method="robust")),
-        ("stable_phase(method='pilot')", lambda: ours(series, method="pilot")),
     ]
+    if "--all-forks" in argv:
+        forks = load_all_forks(folder)
+        if forks is None:
+            print("series_all_forks.json.gz not found: build the split with --all-forks")
+            return 2
+        runs += [
+            ("steady_state (10 forks, defaults)", lambda: across_forks(forks)),
+            ("steady_state(max_unsteady_fraction=0)", lambda: across_forks(
+                forks, max_unsteady_fraction=0.0)),
+        ]
+    else:
+        runs += [
+            ("stable_phase(method='robust')", lambda: ours(series, method="robust")),
+            ("stable_phase(method='pilot')", lambda: ours(series, method="pilot")),
+        ]
     stable_phase(np.asarray(next(iter(series.values())), dtype=float))  # compile kernels
     for name, run in runs:
         answers, seconds, classes = run()
-        detail = f"{1000 * seconds:.1f} ms/fork; " + ", ".join(
+        per = "benchmark" if name.startswith("steady_state") else "fork"
+        detail = f"{1000 * seconds:.1f} ms/{per}; " + ", ".join(
             f"{k} {v}" for k, v in sorted(classes.items())
         )
         rows.append((name, score(answers, labels), detail))

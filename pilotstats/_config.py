@@ -150,7 +150,47 @@ MAX_MVA_CELLS: int = 2**26
 #: Largest number of queueing stations accepted by the queueing models.
 MAX_STATIONS: int = 100_000
 
+#: Largest input file (or in-memory JSON/CSV text or bytes) a loader or folder walk reads, in
+#: bytes; larger inputs raise InputLimitError before anything is read or parsed. Parsing
+#: JSON needs several times its size in memory (a 1 GB JSON array of numbers took 11 GB),
+#: so this bounds a load to a few GB. Real result files are far smaller (a pyperf file of
+#: 10,000 values: ~0.2 MB).
+MAX_INPUT_BYTES: int = 256 * 2**20
+
+#: Largest decompressed size of gzip input, in bytes: a gzip bomb (1 GB of zeros compress to
+#: 1 MB) is stopped after this many bytes instead of being decompressed whole.
+MAX_DECOMPRESSED_BYTES: int = 256 * 2**20
+
+#: Longest benchmark name (characters) a loader or :class:`~pilotstats.io.Measurements`
+#: accepts: names are stored once per sample, so a 256 MiB name would need tens of GB.
+MAX_NAME_LENGTH: int = 4096
+
+#: Most files a folder walk (asv results, pytest-benchmark storage, criterion folders)
+#: reads from one folder.
+MAX_FOLDER_FILES: int = 100_000
+
+#: subsession_analysis warns (DataRangeWarning) when its q was scanned, the lag-1
+#: autocorrelation r1 of the samples is at least SUBSESSION_STRONG_AUTOCORRELATION and an
+#: AR(1) with coefficient r1 predicts block means of size q correlated above
+#: SUBSESSION_MAX_IMPLIED_AUTOCORRELATION: the scan's check on few block means passed by
+#: chance. In a seeded AR(1) simulation (phi 0-0.95, n 100-2000) the 95 % intervals that
+#: warned covered 85.6 %, the others 92.9 % (8,000 series; README, "Small samples say so").
+SUBSESSION_STRONG_AUTOCORRELATION: float = 0.7
+SUBSESSION_MAX_IMPLIED_AUTOCORRELATION: float = 0.2
+
+#: Retries of a Dask task of ``detect_many``/``trend_many`` (``engine="dask"``) that
+#: failed (a lost worker is rerun by the scheduler anyway); a batch that still fails gives
+#: ClusterError rows for its series.
+DASK_RETRIES: int = 3
+
 _DEFAULTS = {
+    "SUBSESSION_STRONG_AUTOCORRELATION": SUBSESSION_STRONG_AUTOCORRELATION,
+    "SUBSESSION_MAX_IMPLIED_AUTOCORRELATION": SUBSESSION_MAX_IMPLIED_AUTOCORRELATION,
+    "DASK_RETRIES": DASK_RETRIES,
+    "MAX_INPUT_BYTES": MAX_INPUT_BYTES,
+    "MAX_DECOMPRESSED_BYTES": MAX_DECOMPRESSED_BYTES,
+    "MAX_NAME_LENGTH": MAX_NAME_LENGTH,
+    "MAX_FOLDER_FILES": MAX_FOLDER_FILES,
     "MAX_REPORTED_COUNT": MAX_REPORTED_COUNT,
     "MDL_WARN_SIZE": MDL_WARN_SIZE,
     "EDM_WARN_SIZE": EDM_WARN_SIZE,
@@ -214,8 +254,17 @@ WPS_SOFT_LIMIT_FACTOR: float = 5.0
 #: are within this fraction of the longest duration.
 WPS_ZERO_RESIDUAL_TOLERANCE: float = 1e-9
 
+#: Most fits of the feasible WLS of the WPS ``wls``/``huber`` estimators (weights from the
+#: previous fit until the slope settles).
+WPS_WLS_MAX_ITERATIONS: int = 50
+
+#: Most IRLS iterations of the Huber WPS estimator.
+WPS_HUBER_MAX_ITERATIONS: int = 100
+
 _DEFAULTS.update(
     {
+        "WPS_WLS_MAX_ITERATIONS": WPS_WLS_MAX_ITERATIONS,
+        "WPS_HUBER_MAX_ITERATIONS": WPS_HUBER_MAX_ITERATIONS,
         "WPS_MAX_FILTER_FITS": WPS_MAX_FILTER_FITS,
         "WPS_DEGENERATE_RELATIVE_TOLERANCE": WPS_DEGENERATE_RELATIVE_TOLERANCE,
         "WPS_MIN_SUBSESSIONS": WPS_MIN_SUBSESSIONS,

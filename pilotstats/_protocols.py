@@ -89,6 +89,7 @@ class ResultCollection(Protocol[T_co]):
     Followed by every collection-like result: :class:`~pilotstats.changepoints.ChangePoints`
     and :class:`~pilotstats.changepoints.DetectedChangePoints` (items: their segments),
     :class:`~pilotstats.changepoints.TrendGroups` (its groups),
+    :class:`~pilotstats.changepoints.SteadyState` (its forks),
     :class:`~pilotstats.smoothing.Crossovers` (its crossovers),
     :class:`~pilotstats.smoothing.Regions` (its regions),
     :class:`~pilotstats.smoothing.Contributors` (its records), and the reports

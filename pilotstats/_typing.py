@@ -30,6 +30,10 @@ Alternative: TypeAlias = Literal["two-sided", "less", "greater"]
 RandomState: TypeAlias = int | np.random.Generator | None
 #: Estimator variant of the work-per-second regression.
 WpsMethod: TypeAlias = Literal["default", "pilot"]
+
+WpsEstimator: TypeAlias = Literal["ols", "wls", "huber"]
+
+CsitEncoding: TypeAlias = Literal["jumpavg", "methodology"]
 #: Phase of the work planner.
 PlannerPhase: TypeAlias = Literal["doubling", "ramp", "bisection", "slices"]
 #: How a benchmark session removes warm-up and cool-down from each round's unit readings.

@@ -22,11 +22,14 @@ from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
 __all__ = [
     "as_float_array",
+    "as_parameter_vector",
+    "as_real_array",
     "check_bool",
     "check_choice",
     "check_confidence_level",
     "check_finite_scalar",
     "check_int",
+    "check_int_sequence",
     "check_probability",
     "check_real",
     "check_rng",
@@ -172,6 +175,57 @@ def as_float_array(
     return array
 
 
+def as_real_array(values: Any, name: str, *, ndims: tuple[int, ...] = (1, 2),
+                  allow_nonfinite: bool = False) -> np.ndarray:
+    """:func:`as_float_array` for data of one of several numbers of dimensions (conditions of
+    a calibration: one value or one row per trial): the same strict rules, so numeric
+    strings, dates, complex numbers (even with a zero imaginary part), objects and mappings
+    are rejected instead of being converted by :func:`numpy.asarray`.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`as_float_array`, or a number of dimensions not in ``ndims``.
+    """
+    reject_container_misuse(values, name)
+    if isinstance(values, (str, bytes)):
+        raise InvalidInputError(f"{name} must be an array of numbers, got a "
+                                f"{type(values).__name__}")
+    try:
+        dimensions = int(np.ndim(values))
+    except (ValueError, TypeError):  # ragged: as_float_array explains
+        dimensions = ndims[0]
+    ndim = dimensions if dimensions in ndims else ndims[0]
+    return as_float_array(values, name, ndim=ndim, min_length=0,
+                          allow_nonfinite=allow_nonfinite)
+
+
+def as_parameter_vector(params: Any, size: int, name: str = "params") -> np.ndarray:
+    """Model parameters: ``size`` finite real numbers (NaN, inf, strings, complex numbers
+    and objects raise :class:`~pilotstats.exceptions.InvalidInputError` naming ``name``)."""
+    values = as_float_array(params, name, min_length=0)
+    if values.shape != (size,):
+        raise InvalidInputError(f"{name} must have {size} entries, got {values.shape[0]}")
+    return values
+
+
+def check_int_sequence(values: Any, name: str, *, low: int | None = None,
+                       high: int | None = None) -> list[int]:
+    """A list, tuple, range or 1-D integer array of whole numbers (each through
+    :func:`check_int`). A mapping (whose keys would be read), a set, a string, an iterator or
+    a scalar raises :class:`~pilotstats.exceptions.InvalidInputError`."""
+    reject_container_misuse(values, name)
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise InvalidInputError(f"{name} must be a 1-D sequence of integers, got shape "
+                                    f"{values.shape}")
+        values = values.tolist()
+    if not isinstance(values, (list, tuple, range)):
+        raise InvalidInputError(f"{name} must be a list, tuple or range of integers, got "
+                                f"{_describe(values)}")
+    return [check_int(v, name, low=low, high=high) for v in values]
+
+
 def reject_container_misuse(values: Any, name: str) -> None:
     """Reject mappings and one-shot iterators where an array of numbers is expected.
 
@@ -296,7 +350,8 @@ def check_int(
 
     Without ``high``, integers above ``_config.MAX_INTEGER_PARAMETER`` (2**40) are rejected:
     no size, count or index in pilotstats can meaningfully exceed it, and larger values
-    would overflow 64-bit arithmetic inside compiled kernels.
+    would overflow 64-bit arithmetic inside compiled kernels. Without ``low``, integers
+    below ``-high`` are rejected for the same reason.
     """
     if high is None:
         high = _config.MAX_INTEGER_PARAMETER
@@ -314,6 +369,9 @@ def check_int(
         raise InvalidInputError(f"{name} must be an integer, got {_describe(value)}")
     if low is not None and result < low:
         raise InvalidInputError(f"{name} must be at least {low}, got {result}")
+    if low is None and result < -high:  # ids may be negative, but not beyond int64 either
+        shown = str(result) if result > -10**30 else f"an integer of {len(str(result))} digits"
+        raise InvalidInputError(f"{name} must be at least {-high}, got {shown}")
     if result > high:
         shown = str(result) if result < 10**30 else f"an integer of {len(str(result))} digits"
         raise InvalidInputError(f"{name} must be at most {high}, got {shown}")

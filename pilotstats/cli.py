@@ -6,10 +6,15 @@ Subcommands::
     pilotstats warmup
     pilotstats demo
     pilotstats run [options] -- PROGRAM ARGS...   (see pilotstats.session._cli)
-    pilotstats analyze FILE|FOLDER... [--json] [--half-width-percent 1]
-                       [--summary-statistic median]
-    pilotstats compare BASE NEW [--json] [--min-change-percent 0] [--allow-missing]
+    pilotstats bisect --good REV --bad REV [options] -- PROGRAM ARGS...
+                                                  (see pilotstats.session._bisect_cli)
+    pilotstats analyze FILE|FOLDER... [-- FILE... ...] [--json] [--half-width-percent 1]
+                       [--summary-statistic median] [--run-cost C]
+    pilotstats compare BASE... -- NEW... [--json] [--min-change-percent 0] [--allow-missing]
+                       [--assume-runs-equivalent]
+    pilotstats compare BASE NEW          (one file per side)
     pilotstats trend FILE|FOLDER... [--json] [--fail-on-regression]
+    pilotstats trend FILE... -- FILE... -- FILE...   (several files per result)
     pilotstats changepoints FILE [--column C | --benchmark B] [--method detect|edm] [--json]
 
 Result files of pyperf, pytest-benchmark, asv, Google Benchmark, hyperfine, JMH and
@@ -17,6 +22,16 @@ criterion.rs are recognised from their content; CSV files need ``--column``. A F
 argument of ``analyze``/``trend`` is an asv results folder or a pytest-benchmark storage
 folder (``.benchmarks``), read whole in commit/time order. Output piped into a closed
 reader (``| head``) ends quietly with the same exit status.
+
+Several files per side (one convention for ``analyze``, ``compare`` and ``trend``): ``--``
+separates groups of files, and each group is ONE measurement whose files are its runs.
+A file with its own replicate structure (pyperf processes, Google Benchmark repetitions,
+hyperfine runs, asv processes, JMH forks) contributes those runs, distinct from the runs of
+the other files; a file without one (pytest-benchmark) is one run. ``compare BASE... --
+NEW...`` compares two groups (``compare BASE NEW`` without ``--``: one file per side);
+``analyze F1 F2 --`` analyses F1 and F2 together; ``trend A1 A2 -- B1 B2 -- C1 C2`` has
+three results of two files each. Without ``--`` every file of ``analyze``/``trend`` is a
+measurement of its own. The outputs say how many runs each side had.
 
 Exit status (for CI jobs):
 
@@ -28,9 +43,14 @@ Exit status (for CI jobs):
   options, or data the analysis cannot use; also ``compare`` when nothing could be
   compared or a benchmark is not analysable (unless ``--allow-missing``); a one-line
   message says what to fix;
-* 3 — internal error (a bug in pilotstats): a one-line message asks for a report.
+* 3 — internal error (a bug in pilotstats): a one-line message asks for a report;
+* 5 — ``compare`` is inconclusive: no regression was found, but some benchmark had one
+  run on a side, so the run-to-run variance is unknown and it has no verdict
+  ("inconclusive: 1 run per side"); measure more runs (processes, repetitions, files)
+  or pass ``--assume-runs-equivalent``.
 
-``pilotstats run`` has its own statuses (see :mod:`pilotstats.session._cli`). Tracebacks are
+``pilotstats run`` and ``pilotstats bisect`` have their own statuses (see
+:mod:`pilotstats.session._cli` and :mod:`pilotstats.session._bisect_cli`). Tracebacks are
 printed only with ``--debug`` (accepted anywhere on the command line).
 """
 
@@ -46,6 +66,10 @@ from typing import Any
 __all__ = ["main"]
 
 
+#: Options of analyze / compare / trend and whether each takes a value (filled by _parser).
+_FILE_OPTIONS: dict[str, dict[str, bool]] = {}
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pilotstats",
@@ -53,7 +77,9 @@ def _parser() -> argparse.ArgumentParser:
         "track benchmark results of pyperf, pytest-benchmark, asv, Google Benchmark, "
         "hyperfine, JMH and criterion.rs.",
         epilog="exit status: 0 ok, 1 regression found, 2 bad input or usage, 3 internal "
-        "error. --debug (anywhere) prints tracebacks.",
+        "error, 5 compare inconclusive (one run on a side). Several files per side: "
+        "'--' separates groups of files, each group one measurement whose files are its "
+        "runs (compare BASE... -- NEW...). --debug (anywhere) prints tracebacks.",
     )
     parser.add_argument("--debug", action="store_true",
                         help="print a traceback on errors (accepted anywhere)")
@@ -62,6 +88,9 @@ def _parser() -> argparse.ArgumentParser:
     from pilotstats._cli_fleet import add_commands
 
     add_commands(commands)  # fleet, warmup
+    from pilotstats.session._bisect_cli import add_bisect_parser
+
+    add_bisect_parser(commands)
 
     def common(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -85,24 +114,42 @@ def _parser() -> argparse.ArgumentParser:
                          help="do not run stable-phase (warm-up/cool-down) detection")
         sub.add_argument("--summary-statistic", choices=("mean", "median", "min"),
                          default="mean",
-                         help="headline statistic: mean (subsession t interval), median "
-                         "(order-statistic interval on subsession medians) or min (mean of "
-                         "subsession minima); median/min suit heavy-tailed timings")
+                         help="what summarises each run: mean, median or min (median/min "
+                         "suit heavy-tailed timings); several runs: the mean over runs of "
+                         "each run's median/minimum, every run in blocks of one size, with "
+                         "the runs as the units of the interval")
+        sub.add_argument("--clock", choices=("real", "cpu"), default=None,
+                         help="Google Benchmark input: real_time (default) or cpu_time")
+        sub.add_argument("--time", choices=("wall", "user", "user+system"), default=None,
+                         help="hyperfine input: wall-clock times (default), user or "
+                         "user+system CPU time of each run")
+        sub.add_argument("--assume-runs-equivalent", action="store_true",
+                         help="with a single run, use blocks of it as the units of the "
+                         "interval (it then excludes run-to-run variation, as the output "
+                         "says); otherwise one run on a side of compare is inconclusive")
         sub.add_argument("--no-progress", action="store_true", help="no progress bars")
 
-    analyze = commands.add_parser("analyze", help="per benchmark: warm-up, mean with CI, "
-                                  "subsession size, samples needed")
-    analyze.add_argument("files", nargs="+", metavar="FILE")
+    analyze = commands.add_parser("analyze", help="per benchmark: warm-up, mean with CI "
+                                  "(runs as units), variance components, runs needed")
+    analyze.add_argument("files", nargs="*", metavar="FILE",
+                         help="result files or folders; '--' ends a group of files "
+                         "analysed together as the runs of one measurement")
     analyze.add_argument("--half-width-percent", type=float, default=1.0, metavar="P",
                          help="target CI half width in %% of the mean (default 1 = ±1 %%)")
+    analyze.add_argument("--run-cost", type=float, default=None, metavar="C",
+                         help="cost of starting a run in samples' worth; given, the plan "
+                         "also chooses the samples per run")
     analyze.add_argument("--benchmark", action="append", default=None, metavar="NAME",
                          help="analyse only this benchmark (repeatable)")
     common(analyze)
 
-    compare = commands.add_parser("compare", help="Welch comparison per benchmark; exit "
-                                  "status 1 on a significant regression")
-    compare.add_argument("base", metavar="BASE")
-    compare.add_argument("new", metavar="NEW")
+    compare = commands.add_parser(
+        "compare", help="ratio new/base per benchmark with a run-level interval; exit status "
+        "1 on a significant regression, 5 when inconclusive (one run on a side)",
+        usage="pilotstats compare [options] BASE... -- NEW...  (or BASE NEW)")
+    compare.add_argument("files", nargs="*", metavar="FILE",
+                         help="BASE... -- NEW...: the baseline's files, '--', the new files "
+                         "(each file its own runs); BASE NEW: one file per side")
     compare.add_argument("--min-change-percent", type=float, default=0.0, metavar="P",
                          help="ignore changes smaller than P %% (default 0)")
     compare.add_argument("--allow-missing", action="store_true",
@@ -112,11 +159,16 @@ def _parser() -> argparse.ArgumentParser:
 
     trend = commands.add_parser("trend", help="MDL partition of per-file means over many "
                                 "result files (oldest first)")
-    trend.add_argument("files", nargs="+", metavar="FILE")
+    trend.add_argument("files", nargs="*", metavar="FILE",
+                       help="results oldest first; with '--', each group of files between "
+                       "separators is one result whose files are its runs")
     trend.add_argument("--fail-on-regression", action="store_true",
                        help="exit 1 when a benchmark's newest segment is a regression")
     common(trend)
 
+    for name, sub in (("analyze", analyze), ("compare", compare), ("trend", trend)):
+        _FILE_OPTIONS[name] = {option: action.nargs != 0 for action in sub._actions
+                               for option in action.option_strings}
     points = commands.add_parser(
         "changepoints", help="significance-tested change points (detect_changes) of a CSV "
         "column or a harness file's benchmark; --method edm for the faithful EDM")
@@ -160,7 +212,9 @@ def _load(path: str, args: argparse.Namespace) -> Any:
         return io.load_csv(path, value_column=args.column, work_column=args.work_column,
                            benchmark_column=args.benchmark_column, time_unit=args.time_unit,
                            delimiter="\t" if path.lower().endswith(".tsv") else ",")
-    return io.load(path, format=args.format)
+    options = {key: value for key, value in (("clock", args.clock), ("time", args.time))
+               if value is not None}
+    return io.load(path, format=args.format, **options)
 
 
 def _progress(args: argparse.Namespace) -> bool:
@@ -207,74 +261,179 @@ def _expand(paths: Sequence[str]) -> list[tuple[str, str]]:
     return expanded
 
 
-def _analyze_one(path: str, args: argparse.Namespace, **options: Any) -> Any:
+def _groups(args: argparse.Namespace) -> list[list[str]] | None:
+    """The ``--``-separated groups of files (None: no ``--`` was given)."""
+    groups = getattr(args, "groups", None)
+    if groups is None:
+        return None
+    return [group for group in [list(args.files), *groups] if group]
+
+
+def _group_files(group: Sequence[str]) -> list[str]:
+    """The files of one group (a folder gives its result files)."""
+    return [path for path, _ in _expand(group)]
+
+
+def _group_label(files: Sequence[str]) -> str:
+    first = Path(files[0]).name
+    return first if len(files) == 1 else f"{first} +{len(files) - 1} files"
+
+
+def _analysis_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"confidence_level": args.confidence_level,
+            "autocorrelation_limit": args.autocorrelation_limit,
+            "detect_warmup": not args.no_warmup_detection, "progress": _progress(args),
+            "summary_statistic": args.summary_statistic,
+            "assume_runs_equivalent": args.assume_runs_equivalent}
+
+
+def _analyze_files(files: Sequence[str], args: argparse.Namespace, **options: Any) -> Any:
+    """Analysis of one measurement: one file, or several files as its runs."""
     from pilotstats.analysis import analyze
 
-    return analyze(_load(path, args), confidence_level=args.confidence_level,
-                   autocorrelation_limit=args.autocorrelation_limit,
-                   detect_warmup=not args.no_warmup_detection, progress=_progress(args),
-                   summary_statistic=args.summary_statistic, **options)
+    loaded = [_load(path, args) for path in files]
+    return analyze(loaded[0] if len(loaded) == 1 else loaded, **_analysis_options(args),
+                   **options)
+
+
+def _split_groups(parser: argparse.ArgumentParser, arguments: list[str]
+                  ) -> tuple[list[str], list[list[str]]]:
+    """Split ``CMD [opts] FILES -- FILES [-- FILES]`` at each ``--`` into file groups.
+
+    Options written after a ``--`` (``... -- new.json --json``) are moved back in front,
+    with their value when they take one; every other token after a ``--`` is a file.
+    """
+    del parser  # the file commands' options are recorded in _FILE_OPTIONS
+    takes_value = _FILE_OPTIONS[arguments[0]]
+    cut = arguments.index("--")
+    head, groups = arguments[:cut], [list[str]()]
+    tokens = iter(arguments[cut + 1:])
+    for token in tokens:
+        name = token.split("=", 1)[0]
+        if token == "--":
+            groups.append([])
+        elif token.startswith("--") and name in takes_value:
+            head.append(token)
+            if takes_value[name] and "=" not in token:
+                head.append(next(tokens, ""))
+        else:
+            groups[-1].append(token)
+    return head, groups
+
+
+def _check_files(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Usage errors of the file lists (argparse's exit status 2 with the usage line)."""
+    if args.command not in ("analyze", "compare", "trend"):
+        return
+    groups = _groups(args)
+    if not args.files and not groups:
+        parser.error(f"{args.command}: give at least one result file")
+    if args.command != "compare":
+        return
+    if groups is None and len(args.files) != 2:
+        parser.error(f"compare: got {len(args.files)} file(s) without '--'; give BASE NEW "
+                     "(one file per side) or BASE... -- NEW... (several files per side)")
+    if groups is not None and (len(groups) != 2 or len(args.groups) != 1):
+        parser.error("compare: give the baseline's files, one '--', then the new files "
+                     f"(got {len(groups)} non-empty group(s))")
 
 
 def _run_analyze(args: argparse.Namespace) -> int:
-    results = [(path, _analyze_one(path, args, half_width_percent=args.half_width_percent,
-                                   benchmarks=args.benchmark))
-               for path, _ in _expand(args.files)]
+    groups = _groups(args)
+    targets = ([(path, [path]) for path, _ in _expand(args.files)] if groups is None
+               else [(" ".join(files), files) for files in map(_group_files, groups)])
+    results = [(label, _analyze_files(files, args, half_width_percent=args.half_width_percent,
+                                      benchmarks=args.benchmark, run_cost=args.run_cost))
+               for label, files in targets]
     if args.json:
         _emit({"command": "analyze",
-               "results": [{**report.to_dict(), "file": path} for path, report in results]})
+               "results": [{**report.to_dict(), "file": label} for label, report in results]})
     else:
         blocks = []
-        for path, report in results:
-            blocks.append(f"{path}\n{report}" if len(results) > 1 else str(report))
+        for label, report in results:
+            blocks.append(f"{label}\n{report}" if len(results) > 1 else str(report))
         _out(_cli_text("\n\n".join(blocks)))
     return 0
+
+
+def _compare_sides(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The baseline's and the new files (``BASE... -- NEW...`` or ``BASE NEW``)."""
+    groups = _groups(args)
+    if groups is None:
+        for path in args.files:
+            if Path(path).is_dir():
+                raise SystemExit(f"pilotstats: {path} is a folder; compare takes result "
+                                 "files (BASE... -- NEW...; use trend for a folder of results)")
+        return [args.files[0]], [args.files[1]]
+    base, new = (_group_files(group) for group in groups)
+    return base, new
+
+
+def _side_text(files: Sequence[str]) -> str:
+    return files[0] if len(files) == 1 else f"{len(files)} files: {', '.join(files)}"
 
 
 def _run_compare(args: argparse.Namespace) -> int:
     from pilotstats.analysis import compare
 
-    for path in (args.base, args.new):
-        if Path(path).is_dir():
-            raise SystemExit(f"pilotstats: {path} is a folder; compare takes two result "
-                             f"files (use trend for a folder of results)")
-    report = compare(_load(args.base, args), _load(args.new, args),
-                     confidence_level=args.confidence_level,
-                     autocorrelation_limit=args.autocorrelation_limit,
-                     min_change_percent=args.min_change_percent,
-                     detect_warmup=not args.no_warmup_detection, progress=_progress(args),
-                     summary_statistic=args.summary_statistic)
+    base_files, new_files = _compare_sides(args)
+    loaded = [[_load(path, args) for path in files] for files in (base_files, new_files)]
+    options = _analysis_options(args)
+    report = compare(*(side[0] if len(side) == 1 else side for side in loaded),
+                     min_change_percent=args.min_change_percent, **options)
     unanalysable = [c.name for c in report if c.verdict == "not analysable"]
-    compared = len(report) - len(unanalysable)
-    incomplete = compared == 0 or bool(unanalysable)
+    undecided = list(report.inconclusive)
+    compared = len(report) - len(unanalysable) - len(undecided)
+    incomplete = compared + len(undecided) == 0 or bool(unanalysable)
+    runs = sorted({(c.base_n_runs, c.new_n_runs) for c in report})
     summary = (f"compared {compared} of {len(report) + len(report.only_in_base)} baseline "
-               f"benchmark(s): {len(report.regressions)} regression(s), "
-               f"{len(report.improvements)} improvement(s), {len(unanalysable)} not "
-               f"analysable, {len(report.only_in_base)} only in the baseline, "
-               f"{len(report.only_in_new)} only in the new results")
+               f"benchmark(s) ({'; '.join(f'{b} vs {n} runs' for b, n in runs) or 'no runs'}"
+               f"): {len(report.regressions)} regression(s), "
+               f"{len(report.improvements)} improvement(s), {len(undecided)} inconclusive, "
+               f"{len(unanalysable)} not analysable, {len(report.only_in_base)} only in the "
+               f"baseline, {len(report.only_in_new)} only in the new results")
     if incomplete:
         summary += ("; incomplete comparison (allowed by --allow-missing)" if args.allow_missing
                     else "; incomplete comparison: exit status 2 (pass --allow-missing to "
                     "accept it)")
+    if undecided and not report.has_regression and not (incomplete and not args.allow_missing):
+        summary += (f"; inconclusive: 1 run on a side for {len(undecided)} benchmark(s), so "
+                    f"the run-to-run variance is unknown: exit status {EXIT_INCONCLUSIVE} "
+                    "(measure more runs, or pass --assume-runs-equivalent)")
+    if any(c.runs_assumed_equivalent for c in report):
+        summary += ("; runs assumed equivalent: intervals of single runs exclude run-to-run "
+                    "variation")
     if args.json:
-        _emit({"command": "compare", "base": args.base, "new": args.new, **report.to_dict(),
-               "not_analysable": unanalysable, "incomplete": incomplete, "summary": summary})
+        _emit({"command": "compare",
+               "base": base_files[0] if len(base_files) == 1 else base_files,
+               "new": new_files[0] if len(new_files) == 1 else new_files,
+               "base_files": base_files, "new_files": new_files, **report.to_dict(),
+               "not_analysable": unanalysable, "inconclusive": undecided,
+               "incomplete": incomplete, "summary": summary})
     else:
-        _out(_cli_text(f"baseline: {args.base}\nnew:      {args.new}\n{report}\n{summary}"))
+        _out(_cli_text(f"baseline: {_side_text(base_files)}\nnew:      "
+                       f"{_side_text(new_files)}\n{report}\n{summary}"))
     if report.has_regression:
         return 1
-    return 2 if incomplete and not args.allow_missing else 0
+    if incomplete and not args.allow_missing:
+        return 2
+    return EXIT_INCONCLUSIVE if undecided else 0
 
 
 def _run_trend(args: argparse.Namespace) -> int:
     from pilotstats.analysis import trend
 
-    expanded = _expand(args.files)
-    reports = [_analyze_one(path, args) for path, _ in expanded]
-    report = trend(reports, labels=[label for _, label in expanded],
+    groups = _groups(args)
+    if groups is None:
+        points = [([path], label) for path, label in _expand(args.files)]
+    else:
+        points = [(files, _group_label(files)) for files in map(_group_files, groups)]
+    reports = [_analyze_files(files, args) for files, _ in points]
+    report = trend(reports, labels=[label for _, label in points],
                    confidence_level=args.confidence_level)
     if args.json:
-        _emit({"command": "trend", "files": [path for path, _ in expanded], **report.to_dict()})
+        _emit({"command": "trend", "files": [files[0] if len(files) == 1 else files
+                                             for files, _ in points], **report.to_dict()})
     else:
         _out(str(report))
     return 1 if args.fail_on_regression and report.regressions else 0
@@ -370,8 +529,9 @@ def _run_changepoints(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status.
 
-    0 ok, 1 regression found, 2 bad input or usage, 3 internal error (see the module
-    docstring). ``--debug`` anywhere in ``argv`` prints tracebacks.
+    0 ok, 1 regression found, 2 bad input or usage, 3 internal error, 5 ``compare``
+    inconclusive (see the module docstring). ``--debug`` anywhere in ``argv`` prints
+    tracebacks.
 
     Examples
     --------
@@ -384,10 +544,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ...     with open(path, "w") as handle:
     ...         json.dump({"results": [{"command": "job", "times": times}]}, handle)
     ...     return path
-    >>> base = export("base.json", (0.100 + rng.normal(0, 0.001, 60)).tolist())
-    >>> slow = export("new.json", (0.105 + rng.normal(0, 0.001, 60)).tolist())
+    >>> base = [export(f"base{i}.json", (0.100 + rng.normal(0, 0.001, 20)).tolist())
+    ...         for i in range(3)]                # three hyperfine exports per side
+    >>> slow = [export(f"new{i}.json", (0.105 + rng.normal(0, 0.001, 20)).tolist())
+    ...         for i in range(3)]
     >>> with contextlib.redirect_stdout(io.StringIO()) as out:
-    ...     status = main(["compare", base, slow])
+    ...     status = main(["compare", *base, "--", *slow])
     >>> status, "1 significant regression(s)" in out.getvalue()
     (1, True)
     """
@@ -395,10 +557,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     arguments = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in arguments
-    args = _parser().parse_args([a for a in arguments if a != "--debug"])
+    arguments = [a for a in arguments if a != "--debug"]
+    parser = _parser()
+    groups: list[list[str]] | None = None
+    if arguments and arguments[0] in ("analyze", "compare", "trend") and "--" in arguments:
+        arguments, groups = _split_groups(parser, arguments)
+    args = parser.parse_args(arguments)
+    if groups is not None:
+        args.groups = groups
+    _check_files(parser, args)
     try:
         if hasattr(args, "fleet_handler"):  # fleet, warmup (pilotstats._cli_fleet)
             return int(args.fleet_handler(args))
+        if hasattr(args, "bisect_handler"):  # bisect (pilotstats.session._bisect_cli)
+            return int(args.bisect_handler(args))
         if args.command == "demo":
             from pilotstats._demo import run_demo
 
@@ -440,6 +612,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 EXIT_BAD_INPUT = 2
 #: Exit status of :func:`main` for an internal error (a bug in pilotstats).
 EXIT_INTERNAL_ERROR = 3
+#: Exit status of ``compare`` when some benchmark had one run on a side (no verdict).
+EXIT_INCONCLUSIVE = 5
 
 
 def _report(debug: bool) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "ClusterError",
     "ConvergenceWarning",
     "DataRangeWarning",
     "DatasetDownloadError",
@@ -18,8 +19,12 @@ __all__ = [
     "FormatError",
     "FormatWarning",
     "IdentifiabilityWarning",
+    "InputLimitError",
     "InvalidInputError",
     "LabelSwitchingWarning",
+
+
+    "LackOfFitWarning",
     "MissingDependencyError",
     "NotEnoughDataError",
     "NumericalAccuracyWarning",
@@ -27,6 +32,7 @@ __all__ = [
     "PilotStatsError",
     "PilotStatsWarning",
     "SessionFinishedError",
+    "SessionStateError",
     "ShortRoundWarning",
     "SubsessionSizeNotFoundError",
     "TargetNotExtremeWarning",
@@ -152,6 +158,10 @@ class LabelSwitchingWarning(IdentifiabilityWarning):
     """
 
 
+class LackOfFitWarning(PilotStatsWarning):
+    """A straight-line model does not fit: a lack-of-fit test rejected linearity."""
+
+
 class NumericalAccuracyWarning(PilotStatsWarning):
     """A result may have lost accuracy to floating-point cancellation or rounding."""
 
@@ -172,6 +182,38 @@ class FormatError(PilotStatsError, ValueError):
         super().__init__(message)
         self.source = source
         self.field = field
+
+
+class InputLimitError(FormatError):
+    """An input is larger than a limit of :mod:`pilotstats._config`, or not a regular file.
+
+    Raised before the input is parsed or decompressed, so that a hostile or corrupt input (a
+    gzip bomb, a multi-gigabyte JSON file, a 256 MiB benchmark name, a FIFO or a link to
+    ``/dev/zero`` in a results folder) cannot exhaust memory or hang. The message names the
+    input, the limit and how to raise it. :attr:`limit` is the name of the tunable in
+    :mod:`pilotstats._config` (``MAX_INPUT_BYTES``, ``MAX_DECOMPRESSED_BYTES``,
+    ``MAX_NAME_LENGTH``, ``MAX_FOLDER_FILES``), or ``"regular file"`` for a FIFO, device or
+    socket, which pilotstats never reads; :attr:`size` is the size found (bytes, characters or
+    files) when known.
+
+    Examples
+    --------
+    >>> from pilotstats import _config
+    >>> from pilotstats.io import load_hyperfine
+    >>> _config.MAX_INPUT_BYTES = 10
+    >>> try:
+    ...     load_hyperfine('{"results": []}')
+    ... except InputLimitError as error:
+    ...     print(error.limit, error.size)
+    MAX_INPUT_BYTES 15
+    >>> _config.reset()
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, limit: str | None = None,
+                 size: int | None = None):
+        super().__init__(message, source=source)
+        self.limit = limit
+        self.size = size
 
 
 class FormatWarning(PilotStatsWarning):
@@ -220,6 +262,31 @@ class SessionFinishedError(PilotStatsError, RuntimeError):
     """
 
 
+class SessionStateError(FormatError):
+    """The saved state of a ``pilotstats run`` session cannot be used as it is.
+
+    Raised when ``session.json`` does not validate against its schema, a line of
+    ``rounds.jsonl`` other than the last is not a complete round (a file changed after it
+    was written), another run holds the session's lock, or a symbolic link was planted where
+    the session writes. The message names the file, the line or field and what to do;
+    nothing is appended or run. ``pilotstats run`` exits with status 2 on it.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from pilotstats.session._statefiles import read_rounds
+    >>> folder = tempfile.mkdtemp()
+    >>> line = '{"work": null, "duration": 1.0, "readings": [2.0], "unit_readings": null}\\n'
+    >>> with open(os.path.join(folder, "rounds.jsonl"), "w") as handle:
+    ...     _ = handle.write(line + "garbage\\n" + line)
+    >>> try:
+    ...     read_rounds(folder)
+    ... except SessionStateError as error:
+    ...     print(str(error).split(": ", 1)[1][:45])
+    line 2 of 3 complete lines is not a valid rou
+    """
+
+
 class WorkloadError(PilotStatsError, RuntimeError):
     """The benchmark workload failed during a session; nothing measured is lost.
 
@@ -256,6 +323,17 @@ class WorkloadError(PilotStatsError, RuntimeError):
         self.session = session
         self.result = result
         self.round_index = round_index
+
+
+class ClusterError(PilotStatsError, RuntimeError):
+    """A Dask task of a batch analysis failed after its retries (a worker lost again and
+    again, the scheduler gone).
+
+    :func:`~pilotstats.analysis.detect_many` and :func:`~pilotstats.analysis.trend_many`
+    record it in the ``error`` column of the series of that task (the other series keep
+    their results); for a Dask DataFrame input, whose partitions cannot be told apart, it
+    is raised. ``pilotstats._config.DASK_RETRIES`` sets the number of retries.
+    """
 
 
 class DatasetDownloadError(PilotStatsError, OSError):

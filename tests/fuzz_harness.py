@@ -16,6 +16,9 @@ data) or :func:`scalar_values` (keywords), and classifies the outcome:
     a result for a value that is invalid by construction (strings, NaN, dicts, complex, ...);
 ``bad-result``
     a result whose ``to_dict()`` is not JSON-safe;
+``non-finite``
+    a result holding NaN or an infinity for finite input, in a field the target does not
+    document as possibly non-finite (issue 24);
 ``mutated``
     the call modified one of its inputs;
 ``crash`` / ``hang``
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import datetime
 import io as _stdio
 import json
 import math
@@ -46,6 +50,7 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+HARNESSES = ROOT / "tests" / "data" / "harnesses"
 N = 64
 CALL_TIMEOUT = 90.0
 
@@ -99,6 +104,13 @@ def data_values(n: int = N) -> list[tuple[str, Callable[[], Any], bool]]:
         ("-inf", lambda: np.where(np.arange(n) == 3, -np.inf, base), True),
         ("numeric strings", lambda: [str(v) for v in base], True),
         ("datetime64", lambda: np.arange(n).astype("datetime64[s]"), True),
+        # issue 24: coercions that numpy performs silently
+        ("dates", lambda: [datetime.date(2024, 1, 1 + i % 28) for i in range(n)], True),
+        ("complex 0j", lambda: base.astype(complex), True),
+        ("complex list", lambda: [complex(v, 0.0) for v in base], True),
+        ("str array", lambda: base.astype(str), True),
+        ("None inside", lambda: [None, *base.tolist()[1:]], True),
+        ("bool+str", lambda: [True, "1.0", *base.tolist()[2:]], True),
         ("empty", lambda: np.array([]), False),
         ("one value", lambda: np.array([1.0]), False),
         ("two values", lambda: np.array([1.0, 2.0]), False),
@@ -114,6 +126,8 @@ def data_values(n: int = N) -> list[tuple[str, Callable[[], Any], bool]]:
         ("booleans", lambda: (np.arange(n) % 2).astype(bool), False),
         ("tuple", lambda: tuple(base.tolist()), False),
         ("short", lambda: base[: n // 2], False),
+        ("1e-308", lambda: base * 1e-308, False),
+        ("object floats", lambda: np.array(base.tolist(), dtype=object), False),
     ]
 
 
@@ -128,6 +142,12 @@ def scalar_values() -> list[tuple[str, Callable[[], Any], bool]]:
         ("complex", lambda: 1 + 1j, True),
         ("NaN", lambda: math.nan, True),
         ("400-digit int", lambda: 10**400, True),
+        # issue 24: numeric strings, dates, complex numbers with no imaginary part and dicts
+        # of numbers (whose keys look like data) are not numbers either
+        ("'1.5'", lambda: "1.5", True),
+        ("date", lambda: datetime.date(2024, 1, 1), True),
+        ("complex 0j", lambda: complex(2.0, 0.0), True),
+        ("int dict", lambda: {1: "a", 2: "b"}, True),
         ("None", lambda: None, False),
         ("True", lambda: True, False),
         ("+inf", lambda: math.inf, False),
@@ -139,6 +159,8 @@ def scalar_values() -> list[tuple[str, Callable[[], Any], bool]]:
         ("2**64", lambda: 2**64, False),
         ("1e308", lambda: 1e308, False),
         ("subnormal", lambda: 5e-324, False),
+        ("1e-308", lambda: 1e-308, False),
+        ("-1e308", lambda: -1e308, False),
     ]
 
 
@@ -170,6 +192,7 @@ class Target:
     slow: bool = False
     skip_values: frozenset[str] = frozenset()
     valid: frozenset[tuple[str | int, str]] = frozenset()
+    nonfinite: frozenset[str] = frozenset()
     note: str = ""
 
 
@@ -241,6 +264,19 @@ def _targets() -> list[Target]:
                scalars=("half_width_percent", "half_width", "confidence_level",
                         "autocorrelation_limit", "min_subsessions", "method"),
                valid_none=frozenset({"half_width", "half_width_percent"})),
+        Target("two_level_analysis", autocorrelation.two_level_analysis,
+               lambda: [x().reshape(4, -1)],
+               scalars=("summary_statistic", "confidence_level", "autocorrelation_limit",
+                        "assume_runs_equivalent", "block_size", "unit"),
+               valid_none=frozenset({"block_size", "unit"}), free_strings=frozenset({"unit"}),
+               flags=frozenset({"assume_runs_equivalent"}), valid=mdl_runs),
+        Target("compare_runs", autocorrelation.compare_runs,
+               lambda: [x().reshape(4, -1), 1.1 * x().reshape(4, -1)], data=(0, 1),
+               scalars=("summary_statistic", "confidence_level", "autocorrelation_limit",
+                        "assume_runs_equivalent", "unit"),
+               valid_none=frozenset({"unit"}), free_strings=frozenset({"unit"}),
+               flags=frozenset({"assume_runs_equivalent"}),
+               valid=mdl_runs | {(1, "ragged"), (1, "2-D"), (1, "generator")}),
         Target("lag1_autocorrelation", autocorrelation.lag1_autocorrelation,
                lambda: [x(), 1],
                scalars=(1, "mean_method")),
@@ -333,6 +369,13 @@ def _targets() -> list[Target]:
                lambda: [x(200)], scalars=("tolerance", "min_steady_fraction",
                                           "min_warmup_fraction", "higher_is_better"),
                flags=frozenset({"higher_is_better"}), slow=True),
+        Target("steady_state", changepoints.steady_state,
+               lambda: [np.vstack([x(200), x(200)[::-1]])],
+               scalars=("tolerance", "min_steady_fraction", "min_warmup_fraction",
+                        "max_unsteady_fraction", "higher_is_better", "significance_level",
+                        "confidence_level", "unit"),
+               valid_none=frozenset({"unit"}), free_strings=frozenset({"unit"}),
+               flags=frozenset({"higher_is_better"}), valid=mdl_runs, slow=True),
         # regression
         Target("wps", regression.wps, lambda: [work(), durations()], data=(0, 1),
                scalars=("confidence_level", "autocorrelation_limit", "min_round_duration",
@@ -386,8 +429,9 @@ def _targets() -> list[Target]:
         Target("compare_polynomials", regression.compare_polynomials,
                lambda: [cal_u, cal_y], data=(0, 1),
                kwargs=lambda: {"degrees": [1, 2]},
-               scalars=("significance_level", "denominator", "weights"),
-               valid_none=frozenset({"weights"})),
+               scalars=("significance_level", "denominator", "weights", "degrees"),
+               valid_none=frozenset({"weights"}),
+               valid=frozenset({("degrees", "list")})),
         Target("calibrate", regression.calibrate,
                lambda: [model, cal_u, cal_y, [1.0, 1.0]], data=(1, 2, 3),
                scalars=("weights", "confidence_level", "max_iter", "fd", "fd_step"),
@@ -427,28 +471,38 @@ def _targets() -> list[Target]:
                valid=frozenset({(0, "datetime64"), (1, "NaN")}),
                flags=frozenset({"higher_is_better"})),
         # io
-        # None means "the default" (work 1, run 0, no warm-up) for the per-sample columns.
+        # None is not a value of the per-sample columns (issue 24: warmup=None was False);
+        # omitting the argument gives the default.
         Target("Measurements", io.Measurements, lambda: [x()],
                kwargs=lambda: {"run": np.repeat([0, 1], N // 2),
                                "warmup": np.arange(N) < 4},
-               scalars=("work",), valid_none=frozenset({"work"})),
+               scalars=("work", "run", "warmup", "benchmark"),
+               flags=frozenset({"warmup"}), free_strings=frozenset({"benchmark"})),
         Target("Measurements(run=)", lambda r, **kw: io.Measurements(x(), run=r, **kw),
-               lambda: [np.repeat([0, 1], N // 2)], valid_none=frozenset({0}),
+               lambda: [np.repeat([0, 1], N // 2)],
                skip_values=frozenset({"negative", "1e308", "-1e308", "subnormal",
                                       "1e-300..1e300", "offset 1e9", "constant"}),
                note="run ids: integral values only"),
         Target("Measurements(warmup=)", lambda w, **kw: io.Measurements(x(), warmup=w, **kw),
-               lambda: [np.arange(N) < 4], valid_none=frozenset({0}),
+               lambda: [np.arange(N) < 4],
                skip_values=frozenset({"negative", "1e308", "-1e308", "subnormal",
                                       "1e-300..1e300", "offset 1e9", "constant",
                                       "huge ints"}),
                note="warm-up flags: booleans or 0/1 only"),
         Target("Measurements(work=)", lambda w, **kw: io.Measurements(x(), work=w, **kw),
-               lambda: [np.full(N, 2.0)], valid_none=frozenset({0})),
+               lambda: [np.full(N, 2.0)]),
         Target("detect_format", io.detect_format, lambda: [{"benchmarks": []}], data=()),
         Target("load", io.load, lambda: ['{"results": [{"command": "a", "times": [1, 2]}]}'],
-               data=(0,), scalars=("format",), valid_none=frozenset({"format"}),
+               data=(0,), scalars=("format", "clock", "time"),
+               valid_none=frozenset({"format", "clock", "time"}),
                skip_values=frozenset({"string"}), note="strings are JSON documents/paths"),
+        Target("load_many", io.load_many,
+               lambda: [['{"results": [{"command": "a", "times": [1, 2]}]}',
+                         '{"results": [{"command": "a", "times": [3]}]}']],
+               data=(0,), scalars=("format", "clock", "time"),
+               valid_none=frozenset({"format", "clock", "time"}),
+               skip_values=frozenset({"string"}),
+               note="a list of JSON documents/paths; strings are refused as a single source"),
         Target("load_csv", io.load_csv, lambda: ["t\n1\n2\n3\n"], data=(0,),
                kwargs=lambda: {"value_column": "t"},
                scalars=("time_unit", "delimiter"), skip_values=frozenset({"string"})),
@@ -472,6 +526,68 @@ def _targets() -> list[Target]:
                                       "offset 1e9", "negative", "zeros", "huge ints",
                                       "booleans", "tuple", "short"}),
                note="a sequence of Measurements: numeric data are wrong-typed"),
+        # calibration models as functions of (params, conditions) (issue 24: NaN parameters,
+        # numeric strings, dates and complex numbers as conditions)
+        Target("PolynomialModel.evaluate_all", model.evaluate_all,
+               lambda: [[2.0, 3.0], cal_u], data=(0, 1)),
+        Target("ClosedNetworkModel.evaluate_all",
+               regression.ClosedNetworkModel(3, think_time=10.0).evaluate_all,
+               lambda: [[2.0, 3.0, 4.0], [1, 5, 10]], data=(0, 1),
+               skip_values=frozenset({"1e308", "-1e308", "1e-300..1e300", "offset 1e9",
+                                      "huge ints", "400-digit int"}),
+               note="populations: whole numbers; demands: huge values overflow by design"),
+        Target("ThreadPoolModel.evaluate_all",
+               regression.ThreadPoolModel(2, think_time=10.0).evaluate_all,
+               lambda: [[2.0, 3.0], [1, 5, 10]], data=(0, 1),
+               skip_values=frozenset({"1e308", "-1e308", "1e-300..1e300", "offset 1e9",
+                                      "huge ints", "400-digit int"})),
+        Target("calibrate(ClosedNetworkModel)",
+               lambda u, **kw: regression.calibrate(
+                   regression.ClosedNetworkModel(1, think_time=1.0), u,
+                   [0.5, 0.9, 1.2, 1.4], [1.0], **kw),
+               lambda: [[1, 2, 4, 8]], data=(0,),
+               skip_values=frozenset({"1e308", "-1e308", "1e-300..1e300", "offset 1e9",
+                                      "huge ints", "subnormal", "1e-308", "negative",
+                                      "constant", "zeros", "booleans", "short", "empty",
+                                      "one value", "two values"}),
+               note="conditions: 4 populations (one per measurement)"),
+        # batch front-ends: one series through detect_many/trend_many; an error row is
+        # raised again as its exception (a raw exception in an error row is a failure)
+        Target("detect_many", lambda x, **kw: _single_row(analysis.detect_many, x, **kw),
+               lambda: [x(80)], kwargs=lambda: {"min_size": 8, "n_permutations": 19,
+                                                "rng": 0, "workers": 1},
+               scalars=("higher_is_better", "short_window", "long_window", "workers",
+                        "engine", "progress"),
+               valid_none=frozenset({"workers", "progress"}),
+               flags=frozenset({"higher_is_better", "progress"}), slow=True),
+        Target("trend_many", lambda x, **kw: _single_row(analysis.trend_many, x, **kw),
+               lambda: [x()], kwargs=lambda: {"workers": 1},
+               valid=mdl_runs,
+               scalars=("higher_is_better", "short_window", "long_window", "workers",
+                        "engine", "progress"),
+               valid_none=frozenset({"workers", "progress"}),
+               flags=frozenset({"higher_is_better", "progress"})),
+        Target("fleet_report",
+               lambda **kw: analysis.fleet_report({"a": x(), "b": x(N, 1)}, **kw),
+               lambda: [], data=(), kwargs=lambda: {"workers": 1},
+               scalars=("higher_is_better", "short_window", "long_window", "method",
+                        "unit", "workers"),
+               valid_none=frozenset({"unit", "workers"}), free_strings=frozenset({"unit"}),
+               flags=frozenset({"higher_is_better"})),
+        # loaders (issue 24): a fixture as the baseline; any value in place of the source
+        # is read as a path, text, bytes, open file or parsed document, and must give a
+        # FormatError (never a raw exception) when it is none of them
+        *[Target(name, getattr(io, name), lambda fixture=fixture: [str(HARNESSES / fixture)],
+                 note="strings are paths or documents")
+          for name, fixture in (("load_hyperfine", "hyperfine.json"),
+                                ("load_pyperf", "pyperf_suite.json.gz"),
+                                ("load_google_benchmark", "gbench.json"),
+                                ("load_jmh", "jmh.json"),
+                                ("load_pytest_benchmark", "pytest_benchmark.json"),
+                                ("load_asv", "asv_result.json"),
+                                ("load_pilot_baseline", "pilot_baseline.csv"))],
+        Target("load_asv_history", io.load_asv_history,
+               lambda: [str(HARNESSES)], note="a folder without asv results: FormatError"),
         # data sets (bundled files; the downloads are tested against a local server)
         Target("dataset_licence", datasets.dataset_licence, lambda: ["tcpd"], data=(),
                scalars=(0,)),
@@ -486,6 +602,23 @@ def _targets() -> list[Target]:
     if os.environ.get("PILOTSTATS_FUZZ_PROBE"):  # self-test of the watchdog
         targets.append(Target("probe", _probe, lambda: [0.5], data=(), scalars=(0,)))
     return targets
+
+
+def _single_row(function: Callable[..., Any], series: Any, **kwargs: Any) -> Any:
+    """The one row of a batch over ``{"s": series}``; its error (if any) raised again as the
+    named exception it records, or as RuntimeError when it records a raw exception."""
+    import pilotstats.exceptions as named
+
+    frame = function({"s": series}, **kwargs)
+    row = frame.iloc[0].to_dict()
+    error = row.get("error")
+    if error is not None:
+        kind, _, message = str(error).partition(": ")
+        cls = getattr(named, kind, None)
+        if isinstance(cls, type) and issubclass(cls, named.PilotStatsError):
+            raise cls(message)
+        raise RuntimeError(f"raw exception recorded in the error column: {error}")
+    return row
 
 
 def _probe(value: Any) -> Any:
@@ -509,7 +642,8 @@ EXCLUDED: dict[str, str] = {
         "ConfidenceInterval", "SubsessionResult", "WelchResult", "ProportionResult",
         "SampleSizeResult", "ComparisonSampleSizeResult", "ChangePoints", "Segment",
         "SingleChangePoint", "TrendCompliance", "TrendGroup", "TrendGroups",
-        "DetectedChangePoints", "StablePhase", "CalibrationResult", "DesignDiagnostics",
+        "DetectedChangePoints", "StablePhase", "SteadyState", "ForkSteadyState",
+        "CalibrationResult", "DesignDiagnostics",
         "ConfidenceRegion", "ResidualDiagnostics", "UtilizationLawResult",
         "SampleSizeWeights",
         "FTestResult", "MvaResult", "NonNestedComparison", "PolynomialComparison",
@@ -518,9 +652,11 @@ EXCLUDED: dict[str, str] = {
         "PilotBaseline", "PilotBaselineRecord", "AnalysisReport", "BenchmarkAnalysis",
         "BenchmarkComparison", "BenchmarkTrend", "ComparisonReport", "TrendReport",
         "TrendSegment", "IndexAnalysis", "SessionProgress", "SessionResult", "Baseline",
-        "Result",
+        "Result", "RunComparison", "TwoLevelPlan", "TwoLevelResult",
     )},
     # Functions of result objects: they accept only results (type-checked).
+    "required_runs": "takes a TwoLevelResult (type-checked); its targets are fuzzed through "
+                     "two_level_analysis",
     "f_test": "takes two CalibrationResult objects (type-checked)",
     "compare_non_nested": "takes two CalibrationResult objects (type-checked)",
     # No arguments.
@@ -544,21 +680,16 @@ EXCLUDED: dict[str, str] = {
     "HarnessFormat": "a Literal type alias, not a function",
     "Stream": "a typing.Protocol (tests/test_protocols.py), not a function",
     "ResultCollection": "a typing.Protocol (tests/test_protocols.py), not a function",
-    # Loaders over files: covered by the CLI matrix and tests/test_io.py.
-    **{name: "file loader (CLI matrix, test_io)" for name in (
-        "load_asv", "load_criterion", "load_google_benchmark", "load_hyperfine",
-        "load_jmh", "load_pilot_baseline", "load_pyperf", "load_pytest_benchmark",
-        "read_tokio_summaries", "load_asv_history",
-    )},
+    # Loaders over folders of files: tests/test_io.py, tests/test_input_limits.py.
+    "load_criterion": "folder loader (test_io: criterion folders)",
+    "read_tokio_summaries": "TOKIO CSV loader (test_smoothing_tokio, test_input_limits)",
     # DataFrame pipelines and plots: pandas/matplotlib front-ends, validated by their
     # own test modules (tests/test_smoothing*.py, tests/test_plots.py).
     **{name: "DataFrame pipeline or plot" for name in (
         "analyze_regions", "contributors", "plot_contributor_ranking", "plot_flag_heatmap",
         "plot_sma_difference", "plot_timeline", "plot_umami", "plot_analysis",
         "plot_comparison", "plot_measurements", "plot_trend", "to_otava_csv",
-        # batch front-ends over many series (tests/test_many.py, test_many_dask.py,
-        # test_fleet_report.py): every series goes through the fuzzed single-series calls
-        "detect_many", "trend_many", "fleet_report", "write_parquet",
+        "write_parquet",
     )},
     # Owned by the session engineer (issue 13, "Sessions and bad rounds").
     "BenchmarkSession": "pilotstats.session, owned by another change of issue 13",
@@ -630,14 +761,17 @@ def calls(quick: bool = False, only: set[str] | None = None) -> list[Call]:
                 if label in t.skip_values or (quick and not invalid and label not in (
                         "empty", "constant", "1e308")):
                     continue
+                if quick and label in ("dates", "complex list", "str array", "bool+str"):
+                    continue
                 if (label == "None" and index in t.valid_none) or (index, label) in t.valid:
                     invalid = False
                 out.append(Call(t.name, index, label, invalid))
         for key in t.scalars:
             for label, _, invalid in scalar_values():
-                if quick and label not in ("string", "NaN", "None", "2**62", "'False'"):
+                if quick and label not in ("string", "NaN", "None", "2**62", "'False'",
+                                           "'1.5'", "int dict"):
                     continue
-                if label in ("string", "'False'") and key in t.free_strings:
+                if label in ("string", "'False'", "'1.5'") and key in t.free_strings:
                     continue
                 if label == "None":
                     invalid = key not in t.valid_none
@@ -698,6 +832,58 @@ def _check_result(result: Any) -> str | None:
     return None
 
 
+def _nonfinite_fields(value: Any, path: str = "", depth: int = 0) -> list[str]:
+    """Paths of the NaN or infinite numbers in a result (fields, tuples, arrays)."""
+    if depth > 5:
+        return []
+    if isinstance(value, (float, np.floating)):
+        return [] if math.isfinite(float(value)) else [path or "result"]
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fc":
+        return [] if bool(np.isfinite(value).all()) else [path or "result"]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        found: list[str] = []
+        for f in dataclasses.fields(value):
+            if not f.name.startswith("_"):  # private state (bounds of options: +/-inf)
+                found += _nonfinite_fields(getattr(value, f.name), f.name, depth + 1)
+        return found
+    if isinstance(value, (tuple, list)):
+        found = []
+        for item in value[:50]:
+            found += _nonfinite_fields(item, path, depth + 1)
+        return found
+    return []
+
+
+#: Values for which a non-finite result may be the honest answer.
+NONFINITE_INPUTS = frozenset({"+inf", "-inf", "NaN"})
+
+#: Result fields documented to be NaN or infinite for some finite input, by target, with
+#: the documentation that says so (``field@value``: only for that fuzz value).
+DOCUMENTED_NONFINITE: dict[str, frozenset[str]] = {
+    # SubsessionResult.autocorrelation: "NaN for constant data"
+    "subsession_analysis": frozenset({"autocorrelation"}),
+    # Segment.std / TrendGroup.std: "NaN when n == 1" / "NaN for a group of one"
+    **{name: frozenset({"std"}) for name in ("edm", "EdmStream.extend", "detect_changes")},
+    **{name: frozenset({"std", "trend_std"}) for name in ("mdl_partition", "MdlStream.extend")},
+    **{name: frozenset({"std", "autocorrelation"})
+       for name in ("stable_phase", "stable_phase(equivalence)")},
+    # TrendCompliance: reference "NaN when the window is empty", long-term change "NaN when
+    # the reference is NaN or 0"
+    "trend_compliance": frozenset({"reference", "long_term_change"}),
+    # PolynomialComparison.statistic/p_value: "NaN in the last row"
+    "compare_polynomials": frozenset({"statistic", "p_value"}),
+    # DesignDiagnostics condition numbers: "inf if singular"
+    "design_diagnostics": frozenset({"condition_number", "scaled_condition_number"}),
+    "calibrate": frozenset({"condition_number", "scaled_condition_number"}),
+    # Crossovers.times: "NaN when no times were given"
+    "crossovers": frozenset({"times"}),
+    # WelchResult: "dof NaN" and t = +/-inf "with zero standard error" (variance 0)
+    "welch_test": frozenset({"dof@0", "statistic@0"}),
+    # decode_float: "inf" decodes to inf by definition
+    "decode_float": frozenset({"result"}),
+}
+
+
 def run_call(call: Call) -> tuple[str, str]:
     """Run one call in this process; return (outcome, detail)."""
     from pilotstats.exceptions import PilotStatsError
@@ -731,8 +917,14 @@ def run_call(call: Call) -> tuple[str, str]:
         outcome, detail = "other", f"{type(exc).__module__}.{type(exc).__name__}: {exc}"
     else:
         problem = _check_result(result)
+        documented = target.nonfinite | DOCUMENTED_NONFINITE.get(target.name, frozenset())
+        nonfinite = ([] if call.value in NONFINITE_INPUTS or call.invalid else
+                     sorted({f for f in _nonfinite_fields(result)
+                             if f not in documented and f"{f}@{call.value}" not in documented}))
         if problem:
             outcome, detail = "bad-result", problem
+        elif nonfinite:
+            outcome, detail = "non-finite", f"undocumented NaN/inf in {', '.join(nonfinite)}"
         elif call.invalid:
             outcome, detail = "accepted", repr(result)[:200]
         else:
@@ -817,7 +1009,7 @@ def run_matrix(
     return results
 
 
-FAILURES = ("other", "accepted", "bad-result", "mutated", "crash", "hang",
+FAILURES = ("other", "accepted", "bad-result", "non-finite", "mutated", "crash", "hang",
             "runtime-warning")
 
 

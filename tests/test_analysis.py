@@ -19,7 +19,13 @@ from pilotstats.analysis import (
     trend,
 )
 from pilotstats.analysis._analyze import call_collecting_warnings
-from pilotstats.autocorrelation import required_sample_size, subsession_analysis, welch_test
+from pilotstats.autocorrelation import (
+    compare_runs,
+    required_runs,
+    required_sample_size,
+    subsession_analysis,
+    two_level_analysis,
+)
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 from pilotstats.io import Measurements, load
 
@@ -43,22 +49,49 @@ def runs_measurements(mean: float, rel_noise: float, n_runs: int, per_run: int, 
 
 class TestAnalyze:
     def test_matches_autocorrelation_pillar(self) -> None:
-        m = runs_measurements(2e-6, 0.02, 10, 12, seed=1, warmups=2)
-        report = analyze(m, detect_warmup=False)
-        item = report["bench"]
+        # One run: the subsession analysis of that run (unchanged by issue 22).
+        m = runs_measurements(2e-6, 0.02, 1, 120, seed=1, warmups=2)
+        item = analyze(m, detect_warmup=False)["bench"]
         kept = m.without_warmups().time_per_work
         ref = subsession_analysis(kept)
-        assert item.n == kept.size == 120
-        assert item.harness_warmups == 20
+        assert item.n == kept.size == 120 and item.n_runs == 1
+        assert item.harness_warmups == 2
         assert item.mean == pytest.approx(ref.mean, rel=1e-15)
         assert (item.ci_low, item.ci_high) == pytest.approx((ref.ci_low, ref.ci_high), rel=1e-14)
         assert item.subsession_size == ref.subsession_size
         size = required_sample_size(kept, half_width_percent=1.0)
         assert item.samples == size.samples
+        assert item.interval_units == "subsessions" and item.plan_runs is None
+        assert any("run-to-run variance is unknown" in note for note in item.notes)
+        low, high = item.confidence_interval(0.99)
+        assert low < item.ci_low and high > item.ci_high
+
+    def test_several_runs_use_the_runs_as_units(self) -> None:
+        # Issue 22: pyperf-like processes; the interval has the runs as its units.
+        m = runs_measurements(2e-6, 0.02, 10, 12, seed=1, warmups=2)
+        item = analyze(m, detect_warmup=False)["bench"]
+        kept = [part.without_warmups().time_per_work for _, part in m.by_run()]
+        ref = two_level_analysis(kept)
+        assert item.n == 120 and item.harness_warmups == 20 and item.n_runs == 10
+        assert item.mean == pytest.approx(ref.mean, rel=1e-15)
+        assert (item.ci_low, item.ci_high) == pytest.approx((ref.ci_low, ref.ci_high), rel=1e-14)
+        assert item.interval_units == "runs" and item.subsession_size is None
+        assert item.run_values == pytest.approx(ref.unit_values, rel=1e-15)
+        assert item.between_variance == pytest.approx(ref.between_variance, rel=1e-12)
+        assert item.within_variance == pytest.approx(ref.within_variance, rel=1e-12)
+        plan = required_runs(ref, half_width_percent=1.0)
+        assert (item.plan_runs, item.plan_samples_per_run) == (plan.planned_runs,
+                                                              plan.samples_per_run)
+        assert item.additional_runs == max(0, plan.planned_runs - 10)
         assert item.warmup_removal == "none"
         assert item.between_run_std is not None and item.within_run_std is not None
         low, high = item.confidence_interval(0.99)
         assert low < item.ci_low and high > item.ci_high
+        assert item.confidence_interval() == pytest.approx((item.ci_low, item.ci_high))
+        assert "10 runs" in str(item) and "runs x" in str(analyze(m, detect_warmup=False))
+        # the plan says how many more runs are needed than the files hold
+        if item.additional_runs:
+            assert any(f"{item.additional_runs} more run(s)" in n for n in item.notes)
 
     def test_half_width_percent_means_the_same_everywhere(self) -> None:
         m = runs_measurements(1.0, 0.01, 1, 400, seed=2)
@@ -126,8 +159,13 @@ class TestAnalyze:
         assert item.ci_low == item.ci_high == 2e-3 and item.autocorrelation is None
         json.dumps(item.to_dict(), allow_nan=False)
         same = compare(Measurements(np.full(40, 2e-3), benchmark="c"),
-                       Measurements(np.full(30, 2e-3), benchmark="c"))
+                       Measurements(np.full(30, 2e-3), benchmark="c"),
+                       assume_runs_equivalent=True)
         assert same["c"].verdict == "no significant change"
+        runs = np.repeat([0, 1, 2, 3], 10)
+        same = compare(Measurements(np.full(40, 2e-3), run=runs, benchmark="c"),
+                       Measurements(np.full(40, 2e-3), run=runs, benchmark="c"))
+        assert same["c"].verdict == "no significant change" and same["c"].ratio == 1.0
 
     def test_non_time_unit_pyperf(self) -> None:
         doc = {"version": "1.0", "metadata": {"name": "rss", "unit": "byte", "loops": 1},
@@ -158,17 +196,25 @@ class TestCompare:
         assert item.relative_change == pytest.approx(0.05, abs=0.01)
         assert item.relative_ci_low is not None and item.relative_ci_low > 0
 
-    def test_welch_on_subsession_statistics(self) -> None:
+    def test_fieller_ratio_of_run_level_means(self) -> None:
+        # Issue 22: the change is the ratio of run-level estimates (compare_runs), not a
+        # Welch test on the subsessions of the concatenated runs.
         base = runs_measurements(1e-6, 0.01, 20, 10, seed=11)
         new = runs_measurements(1.01e-6, 0.01, 20, 10, seed=12)
         item = compare(base, new, detect_warmup=False)["bench"]
-        a = subsession_analysis(base.time_per_work)
-        b = subsession_analysis(new.time_per_work)
-        ref = welch_test(b.mean, b.subsession_variance, b.n_subsessions, a.mean,
-                         a.subsession_variance, a.n_subsessions)
+        ref = compare_runs([p.time_per_work for _, p in base.by_run()],
+                           [p.time_per_work for _, p in new.by_run()])
+        assert item.ratio == pytest.approx(ref.ratio, rel=1e-12)
         assert item.p_value == pytest.approx(ref.p_value, rel=1e-12)
-        assert item.difference == pytest.approx(ref.difference, rel=1e-12)
-        assert item.base_n_subsessions == a.n_subsessions
+        assert item.relative_change == pytest.approx(ref.ratio - 1, rel=1e-12)
+        assert (item.relative_ci_low, item.relative_ci_high) == pytest.approx(
+            (ref.ci_low - 1, ref.ci_high - 1), rel=1e-12)
+        assert item.base_n_runs == item.new_n_runs == item.base_n_subsessions == 20
+        assert item.difference == pytest.approx(ref.new.mean - ref.base.mean, rel=1e-12)
+        assert item.ci_low is not None and item.ci_high is not None
+        # the Welch interval of the difference agrees with the ratio interval on 0 / 1
+        assert (item.ci_low > 0) == (ref.ci_low > 1) and (item.ci_high < 0) == (ref.ci_high < 1)
+        assert item.base_between_variance == pytest.approx(ref.base.between_variance)
 
     def test_improvement_noise_and_floor(self) -> None:
         base = runs_measurements(1e-6, 0.01, 20, 10, seed=21)
@@ -201,9 +247,10 @@ class TestCompare:
         assert "regression" in str(report) and "95 % CI" in str(report)
 
     def test_not_analysable(self) -> None:
-        short = Measurements([1.0, 1.1], benchmark="x")
-        report = compare(short, short)
+        short = Measurements([1.0], benchmark="x")  # one sample: not even 2 blocks
+        report = compare(short, short, assume_runs_equivalent=True)
         assert report["x"].verdict == "not analysable" and not report.has_regression
+        assert compare(short, short)["x"].verdict == "inconclusive"
         with pytest.raises(InvalidInputError):
             compare([1.0], short)  # type: ignore[arg-type]
 

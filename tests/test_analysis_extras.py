@@ -16,8 +16,13 @@ def test_compare_and_trend_plots_are_titled_with_uncertainty() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    ax = compare(_two_benchmarks(1), _two_benchmarks(2, slow=1.1), detect_warmup=False).plot()
+    runs = np.tile(np.repeat(np.arange(5), 20), 2)  # 5 processes per benchmark (issue 22)
+    base, new = _two_benchmarks(1), _two_benchmarks(2, slow=1.1)
+    base, new = (Measurements(m.elapsed, run=runs, benchmark=m.benchmark) for m in (base, new))
+    ax = compare(base, new, detect_warmup=False).plot()
     assert ax.get_title().startswith("new vs baseline: 1 regression(s)")
+    single = compare(_two_benchmarks(1), _two_benchmarks(2, slow=1.1), detect_warmup=False)
+    assert "2 inconclusive (1 run on a side)" in single.plot().get_title()
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["regression",
                                                                   "no significant change"]
     rng = np.random.default_rng(5)

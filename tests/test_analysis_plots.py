@@ -42,8 +42,9 @@ def test_analysis_plot_has_one_interval_per_analysable_benchmark() -> None:
 
 def test_comparison_plot_colours_verdicts() -> None:
     rng = np.random.default_rng(4)
-    base = Measurements(rng.normal(1.0, 0.01, 200), benchmark="b")
-    new = Measurements(rng.normal(1.05, 0.01, 200), benchmark="b")
+    runs = np.repeat(np.arange(8), 25)  # 8 processes per side (issue 22: runs are the units)
+    base = Measurements(rng.normal(1.0, 0.01, 200), run=runs, benchmark="b")
+    new = Measurements(rng.normal(1.05, 0.01, 200), run=runs, benchmark="b")
     ax = compare(base, new, min_change_percent=1).plot()
     points = [line for line in ax.lines if line.get_marker() == "o"]
     assert len(points) == 1 and points[0].get_color() == "tab:red"

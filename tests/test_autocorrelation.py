@@ -417,6 +417,7 @@ def coverage(phi: float, replications: int, *, naive_iid: bool = False) -> float
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::pilotstats.exceptions.DataRangeWarning")  # issue 24
 @pytest.mark.parametrize(("phi", "low", "high"), [(0.0, 0.93, 0.97), (0.5, 0.90, 1.0),
                                                   (0.8, 0.90, 1.0)])
 def test_coverage_ar1(phi: float, low: float, high: float) -> None:

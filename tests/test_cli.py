@@ -46,14 +46,16 @@ class TestAnalyzeCommand:
         status, out, _ = run(["analyze", str(path)], capsys)
         assert status == 0
         header, _rule, row = out.splitlines()[:3]
-        for column in ("benchmark", "n", "warm-up removed", "estimate [95 % CI]", "q",
-                       "n for ±1 %"):
+        for column in ("benchmark", "n", "runs", "warm-up removed", "estimate [95 % CI]", "q",
+                       "need for ±1 %"):
             assert column in header
         item = analyze(load(path))["timeit"]
         cells = row.split()
         assert cells[0] == "timeit" and cells[1] == str(item.n) == "20"
+        assert cells[2] == str(item.n_runs) and item.n_runs > 1  # pyperf processes
         assert f"+ {item.harness_warmups} harness" in row
-        assert row.rstrip().endswith(f"{item.subsession_size}  {item.samples}")
+        assert item.interval_units == "runs"
+        assert row.rstrip().endswith(f"-  {item.plan_text}")
         assert "mean" in row and "[" in row and "ns]" in row
 
     def test_json_round_trips(self, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,7 +74,7 @@ class TestAnalyzeCommand:
         status, out, _ = run(["analyze", str(DATA / "hyperfine.json"), str(DATA / "jmh.json"),
                               "--confidence-level", "0.99", "--half-width-percent", "2"], capsys)
         assert status == 0
-        assert "99 % CI" in out and "n for ±2 %" in out
+        assert "99 % CI" in out and "need for ±2 %" in out
         assert str(DATA / "jmh.json") in out
 
     def test_csv_needs_column(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -175,3 +177,48 @@ def test_module_entry_point() -> None:
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "sleep 0.003" in done.stdout
+
+
+class TestSeveralFilesPerSide:
+    """Issue 22: '--' separates groups of files; each group is one measurement (its runs)."""
+
+    @staticmethod
+    def _job(path: Path, level: float, seed: int) -> Path:
+        rng = np.random.default_rng(seed)
+        times = (level * (1 + 0.01 * rng.standard_normal(10))).tolist()
+        path.write_text(json.dumps({"results": [{"command": "job", "times": times}]}))
+        return path
+
+    def test_trend_groups_and_options_after_the_separator(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        groups = [[str(self._job(tmp_path / f"c{c}_{i}.json", 1.0 if c < 2 else 1.5, 10 * c + i))
+                   for i in range(2)] for c in range(4)]
+        argv = ["trend", *groups[0]]
+        for group in groups[1:]:
+            argv += ["--", *group]
+        status, out, _ = run([*argv, "--json", "--no-warmup-detection"], capsys)
+        data = json.loads(out)
+        assert status == 0 and data["labels"] == [f"c{c}_0.json +1 files" for c in range(4)]
+        item = data["benchmarks"][0]
+        assert item["runs_per_result"] == [20, 20, 20, 20]  # 2 files x 10 hyperfine runs
+        assert [s["classification"] for s in item["segments"]] == ["normal", "regression"]
+
+    def test_analyze_group_is_one_measurement(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        files = [str(self._job(tmp_path / f"j{i}.json", 1.0, i)) for i in range(3)]
+        status, out, _ = run(["analyze", *files, "--", "--json"], capsys)
+        results = json.loads(out)["results"]
+        assert status == 0 and len(results) == 1
+        item = results[0]["benchmarks"][0]
+        assert item["n_runs"] == 30 and item["interval_units"] == "files"
+        status, out, _ = run(["analyze", *files, "--json"], capsys)  # no '--': one per file
+        assert len(json.loads(out)["results"]) == 3
+
+    @pytest.mark.parametrize("argv", [["compare", "a.json"], ["compare", "a", "b", "c"],
+                                      ["compare", "a", "--", "b", "--", "c"], ["trend", "--"]])
+    def test_file_list_usage_errors_exit_2(self, argv: list[str]) -> None:
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2

@@ -174,8 +174,14 @@ def test_failing_program_keeps_rounds_and_resumes(
     status, _, stderr = run_cli(capsys, *args)  # the same -o again: refused, nothing lost
     assert status == 2 and "already holds a session" in stderr
     assert json.loads((out / "summary.json").read_text())["error"].startswith("round 4")
-    # The program fails only on its fifth call: resuming continues the same session.
-    status, stdout, stderr = run_cli(capsys, "--resume", str(out), "-q")
+    # --resume shows the stored command and runs nothing until the user confirms it.
+    status, _, stderr = run_cli(capsys, "--resume", str(out), "-q")
+    assert status == 2 and "not resumed" in stderr and "FAIL_AT=4" in stderr
+    assert saved_session(out).n_rounds == 4
+    # The program fails only on its fifth call: resuming, confirmed by giving the same
+    # command and environment again, continues the same session.
+    status, stdout, stderr = run_cli(capsys, "--resume", str(out), "-q", "--env", "FAIL_AT=4",
+                                     "--", sys.executable, str(program), "%WORK_AMOUNT%")
     assert status == 0, stderr
     rounds = read_csv(out / "rounds.csv")
     assert len(rounds) >= 10 and "targets_met" in stdout
@@ -233,7 +239,7 @@ def test_ctrl_c_writes_partial_results_and_resumes(
     assert len(read_csv(out / "rounds.csv")) == session.n_rounds
     assert json.loads((out / "summary.json").read_text())["interrupted"] is True
     # Resume the interrupted session: it continues from the saved rounds to the end.
-    status, stdout, stderr = run_cli(capsys, "--resume", str(out), "-q")
+    status, stdout, stderr = run_cli(capsys, "--resume", str(out), "-q", "--yes")
     assert status == 0, stderr
     resumed = saved_session(out)
     assert resumed.done and resumed.n_rounds == 15 and "targets_met" in stdout
@@ -274,6 +280,10 @@ def test_baseline_regression_exit_status(
         (["-w", "5,1", "--wps", "--", "prog"], "0 < MIN <= MAX"),
         (["--pi", "x,,0", "--env", "NOVALUE", "--", "prog"], "NAME=VALUE"),
         (["--pi", "x,,0", "--baseline", "/nonexistent.json", "--", "prog"], "--baseline"),
+        (["--pi", "x,,0", "--baseline", "/dev/zero", "--", "prog"], "not a regular file"),
+        (["--pi", "x,,0", "--timeout", "nan", "--", "prog"], "--timeout needs a positive"),
+        (["--pi", "x,,0", "--duration-column", "-1", "--", "prog"], "must be >= 0"),
+        (["--pi", "x,,0", "--max-duration", "-1", "--", "prog"], "max_duration"),
     ],
 )
 def test_usage_errors(
@@ -289,7 +299,9 @@ def test_resume_without_state_is_a_usage_error(
     status, _, stderr = run_cli(capsys, "--resume", str(tmp_path))
     assert status == 2 and "no session state to resume" in stderr
     status, _, stderr = run_cli(capsys, "--resume", str(tmp_path), "--", "prog")
-    assert status == 2 and "do not repeat them" in stderr
+    assert status == 2 and "no session state to resume" in stderr
+    status, _, stderr = run_cli(capsys, "--resume", str(tmp_path), "--pi", "x,,0")
+    assert status == 2 and "do not repeat them (--pi)" in stderr
 
 
 def test_presets_hold_pilots_values() -> None:

@@ -253,6 +253,7 @@ def noisy_series(draw: st.DrawFn, low: int = 24, high: int = 120) -> np.ndarray:
     return x
 
 
+@pytest.mark.filterwarnings("ignore::pilotstats.exceptions.DataRangeWarning")  # step series
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(noisy_series(), st.floats(0.1, 1e3), st.floats(-1e3, 1e3))
 def test_property_affine_invariance_of_subsession_analysis(
@@ -348,6 +349,7 @@ def test_property_proportion_interval_contains_estimate_and_widens(
     assert wide.ci_low <= narrow.ci_low + 1e-15 and narrow.ci_high <= wide.ci_high + 1e-15
 
 
+@pytest.mark.filterwarnings("ignore::pilotstats.exceptions.LackOfFitWarning")  # 0.1 %
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**31 - 1), levels, levels)
 def test_property_wps_interval_contains_estimate_and_widens(
@@ -410,3 +412,75 @@ def test_json_round_trip_of_an_analysis_report_with_an_unbounded_end() -> None:
                          detect_warmup=False)
     text = json.dumps(comparison.to_dict(), allow_nan=False)
     assert ComparisonReport.from_dict(json.loads(text)).to_dict() == comparison.to_dict()
+
+
+# ------------------------------------------------------------------------------------
+# Issue 24: the cases an independent matrix found, each by name
+# ------------------------------------------------------------------------------------
+
+
+def _issue_24_cases() -> list[tuple[str, object]]:
+    from pilotstats import regression
+    from pilotstats.analysis import detect_many, fleet_report, trend_many
+    from pilotstats.autocorrelation import welch_test
+    from pilotstats.io import Measurements, load_pytest_benchmark
+
+    x = harness._base_series()
+    u = np.arange(1.0, 9.0)
+    y = 2.0 + 3.0 * u
+    model = regression.polynomial_model(1)
+    network = regression.ClosedNetworkModel(3, think_time=10.0)
+    return [
+        ("welch_test at 1e308", lambda: welch_test(1e308, 0.04, 30, 1.1, 0.05, 25)),
+        ("detect_many higher_is_better='False'",
+         lambda: detect_many({"s": x}, higher_is_better="False")),
+        ("trend_many higher_is_better='False'",
+         lambda: trend_many({"s": x}, higher_is_better="False")),
+        ("fleet_report higher_is_better='False'",
+         lambda: fleet_report({"s": x}, higher_is_better="False")),
+        ("compare_polynomials degrees=dict",
+         lambda: regression.compare_polynomials(u, y, degrees={1: "a", 2: "b"})),
+        ("calibrate numeric-string conditions",
+         lambda: regression.calibrate(model, [str(v) for v in u], y, [1.0, 1.0])),
+        ("calibrate complex conditions",
+         lambda: regression.calibrate(model, u.astype(complex), y, [1.0, 1.0])),
+        ("calibrate date conditions",
+         lambda: regression.calibrate(model, np.arange(8).astype("datetime64[D]"), y,
+                                      [1.0, 1.0])),
+        ("ClosedNetworkModel numeric-string conditions",
+         lambda: network.evaluate_all([2.0, 3.0, 4.0], ["1", "5"])),
+        ("ClosedNetworkModel NaN parameters", lambda: network([np.nan, 3.0, 4.0], 10)),
+        ("polynomial NaN parameters", lambda: model.evaluate_all([np.nan, 1.0], u)),
+        ("Measurements warmup=None", lambda: Measurements(x, warmup=None)),
+        ("Measurements run=-1e308", lambda: Measurements(x, run=-1e308)),
+        ("load_pytest_benchmark of an ndarray", lambda: load_pytest_benchmark(x)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(14))
+def test_issue_24_case_raises_a_named_error(case: int) -> None:
+    from pilotstats.exceptions import PilotStatsError
+
+    name, call = _issue_24_cases()[case]
+    try:
+        call()  # type: ignore[operator]
+    except PilotStatsError:
+        return
+    pytest.fail(f"{name}: accepted (no named error)")
+
+
+def test_issue_24_cases_are_all_listed() -> None:
+    assert len(_issue_24_cases()) == 14
+
+
+def test_wps_with_durations_near_the_smallest_normal_is_finite_or_named() -> None:
+    from pilotstats.exceptions import PilotStatsError
+    from pilotstats.regression import wps
+
+    work = np.tile([1e5, 2e5, 4e5, 8e5], 10).astype(float)
+    durations = (0.01 + work * 1e-7) * 1e-306  # ~1e-308 s
+    try:
+        result = wps(work, durations, autocorrelation_limit=1.0)
+    except PilotStatsError:
+        return
+    assert not harness._nonfinite_fields(result), harness._nonfinite_fields(result)

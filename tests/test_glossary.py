@@ -38,6 +38,7 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
     'column': {'Sequence[str]', 'str', 'tuple[str, ...]'},
     'columns': {'str | Sequence[str]'},
     'conditions': {'Any'},
+    'forks': {'Any', 'tuple[ForkSteadyState, ...]'},
     'contributors': {'ContributorClassifier', 'bool', 'pd.DataFrame', 'str'},
     'count': {'int'},
     'crossovers': {'Crossovers', 'pd.DataFrame'},
@@ -55,7 +56,7 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
     'labels': {'Mapping[str, str]', 'Sequence[str]', 'tuple[Any, ...]', 'tuple[str, ...]'},
     'mapping': {'Mapping[str, Any]'},
     'matrix': {'Any', 'FloatArray'},
-    'measurements': {'Any', 'Measurements'},
+    'measurements': {'Any', 'Measurements', 'Measurements | Sequence[Measurements]'},
     'measures': {'Sequence[Measure]', 'Sequence[str]'},
     'model': {'Any'},
     'names': {
@@ -108,6 +109,8 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
         'ChangeTest',
         "Literal['auto', 'exact', 'schweitzer']",
         "Literal['exact', 'seidmann']",
+        "Literal['real', 'cpu']",
+        'HarnessFormat',
         "Literal['pairwise', 'largest']",
         "Literal['trend', 'detect']",
         'MeanMethod',
@@ -131,6 +134,7 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
     'text': {'str', 'tuple[str, ...]'},
     'throughput': {'float', 'float | FloatArray'},
     'times': {'Any', 'Float64Array1D', 'Sequence[Any]', 'Sequence[Any] | np.ndarray'},
+    'time': {"Literal['wall', 'user', 'user+system']", 'str', 'tuple[str, ...]'},
     'timezone': {'Any'},
     'value': {'Any', 'float', 'str'},
     'values': {

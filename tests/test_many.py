@@ -19,6 +19,7 @@ from pilotstats.analysis import detect_many, trend_many, write_parquet
 from pilotstats.analysis._many import (
     DETECT_COLUMNS,
     TREND_COLUMNS,
+    InvalidSeries,
     _frame_tasks,
     csit_changes,
 )
@@ -124,6 +125,40 @@ class TestDetectMany:
         assert out.loc[1, "locations"] is None and out.loc[1, "n"] == 21
         assert pd.isna(out.loc[1, "last_trend"])
 
+    def test_one_text_cell_fails_its_series_only(self) -> None:
+        """Issue 24: one string cell in the value column must not abort a 1,000-series batch;
+        numeric strings are not numbers either."""
+        rng = np.random.default_rng(2)
+        table = pd.DataFrame({"k": np.repeat([f"s{i:04d}" for i in range(1000)], 20),
+                              "o": np.tile(np.arange(20), 1000),
+                              "v": rng.normal(10.0, 1.0, 20_000)})
+        serial = trend_many(table, by="k", order="o", value="v", workers=1)
+        table["v"] = table["v"].astype(object)
+        table.loc[17, "v"] = "oops"
+        table.loc[45, "v"] = "10.5"  # a numeric string: no silent coercion
+        out = trend_many(table, by="k", order="o", value="v", workers=2)
+        assert len(out) == 1000
+        assert out.loc[0, "error"].startswith("InvalidInputError") and "'oops'" in (
+            out.loc[0, "error"])
+        assert "'10.5'" in out.loc[2, "error"]
+        assert out["error"].isna().sum() == 998
+        kept = [i for i in range(1000) if i not in (0, 2)]
+        _assert_frames_identical(out.iloc[kept].reset_index(drop=True),
+                                 serial.iloc[kept].reset_index(drop=True))
+
+    def test_missing_order_fails_its_series_and_none_key_is_not_nan(self) -> None:
+        table = pd.DataFrame({"k": ["a"] * 30 + [None] * 30 + ["nan"] * 30,
+                              "o": np.r_[np.arange(30.0), np.arange(30.0), np.arange(30.0)],
+                              "v": np.r_[np.ones(30), 2 * np.ones(30), 3 * np.ones(30)]})
+        out = trend_many(table, by="k", order="o", value="v")
+        assert out["series"].tolist() == ["a", "nan", "<NA>"]
+        assert out["error"].isna().all() and out["group_means"].tolist() == [
+            (1.0,), (3.0,), (2.0,)]
+        table.loc[3, "o"] = np.nan
+        out = trend_many(table, by="k", order="o", value="v")
+        assert "order column 'o' has a missing value (row 3)" in out.loc[0, "error"]
+        assert out.loc[1:, "error"].isna().all()
+
     def test_row_order_does_not_matter(self) -> None:
         table = _table(n_series=4)
         shuffled = table.sample(frac=1.0, random_state=99)
@@ -164,8 +199,12 @@ class TestDetectMany:
             detect_many(table, by="nope", value="mpps")
         with pytest.raises(InvalidInputError, match="value="):
             detect_many(table, by="test")
-        with pytest.raises(InvalidInputError, match="numeric"):
-            detect_many(table.assign(mpps="x"), by="test", value="mpps")
+        every_cell_text = detect_many(table.assign(mpps="x"), by="test", value="mpps")
+        assert every_cell_text["error"].str.contains("non-numeric cell 'x'").all()
+        with pytest.raises(InvalidInputError, match="higher_is_better"):
+            detect_many(table, by="test", value="mpps", higher_is_better="False")
+        with pytest.raises(InvalidInputError, match="higher_is_better"):
+            trend_many(table, by="test", value="mpps", higher_is_better=0)
         with pytest.raises(InvalidInputError, match="table must be"):
             detect_many(42, by="test", value="mpps")
 
@@ -239,10 +278,18 @@ class TestTableSplit:
         for key, index in groups.items():
             parts = key if isinstance(key, tuple) else (key,)
             parts = tuple(p.item() if isinstance(p, np.generic) else p for p in parts)
-            keyed.append(("/".join(str(p) for p in parts), parts, values[index]))
-        # missing keys (NaN) after every present value, part by part
+            # missing keys: NaN in float columns, None (named <NA>) in any other
+            parts = tuple(None if pd.isna(p) and frame[c].dtype.kind != "f" else p
+                          for p, c in zip(parts, by, strict=True))
+            name = "/".join("<NA>" if p is None else str(p) for p in parts)
+            series = values[index]
+            if order is not None and frame[order].iloc[index].isna().any():
+                series = None  # a missing order: an error row
+            keyed.append((name, parts, series))
+        # missing keys (NaN or None) after every present value, part by part
         keyed.sort(key=lambda task: tuple(
-            (1, 0) if isinstance(p, float) and math.isnan(p) else (0, p) for p in task[1]))
+            (1, 0) if p is None or (isinstance(p, float) and math.isnan(p)) else (0, p)
+            for p in task[1]))
         return keyed
 
     @pytest.mark.parametrize("by", [["i"], ["f"], ["i", "b"], ["f", "d", "i"], ["c"], ["I"]])
@@ -268,6 +315,9 @@ class TestTableSplit:
         assert [(name, repr(parts)) for name, parts, _ in got] == [
             (name, repr(parts)) for name, parts, _ in expected]
         for (_, _, a), (_, _, b) in zip(got, expected, strict=True):
+            if b is None:
+                assert isinstance(a, InvalidSeries) and "missing value" in str(a.error)
+                continue
             np.testing.assert_array_equal(a, b)
             assert a.dtype == np.float64 and a.flags.c_contiguous
 
@@ -283,6 +333,13 @@ class TestCsitChanges:
                 comp = trend_compliance(groups, short_window=short, long_window=long)
                 _, change, reference = csit_changes(np.asarray(groups.trend_mean), short,
                                                     long, bool(trial % 2))
+                if n <= short:
+                    # issue 25: trend_compliance takes the earliest trend for a history of
+                    # S runs or fewer (CSIT's rule); csit_changes (pilotstats.analysis,
+                    # another change) still reports NaN there
+                    assert comp.reference_is_earliest
+                    assert comp.reference == groups.trend_mean[0]
+                    continue
                 assert _same(reference, comp.reference)
                 assert _same(change, comp.long_term_change_percent)
 
@@ -387,9 +444,10 @@ class TestAsvHistory:
 @pytest.mark.parametrize(
     "keys, want",
     [
-        (["b", None, "a"], ["a", "b", "nan"]),
+        # issue 24: a missing key of a non-float column is named <NA>, never "nan"
+        (["b", None, "a"], ["a", "b", "<NA>"]),
         (pd.to_datetime(["2024-01-02", None, "2024-01-01"]),
-         ["2024-01-01 00:00:00", "2024-01-02 00:00:00", "nan"]),
+         ["2024-01-01 00:00:00", "2024-01-02 00:00:00", "<NA>"]),
         (pd.Series([1, "x", 2.5], dtype=object), ["1", "2.5", "x"]),
     ],
 )
@@ -404,7 +462,7 @@ def test_missing_and_mixed_keys_sort_without_error(keys: object, want: list[str]
     out = detect_many(frame, by="test", order="run", value="value", workers=1)
     assert out["series"].tolist() == want
     assert out["error"].isna().all()
-    blocks = {str(k) if not pd.isna(k) else "nan": frame["value"].to_numpy()[i * 80:(i + 1) * 80]
+    blocks = {str(k) if not pd.isna(k) else "<NA>": frame["value"].to_numpy()[i * 80:(i + 1) * 80]
               for i, k in enumerate(pd.Series(keys, dtype=object))}
     for series, locations in zip(out["series"], out["locations"], strict=True):
         assert locations == detect_changes(blocks[series]).locations

@@ -43,20 +43,30 @@ def test_runs_as_time_window_and_change() -> None:
     assert (c60.n_regressions, c60.n_progressions) == (1, 1)
 
 
-def test_short_history_uses_earliest_trend_and_empty_window_is_nan() -> None:
+def test_short_history_uses_earliest_trend() -> None:
     values = step_series([(10.0, 30), (8.0, 15)])
     groups = mdl_partition(values)
     c = trend_compliance(groups)
     assert c.window_start == 0 and c.window_end == 45 - 1 - 10
-    assert c.reference == groups.groups[0].mean
-    short = trend_compliance(values[:8])  # n <= S
-    assert math.isnan(short.reference) and math.isnan(short.long_term_change)
-    assert short.window_start is None
+    assert c.reference == groups.groups[0].mean and not c.reference_is_earliest
+    # n <= S: "if the history is too short, the earliest available trend is used" (CSIT),
+    # not NaN (issue 25)
+    history = [10.0, 10.1, 9.9, 10.0, 7.0, 7.1, 6.9, 7.0]
+    short = trend_compliance(history)
+    first = mdl_partition(history)
+    assert short.reference == first.trend_mean[0] and short.reference_is_earliest
+    assert (short.window_start, short.window_end) == (0, 0)
+    assert short.long_term_change == pytest.approx(
+        (first.trend_mean[-1] - first.trend_mean[0]) / first.trend_mean[0]
+    )
+    assert "short history" in str(short)
     json.dumps(short.to_dict(), allow_nan=False)
-    edge = trend_compliance(values[:10])  # n == S: still empty
-    assert math.isnan(edge.reference)
-    one = trend_compliance(values[:11])  # n == S + 1: window is run 0
-    assert (one.window_start, one.window_end) == (0, 0)
+    edge = trend_compliance(values[:10])  # n == S: still the earliest trend
+    assert edge.reference_is_earliest and (edge.window_start, edge.window_end) == (0, 0)
+    one = trend_compliance(values[:11])  # n == S + 1: the window is run 0
+    assert (one.window_start, one.window_end) == (0, 0) and not one.reference_is_earliest
+    single = trend_compliance([5.0])
+    assert single.reference == 5.0 and single.long_term_change == 0.0
 
 
 def test_lower_is_better_uses_min() -> None:
@@ -96,8 +106,12 @@ def test_real_time_window_keeps_the_nearer_limit() -> None:
     naive = [dt.datetime(2024, 1, 1) + dt.timedelta(days=3 * i) for i in range(n)]
     c4 = trend_compliance(values, times=naive, short_period="1W", long_period="4320h")
     assert (c4.window_start, c4.window_end) == (c2.window_start, c2.window_end)
-    empty = trend_compliance(values, times=seconds, short_period="10000D")
-    assert math.isnan(empty.reference)
+    # no run is a short period older than the last: the earliest trend (issue 25)
+    early = trend_compliance(values, times=seconds, short_period="10000D")
+    oldest = n - 1 - 60  # the earliest run within 180 days (and 180 runs)
+    assert early.reference_is_earliest
+    assert (early.window_start, early.window_end) == (oldest, oldest)
+    assert early.reference == mdl_partition(values).trend_mean[oldest]
 
 
 def test_values_are_partitioned_first_and_str() -> None:
@@ -136,3 +150,76 @@ def test_bad_arguments(kwargs: dict, match: str) -> None:
     groups = mdl_partition([10.0 + 0.1 * (i % 3) for i in range(20)])
     with pytest.raises(InvalidInputError, match=match):
         trend_compliance(groups, **kwargs)
+
+
+# ------------------------------------------------------------------------------------------
+# Issue 25: CSIT's per-run averaging and its stated precision
+# ------------------------------------------------------------------------------------------
+
+
+def _trial_runs(seed: int) -> list[list[float]]:
+    """15 runs of 10 trials at 100, then 10 at 98, trial noise sd 3 (seed 1: the trial
+    coding finds no change, the per-run averages do)."""
+    rng = np.random.default_rng(seed)
+    return [list(100 + rng.normal(0, 3, 10)) for _ in range(15)] + [
+        list(98 + rng.normal(0, 3, 10)) for _ in range(10)
+    ]
+
+
+def test_per_run_average_partitions_the_run_means() -> None:
+    runs = _trial_runs(1)
+    means = [float(np.mean(run)) for run in runs]
+    averaged = trend_compliance(runs, per_run_average=True)
+    reference = trend_compliance(means)  # the same up to the summation order (ulps)
+    for key, value in reference.to_dict().items():
+        assert averaged.to_dict()[key] == pytest.approx(value, rel=1e-13), key
+    # "this acts as a single trial with aggregate duration": another partition than coding
+    # every trial as a sample (jumpavg's own model, the default)
+    assert mdl_partition(means).boundaries.tolist() == [15]
+    assert mdl_partition(runs).boundaries.tolist() == []
+    trials = trend_compliance(runs)
+    assert trials.runs_in_last_trend == 25 and averaged.runs_in_last_trend == 10
+    assert averaged.long_term_change == pytest.approx(
+        (np.mean(means[15:]) - np.mean(means[:15])) / np.mean(means[:15])
+    )
+
+
+def test_methodology_encoding_uses_4096_pixels() -> None:
+    runs = _trial_runs(33)
+    top = max(max(run) for run in runs)
+    text = trend_compliance(runs, encoding="methodology")
+    expected = trend_compliance(mdl_partition(runs, resolution=top / 4096))
+    assert text.to_dict() == expected.to_dict()
+    # the precision really changes: jumpavg's code codes the maximum as 8191 units
+    code = mdl_partition(runs)
+    assert code.resolution == pytest.approx(top / 8191, rel=1e-15)
+    assert mdl_partition(runs, resolution=top / 4096).total_bits != code.total_bits
+    # sbps scales it: max / 2**sbps
+    eight = trend_compliance(runs, encoding="methodology", sbps=8)
+    assert eight.to_dict() == trend_compliance(
+        mdl_partition(runs, resolution=top / 256)
+    ).to_dict()
+    both = trend_compliance(runs, encoding="methodology", per_run_average=True)
+    means = [float(np.mean(run)) for run in runs]
+    expected = trend_compliance(mdl_partition(means, resolution=max(means) / 4096))
+    for key, value in expected.to_dict().items():
+        assert both.to_dict()[key] == pytest.approx(value, rel=1e-13), key
+
+
+def test_per_run_average_and_encoding_validation() -> None:
+    runs = _trial_runs(1)
+    groups = mdl_partition(runs)
+    with pytest.raises(InvalidInputError, match="only when values are given"):
+        trend_compliance(groups, per_run_average=True)
+    with pytest.raises(InvalidInputError, match="only when values are given"):
+        trend_compliance(groups, encoding="methodology")
+    with pytest.raises(InvalidInputError, match="encoding"):
+        trend_compliance(runs, encoding="csv")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="resolution or encoding"):
+        trend_compliance(runs, encoding="methodology", resolution=0.1)
+    with pytest.raises(InvalidInputError, match="per_run_average"):
+        trend_compliance(runs, per_run_average="yes")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="empty run"):
+        trend_compliance([[1.0], []], per_run_average=True)
+    with pytest.raises(InvalidInputError, match="positive maximum"):
+        trend_compliance([-1.0, -2.0, -3.0], encoding="methodology")

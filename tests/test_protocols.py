@@ -217,11 +217,18 @@ def _fleet_report() -> Any:
                         higher_is_better=False, workers=1)
 
 
+def _steady_state() -> Any:
+    from pilotstats.changepoints import steady_state
+
+    return steady_state(np.random.default_rng(8).normal(1.0, 0.01, (3, 400)))
+
+
 COLLECTIONS: dict[str, Callable[[], Any]] = {
     "ChangePoints": _edm,
     "ChangePoints (no change point)": _edm_without_change,
     "DetectedChangePoints": _detected,
     "TrendGroups": _trend_groups,
+    "SteadyState": _steady_state,
     "Regions": _regions,
     "Regions (none)": _no_regions,
     "Crossovers": _crossovers,

@@ -21,6 +21,7 @@ from pilotstats import _config
 from pilotstats.exceptions import (
     DegenerateDesignError,
     InvalidInputError,
+    NotEnoughDataError,
     PerformanceWarning,
     PilotStatsError,
 )
@@ -125,8 +126,14 @@ def test_wps_auto_q_equals_explicit_q(seed: int) -> None:
         auto = wps(work, durations)
     except PilotStatsError:
         return
+    if any("alpha filter rerun" in note for note in auto.notes):
+        # the size found does not fit a set the filter visits: the explicit call fails and
+        # the automatic one reports its first pass, saying so
+        with pytest.raises((NotEnoughDataError, DegenerateDesignError)):
+            wps(work, durations, subsession_size=auto.subsession_size)
+        return
     explicit = wps(work, durations, subsession_size=auto.subsession_size)
-    assert auto.to_dict() == explicit.to_dict()
+    assert {**auto.to_dict(), "notes": []} == {**explicit.to_dict(), "notes": []}
 
 
 def test_wps_alpha_filter_cycle_has_a_deterministic_answer(

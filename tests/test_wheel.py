@@ -1,18 +1,25 @@
 """The built wheel, installed in a clean virtual environment, runs the demo and a notebook.
 
 The wheel is built with ``python -m build`` from a copy of the tracked files (as a fresh
-clone has them) and installed with ``--no-deps`` into a venv that sees the system's
-site-packages for numpy, scipy, nbclient, ... The package under test is the wheel's: every
-command runs outside the source tree, without ``PYTHONPATH``, and checks where pilotstats was
-imported from.
+clone has them) and installed with ``--no-deps`` into a new venv that sees the packages of
+the environment running the tests (numpy, scipy, nbclient, ...) through a ``.pth`` file
+naming that environment's site-packages. Not ``--system-site-packages``: when the tests
+themselves run in a venv (as the README's commands do), that flag gives the *base*
+interpreter's packages, not the venv's, and the demo died with ``ModuleNotFoundError:
+pandas`` (issue 24). The ``.pth`` file adds the folders only (their own ``.pth`` files, such
+as an editable install of pilotstats, are not processed), so the package under test is the
+wheel's: every command runs outside the source tree, without ``PYTHONPATH``, and checks where
+pilotstats was imported from.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -50,6 +57,40 @@ def _clean_env(**extra: str) -> dict[str, str]:
     return {**env, "MPLBACKEND": "Agg", **extra}
 
 
+def _outer_site_packages() -> list[str]:
+    """The site-packages folders of the interpreter running the tests (a venv's own, then
+    any it inherits), in import order."""
+    folders = [sysconfig.get_path("purelib"), sysconfig.get_path("platlib"),
+               *site.getsitepackages()]
+    return [f for f in dict.fromkeys(folders) if f and Path(f).is_dir()]
+
+
+def _see_this_environment(python: Path) -> None:
+    """Let the venv of ``python`` import this environment's packages, after its own."""
+    own = subprocess.run([str(python), "-c", "import sysconfig; "
+                          "print(sysconfig.get_path('purelib'))"], capture_output=True,
+                         text=True, check=True, env=_clean_env()).stdout.strip()
+    Path(own, "_tests_outer_environment.pth").write_text(
+        "\n".join(_outer_site_packages()) + "\n")
+
+
+def test_the_new_venv_sees_this_environment_but_not_its_pilotstats(tmp_path: Path) -> None:
+    """The set-up of the wheel test, quickly: from inside a venv too (issue 24), the new
+    venv imports this environment's pandas, and no pilotstats (not installed there yet)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    _see_this_environment(python)
+    probe = subprocess.run(
+        [str(python), "-c", "import pandas, importlib.util as u; "
+         "print(pandas.__version__, u.find_spec('pilotstats') is None)"],
+        cwd=tmp_path, env=_clean_env(), capture_output=True, text=True, check=False)
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    import pandas
+
+    assert probe.stdout.split() == [pandas.__version__, "True"]
+
+
 @pytest.mark.slow
 def test_wheel_runs_demo_and_a_notebook(tmp_path: Path) -> None:
     pytest.importorskip("build")
@@ -62,9 +103,9 @@ def test_wheel_runs_demo_and_a_notebook(tmp_path: Path) -> None:
     (wheel,) = dist.glob("pilotstats-*.whl")
 
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
-                   check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    _see_this_environment(python)
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
                     str(wheel)], check=True, env=_clean_env(PIP_DISABLE_PIP_VERSION_CHECK="1"))
 

@@ -7,7 +7,10 @@
 # $GITHUB_STEP_SUMMARY is set, and exits with pilotstats compare's status:
 #   0 no significant regression, 1 significant regression,
 #   2 bad input or an incomplete comparison (nothing comparable, a benchmark not analysable;
-#     pass --allow-missing to accept those).
+#     pass --allow-missing to accept those),
+#   5 inconclusive: a benchmark had one run on a side (e.g. one pytest-benchmark file per
+#     side), so the run-to-run variance is unknown; store several result files per side
+#     (pilotstats compare BASE... -- NEW...) or pass --assume-runs-equivalent.
 # Without a baseline (the first run on main) it says so and exits 0.
 set -uo pipefail
 
@@ -27,6 +30,7 @@ echo "$report"
 case $status in
     0) verdict="no significant regression" ;;
     1) verdict="significant regression: see the table" ;;
+    5) verdict="inconclusive: one run per side (store several result files per side, or pass --assume-runs-equivalent)" ;;
     *) verdict="comparison failed or incomplete (exit status $status)" ;;
 esac
 

@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, SupportsIndex, overload
 
 from pilotstats import _config
 from pilotstats._protocols import select_items
-from pilotstats._validation import check_bool, check_confidence_level, check_real
-from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze
-from pilotstats.autocorrelation import welch_test
+from pilotstats._validation import check_bool, check_choice, check_confidence_level, check_real
+from pilotstats.analysis._analyze import (
+    AnalysisReport,
+    BenchmarkAnalysis,
+    KeptRuns,
+    analyze_runs,
+)
+from pilotstats.analysis._robust import STATISTICS
+from pilotstats.analysis._runs import (
+    RUN_LABELS,
+    RunChange,
+    combine_runs,
+    compare_kept,
+    compare_run_values,
+)
+from pilotstats.autocorrelation.two_level import SUMMARY_STATISTICS
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
 from pilotstats.io import Measurements
 from pilotstats.results import (
@@ -24,40 +37,66 @@ from pilotstats.results import (
 
 __all__ = ["BenchmarkComparison", "ComparisonReport", "compare"]
 
-VERDICTS = ("regression", "improvement", "no significant change", "not analysable")
+VERDICTS = ("regression", "improvement", "no significant change", "inconclusive",
+            "not analysable")
 
 
 @dataclass(frozen=True, slots=True)
 class BenchmarkComparison(Result):
-    """Welch comparison of one benchmark between a baseline and a new measurement.
+    """Comparison of one benchmark between a baseline and new measurements (runs as units).
+
+    The change is the ratio of the two run-level estimates with a Fieller interval whose
+    units are the runs (Kalibera & Jones 2013, §5); the verdict comes from that interval.
 
     Attributes
     ----------
     name, unit, summary_statistic : str
         Benchmark, unit of the time per work, summary statistic compared (see
-        :attr:`BenchmarkAnalysis.summary_statistic`).
+        :attr:`BenchmarkAnalysis.summary_statistic`; both sides estimate the same quantity).
     base_mean, new_mean : float or None
-        Estimates of each side.
+        Run-level estimates of each side.
     base_n, new_n : int
         Samples analysed per side.
     base_n_subsessions, new_n_subsessions : int or None
-        Subsession counts ``h`` entering the test (the test's sample sizes).
+        Units of each side entering the interval: its runs, or the blocks of a single run
+        when the runs are assumed equivalent.
     difference : float or None
         ``new_mean - base_mean`` (positive: slower).
     ci_low, ci_high : float or None
-        Welch interval of the difference at ``confidence_level``.
+        Welch interval of the difference on the same units (it excludes 0 exactly when the
+        ratio interval excludes 1).
     relative_change, relative_ci_low, relative_ci_high : float or None
-        Difference and interval divided by ``base_mean`` (the baseline's own uncertainty
-        is in the interval of the difference, not in this scaling).
+        ``ratio - 1`` and the Fieller interval of the ratio minus 1 (fractions; positive:
+        slower).
     p_value, dof : float or None
-        Two-sided Welch p-value and Welch–Satterthwaite degrees of freedom.
+        Two-sided test of ``ratio = 1`` (Welch test on the units) and its degrees of freedom.
     verdict : str
-        ``"regression"`` (significantly slower and by at least ``min_change_percent``),
-        ``"improvement"``, ``"no significant change"`` or ``"not analysable"``.
+        ``"regression"`` (the ratio interval lies above 1 and the change is at least
+        ``min_change_percent``), ``"improvement"`` (below 1, symmetric),
+        ``"no significant change"``, ``"inconclusive"`` (one run on a side: the run-to-run
+        variance is unknown) or ``"not analysable"``.
     confidence_level : float
-        Level of the interval; significance means ``p_value < 1 - confidence_level``.
+        Level of the intervals; significance means ``p_value < 1 - confidence_level``.
     note : str
-        Why a benchmark is not analysable.
+        Why a benchmark is inconclusive or not analysable; caveats.
+    ratio : float or None
+        ``new_mean / base_mean`` (above 1: slower).
+    base_n_runs, new_n_runs : int or None
+        Runs of each side (processes, repetitions, files).
+    base_between_variance, base_within_variance : float or None
+        The baseline's variance components (``T_1^2`` of a run mean, ``T_2^2`` per sample;
+        see :class:`~pilotstats.autocorrelation.TwoLevelResult`).
+    new_between_variance, new_within_variance : float or None
+        Each side's variance components (``T_1^2`` of a run mean, ``T_2^2`` per sample; see
+        :class:`~pilotstats.autocorrelation.TwoLevelResult`).
+    runs_assumed_equivalent : bool
+        A side had one run and ``assume_runs_equivalent`` made its blocks the units: the
+        interval excludes run-to-run variation.
+    interval_units : str or None
+        Units of the interval: ``"files"`` (2 files or more on a side: each file's mean
+        over its runs; the interval includes the variation between invocations),
+        ``"runs"`` (one file per side: its runs), ``"blocks"`` (one run assumed
+        equivalent); None without an interval.
 
     Examples
     --------
@@ -67,14 +106,24 @@ class BenchmarkComparison(Result):
     >>> from pilotstats.io import Measurements
     >>> from pilotstats.analysis import compare
     >>> rng = np.random.default_rng(3)
-    >>> base = Measurements(rng.normal(1.00, 0.01, 200), benchmark="b")
-    >>> new = Measurements(rng.normal(1.05, 0.01, 200), benchmark="b")  # 5 % slower
-    >>> report = compare(base, new)
+    >>> def runs(level):  # 10 processes of 20 samples, each process at its own level
+    ...     means = rng.normal(level, 0.01, 10)
+    ...     return Measurements(np.concatenate([rng.normal(m, 0.01, 20) for m in means]),
+    ...                         run=np.repeat(np.arange(10), 20), benchmark="b")
+    >>> report = compare(runs(1.00), runs(1.05))  # 5 % slower
     >>> item = report["b"]
-    >>> print(item)
-    b: regression, +4.97 % (95 % CI [+4.77 %, +5.17 %], Welch p = 4.31e-171)
+    >>> print(item)  # doctest: +NORMALIZE_WHITESPACE
+    b: regression, +4.87 % (95 % CI [+3.57 %, +6.20 %], p = 5.36e-06; 10 vs 10 runs): one
+    file per side: variation between invocations (machine load) is not in the interval
     >>> item.verdict, round(100 * item.relative_change, 1)  # relative change as a fraction
-    ('regression', 5.0)
+    ('regression', 4.9)
+
+    One run per side: the run-to-run variance is unknown, so there is no verdict:
+
+    >>> one = compare(Measurements(rng.normal(1.00, 0.01, 200), benchmark="b"),
+    ...               Measurements(rng.normal(1.05, 0.01, 200), benchmark="b"))["b"]
+    >>> one.verdict, one.note.split(",")[0]
+    ('inconclusive', 'inconclusive: 1 run per side')
     """
 
     name: str
@@ -97,14 +146,33 @@ class BenchmarkComparison(Result):
     verdict: str
     confidence_level: float
     note: str = ""
+    ratio: float | None = None
+    base_n_runs: int | None = None
+    new_n_runs: int | None = None
+    base_between_variance: float | None = None
+    base_within_variance: float | None = None
+    new_between_variance: float | None = None
+    new_within_variance: float | None = None
+    runs_assumed_equivalent: bool = False
+    interval_units: str | None = None
+
+    @property
+    def runs_text(self) -> str:
+        """``"base vs new runs"``, e.g. ``"20 vs 20 runs"``."""
+        return f"{self.base_n_runs} vs {self.new_n_runs} runs"
 
     def __str__(self) -> str:
-        if self.relative_change is None:
+        if self.verdict == "inconclusive" and self.note.startswith("inconclusive"):
+            point = ("" if self.relative_change is None
+                     else f"; point change {_percent(self.relative_change)}")
+            return f"{self.name}: {self.note}{point}"
+        if self.relative_change is None or self.p_value is None:
             return f"{self.name}: {self.verdict} ({self.note})"
-        return (f"{self.name}: {self.verdict}, {_percent(self.relative_change)} "
+        text = (f"{self.name}: {self.verdict}, {_percent(self.relative_change)} "
                 f"({format_number(self.confidence_level * 100, 6)} % CI "
                 f"[{_percent(self.relative_ci_low)}, {_percent(self.relative_ci_high)}], "
-                f"Welch p = {format_number(self.p_value, 3)})")
+                f"p = {format_number(self.p_value, 3)}; {self.runs_text})")
+        return f"{text}: {self.note}" if self.note else text
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BenchmarkComparison:
@@ -122,8 +190,9 @@ def _percent(value: float | None) -> str:
 class ComparisonReport(Result):
     """Per-benchmark comparisons of a baseline with new measurements.
 
-    Benchmarks are matched by name only; samples are never paired. :attr:`has_regression`
-    drives the exit status of ``pilotstats compare``. Follows the
+    Benchmarks are matched by name only; runs and samples are never paired.
+    :attr:`has_regression` and :attr:`inconclusive` drive the exit status of
+    ``pilotstats compare``. Follows the
     :class:`pilotstats.ResultCollection` protocol; an item is one
     :class:`BenchmarkComparison` (``report[0]``; ``report["name"]`` selects one by name);
     benchmarks present on one side only are not items (see :attr:`only_in_base`,
@@ -137,15 +206,19 @@ class ComparisonReport(Result):
     >>> from pilotstats.io import Measurements
     >>> from pilotstats.analysis import compare
     >>> rng = np.random.default_rng(3)
-    >>> base = Measurements(rng.normal(1.00, 0.01, 200), benchmark="b")
-    >>> new = Measurements(rng.normal(1.05, 0.01, 200), benchmark="b")  # 5 % slower
-    >>> report = compare(base, new)
+    >>> def runs(level):  # 10 processes of 20 samples, each process at its own level
+    ...     means = rng.normal(level, 0.01, 10)
+    ...     return Measurements(np.concatenate([rng.normal(m, 0.01, 20) for m in means]),
+    ...                         run=np.repeat(np.arange(10), 20), benchmark="b")
+    >>> report = compare(runs(1.00), runs(1.05))  # 5 % slower
     >>> print(report)  # doctest: +NORMALIZE_WHITESPACE
-    benchmark  base  new     change   95 % CI             Welch p    verdict
-    ---------  ----  ------  -------  ------------------  ---------  ----------
-    b          1 s   1.05 s  +4.97 %  [+4.77 %, +5.17 %]  4.31e-171  regression
-    1 significant regression(s), 0 improvement(s) (two-sided Welch test on subsession
-    means, p < 0.05)
+    benchmark  runs     base      new      change   95 % CI             p         verdict
+    ---------  -------  --------  -------  -------  ------------------  --------  ----------
+    b          10 / 10  999.5 ms  1.048 s  +4.87 %  [+3.57 %, +6.20 %]  5.36e-06  regression
+      b: one file per side: variation between invocations (machine load) is not in the
+      interval
+    1 significant regression(s), 0 improvement(s) (Fieller interval of the ratio new/base
+    of means, runs as units, p < 0.05)
     >>> report.has_regression
     True
     """
@@ -189,6 +262,12 @@ class ComparisonReport(Result):
         return tuple(c.name for c in self.comparisons if c.verdict == "improvement")
 
     @property
+    def inconclusive(self) -> tuple[str, ...]:
+        """Names of benchmarks with one run on a side (no verdict: run-to-run variance
+        unknown)."""
+        return tuple(c.name for c in self.comparisons if c.verdict == "inconclusive")
+
+    @property
     def has_regression(self) -> bool:
         """True when at least one benchmark regressed significantly."""
         return bool(self.regressions)
@@ -230,10 +309,12 @@ class ComparisonReport(Result):
         >>> from pilotstats.io import Measurements
         >>> from pilotstats.analysis import compare
         >>> rng = np.random.default_rng(3)
-        >>> base = Measurements(rng.normal(1.00, 0.01, 200), benchmark="b")
-        >>> new = Measurements(rng.normal(1.05, 0.01, 200), benchmark="b")
-        >>> compare(base, new).to_frame().loc["b", "verdict"]
-        'regression'
+        >>> runs = np.repeat(np.arange(5), 40)  # 5 processes of 40 samples
+        >>> base = Measurements(rng.normal(1.00, 0.01, 200), run=runs, benchmark="b")
+        >>> new = Measurements(rng.normal(1.05, 0.01, 200), run=runs, benchmark="b")
+        >>> row = compare(base, new).to_frame().loc["b"]
+        >>> row["verdict"], int(row["base_n_runs"])
+        ('regression', 5)
         """
         from pilotstats.analysis._frames import records_frame
 
@@ -243,9 +324,14 @@ class ComparisonReport(Result):
             extra += [{"name": name, "verdict": "only in new"} for name in self.only_in_new]
         return records_frame([*self.comparisons, *extra], "name")
 
+    def _units(self) -> str:
+        kinds = {c.interval_units for c in self.comparisons if c.interval_units}
+        return "/".join(sorted(kinds, key=("files", "runs", "blocks").index)) or "runs"
+
     def _tested(self) -> str:
         kinds = {c.summary_statistic for c in self.comparisons}
-        return {frozenset({"median"}): "medians",
+        return {frozenset({"run median"}): "run medians", frozenset({"median"}): "medians",
+                frozenset({"run min"}): "run minima",
                 frozenset({"subsession min"}): "minima"}.get(frozenset(kinds), "means")
 
     def _table_parts(self) -> tuple[list[str], list[list[str]], list[str]]:
@@ -254,6 +340,7 @@ class ComparisonReport(Result):
         for c in self.comparisons:
             rows.append([
                 c.name,
+                f"{c.base_n_runs} / {c.new_n_runs}",
                 "-" if c.base_mean is None else format_quantity(c.base_mean, c.unit),
                 "-" if c.new_mean is None else format_quantity(c.new_mean, c.unit),
                 _percent(c.relative_change),
@@ -262,7 +349,7 @@ class ComparisonReport(Result):
                 "-" if c.p_value is None else format_number(c.p_value, 3),
                 c.verdict,
             ])
-        header = ["benchmark", "base", "new", "change", level, "Welch p", "verdict"]
+        header = ["benchmark", "runs", "base", "new", "change", level, "p", "verdict"]
         lines: list[str] = []
         for c in self.comparisons:
             if c.note:
@@ -271,9 +358,12 @@ class ComparisonReport(Result):
             lines.append(f"only in the baseline: {', '.join(self.only_in_base)}")
         if self.only_in_new:
             lines.append(f"only in the new results: {', '.join(self.only_in_new)}")
+        undecided = (f", {len(self.inconclusive)} inconclusive (1 run on a side)"
+                     if self.inconclusive else "")
         lines.append(f"{len(self.regressions)} significant regression(s), "
-                     f"{len(self.improvements)} improvement(s) (two-sided Welch test on "
-                     f"subsession {self._tested()}, p < "
+                     f"{len(self.improvements)} improvement(s){undecided} (Fieller interval "
+                     f"of the ratio new/base of {self._tested()}, {self._units()} as "
+                     "units, p < "
                      f"{format_number(1 - self.confidence_level)}"
                      + (f", change >= {format_number(self.min_change_percent)} %"
                         if self.min_change_percent > 0 else "") + ")")
@@ -300,58 +390,99 @@ class ComparisonReport(Result):
         )
 
 
-def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis, level: float,
-                 min_change: float) -> BenchmarkComparison:
+def _verdict(change: RunChange, min_change: float) -> str:
+    """Regression / improvement from the ratio interval, at least ``min_change`` percent."""
+    if not change.conclusive:
+        return "inconclusive"
+    if change.ci_low > 1.0 and (change.ratio - 1.0) * 100.0 >= min_change:
+        return "regression"
+    if change.ci_high < 1.0 and (1.0 - change.ratio) * 100.0 >= min_change:
+        return "improvement"
+    return "no significant change"
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis,
+                 runs: tuple[KeptRuns, KeptRuns] | None, *, level: float,
+                 limit: float, min_change: float, statistic: str,
+                 equivalent: bool) -> BenchmarkComparison:
     common: dict[str, Any] = {
         "name": base.name, "unit": base.unit, "summary_statistic": base.summary_statistic,
         "base_mean": base.mean, "new_mean": new.mean, "base_n": base.n, "new_n": new.n,
-        "base_n_subsessions": base.n_subsessions, "new_n_subsessions": new.n_subsessions,
-        "confidence_level": level,
+        "base_n_subsessions": None, "new_n_subsessions": None, "confidence_level": level,
+        "base_n_runs": base.n_runs, "new_n_runs": new.n_runs,
     }
     empty: dict[str, Any] = {
         "difference": None, "ci_low": None, "ci_high": None, "relative_change": None,
         "relative_ci_low": None, "relative_ci_high": None, "p_value": None, "dof": None}
-    if base.unit != new.unit or base.summary_statistic != new.summary_statistic:
+    harmonic = {base.summary_statistic, new.summary_statistic} == {"harmonic mean"}
+    same_statistic = base.summary_statistic == new.summary_statistic
+    if base.unit != new.unit or (runs is None and not same_statistic):
         return BenchmarkComparison(**common, **empty, verdict="not analysable",
                                    note=f"units or summary statistics differ ({base.unit}/"
                                    f"{base.summary_statistic} vs {new.unit}/"
                                    f"{new.summary_statistic})")
-    for side, item in (("baseline", base), ("new", new)):
-        if item.mean is None or item.subsession_variance is None or not item.n_subsessions:
-            return BenchmarkComparison(**common, **empty, verdict="not analysable",
-                                       note=f"{side}: {item.status}; "
-                                       + "; ".join(item.notes[-1:]))
-    base_mean = float(base.mean or 0.0)  # not None: checked in the loop above
-    try:
-        test = welch_test(float(new.mean or 0.0), float(new.subsession_variance or 0.0),
-                          int(new.n_subsessions or 0), base_mean,
-                          float(base.subsession_variance or 0.0), int(base.n_subsessions or 0),
-                          confidence_level=level)
-    except PilotStatsError as exc:
-        return BenchmarkComparison(**common, **empty, verdict="not analysable", note=str(exc))
-    scale = abs(base_mean)
-    relative = test.difference / scale if scale > 0 else math.nan
-    significant = test.p_value < 1.0 - level and abs(relative) * 100.0 >= min_change
-    if significant:
-        verdict = "regression" if test.difference > 0 else "improvement"
+    if "harmonic mean" in (base.summary_statistic, new.summary_statistic) and not harmonic:
+        return BenchmarkComparison(**common, **empty, verdict="not analysable",
+                                   note="one side is a JMH throughput (harmonic mean), the "
+                                   "other is not")
+    change: RunChange | str
+    if runs is not None and runs[0][0] and runs[1][0]:
+        try:
+            change = compare_kept(runs[0][0], runs[1][0], harmonic=harmonic,
+                                  summary_statistic=statistic, confidence_level=level,
+                                  autocorrelation_limit=limit,
+                                  assume_runs_equivalent=equivalent, unit=base.unit,
+                                  base_files=runs[0][1], new_files=runs[1][1])
+        except PilotStatsError as exc:
+            change = str(exc)
+    elif runs is not None:
+        change = "; ".join(f"{side}: {item.status}" for side, item, kept in
+                           (("baseline", base, runs[0]), ("new", new, runs[1])) if not kept[0])
     else:
-        verdict = "no significant change"
-
-    def finite(value: float) -> float | None:
-        return value if math.isfinite(value) else None
-
+        change = compare_run_values(base, new, confidence_level=level,
+                                    assume_runs_equivalent=equivalent)
+    if isinstance(change, str):
+        return BenchmarkComparison(**common, **empty, verdict="not analysable", note=change)
+    common.update({
+        "base_n_subsessions": change.base_units, "new_n_subsessions": change.new_units,
+        "base_between_variance": change.base_components[0],
+        "base_within_variance": change.base_components[1],
+        "new_between_variance": change.new_components[0],
+        "new_within_variance": change.new_components[1],
+        "runs_assumed_equivalent": change.blocks, "interval_units": (
+            "files" if change.by_file else "blocks" if change.blocks else "runs"),
+        "base_mean": change.base_mean, "new_mean": change.new_mean,
+    })
+    if runs is not None and statistic != "mean" and not harmonic:
+        common["summary_statistic"] = RUN_LABELS[statistic] if min(
+            base.n_runs, new.n_runs) >= 2 or not change.blocks else STATISTICS[statistic]
+    verdict = _verdict(change, min_change)
+    ratio = _finite(change.ratio)
+    if not change.conclusive:
+        common["interval_units"] = None
+        return BenchmarkComparison(
+            **common, **{**empty, "relative_change": None if ratio is None else ratio - 1.0},
+            ratio=ratio, verdict=verdict, note=change.note)
+    difference = (None if change.base_mean is None or change.new_mean is None
+                  else change.new_mean - change.base_mean)
+    low, high = change.difference_ci or (None, None)
     return BenchmarkComparison(
-        **common, difference=test.difference, ci_low=finite(test.ci_low),
-        ci_high=finite(test.ci_high), relative_change=finite(relative),
-        relative_ci_low=finite(test.ci_low / scale) if scale > 0 else None,
-        relative_ci_high=finite(test.ci_high / scale) if scale > 0 else None,
-        p_value=test.p_value, dof=finite(test.dof), verdict=verdict,
+        **common, difference=difference, ci_low=_finite(low), ci_high=_finite(high),
+        relative_change=None if ratio is None else ratio - 1.0,
+        relative_ci_low=_finite(change.ci_low - 1.0),
+        relative_ci_high=_finite(change.ci_high - 1.0),
+        p_value=_finite(change.p_value), dof=_finite(change.dof), verdict=verdict,
+        note=change.note, ratio=ratio,
     )
 
 
 def compare(
-    base: Measurements | AnalysisReport,
-    new: Measurements | AnalysisReport,
+    base: Measurements | AnalysisReport | Sequence[Measurements],
+    new: Measurements | AnalysisReport | Sequence[Measurements],
     *,
     confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
     autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
@@ -359,22 +490,29 @@ def compare(
     detect_warmup: bool = True,
     progress: bool = False,
     summary_statistic: str = "mean",
+    assume_runs_equivalent: bool = False,
 ) -> ComparisonReport:
     """Compare every benchmark present in both a baseline and new measurements.
 
-    Each side is analysed as in :func:`analyze` (warm-up removal, subsession means); the
-    difference of the means gets a two-sided Welch test on the subsession statistics
-    ``(mean, s2_q, h)`` of each side. Benchmarks are matched by name; runs and samples are
-    never paired, and unequal sample sizes are fine.
+    Each side is analysed as in :func:`analyze` (warm-up removal per run); the change is the
+    ratio of the two run-level estimates, new / base, with a Fieller interval whose units
+    are the runs (Kalibera & Jones 2013, §5; Welch–Satterthwaite degrees of freedom), and
+    the verdict comes from that interval. Benchmarks are matched by name; runs and samples
+    are never paired, and unequal run counts and lengths are fine.
 
     Parameters
     ----------
-    base, new : Measurements or AnalysisReport
-        Baseline and new results (already computed analyses are reused as they are).
+    base, new : Measurements, sequence of Measurements, or AnalysisReport
+        Baseline and new results. A sequence (one :class:`Measurements` per result file)
+        is one side whose files keep their own runs (a file without replicate structure,
+        such as pytest-benchmark's, is one run). Already computed analyses are reused as
+        they are (their run statistics; ``"median"``/``"min"`` need equal block sizes).
     confidence_level : float in (0, 1), default 0.95
-        Level of the intervals; a change is significant when ``p < 1 - confidence_level``.
+        Level of the intervals; a change is significant when the ratio interval excludes 1
+        (equivalently ``p < 1 - confidence_level``).
     autocorrelation_limit : float in (0, 1], default 0.1
-        Used when analysing :class:`Measurements`.
+        Used when analysing :class:`Measurements` (variance components; the blocks of a
+        single run assumed equivalent).
     min_change_percent : float, default 0
         Practical-significance floor: smaller relative changes are never flagged.
     detect_warmup : bool, default True
@@ -382,20 +520,36 @@ def compare(
     progress : bool, default False
         Progress bar while analysing (needs ``tqdm``).
     summary_statistic : {"mean", "median", "min"}, default "mean"
-        Headline statistic when analysing :class:`Measurements` (see :func:`analyze`); the
-        Welch test then runs on the subsession medians or minima.
+        What each run is summarised by; ``"median"`` / ``"min"`` compare the mean over runs
+        of each run's median / minimum, every run of both sides in blocks of one size (the
+        shortest run), so that both sides estimate the same quantity.
+    assume_runs_equivalent : bool, default False
+        With one run on a side, use blocks of that run as its units (the subsession size):
+        the comparison is then made, and its note says the interval excludes run-to-run
+        variation. Without it, one run on a side gives the verdict ``"inconclusive"``.
 
     Returns
     -------
     ComparisonReport
         ``has_regression`` is True when some benchmark is significantly slower (higher time
-        per unit of work) by at least ``min_change_percent``.
+        per unit of work) by at least ``min_change_percent``; ``inconclusive`` names the
+        benchmarks with one run on a side.
+
+    Raises
+    ------
+    InvalidInputError
+        Inputs of another type, or bad options.
 
     Notes
     -----
-    Welch test and degrees of freedom: ``docs/algorithms/subsession.md`` (Pilot
-    ``lib/libpilot.cc``); subsession statistics instead of raw samples keep the test honest for
-    autocorrelated samples, whose raw mean, variance and count would overstate the evidence.
+    :func:`~pilotstats.autocorrelation.compare_runs`: the interval is every ratio ``ρ``
+    with ``|ȳ - ρ x̄| / sqrt(v_y + ρ² v_x) <= t_ν(ρ)`` (Fieller 1954); it excludes 1 exactly
+    when the Welch test of the run statistics has ``p < 1 - confidence_level``, so a
+    verdict never contradicts its p-value, and a slowdown (ratio interval above 1) can
+    never be reported as an improvement. With a single run the between-run variance,
+    usually the largest part of the variance of a mean (Kalibera & Jones 2013; Georges et
+    al. 2007), cannot be estimated, hence ``"inconclusive"``. JMH throughput benchmarks
+    compare the mean throughputs and report the time ratio (their reciprocal).
 
     Complexity: That of :func:`analyze` on both inputs (O(n log n) per benchmark), plus
     O(B) for B benchmarks.
@@ -405,38 +559,57 @@ def compare(
     >>> import numpy as np
     >>> from pilotstats.io import Measurements
     >>> rng = np.random.default_rng(3)
-    >>> old = Measurements(rng.normal(1.00, 0.01, 200), benchmark="b")
-    >>> slow = Measurements(rng.normal(1.05, 0.01, 200), benchmark="b")
+    >>> def job(level):  # one CI job's file: one run of 30 samples at its own level
+    ...     return Measurements(rng.normal(rng.normal(level, 0.01), 0.01, 30), benchmark="b")
+    >>> old = [job(1.00) for _ in range(4)]    # four files per side
+    >>> slow = [job(1.05) for _ in range(4)]
     >>> report = compare(old, slow)
-    >>> report["b"].verdict, report.has_regression
-    ('regression', True)
+    >>> report["b"].verdict, report["b"].base_n_runs, report.has_regression
+    ('regression', 4, True)
     """
     level = check_confidence_level(confidence_level)
+    limit = check_real(autocorrelation_limit, "autocorrelation_limit", low=0.0, high=1.0,
+                       low_inclusive=False)
     min_change = check_real(min_change_percent, "min_change_percent", low=0.0)
     detect_warmup = check_bool(detect_warmup, "detect_warmup")
     progress = check_bool(progress, "progress")
-    reports = []
-    for side, value in (("base", base), ("new", new)):
+    equivalent = check_bool(assume_runs_equivalent, "assume_runs_equivalent")
+    statistic = check_choice(summary_statistic, "summary_statistic", SUMMARY_STATISTICS)
+    reports: list[AnalysisReport] = []
+    kept: list[dict[str, KeptRuns] | None] = []
+    for side, given in (("base", base), ("new", new)):
+        value = combine_runs(given, side)
         if isinstance(value, AnalysisReport):
             reports.append(value)
+            kept.append(None)
         elif isinstance(value, Measurements):
-            reports.append(analyze(value, confidence_level=level,
-                                   autocorrelation_limit=autocorrelation_limit,
-                                   detect_warmup=detect_warmup, wps_analysis=False,
-                                   progress=progress,
-                                   summary_statistic=summary_statistic))
+            report, side_runs = analyze_runs(
+                value, confidence_level=level, autocorrelation_limit=limit,
+                half_width_percent=1.0, detect_warmup=detect_warmup, wps_analysis=False,
+                method="pilot", benchmarks=None, progress=progress,
+                summary_statistic=statistic, assume_runs_equivalent=equivalent,
+                run_cost=None)
+            reports.append(report)
+            kept.append(side_runs)
         else:
-            raise InvalidInputError(f"{side} must be Measurements or AnalysisReport, got "
-                                    f"{type(value).__name__}")
+            raise InvalidInputError(f"{side} must be Measurements (or a list of them, one per "
+                                    f"file) or an AnalysisReport, got {type(value).__name__}")
     base_report, new_report = reports
     new_names = set(new_report.names)
     base_names = set(base_report.names)
-    comparisons = tuple(_compare_one(b, new_report[b.name], level, min_change)
-                        for b in base_report if b.name in new_names)
+    comparisons = []
+    for b in base_report:
+        if b.name not in new_names:
+            continue
+        base_kept, new_kept = kept
+        runs = (None if base_kept is None or new_kept is None
+                else (base_kept.get(b.name, ([], None)), new_kept.get(b.name, ([], None))))
+        comparisons.append(_compare_one(b, new_report[b.name], runs, level=level, limit=limit,
+                                        min_change=min_change, statistic=statistic,
+                                        equivalent=equivalent))
     return ComparisonReport(
-        comparisons,
+        tuple(comparisons),
         tuple(n for n in base_report.names if n not in new_names),
         tuple(n for n in new_report.names if n not in base_names),
         level, min_change,
     )
-

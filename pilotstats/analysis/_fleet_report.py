@@ -21,7 +21,7 @@ import numpy as np
 
 from pilotstats._protocols import select_items
 from pilotstats._typing import FleetEngine
-from pilotstats._validation import check_choice
+from pilotstats._validation import check_bool, check_choice, check_text
 from pilotstats.analysis._many import _classify
 from pilotstats.results import Result, format_number, json_safe
 
@@ -411,9 +411,17 @@ def fleet_report(
     >>> "<svg" in report.to_html(), report.new_regressions
     (True, ('a',))
     """
-    from pilotstats.analysis._many import _is_dask_collection, _tasks, detect_many, trend_many
+    from pilotstats.analysis._many import (
+        InvalidSeries,
+        _is_dask_collection,
+        _tasks,
+        detect_many,
+        trend_many,
+    )
 
     chosen = check_choice(method, "method", ("trend", "detect"))
+    direction = check_bool(higher_is_better, "higher_is_better")
+    unit = check_text(unit, "unit", allow_none=True)
     function = trend_many if chosen == "trend" else detect_many
     if _is_dask_collection(table) and engine == "dask":
         source: Any = table  # analysed where it lies; the plots need it locally too
@@ -422,7 +430,9 @@ def fleet_report(
         values = {name: v for name, _, v in _tasks(table, by, order, value)}
         source, by, order, value = values, None, None, None
     results = function(source, by=by, order=order, value=value, workers=workers,
-                       engine=engine, client=client, higher_is_better=higher_is_better,
+                       engine=engine, client=client, higher_is_better=direction,
                        short_window=short_window, long_window=long_window,
                        progress=progress, **options)
-    return FleetReport(chosen, results, values, bool(higher_is_better), unit)
+    shown = {name: np.zeros(0) if isinstance(v, InvalidSeries) else v  # error rows: no data
+             for name, v in values.items()}
+    return FleetReport(chosen, results, shown, direction, unit)

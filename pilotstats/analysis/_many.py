@@ -22,9 +22,11 @@ from typing import Any
 
 import numpy as np
 
+from pilotstats import _config
 from pilotstats._typing import FleetEngine
-from pilotstats._validation import check_choice, check_int
-from pilotstats.exceptions import InvalidInputError, MissingDependencyError
+from pilotstats._validation import check_bool, check_choice, check_int
+from pilotstats.exceptions import ClusterError, InvalidInputError, MissingDependencyError
+from pilotstats.io._source import check_regular_file, gunzip, read_file
 
 __all__ = ["DETECT_COLUMNS", "TREND_COLUMNS", "detect_many", "trend_many", "write_parquet"]
 
@@ -88,12 +90,18 @@ def _read_path(path: Path) -> tuple[Any, dict[str, Any]]:
         return load_asv_history(path), {"by": ["machine", "env", "benchmark"],
                                         "order": "date", "value": "value"}
     name = path.name.lower()
-    if not path.is_file():
+    if not path.exists():
         raise InvalidInputError(f"{path}: no such file or folder")
+    check_regular_file(path, kind="table")  # no FIFO or device; MAX_INPUT_BYTES
     if name.endswith(".parquet"):
         _require("pyarrow", "parquet")
         return pd.read_parquet(path), {}
-    if name.endswith((".csv", ".csv.gz", ".tsv", ".tsv.gz")):
+    if name.endswith((".csv.gz", ".tsv.gz")):  # decompressed within MAX_DECOMPRESSED_BYTES
+        import io
+
+        data = gunzip(read_file(path, kind="table"), str(path))
+        return pd.read_csv(io.BytesIO(data), sep="\t" if ".tsv" in name else ","), {}
+    if name.endswith((".csv", ".tsv")):
         return pd.read_csv(path, sep="\t" if ".tsv" in name else ","), {}
     raise InvalidInputError(f"{path}: expected an asv results folder, a .csv, .tsv or "
                             ".parquet file")
@@ -140,10 +148,7 @@ def _frame_tasks(frame: Any, by: list[str], order: str | None, value: str) -> li
     if missing:
         raise InvalidInputError(f"column(s) {missing} not in the table; its columns are "
                                 f"{[str(c) for c in frame.columns]}")
-    try:
-        values = frame[value].to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"value column {value!r} must be numeric: {exc}") from None
+    values, bad_cells = _value_column(frame[value])
     codes = np.zeros(0, dtype=np.int64)
     columns = []
     any_missing = False
@@ -171,15 +176,67 @@ def _frame_tasks(frame: Any, by: list[str], order: str | None, value: str) -> li
         appearance = rank[rows[starts]]
     values = values[rows]
     first = rows[starts]
-    parts_of = list(zip(*(_key_parts(uniques.take(column_codes[first]))
-                          for column_codes, uniques in columns), strict=True))
+    parts_of = list(zip(*(_key_parts(uniques.take(column_codes[first]),
+                                     getattr(frame[column].dtype, "kind", "O") == "f")
+                          for column, (column_codes, uniques) in zip(by, columns, strict=True)),
+                        strict=True))
+    missing_order = (np.asarray(frame[order].isna(), dtype=bool)[rows]
+                     if order is not None else None)
+    bad = bad_cells[rows] if bad_cells is not None else None
     keyed = []
     for group in np.argsort(appearance, kind="stable").tolist():
         parts = tuple(p.item() if isinstance(p, np.generic) else p for p in parts_of[group])
-        keyed.append(("/".join(str(p) for p in parts), parts,
-                      values[starts[group]:ends[group]]))
+        series: Any = values[starts[group]:ends[group]]
+        within = slice(starts[group], ends[group])
+        if missing_order is not None and missing_order[within].any():
+            row = frame.index[rows[within][int(np.argmax(missing_order[within]))]]
+            series = InvalidSeries(InvalidInputError(
+                f"order column {order!r} has a missing value (row {row!r}); the order of "
+                "the series is undefined: fill or drop the row first"))
+        elif bad is not None and bad[within].any():
+            index = rows[within][int(np.argmax(bad[within]))]
+            cell = frame[value].iloc[index]
+            series = InvalidSeries(InvalidInputError(
+                f"value column {value!r} holds the non-numeric cell {cell!r:.60} (row "
+                f"{frame.index[index]!r}); convert the column to numbers first"))
+        keyed.append((_series_name(parts), parts, series))
     keyed.sort(key=lambda task: _key_order(task[1]))
     return keyed
+
+
+class InvalidSeries:
+    """Stands for the values of a series that cannot be analysed: its row reports
+    :attr:`error` (a named exception) instead of aborting the batch."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: InvalidInputError) -> None:
+        self.error = error
+
+    def __len__(self) -> int:
+        return 0
+
+
+def _value_column(column: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """The value column as float64 (missing cells NaN) and, when some cells are not real
+    numbers (strings, including numeric strings, dates, complex numbers, objects), a mask of
+    those cells (their series become error rows; no coercion of text to numbers)."""
+    import pandas as pd
+
+    kind = getattr(column.dtype, "kind", "O")
+    if kind in "biuf" or (isinstance(column.dtype, pd.api.extensions.ExtensionDtype) and (
+            pd.api.types.is_numeric_dtype(column.dtype)
+            and not pd.api.types.is_complex_dtype(column.dtype))):
+        return column.to_numpy(dtype=np.float64, na_value=np.nan), None
+    cells = column.to_numpy(dtype=object)
+    missing = np.asarray(pd.isna(column), dtype=bool)
+    bad = np.array([not (gone or (isinstance(cell, numbers.Real)
+                                  and not isinstance(cell, (bool, np.bool_))))
+                    for cell, gone in zip(cells, missing, strict=True)], dtype=bool)
+    values = np.full(cells.shape[0], np.nan)
+    good = ~bad & ~missing
+    values[good] = cells[good].astype(np.float64)
+    return values, bad if bad.any() else None
 
 
 def _key_order(parts: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
@@ -191,8 +248,8 @@ def _key_order(parts: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
              (datetime.date, 4), (datetime.timedelta, 5))
     order = []
     for part in parts:
-        if isinstance(part, float) and math.isnan(part):
-            order.append((7, ""))
+        if part is None or (isinstance(part, float) and math.isnan(part)):
+            order.append((7, "") if part is None else (8, ""))
             continue
         kind = next((k for cls, k in kinds if isinstance(part, cls)), 6)
         order.append((kind, repr(part) if kind == 6 else part))
@@ -216,15 +273,23 @@ def _in_order(order: Any, rows: np.ndarray, starts: list[int], any_missing: bool
     return bool(steps.all())
 
 
-def _key_parts(keys: Any) -> list[Any]:
-    """Python scalars of one key column, missing keys as NaN (as ``groupby`` names them)."""
+def _key_parts(keys: Any, numeric: bool) -> list[Any]:
+    """Python scalars of one key column (its first row of each series). A missing key is
+    NaN in a float column (as ``groupby`` names it) and None in any other column (a missing
+    string, category, integer or date), whose series is named ``<NA>``, never ``"nan"``,
+    which would collide with a real ``"nan"`` key."""
     import pandas as pd
 
     parts: list[Any] = keys.tolist()
     missing = np.asarray(pd.isna(keys), dtype=bool)
     if missing.any():
-        parts = [math.nan if gone else p for p, gone in zip(parts, missing.tolist(), strict=True)]
+        gap = math.nan if numeric else None
+        parts = [gap if gone else p for p, gone in zip(parts, missing.tolist(), strict=True)]
     return parts
+
+
+def _series_name(parts: tuple[Any, ...]) -> str:
+    return "/".join("<NA>" if p is None else str(p) for p in parts)
 
 
 def _mapping_tasks(table: Mapping[Any, Any]) -> list[Task]:
@@ -320,6 +385,7 @@ def _detect_row(series: str, values: np.ndarray, options: Mapping[str, Any],
     from pilotstats.changepoints import detect_changes
 
     try:
+        _check_series(values)
         result = detect_changes(values, **options)
         means = tuple(float(s.mean) for s in result.segments)
         lengths = [s.end - s.start for s in result.segments]
@@ -349,6 +415,7 @@ def _trend_row(series: str, values: Any, options: Mapping[str, Any], higher_is_b
     from pilotstats.changepoints import mdl_partition, trend_compliance
 
     try:
+        _check_series(values)
         groups = mdl_partition(values, higher_is_better=higher_is_better, **options)
         compliance = trend_compliance(groups, short_window=short_window,
                                       long_window=long_window)
@@ -374,6 +441,11 @@ def _trend_row(series: str, values: Any, options: Mapping[str, Any], higher_is_b
         }
     except Exception as exc:  # a failing series never aborts the batch
         return _error_row(TREND_COLUMNS, series, _length(values), exc)
+
+
+def _check_series(values: Any) -> None:
+    if isinstance(values, InvalidSeries):
+        raise values.error
 
 
 def _length(values: Any) -> int:
@@ -473,21 +545,41 @@ def _client_threads(client: Any) -> int:
 
 
 def _run_dask(tasks: list[Task], function: RowFunction, arguments: tuple[Any, ...],
-              client: Any, workers: int | None, bar: Any) -> list[dict[str, Any]]:
+              client: Any, workers: int | None, bar: Any, columns: Sequence[str]
+              ) -> list[dict[str, Any]]:
+    """Batches of series as Dask tasks that carry their data.
+
+    No ``client.scatter``: scattered data live on one worker only, so a lost worker lost
+    the batch (the scheduler cannot recompute them), and scattering with ``hash=True``
+    let equal batches share keys ("lost dependencies"). Each task is submitted with its
+    series and a random key (``pure=False``) and ``retries=DASK_RETRIES``; the scheduler
+    reruns a task whose worker died on another worker. A batch that still fails gives error
+    rows (:class:`~pilotstats.exceptions.ClusterError`) for its series, not an exception
+    for the whole call.
+    """
+    from distributed import as_completed
+
     client = _dask_client(client)
     parts = 4 * (workers if workers is not None else _client_threads(client))
     batches = _split(tasks, parts)
-    if not batches:
-        return []
-    scattered = client.scatter(batches)
-    futures = client.map(_run_batch, scattered, function=function, arguments=arguments,
-                         pure=False)
-    if bar is not None:
-        from distributed import as_completed
-
-        for done in as_completed(futures):  # type: ignore[no-untyped-call]
-            bar.update(len(batches[futures.index(done)]))
-    return [row for batch in client.gather(futures) for row in batch]
+    futures = [client.submit(_run_batch, batch, function, arguments, pure=False,
+                             retries=_config.DASK_RETRIES) for batch in batches]
+    position = {future.key: i for i, future in enumerate(futures)}
+    results: list[list[dict[str, Any]]] = [[] for _ in batches]
+    for future in as_completed(futures):  # type: ignore[no-untyped-call]
+        i = position[future.key]
+        try:
+            results[i] = future.result()
+        except Exception as exc:  # infrastructure only: rows catch the series' own errors
+            lost = ClusterError(
+                f"the Dask task of this series failed after {_config.DASK_RETRIES} retries "
+                f"({type(exc).__name__}: {exc}); rerun the batch or raise "
+                "pilotstats._config.DASK_RETRIES")
+            results[i] = [_error_row(columns, name, _length(values), lost)
+                          for name, _, values in batches[i]]
+        if bar is not None:
+            bar.update(len(batches[i]))
+    return [row for batch in results for row in batch]
 
 
 def _dask_frame_rows(part: Any, by: list[str], order: str | None, value: str,
@@ -509,7 +601,13 @@ def _run_dask_frame(table: Any, by: list[str], order: str | None, value: str,
     client = _dask_client(client)
     parts = [delayed(_dask_frame_rows)(part, by, order, value, function, arguments)
              for part in table.to_delayed()]
-    rows = [row for part in client.compute(parts, sync=True) for row in part]
+    try:  # the partitions are recomputable from the graph: a lost worker costs a rerun
+        computed = client.compute(parts, sync=True, retries=_config.DASK_RETRIES)
+    except Exception as exc:  # a partition failed after its retries: no row is trustworthy
+        raise ClusterError(
+            f"a partition of the Dask DataFrame failed after {_config.DASK_RETRIES} retries "
+            f"({type(exc).__name__}: {exc})") from exc
+    rows = [row for part in computed for row in part]
     seen: set[str] = set()
     for row in rows:
         if row["series"] in seen:
@@ -555,6 +653,8 @@ def _many(kind: str, table: Any, by: str | Sequence[str] | None, order: str | No
           columns: Sequence[str]) -> Any:
     chosen = check_choice(engine, "engine", ("threads", "dask"))
     count = None if workers is None else check_int(workers, "workers", low=1)
+    if progress is not None:
+        check_bool(progress, "progress")
     if _is_dask_collection(table) and chosen == "dask":
         if value is None:
             raise InvalidInputError("a Dask DataFrame needs value= naming its value column")
@@ -565,7 +665,7 @@ def _many(kind: str, table: Any, by: str | Sequence[str] | None, order: str | No
     bar = _progress_bar(len(tasks), progress, kind)
     try:
         if chosen == "dask":
-            rows = _run_dask(tasks, function, arguments, client, count, bar)
+            rows = _run_dask(tasks, function, arguments, client, count, bar, columns)
         else:
             rows = _run_threads(tasks, function, arguments,
                                 _default_workers() if count is None else count, bar)
@@ -696,7 +796,8 @@ def detect_many(
     """
     windows = _check_windows(short_window, long_window)
     return _many("detect_many", table, by, order, value, workers, engine, client, progress,
-                 _detect_row, (options, bool(higher_is_better), *windows), DETECT_COLUMNS)
+                 _detect_row, (options, check_bool(higher_is_better, "higher_is_better"),
+                               *windows), DETECT_COLUMNS)
 
 
 def trend_many(
@@ -791,7 +892,8 @@ def trend_many(
     """
     windows = _check_windows(short_window, long_window)
     return _many("trend_many", table, by, order, value, workers, engine, client, progress,
-                 _trend_row, (options, bool(higher_is_better), *windows), TREND_COLUMNS)
+                 _trend_row, (options, check_bool(higher_is_better, "higher_is_better"),
+                              *windows), TREND_COLUMNS)
 
 
 def write_parquet(frame: Any, path: str | os.PathLike[str]) -> Path:

@@ -131,9 +131,12 @@ def plot_analysis(report: AnalysisReport, *, ax: Any = None) -> Any:
 
 
 def plot_comparison(report: ComparisonReport, *, ax: Any = None) -> Any:
-    """Forest plot of relative changes (new vs baseline) with their Welch intervals.
+    """Forest plot of relative changes (new vs baseline) with their run-level intervals.
 
-    Points are coloured by verdict (red regression, green improvement, grey no change).
+    Each change is ``ratio - 1`` of the run-level estimates with its Fieller interval (see
+    :func:`~pilotstats.analysis.compare`). Points are coloured by verdict (red regression,
+    green improvement, grey no change); inconclusive benchmarks (one run on a side) have
+    no interval and are counted in the title.
 
     Parameters
     ----------
@@ -158,13 +161,14 @@ def plot_comparison(report: ComparisonReport, *, ax: Any = None) -> Any:
     >>> from pilotstats.io import Measurements
     >>> from pilotstats.analysis import compare
     >>> rng = np.random.default_rng(0)
-    >>> old = Measurements(rng.normal(1.0, 0.01, 100), benchmark="b")
-    >>> new = Measurements(rng.normal(1.1, 0.01, 100), benchmark="b")
+    >>> runs = np.repeat(np.arange(5), 20)  # 5 processes of 20 samples per side
+    >>> old = Measurements(rng.normal(1.0, 0.01, 100), run=runs, benchmark="b")
+    >>> new = Measurements(rng.normal(1.1, 0.01, 100), run=runs, benchmark="b")
     >>> compare(old, new).plot().get_xlabel()
-    'change of the mean, new vs baseline (%, 95 % CI)'
+    'change of the run-level mean, new vs baseline (%, 95 % CI)'
     """
     ax = new_axes(ax)
-    rows = [c for c in report if c.relative_change is not None]
+    rows = [c for c in report if c.relative_change is not None and c.relative_ci_low is not None]
     y = np.arange(len(rows))
     for i, item in enumerate(rows):
         color = _VERDICT_COLORS.get(item.verdict, "tab:gray")
@@ -178,7 +182,8 @@ def plot_comparison(report: ComparisonReport, *, ax: Any = None) -> Any:
             ax.axvline(sign * report.min_change_percent, color="tab:gray", linestyle=":")
     ax.set_yticks(y, [c.name for c in rows], fontsize=7)
     ax.set_xlabel(
-        f"change of the mean, new vs baseline (%, {level_text(report.confidence_level)})"
+        f"change of the run-level mean, new vs baseline (%, "
+        f"{level_text(report.confidence_level)})"
     )
     from matplotlib.lines import Line2D
 
@@ -188,9 +193,11 @@ def plot_comparison(report: ComparisonReport, *, ax: Any = None) -> Any:
     if handles:
         ax.legend(handles=handles, fontsize=7, title="verdict (point: change, bar: CI)",
                   title_fontsize=7)
-    missing = len(report.comparisons) - len(rows)
+    undecided = len(report.inconclusive)
+    missing = len(report.comparisons) - len(rows) - undecided
     ax.set_title(f"new vs baseline: {len(report.regressions)} regression(s), "
                  f"{len(report.improvements)} improvement(s) of {len(rows)} compared"
+                 + (f", {undecided} inconclusive (1 run on a side)" if undecided else "")
                  + (f", {missing} not analysable" if missing else ""))
     return ax
 

@@ -9,7 +9,9 @@ from typing import Any, SupportsIndex, overload
 
 from pilotstats._protocols import select_items
 from pilotstats._validation import check_bool, check_confidence_level
-from pilotstats.analysis._analyze import AnalysisReport, analyze, call_collecting_warnings
+from pilotstats.analysis._analyze import AnalysisReport, analyze
+from pilotstats.analysis._progress import call_collecting_warnings, progress_items
+from pilotstats.analysis._runs import combine_runs
 from pilotstats.changepoints import mdl_partition
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, PilotStatsError
 from pilotstats.io import Measurements
@@ -67,9 +69,10 @@ class TrendSegment(Result):
 class BenchmarkTrend(Result):
     """One benchmark's means over the result files and their MDL segments.
 
-    ``means[i]`` is the estimate of result file ``i`` (None where the benchmark is missing or
+    ``means[i]`` is the estimate of result ``i`` (None where the benchmark is missing or
     not analysable), ``ci_low[i]``/``ci_high[i]`` its confidence interval (None where it has
-    none). ``segments`` are half-open ranges of file indices; a segment classified
+    none; runs as the units when the result has several), ``runs_per_result[i]`` its runs
+    (None where missing). ``segments`` are half-open ranges of file indices; a segment classified
     ``"regression"`` has a higher (slower) level than the previous one.
 
     Examples
@@ -95,6 +98,7 @@ class BenchmarkTrend(Result):
     note: str = ""
     ci_low: tuple[float | None, ...] = ()
     ci_high: tuple[float | None, ...] = ()
+    runs_per_result: tuple[int | None, ...] = ()
 
     @property
     def last_classification(self) -> str | None:
@@ -124,10 +128,10 @@ class TrendReport(Result):
     >>> files += [Measurements([1.5, 1.51, 1.49, 1.5] * 5, benchmark="b") for _ in range(4)]
     >>> report = trend(files)
     >>> print(report)  # doctest: +NORMALIZE_WHITESPACE
-    benchmark  results  mean   segment
-    ---------  -------  -----  ----------
-    b          0 .. 3   1 s    normal
-    b          4 .. 7   1.5 s  regression
+    benchmark  results  runs per result  mean   segment
+    ---------  -------  ---------------  -----  ----------
+    b          0 .. 3   1                1 s    normal
+    b          4 .. 7   1                1.5 s  regression
     """
 
     labels: tuple[str, ...]
@@ -176,12 +180,15 @@ class TrendReport(Result):
         rows = []
         for b in self.benchmarks:
             if not b.segments:
-                rows.append([b.name, "-", "-", b.note])
+                rows.append([b.name, "-", "-", "-", b.note])
                 continue
             for s in b.segments:
+                counts = [c for c in b.runs_per_result[s.start:s.end] if c is not None]
+                runs = ("-" if not counts else str(min(counts)) if min(counts) == max(counts)
+                        else f"{min(counts)}-{max(counts)}")
                 rows.append([b.name, f"{self.labels[s.start]} .. {self.labels[s.end - 1]}",
-                             format_quantity(s.mean, b.unit), s.classification])
-        return ["benchmark", "results", "mean", "segment"], rows
+                             runs, format_quantity(s.mean, b.unit), s.classification])
+        return ["benchmark", "results", "runs per result", "mean", "segment"], rows
 
     def to_frame(self, *, long_format: bool = False) -> Any:
         """One row per benchmark, or (``long_format=True``) per benchmark and result.
@@ -227,6 +234,8 @@ class TrendReport(Result):
                 found = [(j, s) for j, s in enumerate(b.segments) if s.start <= i < s.end]
                 j, segment = found[0] if found else (None, None)
                 rows.append({"benchmark": b.name, "result": label, "mean": mean, "unit": b.unit,
+                             "n_runs": (b.runs_per_result[i] if i < len(b.runs_per_result)
+                                        else None),
                              "segment": j,
                              "segment_mean": None if segment is None else segment.mean,
                              "classification": None if segment is None
@@ -251,7 +260,8 @@ class TrendReport(Result):
                                  tuple(_segment_from_dict(s) for s in b["segments"]),
                                  b["note"],
                                  tuple(decode_float(b.get("ci_low", ()))),
-                                 tuple(decode_float(b.get("ci_high", ()))))
+                                 tuple(decode_float(b.get("ci_high", ()))),
+                                 tuple(b.get("runs_per_result", ())))
                   for b in data["benchmarks"]),
             float(data.get("confidence_level", 0.95)),
         )
@@ -266,19 +276,23 @@ def _segment_from_dict(data: Mapping[str, Any]) -> TrendSegment:
 
 
 def trend(
-    results: Sequence[Measurements | AnalysisReport],
+    results: Sequence[Measurements | AnalysisReport | Sequence[Measurements]],
     *,
     labels: Sequence[str] | None = None,
     confidence_level: float = 0.95,
     detect_warmup: bool = True,
     progress: bool = False,
+    summary_statistic: str = "mean",
+    assume_runs_equivalent: bool = False,
 ) -> TrendReport:
     """Partition each benchmark's per-result means into levels by MDL.
 
     Parameters
     ----------
-    results : sequence of Measurements or AnalysisReport
-        Results in time (commit) order, oldest first, at least 2.
+    results : sequence of Measurements, AnalysisReport or sequence of Measurements
+        Results in time (commit) order, oldest first, at least 2. A result given as a
+        sequence of :class:`Measurements` (several files of one commit, e.g. one per CI
+        job) is analysed as one result whose files keep their own runs.
     labels : sequence of str, optional
         One label per result (file names); default ``"0", "1", ...``.
     confidence_level : float, default 0.95
@@ -287,6 +301,10 @@ def trend(
         Stable-phase detection when analysing :class:`Measurements` inputs.
     progress : bool, default False
         Progress bar over the results (needs ``tqdm``).
+    summary_statistic : {"mean", "median", "min"}, default "mean"
+        Each result's estimate (see :func:`analyze`).
+    assume_runs_equivalent : bool, default False
+        Passed to :func:`analyze` (a result of one run: its interval is taken as it is).
 
     Returns
     -------
@@ -301,8 +319,10 @@ def trend(
 
     Notes
     -----
-    Each result contributes one value per benchmark, its mean (one run per result file, as
-    MDL trend analysis expects, see ``mdl_partition``); the partition is the minimum
+    Each result contributes one value per benchmark, its run-level estimate (the mean over
+    its runs, see :func:`analyze`; ``runs_per_result`` says how many runs each result
+    had); the
+    partition is the minimum
     description length grouping of FD.io CSIT's jumpavg, reproduced by
     :func:`pilotstats.changepoints.mdl_partition`, with lower-is-better labels.
 
@@ -331,18 +351,19 @@ def trend(
     names = [str(i) for i in range(len(results))] if labels is None else [str(x) for x in labels]
     if len(names) != len(results):
         raise InvalidInputError(f"labels has {len(names)} entries for {len(results)} results")
-    from pilotstats.analysis._analyze import _progress
-
     reports: list[AnalysisReport] = []
-    for index in _progress([str(i) for i in range(len(results))], progress, "trend"):
-        item = results[int(index)]
+    for index in progress_items([str(i) for i in range(len(results))], progress, "trend"):
+        item = combine_runs(results[int(index)], f"results[{index}]")
         if isinstance(item, AnalysisReport):
             reports.append(item)
         elif isinstance(item, Measurements):
             reports.append(analyze(item, confidence_level=level, wps_analysis=False,
-                                   detect_warmup=detect_warmup))
+                                   detect_warmup=detect_warmup,
+                                   summary_statistic=summary_statistic,
+                                   assume_runs_equivalent=assume_runs_equivalent))
         else:
-            raise InvalidInputError(f"results[{index}] must be Measurements or AnalysisReport")
+            raise InvalidInputError(f"results[{index}] must be Measurements (or a list of "
+                                    "them, one per file) or an AnalysisReport")
     ordered: dict[str, str] = {}
     for report in reports:
         for b in report:
@@ -352,6 +373,7 @@ def trend(
         means: list[float | None] = []
         lows: list[float | None] = []
         highs: list[float | None] = []
+        counts: list[int | None] = []
         for report in reports:
             try:
                 entry = report[name]
@@ -359,11 +381,14 @@ def trend(
                 means.append(None)
                 lows.append(None)
                 highs.append(None)
+                counts.append(None)
                 continue
             means.append(entry.mean)
             lows.append(entry.ci_low)
             highs.append(entry.ci_high)
-        bounds = {"ci_low": tuple(lows), "ci_high": tuple(highs)}
+            counts.append(entry.n_runs)
+        bounds: dict[str, Any] = {"ci_low": tuple(lows), "ci_high": tuple(highs),
+                                  "runs_per_result": tuple(counts)}
         present = [m for m in means if m is not None]
         if len(present) < 2:
             trends.append(BenchmarkTrend(name, unit, tuple(means), (),

@@ -135,7 +135,8 @@ class WelchResult(Result):
     dof : float
         Welch–Satterthwaite degrees of freedom (NaN when the standard error is 0).
     statistic : float
-        ``t = difference / standard_error``.
+        ``t = difference / standard_error`` (+/-inf when the standard error is 0 and the
+        means differ).
     standard_error : float
         ``sqrt(var1/n1 + var2/n2)``.
     alternative : str
@@ -240,7 +241,9 @@ def welch_test(
     Raises
     ------
     InvalidInputError
-        Negative variance or count, non-finite inputs, bad options.
+        Negative variance or count, non-finite inputs, bad options, or a difference, t
+        statistic or interval that overflows float64 (means near 1e308 with a small
+        standard error: rescale the data).
     NotEnoughDataError
         ``n1 < 2`` or ``n2 < 2`` (Pilot returns an "undecided" p = 0.5 instead).
 
@@ -275,6 +278,11 @@ def welch_test(
         return WelchResult(d, d, d, p, math.nan, statistic, 0.0, side, level)
     dof = _dof(v1, c1, v2, c2)
     statistic = d / se
+    if not math.isfinite(statistic):
+        raise InvalidInputError(
+            f"the t statistic {d!r} / {se!r} overflows float64; rescale the data (e.g. "
+            "change the unit) before comparing"
+        )
     if side == "two-sided":
         p = 2.0 * t_cdf(-abs(statistic), dof)
     elif side == "less":

@@ -39,7 +39,7 @@ from pilotstats.autocorrelation.two_level import (
 )
 from pilotstats.results import Result, format_number
 
-__all__ = ["RunComparison", "compare_runs", "ratio_interval"]
+__all__ = ["RunComparison", "compare_runs", "ratio_interval", "ratio_interval_from_moments"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,16 +136,36 @@ def ratio_interval(
     base mean is not significantly above 0.
     """
     kx, ky = int(base_values.size), int(new_values.size)
-    x, y = float(np.mean(base_values)), float(np.mean(new_values))
-    vx = float(np.var(base_values, ddof=1)) / kx
-    vy = float(np.var(new_values, ddof=1)) / ky
+    return ratio_interval_from_moments(
+        float(np.mean(base_values)), float(np.var(base_values, ddof=1)), kx,
+        float(np.mean(new_values)), float(np.var(new_values, ddof=1)), ky, confidence_level)
+
+
+def ratio_interval_from_moments(
+    base_mean: float, base_variance: float, base_count: int,
+    new_mean: float, new_variance: float, new_count: int, confidence_level: float,
+) -> tuple[float, float, float, float, float]:
+    """:func:`ratio_interval` from each side's unit mean, unit variance (ddof 1) and count.
+
+    For callers that kept only the moments (e.g. a stored analysis report).
+    """
+    kx, ky = int(base_count), int(new_count)
+    x, y = float(base_mean), float(new_mean)
+    vx = float(base_variance) / kx
+    vy = float(new_variance) / ky
     ratio = y / x
     if vx == 0.0 and vy == 0.0:
-        p = 1.0 if y == x else 0.0
-        return ratio, ratio, ratio, p, math.inf
+        # constant units: equal up to rounding (block means of equal constants may differ
+        # in the last bit) is no change
+        if math.isclose(y, x, rel_tol=1e-12):
+            return 1.0, 1.0, 1.0, 1.0, math.inf
+        return ratio, ratio, ratio, 0.0, math.inf
 
     def pivot(rho: float) -> float:
-        return (y - rho * x) / math.sqrt(vy + rho * rho * vx)
+        scale = math.sqrt(vy + rho * rho * vx)
+        if scale == 0.0:  # rho = 0 with constant new units: the pivot is +-infinite
+            return math.copysign(1e300, y - rho * x) if y != rho * x else 0.0
+        return (y - rho * x) / scale
 
     def excess(rho: float, sign: float) -> float:
         return sign * pivot(rho) - two_sided_t(confidence_level,
@@ -282,8 +302,9 @@ def compare_runs(
             ratio=ratio, ci_low=math.nan, ci_high=math.nan, p_value=math.nan, dof=math.nan,
             confidence_level=level, summary_statistic=statistic, conclusive=False,
             base=base_result, new=new_result,
-            note=(f"inconclusive: 1 run on the {' and '.join(sides)} side"
-                  f"{'s' if len(sides) > 1 else ''}, so the run-to-run variance is unknown "
+            note=(("inconclusive: 1 run per side" if len(sides) > 1
+                   else f"inconclusive: 1 run on the {sides[0]} side")
+                  + ", so the run-to-run variance is unknown "
                   "(measure more runs, or assume the runs equivalent)"))
     if not float(np.mean(x)) > 0.0 or float(np.mean(y)) < 0.0:
         notes.append("the ratio needs a positive base estimate; no interval")

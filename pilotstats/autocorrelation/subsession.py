@@ -7,6 +7,8 @@ Documentation ``docs/algorithms/subsession.md``; Pilot ``lib/priv_include/libpil
 from __future__ import annotations
 
 import math
+import sys
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +25,7 @@ from pilotstats.autocorrelation._blocks import (
     prepare,
     resolve_subsession_size,
 )
+from pilotstats.exceptions import DataRangeWarning
 from pilotstats.results import ConfidenceInterval, Result, format_interval, format_quantity
 
 __all__ = ["SubsessionResult", "subsession_analysis"]
@@ -194,6 +197,17 @@ def subsession_analysis(
     SubsessionSizeNotFoundError
         No ``q`` in ``1..floor(n/3)`` qualifies (more data allows larger blocks).
 
+    Warns
+    -----
+    DataRangeWarning
+        Too few subsessions for the autocorrelation (``q`` scanned, lag-1 autocorrelation
+        of the samples ``r1 >= _config.SUBSESSION_STRONG_AUTOCORRELATION`` and the block
+        means an AR(1) fit predicts for ``q`` correlated above
+        ``_config.SUBSESSION_MAX_IMPLIED_AUTOCORRELATION``): the interval then covers less
+        than its level (README, "Small samples say so"). Direct calls only: the analyses
+        built on this function (``analyze``, ``stable_phase``, sessions) apply it to parts
+        of a series and report their own diagnostics.
+
     Notes
     -----
     See ``docs/algorithms/subsession.md`` (Pilot, ``libpilotcpp.h``). With ``h = n // q``
@@ -228,4 +242,54 @@ def subsession_analysis(
     if bool(np.all(samples.values == samples.values[0])):
         return build_result(samples, 1, level, limit, unit)
     q = resolve_subsession_size(samples, limit, subsession_size)
-    return build_result(samples, q, level, limit, unit)
+    result = build_result(samples, q, level, limit, unit)
+    if subsession_size is None and not _called_from_pilotstats():
+        _warn_if_too_few_effective_samples(samples, result)
+    return result
+
+
+def _called_from_pilotstats() -> bool:
+    """Whether the caller of :func:`subsession_analysis` is pilotstats itself (analyze,
+    stable_phase, sessions): those apply it to parts of a series (after a warm-up cut, a
+    residual level step) and report their own diagnostics; the warning is for direct calls."""
+    caller = sys._getframe(2).f_globals.get("__name__", "")
+    return isinstance(caller, str) and caller.startswith("pilotstats.")
+
+
+def _ar1_block_autocorrelation(phi: float, q: int) -> float:
+    """Lag-1 autocorrelation of the means of consecutive blocks of ``q`` samples of an AR(1)
+    series with coefficient ``phi`` (0 <= phi < 1): ``phi (1 - phi^q)^2 /
+    (q (1 - phi^2) - 2 phi (1 - phi^q))`` (batch means of AR(1), e.g. Law & Kelton,
+    *Simulation Modeling and Analysis*, §9.5)."""
+    tail = 1.0 - phi**q
+    return phi * tail * tail / (q * (1.0 - phi * phi) - 2.0 * phi * tail)
+
+
+def _warn_if_too_few_effective_samples(samples: Samples, result: SubsessionResult) -> None:
+    """Small samples say so (issue 24). Under strong autocorrelation the scanned ``q`` is
+    the first whose ``|r1(q)|``, estimated from only ``h`` block means, passed the limit by
+    chance; the blocks are then too short and the interval covers less than its level. Warn
+    when the lag-1 autocorrelation ``r1`` of the samples is at least
+    ``_config.SUBSESSION_STRONG_AUTOCORRELATION`` and an AR(1) with coefficient ``r1``
+    predicts block means of size ``q`` correlated above
+    ``_config.SUBSESSION_MAX_IMPLIED_AUTOCORRELATION`` (coverage table: README, "Small
+    samples say so"; ``benchmarks/bench_subsession_coverage.py``)."""
+    if samples.n < 3:
+        return
+    s2, g = block_moments(samples, 1)
+    if not s2 > 0:
+        return
+    r1 = min(g / s2, 0.999)
+    if r1 < _config.SUBSESSION_STRONG_AUTOCORRELATION:
+        return
+    implied = _ar1_block_autocorrelation(r1, result.subsession_size)
+    if implied <= _config.SUBSESSION_MAX_IMPLIED_AUTOCORRELATION:
+        return
+    warnings.warn(
+        f"strong autocorrelation (lag-1 r = {r1:.2f}) and only h = {result.n_subsessions} "
+        f"subsessions of q = {result.subsession_size} samples: their check of the "
+        f"autocorrelation limit is noisy, and an AR(1) fit predicts block means still "
+        f"correlated at {implied:.2f}, so the interval likely covers less than its nominal "
+        f"{result.confidence_level:.0%} (78-91 % measured in such cases for AR(1) phi = "
+        "0.8-0.95, n = 100-2000); collect more samples, or pass a larger subsession_size",
+        DataRangeWarning, stacklevel=3)

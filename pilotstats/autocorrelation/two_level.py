@@ -213,7 +213,7 @@ def _run_mean_variance(values: np.ndarray, limit: float) -> float | None:
     return s2 / (samples.n // q)
 
 
-def _block_statistics(values: np.ndarray, block: int, statistic: str) -> np.ndarray:
+def block_statistics(values: np.ndarray, block: int, statistic: str) -> np.ndarray:
     """The statistic of each complete consecutive block of ``block`` samples."""
     blocks = values[: (values.size // block) * block].reshape(-1, block)
     if statistic == "median":
@@ -255,7 +255,7 @@ def _units(
             raise NotEnoughDataError(
                 f"blocks of {block_size} leave {values.size // block_size} block(s) of the "
                 f"{values.size} samples; need at least 2 (more samples or a smaller block_size)")
-        return _block_statistics(values, block_size, statistic), "blocks", block_size
+        return block_statistics(values, block_size, statistic), "blocks", block_size
     if statistic == "mean":
         return np.array([float(np.mean(r)) for r in runs]), "runs", None
     shortest = min(r.size for r in runs)
@@ -264,7 +264,7 @@ def _units(
     elif block_size > shortest:
         raise NotEnoughDataError(
             f"block_size={block_size} is longer than the shortest run ({shortest} samples)")
-    unit_values = np.array([float(np.mean(_block_statistics(r, block_size, statistic)))
+    unit_values = np.array([float(np.mean(block_statistics(r, block_size, statistic)))
                             for r in runs])
     return unit_values, "runs", block_size
 

@@ -24,6 +24,7 @@ __all__: list[str] = [
 # Guarded detection and stable phase (branch ``detect``); their streams (issue 26).
 from pilotstats.changepoints._streams import DetectStream, StablePhaseStream
 from pilotstats.changepoints.detect import DetectedChangePoints, detect_changes
+from pilotstats.changepoints.forks import ForkSteadyState, SteadyState, steady_state
 from pilotstats.changepoints.stable import (
     StablePhase,
     dominant_segment,
@@ -33,9 +34,12 @@ from pilotstats.changepoints.stable import (
 __all__ += [
     "DetectStream",
     "DetectedChangePoints",
+    "ForkSteadyState",
     "StablePhase",
     "StablePhaseStream",
+    "SteadyState",
     "detect_changes",
     "dominant_segment",
     "stable_phase",
+    "steady_state",
 ]

@@ -35,10 +35,11 @@ from pilotstats.results import format_interval, format_number, format_quantity
 
 if TYPE_CHECKING:  # pragma: no cover
     from pilotstats.changepoints._results import ChangePoints, SingleChangePoint
+    from pilotstats.changepoints.forks import SteadyState
     from pilotstats.changepoints.mdl import TrendGroups
     from pilotstats.changepoints.stable import StablePhase
 
-__all__ = ["plot_change_points", "plot_stable_phase", "plot_trend_groups"]
+__all__ = ["plot_change_points", "plot_stable_phase", "plot_steady_state", "plot_trend_groups"]
 
 #: Colours of the MDL labels (red regression, green progression).
 _LABEL_COLOURS = {"regression": "C3", "progression": "C2"}
@@ -315,5 +316,79 @@ def plot_trend_groups(
     ax.set_xlabel("run index")
     ax.set_ylabel(axis_label(ylabel or "value", shown_unit))
     ax.set_title(title, fontsize="medium")
+    outside_legend(ax)
+    return ax
+
+
+def plot_steady_state(
+    result: SteadyState,
+    forks: Any,
+    *,
+    ax: Any = None,
+    unit: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+) -> Any:
+    """Every fork as a line, its onset as a dot, the steady mean with its between-fork CI.
+
+    Parameters
+    ----------
+    result : SteadyState
+        Result of :func:`~pilotstats.changepoints.steady_state`.
+    forks : array_like or sequence of array_like
+        The forks the result was computed from.
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+    unit : str, optional
+        Unit of the values (default: the result's ``unit``); seconds are auto-scaled.
+    ylabel : str, optional
+        Name of the measured quantity (default ``"value"``).
+    title : str, optional
+        Title (default: the result's one-line summary).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Raises
+    ------
+    InvalidInputError
+        ``forks`` not as many series as the result has forks, of the same lengths.
+    MissingDependencyError
+        matplotlib is not installed.
+    """
+    from pilotstats.changepoints.forks import _as_forks
+
+    rows = _as_forks(forks)
+    if len(rows) != len(result):
+        raise InvalidInputError(
+            f"forks must be the {len(result)} forks the SteadyState was computed from; got "
+            f"{len(rows)}"
+        )
+    data = [check_series(row, fork.n, name=f"forks[{fork.fork}]", what="the SteadyState")
+            for row, fork in zip(rows, result, strict=True)]
+    unit = unit if unit is not None else result.unit
+    shown_unit, factor = value_scale(np.concatenate(data), unit)
+    ax = new_axes(ax)
+    for values, fork in zip(data, result, strict=True):
+        colour = f"C{fork.fork % 10}"
+        style = "-" if fork.steady else ":"
+        ax.plot(np.arange(fork.n), values / factor, style, color=colour, linewidth=0.6,
+                alpha=0.8, label=f"fork {fork.fork}: {fork.classification}")
+        if fork.onset is not None:
+            ax.plot([fork.onset], [values[fork.onset] / factor], "o", color=colour,
+                    markersize=6, markeredgecolor="black", zorder=3)
+    longest = max(fork.n for fork in result)
+    if not math.isnan(result.mean):
+        span = np.array([-0.5, longest - 0.5])
+        if not math.isnan(result.ci_low):
+            interval_band(ax, span, result.ci_low / factor, result.ci_high / factor,
+                          color=LEVEL_COLOUR, alpha=2 * BAND_ALPHA,
+                          label=f"{level_text(result.confidence_level)} between forks")
+        ax.axhline(result.mean / factor, color=LEVEL_COLOUR, linewidth=1.5,
+                   label="steady mean")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel(axis_label(ylabel or "value", shown_unit))
+    ax.set_title(title if title is not None else str(result), fontsize="medium")
     outside_legend(ax)
     return ax

@@ -24,7 +24,14 @@ import numpy as np
 
 from pilotstats import _config
 
-__all__ = ["CLASSIFICATIONS", "EquivalenceOutcome", "equivalence_phase", "window_medians"]
+__all__ = [
+    "CLASSIFICATIONS",
+    "EquivalenceOutcome",
+    "equivalence_phase",
+    "equivalence_window",
+    "window_medians",
+    "window_noise",
+]
 
 #: Barrett et al.'s classes of a fork, plus "no_steady_state".
 CLASSIFICATIONS = ("flat", "warmup", "slowdown", "no_steady_state")
@@ -69,6 +76,17 @@ def _robust_spread(values: np.ndarray) -> float:
     return float(1.4826 * np.median(np.abs(values - np.median(values))))
 
 
+def equivalence_window(n: int) -> int:
+    """Window length of the equivalence model for a fork of ``n`` samples."""
+    return max(_config.EQUIVALENCE_MIN_WINDOW, n // _config.EQUIVALENCE_WINDOWS)
+
+
+def window_noise(medians: np.ndarray) -> float:
+    """Sampling noise of a window median: robust spread of the window medians of the second
+    half of the fork."""
+    return _robust_spread(medians[int(medians.shape[0]) // 2 :])
+
+
 def equivalence_phase(
     x: np.ndarray,
     *,
@@ -77,25 +95,28 @@ def equivalence_phase(
     min_warmup_fraction: float,
     higher_is_better: bool,
     significance_level: float,
+    noise: float | None = None,
 ) -> EquivalenceOutcome:
     """Steady-state onset and class of a long fork (see ``stable_phase``, Notes).
 
     ``x`` is a validated finite float64 array with at least
-    ``_config.EQUIVALENCE_MIN_LENGTH`` samples. Cost: O(n), plus one
+    ``_config.EQUIVALENCE_MIN_LENGTH`` samples. ``noise`` replaces the fork's own sampling
+    noise of a window median (:func:`window_noise`) when given: ``steady_state`` passes the
+    noise pooled over all forks of a benchmark. Cost: O(n), plus one
     :func:`~pilotstats.changepoints.detect_changes` of the settled part when the spread
     rule alone cannot confirm the steady state.
     """
     n = int(x.shape[0])
-    window = max(_config.EQUIVALENCE_MIN_WINDOW, n // _config.EQUIVALENCE_WINDOWS)
+    window = equivalence_window(n)
     medians = window_medians(x, window)
-    count = int(medians.shape[0])
     final_level = float(np.median(x[n - max(1, int(n * _config.EQUIVALENCE_FINAL_SHARE)) :]))
     excursion = float(np.max(x) - np.min(x))
     scale = abs(final_level)
     # Practical equivalence: a window is "at the final level" when its median lies within
     # the largest of (a) a share of the fork's total excursion, (b) a share of the level,
     # (c) the sampling noise of a window median (robust spread over the second half).
-    noise = _robust_spread(medians[count // 2 :])
+    if noise is None:
+        noise = window_noise(medians)
     band = max(
         tolerance * excursion,
         _config.EQUIVALENCE_LEVEL_TOLERANCE * scale,

@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from pilotstats._validation import check_bool, check_int
+from pilotstats._typing import CsitEncoding, Float64Array1D
+from pilotstats._validation import check_bool, check_choice, check_int
+from pilotstats.changepoints._mdl_input import _check_resolution_sbps, _parse_values
 from pilotstats.changepoints.mdl import TrendGroups, mdl_partition
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import Result, format_number
@@ -30,6 +32,9 @@ _PERIOD_UNITS = {
     "m": 60.0,
     "s": 1.0,
 }
+#: jumpavg's default significant bits per sample.
+_DEFAULT_SBPS = 12.0
+
 _PERIOD_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(w|d|h|min|m|s)\s*$", re.IGNORECASE)
 
 
@@ -64,6 +69,10 @@ class TrendCompliance(Result):
         Real-time windows in seconds (None in the runs-as-time variant).
     higher_is_better : bool
         Direction of the reference.
+    reference_is_earliest : bool
+        The history is shorter than the short window (``n <= short_window``, or no run is
+        ``short_period`` older than the last): as CSIT defines it, the earliest available
+        trend is the reference (``window_start == window_end``).
 
     Examples
     --------
@@ -90,6 +99,7 @@ class TrendCompliance(Result):
     short_period: float | None
     long_period: float | None
     higher_is_better: bool
+    reference_is_earliest: bool = False
 
     @property
     def long_term_change_percent(self) -> float:
@@ -100,6 +110,8 @@ class TrendCompliance(Result):
     def __str__(self) -> str:
         if self.window_start is None:
             window = "empty reference window"
+        elif self.reference_is_earliest:
+            window = f"short history: earliest trend, run {self.window_start}"
         else:
             window = f"runs {self.window_start}..{self.window_end}"
         kind = "max" if self.higher_is_better else "min"
@@ -199,6 +211,8 @@ def trend_compliance(
     higher_is_better: bool | None = None,
     resolution: float | None = None,
     sbps: float | None = None,
+    per_run_average: bool = False,
+    encoding: CsitEncoding = "jumpavg",
 ) -> TrendCompliance:
     """CSIT trend compliance: last trend, runs in it, reference and long-term change.
 
@@ -223,6 +237,18 @@ def trend_compliance(
         when values are given.
     resolution, sbps : float, optional
         Passed to :func:`mdl_partition` when values are given.
+    per_run_average : bool, default False
+        Replace every run (a sequence of trials) by the average of its trials before
+        partitioning, as CSIT's presentation does: "the current presentation takes average
+        of all trials within the MRR run as the sample. Effectively, this acts as a single
+        trial with aggregate duration." False codes every trial as a sample (jumpavg's
+        own model, boundaries still between runs). Only when values are given.
+    encoding : {"jumpavg", "methodology"}, default "jumpavg"
+        Numeric precision of the derived resolution. ``"jumpavg"``: jumpavg's code, the
+        largest sample is ``2**(sbps + 1) - 1`` units (8191 at ``sbps = 12``; the pinned
+        jumpavg values). ``"methodology"``: CSIT's methodology text, "the max sample value
+        is 4096 (2^12) pixels", i.e. a resolution of ``max / 2**sbps``. Only when values
+        are given and ``resolution`` is not.
 
     Returns
     -------
@@ -238,11 +264,13 @@ def trend_compliance(
     With trend[r] the mean of the group holding run r and ``last = n − 1``:
     Reference = best of trend over the window, Long-Term Change (CSIT's "trend change") =
     (trend[last] − Reference) / Reference. Runs as time (default): the window is runs
-    ``max(0, n − L) .. n − 1 − S`` (CSIT's slice ``trend[n − min(n, L) : n − min(n, S)]``),
-    empty when n <= S. Real time: runs with ``t_r <= t_last − short_period``,
-    ``t_r >= t_last − long_period`` and ``r >= n − L`` ("180 days or 180 runs, whichever
-    comes first"). Missing runs (NaN trend) are ignored; n counts up to the last run that
-    has a trend.
+    ``max(0, n − L) .. n − 1 − S`` (CSIT's slice ``trend[n − min(n, L) : n − min(n, S)]``).
+    Real time: runs with ``t_r <= t_last − short_period``, ``t_r >= t_last − long_period``
+    and ``r >= n − L`` ("180 days or 180 runs, whichever comes first"). "If the history is
+    too short, the earliest available trend is used" (CSIT): when ``n <= S`` (real time: no
+    run is ``short_period`` older than the last) the reference is the trend of the first
+    run that has one, and ``reference_is_earliest`` is set. Missing runs (NaN trend) are
+    ignored; n counts up to the last run that has a trend.
 
     Complexity: That of :func:`mdl_partition` on the values (nothing when a partition is
     given), plus O(n).
@@ -262,6 +290,8 @@ def trend_compliance(
     """
     s_window = check_int(short_window, "short_window", low=0)
     l_window = check_int(long_window, "long_window", low=1)
+    per_run_average = check_bool(per_run_average, "per_run_average")
+    coding = check_choice(encoding, "encoding", ("jumpavg", "methodology"))
     if higher_is_better is not None:
         check_bool(higher_is_better, "higher_is_better")
     if isinstance(groups_or_values, TrendGroups):
@@ -272,11 +302,26 @@ def trend_compliance(
                 "already has its resolution"
             )
         direction = groups.higher_is_better if higher_is_better is None else higher_is_better
+        if per_run_average or coding != "jumpavg":
+            raise InvalidInputError(
+                "per_run_average and encoding apply only when values are given; the "
+                "partition is already made"
+            )
     else:
         direction = True if higher_is_better is None else higher_is_better
+        values: Any = groups_or_values
+        if per_run_average:
+            values = _run_averages(values)
+        if coding == "methodology":
+            if resolution is not None:
+                raise InvalidInputError(
+                    'encoding="methodology" derives the resolution from the maximum; pass '
+                    "either resolution or encoding, not both"
+                )
+            resolution = _methodology_resolution(values, sbps)
+            sbps = None
         groups = mdl_partition(
-            groups_or_values, resolution=resolution, sbps=sbps,
-            higher_is_better=bool(direction)
+            values, resolution=resolution, sbps=sbps, higher_is_better=bool(direction)
         )
     direction = bool(direction)
     trend = np.asarray(groups.trend_mean)
@@ -290,8 +335,10 @@ def trend_compliance(
     if times is None:
         lo = n - min(n, l_window)
         hi = n - min(n, s_window)  # exclusive
-        candidates = range(lo, hi)
+        candidates = np.arange(lo, hi)
         window = trend[lo:hi]
+        short_history = n <= s_window
+        oldest = max(0, n - l_window)
     else:
         seconds = _times_seconds(times, groups.n_runs)
         short_seconds = _period_seconds(short_period, "short_period")
@@ -305,6 +352,16 @@ def trend_compliance(
         )
         candidates = index[mask]
         window = trend[candidates]
+        short_history = not bool(np.any(seconds[:n] <= t_last - short_seconds))
+        within = (seconds[:n] >= t_last - long_seconds) & (index >= n - l_window)
+        oldest = int(np.flatnonzero(within)[0])  # the last run itself is always within
+    earliest = False
+    if short_history:
+        # "If the history is too short, the earliest available trend is used" (CSIT)
+        present = np.flatnonzero(~np.isnan(trend[oldest:n]))
+        candidates = present[:1] + oldest
+        window = trend[candidates]
+        earliest = bool(candidates.size)
     finite = window[~np.isnan(window)]
     if finite.size:
         reference = float(finite.max() if direction else finite.min())
@@ -339,4 +396,25 @@ def trend_compliance(
         short_period=short_seconds,
         long_period=long_seconds,
         higher_is_better=direction,
+        reference_is_earliest=earliest,
     )
+
+
+def _run_averages(values: Any) -> Float64Array1D:
+    """One sample per run: the average of its trials (CSIT's presentation)."""
+    runs = _parse_values(values, "raise", name="groups_or_values")
+    sums = np.add.reduceat(runs.samples, runs.offsets[:-1])
+    return np.asarray(sums / np.diff(runs.offsets), dtype=np.float64)
+
+
+def _methodology_resolution(values: Any, sbps: float | None) -> float | None:
+    """``max / 2**sbps``: "the max sample value is 4096 (2^12) pixels" (CSIT's text).
+
+    None when the maximum is not positive (then :func:`mdl_partition` reports it).
+    """
+    _, bits = _check_resolution_sbps(None, sbps)
+    runs = _parse_values(values, "raise", name="groups_or_values")
+    maximum = max(0.0, float(np.max(runs.samples)))
+    if maximum <= 0.0:
+        return None
+    return float(maximum / 2.0 ** (_DEFAULT_SBPS if bits is None else bits))

@@ -15,16 +15,26 @@ recognised), an open file, the file's text or bytes, or an already-parsed object
 :func:`load_csv`               plain CSV with columns you name
 :func:`load_pilot_baseline`    Pilot's baseline CSV (summary records)
 :func:`load`                   any of the JSON formats above, detected from the content
+:func:`load_many`              several result files of one side, each file its own run(s)
 =============================  ============================================================
+
+The replicate level is part of the data: ``Measurements.run`` is the harness's real
+replicate, a pyperf worker process, a JMH fork, a Google Benchmark repetition, a hyperfine
+timing (each one a separate process), an asv process (see :func:`load_asv`), or the whole
+file for pytest-benchmark and criterion.rs. :func:`load_many` keeps the run ids of different
+files apart.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from pilotstats.exceptions import FormatError
+import numpy as np
+
+from pilotstats.exceptions import FormatError, InvalidInputError
 from pilotstats.io._asv_history import load_asv_history
 from pilotstats.io._demo import demo_io
 from pilotstats.io._harness import (
@@ -62,6 +72,7 @@ __all__ = [
     "load_google_benchmark",
     "load_hyperfine",
     "load_jmh",
+    "load_many",
     "load_pilot_baseline",
     "load_pyperf",
     "load_pytest_benchmark",
@@ -133,8 +144,10 @@ def detect_format(document: Any) -> str | None:
     return None
 
 
-def load(source: Source, *, format: HarnessFormat | None = None, **options: Any
-         ) -> Measurements:
+def load(source: Source, *, format: HarnessFormat | None = None,
+         clock: Literal["real", "cpu"] | None = None,
+         time: Literal["wall", "user", "user+system"] | None = None,
+         **options: Any) -> Measurements:
     """Load any supported harness result, detecting the format from its content.
 
     Parameters
@@ -145,17 +158,27 @@ def load(source: Source, *, format: HarnessFormat | None = None, **options: Any
     format : str, optional
         Skip detection: one of ``"pyperf"``, ``"pytest-benchmark"``, ``"asv"``,
         ``"google-benchmark"``, ``"hyperfine"``, ``"jmh"``, ``"criterion"``.
+    clock : {"real", "cpu"}, optional
+        Google Benchmark's clock (see :func:`load_google_benchmark`); default its
+        ``"real"``. Given for another format, it raises :class:`InvalidInputError`.
+    time : {"wall", "user", "user+system"}, optional
+        hyperfine's time (see :func:`load_hyperfine`); default its ``"wall"``. Given for
+        another format, it raises :class:`InvalidInputError`.
     **options
         Passed to the format's loader (e.g. ``benchmark=`` for pyperf).
 
     Returns
     -------
     Measurements
+        With the format's replicate structure in ``run`` (see the module overview).
 
     Raises
     ------
     FormatError
         Unknown or malformed format.
+    InvalidInputError
+        ``clock``/``time``/an option the detected format's loader does not take, or a bad
+        value of one.
 
     Notes
     -----
@@ -165,19 +188,145 @@ def load(source: Source, *, format: HarnessFormat | None = None, **options: Any
     --------
     >>> load({"results": [{"command": "true", "times": [0.002, 0.003]}]}).n_samples
     2
+    >>> load({"results": [{"command": "true", "times": [0.002]}]}, clock="cpu")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pilotstats.exceptions.InvalidInputError: clock= applies to Google Benchmark results, ...
     """
     if format is not None:
         if not isinstance(format, str) or format not in _LOADERS:
             raise FormatError(f"unknown format {format!r}; choose one of {sorted(_LOADERS)}")
-        return _LOADERS[format](source, **options)  # type: ignore[no-any-return]
+        return _call_loader(format, source, clock, time, options)
     if isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):
-        return load_criterion(source, **options)
+        return _call_loader("criterion", source, clock, time, options)
     document, label = read_json(source)
     detected = detect_format(document)
     if detected is None:
         raise FormatError(f"{label}: not a recognised benchmark result (pyperf, "
                           "pytest-benchmark, asv, Google Benchmark, hyperfine, JMH, criterion); "
                           "pass format= or use load_csv for CSV", source=label)
-    if label == "<object>":
-        return _LOADERS[detected](document, **options)  # type: ignore[no-any-return]
-    return _LOADERS[detected](source, **options)  # type: ignore[no-any-return]
+    return _call_loader(detected, document if label == "<object>" else source, clock, time,
+                        options)
+
+
+_KEYWORD_FORMAT = {"clock": ("google-benchmark", "Google Benchmark"),
+                   "time": ("hyperfine", "hyperfine")}
+
+
+def _call_loader(format: str, source: Source, clock: str | None, time: str | None,
+                 options: Mapping[str, Any]) -> Measurements:
+    """Run one format's loader, refusing keywords it does not take with a named error."""
+    chosen = dict(options)
+    for key, value in (("clock", clock), ("time", time)):
+        if value is None:
+            continue
+        owner, title = _KEYWORD_FORMAT[key]
+        if format != owner:
+            raise InvalidInputError(f"{key}= applies to {title} results, not {format}")
+        chosen[key] = value
+    loader = _LOADERS[format]
+    accepted = [name for name, parameter in inspect.signature(loader).parameters.items()
+                if parameter.kind is inspect.Parameter.KEYWORD_ONLY]
+    unknown = sorted(set(chosen) - set(accepted))
+    if unknown:
+        raise InvalidInputError(f"{format} results take no option {unknown}; options of "
+                                f"{loader.__name__}: {accepted}")
+    return loader(source, **chosen)  # type: ignore[no-any-return]
+
+
+def load_many(sources: Iterable[Source], *, format: HarnessFormat | None = None,
+              clock: Literal["real", "cpu"] | None = None,
+              time: Literal["wall", "user", "user+system"] | None = None,
+              **options: Any) -> Measurements:
+    """Load several result files of one side (e.g. one per CI job) as separate runs.
+
+    Each file is read with :func:`load` (same keywords); the runs of every file keep their
+    own ids, renumbered 0, 1, 2, ... in file order so that no two files share one: three
+    pytest-benchmark files give runs 0, 1, 2; two pyperf files of 20 processes give runs
+    0-19 and 20-39. Benchmarks are matched by name across files.
+
+    Parameters
+    ----------
+    sources : iterable of path, file, str, bytes or parsed object
+        The result files, at least one, all of one harness format.
+    format, clock, time, **options
+        As for :func:`load`, applied to every file.
+
+    Returns
+    -------
+    Measurements
+        The files' samples in file order. Per benchmark, the metadata of the last file that
+        holds it, plus ``"sources"`` (the labels of the files holding it, in order) and
+        ``"run_sources"`` ({run id: file label}); pyperf's ``"run_metadata"`` is re-keyed to
+        the new run ids.
+
+    Raises
+    ------
+    InvalidInputError
+        ``sources`` is a single source (pass a list), empty, or names one file twice (its
+        runs would count twice as independent replicates); bad keywords as for :func:`load`.
+    FormatError
+        A malformed file (the message names it), or files of different harness formats.
+
+    Notes
+    -----
+    Complexity: O(total size of the files).
+
+    Examples
+    --------
+    >>> one = {"results": [{"command": "true", "times": [0.002, 0.003]}]}
+    >>> two = {"results": [{"command": "true", "times": [0.004]}]}
+    >>> m = load_many([one, two])
+    >>> m.runs, m.run.tolist()
+    ((0, 1, 2), [0, 1, 2])
+    """
+    if isinstance(sources, (str, bytes, bytearray, os.PathLike, Mapping)) or not isinstance(
+            sources, Iterable):
+        raise InvalidInputError(
+            f"sources must be a list of result files, got a single {type(sources).__name__}; "
+            "pass [source] for one file")
+    items = list(sources)
+    if not items:
+        raise InvalidInputError("sources is empty: pass at least one result file")
+    seen: set[str] = set()
+    for item in items:
+        if isinstance(item, (str, os.PathLike)) and (
+                isinstance(item, os.PathLike) or os.path.exists(item)):
+            key = os.path.realpath(os.fspath(item))
+            if key in seen:
+                raise InvalidInputError(f"{os.fspath(item)} is given twice: its runs would "
+                                        "count twice as independent replicates")
+            seen.add(key)
+    parts: list[Measurements] = []
+    metadata: dict[str, dict[str, Any]] = {}
+    formats: dict[str, str] = {}
+    offset = 0
+    for item in items:
+        part = load(item, format=format, clock=clock, time=time, **options)
+        mapping = {old: offset + k for k, old in enumerate(part.runs)}
+        offset += len(mapping)
+        runs = np.array([mapping[int(r)] for r in part.run], dtype=np.int64)
+        for name, meta in part.metadata.items():
+            label = str(meta.get("source", "<object>"))
+            kind = str(meta.get("format", "?"))
+            formats.setdefault(kind, label)
+            entry = dict(meta)
+            previous = metadata.get(name, {})
+            if isinstance(meta.get("run_metadata"), Mapping):
+                entry["run_metadata"] = {**previous.get("run_metadata", {}), **{
+                    mapping[k]: v for k, v in meta["run_metadata"].items()
+                    if isinstance(k, int) and k in mapping}}
+            entry["sources"] = [*previous.get("sources", []), label]
+            own = {int(r) for r in runs[part.benchmark == name]}
+            entry["run_sources"] = {**previous.get("run_sources", {}),
+                                    **{r: label for r in sorted(own)}}
+            metadata[name] = entry
+        parts.append(Measurements(part.elapsed, work=part.work, run=runs, order=part.order,
+                                  warmup=part.warmup, benchmark=part.benchmark))
+    if len(formats) > 1:
+        raise FormatError("the files are of different harness formats: "
+                          + ", ".join(f"{label} is {kind}" for kind, label in formats.items()))
+    merged = Measurements.concat(parts)
+    return Measurements(merged.elapsed, work=merged.work, run=merged.run, order=merged.order,
+                        warmup=merged.warmup, benchmark=merged.benchmark, metadata=metadata)

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pilotstats.io._source import fail, field_list, field_mapping, read_json
+from pilotstats.exceptions import FormatError
+from pilotstats.io._source import fail, field_list, field_mapping, folder_files, read_json
 
 __all__ = ["ASV_HISTORY_COLUMNS", "load_asv_history"]
 
@@ -115,6 +116,9 @@ def load_asv_history(path: str | os.PathLike[str]) -> Any:
     """
     import pandas as pd
 
+    if not isinstance(path, (str, os.PathLike)):
+        raise FormatError(f"load_asv_history needs the path of an asv results folder, got "
+                          f"{type(path).__name__}", source="<object>")
     root = _results_root(Path(os.fspath(path)))
     label = str(root)
     if not root.is_dir():
@@ -127,7 +131,7 @@ def load_asv_history(path: str | os.PathLike[str]) -> Any:
     rows: list[tuple[Any, ...]] = []
     files = 0
     for machine_dir in sorted(p for p in root.iterdir() if p.is_dir()):
-        for result_file in sorted(machine_dir.glob("*.json")):
+        for result_file in folder_files(machine_dir, "*.json", recursive=False):
             if result_file.name == "machine.json":
                 continue
             document, file_label = read_json(result_file)

@@ -146,8 +146,11 @@ def load_google_benchmark(
 # hyperfine
 
 
-def load_hyperfine(source: Source, *, command: str | Iterable[str] | None = None
-                   ) -> Measurements:
+_HYPERFINE_TIMES = ("wall", "user", "user+system")
+
+
+def load_hyperfine(source: Source, *, command: str | Iterable[str] | None = None,
+                   time: Literal["wall", "user", "user+system"] = "wall") -> Measurements:
     """Load a hyperfine JSON export (``hyperfine --export-json FILE ...``).
 
     Parameters
@@ -156,13 +159,29 @@ def load_hyperfine(source: Source, *, command: str | Iterable[str] | None = None
         The export.
     command : str or iterable of str, optional
         Commands to keep (as written in the export, parameters substituted).
+    time : {"wall", "user", "user+system"}, default "wall"
+        Which time of each run: the wall-clock ``times``, the user CPU time, or user plus
+        system CPU time. hyperfine (up to 1.19 at least) exports ``user`` and ``system`` only
+        as the *mean* over the runs (sharkdp/hyperfine#660), so ``"user"`` and
+        ``"user+system"`` need an export whose ``user``/``system`` fields are lists with one
+        value per run (as ``times``); a mean-only export raises :class:`FormatError`.
 
     Returns
     -------
     Measurements
-        One benchmark per command, one run, ``elapsed`` = ``times`` (seconds), ``work`` = 1.
-        ``exit_codes`` and ``parameters`` are kept in the metadata; a non-zero exit code gives
-        a :class:`~pilotstats.exceptions.FormatWarning`.
+        One benchmark per command; every timing is its own run (hyperfine starts a new
+        process for each), ``run`` = 0, 1, ... in recorded order, one sample per run:
+        ``elapsed`` = the chosen time (seconds), ``work`` = 1. ``exit_codes``,
+        ``parameters`` and ``time`` are kept in the metadata; a non-zero exit code gives a
+        :class:`~pilotstats.exceptions.FormatWarning`.
+
+    Raises
+    ------
+    InvalidInputError
+        ``time`` is not one of ``"wall"``, ``"user"``, ``"user+system"``.
+    FormatError
+        Malformed export, or ``time="user"``/``"user+system"`` on an export without per-run
+        user/system times.
 
     Notes
     -----
@@ -174,10 +193,17 @@ def load_hyperfine(source: Source, *, command: str | Iterable[str] | None = None
     Examples
     --------
     >>> doc = {"results": [{"command": "sleep 0.1", "times": [0.101, 0.102],
-    ...                     "exit_codes": [0, 0]}]}
-    >>> load_hyperfine(doc).names
-    ('sleep 0.1',)
+    ...                     "user": 0.001, "system": 0.002, "exit_codes": [0, 0]}]}
+    >>> m = load_hyperfine(doc)
+    >>> m.names, m.runs
+    (('sleep 0.1',), (0, 1))
+    >>> load_hyperfine(doc, time="user")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pilotstats.exceptions.FormatError: <object>: field 'results[0].user': holds one number ...
     """
+    if time not in _HYPERFINE_TIMES:
+        raise InvalidInputError(f"time must be one of {list(_HYPERFINE_TIMES)}, got {time!r}")
     document, label = read_json(source)
     results = field_list(document, "results", label, "")
     builder = _Builder()
@@ -198,6 +224,12 @@ def load_hyperfine(source: Source, *, command: str | Iterable[str] | None = None
             continue
         times = number_list(field(result, "times", label, path), label, f"{path}.times",
                             nonnegative=True)
+        if time != "wall":
+            chosen = _hyperfine_cpu(result, "user", len(times), label, path)
+            if time == "user+system":
+                system = _hyperfine_cpu(result, "system", len(times), label, path)
+                chosen = [u + s for u, s in zip(chosen, system, strict=True)]
+            times = chosen
         exit_codes = field(result, "exit_codes", label, path, default=None)
         if exit_codes is not None:
             if not isinstance(exit_codes, list) or len(exit_codes) != len(times):
@@ -205,14 +237,32 @@ def load_hyperfine(source: Source, *, command: str | Iterable[str] | None = None
             if any(code not in (0, None) for code in exit_codes):
                 warnings.warn(f"{label}: command {cmd!r} had non-zero exit codes; see "
                               "metadata['exit_codes'] to filter", FormatWarning, stacklevel=2)
-        builder.add_many(name, times, 1.0, 0, 0)
+        for run, value in enumerate(times):  # one process per timing
+            builder.add(name, value, 1.0, run, 0)
         builder.metadata[name] = {
             "command": cmd, "parameters": dict(parameters), "exit_codes": exit_codes,
-            "memory_usage_byte": result.get("memory_usage_byte"),
+            "memory_usage_byte": result.get("memory_usage_byte"), "time": time,
             "unit": "s", "format": "hyperfine", "source": label,
         }
     _check_found(builder, command, label, available)
     return builder.build(label, "hyperfine results")
+
+
+def _hyperfine_cpu(result: Any, key: str, count: int, label: str, path: str) -> list[float]:
+    """Per-run ``user`` or ``system`` times; hyperfine's own exports hold only their mean."""
+    value = field(result, key, label, path, default=None)
+    where = f"{path}.{key}"
+    if value is None:
+        fail(label, where, f"missing: the export has no {key} CPU time; use time='wall'")
+    if not isinstance(value, list):
+        as_number(value, label, where, nonnegative=True)
+        fail(label, where, f"holds one number (the mean over the runs), not one {key} time "
+             "per run: hyperfine exports per-run times only for the wall clock; use "
+             "time='wall'")
+    values = number_list(value, label, where, nonnegative=True)
+    if len(values) != count:
+        fail(label, where, f"has {len(values)} entries but times has {count}")
+    return values
 
 
 # --------------------------------------------------------------------------------------------

@@ -214,8 +214,11 @@ def load_pytest_benchmark(
     Returns
     -------
     Measurements
-        One benchmark per ``fullname``, one run, one sample per round in recorded order:
-        ``elapsed`` = data × iterations seconds, ``work`` = iterations.
+        One benchmark per ``fullname``, one sample per round in recorded order:
+        ``elapsed`` = data × iterations seconds, ``work`` = iterations. The file is one run
+        (``run`` = 0): pytest-benchmark times every round in the same process, so the
+        replicates of a benchmark are separate files (one per pytest process, e.g. one per
+        CI job); :func:`pilotstats.io.load_many` gives each file its own run.
 
     Raises
     ------
@@ -290,7 +293,10 @@ def load_pytest_benchmark(
 
 def _pytest_benchmark_object(source: Any) -> dict[str, Any] | None:
     """Turn a pytest-benchmark fixture / Metadata object into a JSON-like dict, else None."""
-    if isinstance(source, (str, bytes, os.PathLike, Mapping, list)) or hasattr(source, "read"):
+    import numpy as np
+
+    if isinstance(source, (str, bytes, os.PathLike, Mapping, list, np.ndarray)) or hasattr(
+            source, "read"):  # an ndarray's .data is its buffer, not a fixture's timings
         return None
     stats = getattr(source, "stats", None)
     inner = getattr(stats, "stats", None)
@@ -334,8 +340,18 @@ def load_asv(
     -------
     Measurements
         One benchmark per (benchmark, parameter combination) in the cartesian-product order of
-        asv's ``params``; one run (asv does not record which round a sample came from);
-        ``elapsed`` = sample × ``stats_number`` seconds, ``work`` = ``stats_number``.
+        asv's ``params``; ``elapsed`` = sample × ``stats_number`` seconds, ``work`` =
+        ``stats_number``. Runs are asv's processes: asv runs each benchmark in ``rounds``
+        separate processes (default 2) and appends each process's samples to the list in
+        order, without recording where one ends. The split is known, and ``run`` = 0, 1, ...
+        per process, when ``benchmarks.json`` is found and either the benchmark's ``repeat``
+        is fixed (an integer, or ``(n, n, max_time)``: every process records exactly that
+        many samples; ``--append-samples`` adds whole processes) or, with a variable
+        ``repeat`` (asv's default: at most 5 samples per process when ``rounds`` > 1, at
+        most 10 with one round), every one of the ``rounds`` processes reached the maximum.
+        Otherwise every sample is in run 0 and ``metadata["processes"]`` is None; when
+        ``benchmarks.json`` was found this also gives a
+        :class:`~pilotstats.exceptions.FormatWarning`.
 
     Raises
     ------
@@ -346,7 +362,9 @@ def load_asv(
     Notes
     -----
     Format: ``asv/results.py`` (API version 2: ``result_columns`` and one row per benchmark,
-    trailing ``None`` columns trimmed).
+    trailing ``None`` columns trimmed); rounds and samples per process:
+    ``asv/runner.py`` (``run_benchmarks``, rounds appended with ``append_samples``) and
+    ``asv_runner/benchmarks/time.py`` (``repeat`` → ``min_repeat``, ``max_repeat``).
 
     Complexity: O(size of the file).
 
@@ -356,6 +374,9 @@ def load_asv(
     ...        "results": {"b.time_x": [[1e-6], [], [100], [[1e-6, 2e-6]]]}}
     >>> load_asv(doc).work.tolist()
     [100.0, 100.0]
+    >>> described = {"b.time_x": {"rounds": 2, "repeat": 1, "unit": "seconds"}}
+    >>> load_asv(doc, benchmarks_json=described).runs
+    (0, 1)
     """
     document, label = read_json(source)
     version = field(document, "version", label, "")
@@ -367,12 +388,15 @@ def load_asv(
     if benchmarks_json is not None:
         described, _ = read_json(benchmarks_json)
     elif isinstance(source, (str, os.PathLike)) and os.path.exists(os.fspath(source)):
-        candidate = Path(os.fspath(source)).resolve().parent.parent / "benchmarks.json"
-        if candidate.is_file():
-            described, _ = read_json(candidate)
+        folder = Path(os.fspath(source)).resolve().parent
+        for candidate in (folder.parent / "benchmarks.json", folder / "benchmarks.json"):
+            if candidate.is_file():
+                described, _ = read_json(candidate)
+                break
     builder = _Builder()
     available: list[str] = []
     skipped: list[str] = []
+    unknown: list[str] = []
     common = {key: document.get(key) for key in ("commit_hash", "env_name", "date", "params",
                                                  "python")}
     for bench_name, row in results.items():
@@ -405,7 +429,16 @@ def load_asv(
             number = _asv_cell(numbers, k, len(combos), label, f"{path}.stats_number")
             work = 1.0 if number is None else as_number(
                 number, label, f"{path}.stats_number[{k}]", positive=True)
-            builder.add_many(full, [value * work for value in values], work, 0, 0)
+            per_process = _asv_samples_per_process(info, len(values))
+            if per_process is None:
+                builder.add_many(full, [value * work for value in values], work, 0, 0)
+                if info:
+                    unknown.append(full)
+            else:
+                for start in range(0, len(values), per_process):
+                    builder.add_many(full, [value * work for value in
+                                            values[start:start + per_process]],
+                                     work, start // per_process, 0)
             unit = info.get("unit", "seconds") if isinstance(info, Mapping) else "seconds"
             builder.metadata[full] = {
                 **common,
@@ -418,9 +451,15 @@ def load_asv(
                 "ci_99": [_asv_cell(cells.get("stats_ci_99_a"), k, len(combos), label, path),
                           _asv_cell(cells.get("stats_ci_99_b"), k, len(combos), label, path)],
                 "unit": "s" if unit == "seconds" else str(unit),
+                "processes": None if per_process is None else len(values) // per_process,
                 "format": "asv",
                 "source": label,
             }
+    if unknown:
+        warnings.warn(f"{label}: cannot tell which asv process recorded each sample of "
+                      f"{unknown} (a variable repeat whose processes stopped early); all "
+                      "their samples are one run: set a fixed `repeat` in the benchmark to "
+                      "keep the processes apart", FormatWarning, stacklevel=2)
     if skipped and builder.metadata:
         warnings.warn(f"{label}: no recorded samples for {skipped}; skipped (failed or not "
                       "run with --record-samples)", FormatWarning, stacklevel=2)
@@ -428,6 +467,33 @@ def load_asv(
         _check_found(builder, benchmark, label, available)
     return builder.build(label, "no benchmark has recorded samples; run asv with "
                          "--record-samples")
+
+
+def _asv_samples_per_process(info: Any, count: int) -> int | None:
+    """Samples each asv process recorded, when ``benchmarks.json`` pins it down, else None.
+
+    Mirrors ``asv_runner/benchmarks/time.py``: ``repeat`` 0 means 1..10 samples per process
+    (1..5 when ``rounds`` > 1); an integer n means exactly n; a triple gives (min, max, time).
+    """
+    if not isinstance(info, Mapping) or not info or count == 0:
+        return None
+    rounds, repeat = info.get("rounds", 2), info.get("repeat", 0)
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        return None
+    if isinstance(repeat, list) and len(repeat) == 3 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in repeat):
+        low, high = int(repeat[0]), int(repeat[1])
+        fixed = low == high
+    elif isinstance(repeat, int) and not isinstance(repeat, bool) and repeat >= 0:
+        fixed = repeat > 0
+        high = repeat if fixed else (5 if rounds > 1 else 10)
+    else:
+        return None
+    if high < 1 or count % high:
+        return None
+    if fixed or count == rounds * high:
+        return high
+    return None
 
 
 def _asv_cell(column: Any, index: int, count: int, label: str, path: str) -> Any:

@@ -26,6 +26,7 @@ from pilotstats._validation import (
     reject_container_misuse,
 )
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
+from pilotstats.io._source import check_name
 from pilotstats.results import format_quantity
 
 __all__ = ["Measurements"]
@@ -50,10 +51,17 @@ def _is_scalar(values: Any) -> bool:
     return np.isscalar(values) or (isinstance(values, np.ndarray) and values.ndim == 0)
 
 
+def _reject_none(values: Any, name: str, default: Any) -> None:
+    """None is not a value of a per-sample column (issue 24: ``warmup=None`` was taken as
+    False); omitting the argument gives the default."""
+    if values is None:
+        raise InvalidInputError(f"{name} must not be None; omit it for the default "
+                                f"({default!r} for every sample)")
+
+
 def _float_column(values: Any, name: str, n: int, default: float) -> Float64Array1D:
     """Positive finite reals (work amounts): a scalar for every sample, or one per sample."""
-    if values is None:
-        values = default
+    _reject_none(values, name, default)
     if _is_scalar(values) and not isinstance(values, (str, bytes)):
         value = check_real(values.item() if isinstance(values, np.ndarray) else values, name,
                            low=0.0, low_inclusive=False)
@@ -75,8 +83,7 @@ def _plain_array(values: Any) -> npt.NDArray[Any] | None:
 def _int_column(values: Any, name: str, n: int, default: int, *, low: int | None = None
                 ) -> Int64Array1D:
     """Integer ids (run, order): a scalar for every sample, or one per sample."""
-    if values is None:
-        values = default
+    _reject_none(values, name, default)
     if _is_scalar(values) and not isinstance(values, (str, bytes)):
         item = values.item() if isinstance(values, np.ndarray) else values
         return np.full(n, check_int(item, name, low=low), dtype=np.int64)
@@ -103,8 +110,7 @@ def _int_column(values: Any, name: str, n: int, default: int, *, low: int | None
 
 def _bool_column(values: Any, name: str, n: int) -> npt.NDArray[np.bool_]:
     """Flags (warm-up): True/False for every sample, or one bool (or 0/1) per sample."""
-    if values is None:
-        values = False
+    _reject_none(values, name, False)
     if isinstance(values, (bool, np.bool_)):
         return np.full(n, bool(values), dtype=np.bool_)
     if _is_scalar(values):
@@ -125,9 +131,9 @@ def _bool_column(values: Any, name: str, n: int) -> npt.NDArray[np.bool_]:
 
 def _name_column(values: Any, n: int) -> npt.NDArray[np.str_]:
     """Benchmark names: one string for every sample, or one string per sample."""
-    if values is None:
-        values = "benchmark"
+    _reject_none(values, "benchmark", "benchmark")
     if isinstance(values, str):
+        check_name(values, "benchmark")
         return np.array([values] * n, dtype=np.str_)
     reject_container_misuse(values, "benchmark")
     if _is_scalar(values):
@@ -137,7 +143,11 @@ def _name_column(values: Any, n: int) -> npt.NDArray[np.str_]:
     if raw is not None and raw.ndim == 1 and raw.dtype.kind == "O" and all(
         isinstance(item, str) for item in raw
     ):  # pandas string columns, lists of str with mixed lengths
+        for item in raw:  # before the fixed-width copy: n * longest name * 4 bytes
+            check_name(item, "benchmark")
         raw = raw.astype(np.str_)
+    elif raw is not None and raw.dtype.kind in "US" and raw.ndim == 1 and raw.size:
+        check_name(str(max(raw.tolist(), key=len)), "benchmark")
     if raw is None or raw.ndim != 1 or raw.dtype.kind not in "US":
         raise InvalidInputError(
             "benchmark must be a string or a 1-D sequence of strings, got "
@@ -182,8 +192,10 @@ class Measurements:
     work : array_like or float, shape (n,)
         Amount of work each sample covered (loops, iterations, calls); 1 when unknown.
     run : array_like or int, shape (n,)
-        Replicate id (pyperf process, JMH fork, Google Benchmark repetition); 0 when the
-        harness has one replicate.
+        Replicate id: pyperf worker process, JMH fork, Google Benchmark repetition, hyperfine
+        timing (one process each), asv process; 0 when the harness has one replicate per file
+        (pytest-benchmark, criterion.rs). :func:`pilotstats.io.load_many` gives the runs of
+        several files distinct ids.
     order : array_like, shape (n,), optional
         Position of the sample within its run (warm-ups included). Default: 0, 1, ... per
         (benchmark, run) in the given order.
@@ -203,7 +215,11 @@ class Measurements:
         dates, 2-D input, mappings and iterators are rejected, never coerced); ``work`` not
         finite and positive; ``run``/``order`` not whole numbers (a NaN id is an error,
         not INT64_MIN); ``warmup`` not booleans or 0/1 (a NaN flag is an error, not True);
-        ``benchmark`` not strings; a per-sample column of the wrong length.
+        ``benchmark`` not strings; a per-sample column of the wrong length; None for
+        ``work``, ``run``, ``warmup`` or ``benchmark`` (omit the argument for its default).
+    InputLimitError
+        A benchmark name longer than ``pilotstats._config.MAX_NAME_LENGTH`` characters
+        (checked before the per-sample copy of the names).
 
     Notes
     -----
@@ -294,6 +310,9 @@ class Measurements:
     @classmethod
     def concat(cls, parts: Sequence[Measurements]) -> Measurements:
         """Concatenate containers (benchmark names should differ, or runs will be merged).
+
+        To load several result files of the same benchmarks as separate runs, use
+        :func:`pilotstats.io.load_many`, which renumbers the runs of each file.
 
         Examples
         --------

@@ -12,13 +12,13 @@ Two layouts are recognised:
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pilotstats.exceptions import FormatError
+from pilotstats.io._source import folder_files, read_json
 
 __all__ = ["HistoryEntry", "result_history"]
 
@@ -33,10 +33,8 @@ class HistoryEntry:
 
 
 def _read(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise FormatError(f"{path}: not readable as JSON ({exc})", source=str(path)) from exc
+    document, _ = read_json(path)  # bounded: regular files of at most MAX_INPUT_BYTES
+    return document
 
 
 def _entry(path: Path) -> HistoryEntry | None:
@@ -74,7 +72,12 @@ def result_history(folder: str | os.PathLike[str]) -> list[HistoryEntry]:
     Raises
     ------
     FormatError
-        No result file of either layout under ``folder``, or both layouts mixed.
+        No result file of either layout under ``folder``, or both layouts mixed, or a file
+        that is not JSON.
+    InputLimitError
+        A ``*.json`` entry is not a regular file (a FIFO, a device, a link to one), or is
+        larger than ``_config.MAX_INPUT_BYTES``, or the folder holds more than
+        ``_config.MAX_FOLDER_FILES`` of them.
 
     Examples
     --------
@@ -88,7 +91,7 @@ def result_history(folder: str | os.PathLike[str]) -> list[HistoryEntry]:
     ['aaaa1111', 'bbbb2222']
     """
     root = Path(folder)
-    entries = [e for e in (_entry(p) for p in sorted(root.rglob("*.json"))) if e is not None]
+    entries = [e for e in (_entry(p) for p in folder_files(root, "*.json")) if e is not None]
     if not entries:
         raise FormatError(
             f"{root}: no asv result files (<commit>-<env>.json with commit_hash) nor "

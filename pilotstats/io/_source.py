@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
 
-from pilotstats.exceptions import FormatError
+from pilotstats.exceptions import FormatError, InputLimitError
 
 __all__ = [
     "Source",
+    "check_name",
+    "check_regular_file",
+    "check_size",
     "fail",
     "field",
     "field_float",
@@ -27,6 +32,9 @@ __all__ = [
     "field_list",
     "field_mapping",
     "field_str",
+    "folder_files",
+    "gunzip",
+    "read_file",
     "read_json",
     "read_text",
 ]
@@ -43,15 +51,110 @@ def fail(label: str, path: str | None, problem: str) -> NoReturn:
     raise FormatError(where + problem, source=label, field=path)
 
 
+def _limit(label: str, limit: str, size: int, what: str) -> NoReturn:
+    from pilotstats import _config
+
+    value = getattr(_config, limit)
+    raise InputLimitError(
+        f"{label}: {what} is larger than the limit of {value:,} (pilotstats._config.{limit}); "
+        f"if the input is trusted, raise it, e.g. pilotstats._config.{limit} = {2 * value}",
+        source=label, limit=limit, size=size)
+
+
+def check_size(label: str, size: int, limit: str = "MAX_INPUT_BYTES",
+               what: str | None = None) -> None:
+    """Raise :class:`InputLimitError` when ``size`` exceeds the tunable ``limit`` of
+    :mod:`pilotstats._config`."""
+    from pilotstats import _config
+
+    if size > getattr(_config, limit):
+        _limit(label, limit, size, what or f"the input ({size:,} bytes)")
+
+
+_FILE_TYPES = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+               (stat.S_ISDIR, "a folder"))
+
+
+def _not_regular(label: str, mode: int) -> NoReturn:
+    kind = next((name for test, name in _FILE_TYPES if test(mode)), "not a regular file")
+    raise InputLimitError(
+        f"{label}: is {kind}; pilotstats reads regular files only (a FIFO could block for "
+        "ever and a device such as /dev/zero never ends): copy the data into a regular file",
+        source=label, limit="regular file")
+
+
+def check_regular_file(path: str | os.PathLike[str], *, kind: str = "input") -> int:
+    """Check that ``path`` (followed if a link) is a regular file within
+    ``_config.MAX_INPUT_BYTES``; return its size. Raises :class:`FormatError` when it does not
+    exist, :class:`InputLimitError` when it is a FIFO, device, socket or too large."""
+    label = os.fspath(path)
+    try:
+        info = os.stat(label)
+    except FileNotFoundError:
+        fail(label, None, f"no such {kind} file")
+    except OSError as exc:
+        fail(label, None, f"cannot read the file ({exc})")
+    if not stat.S_ISREG(info.st_mode):
+        _not_regular(label, info.st_mode)
+    check_size(label, info.st_size, what=f"the file ({info.st_size:,} bytes)")
+    return info.st_size
+
+
+def read_file(path: str | os.PathLike[str], *, kind: str = "input") -> bytes:
+    """The bytes of a regular file, at most ``_config.MAX_INPUT_BYTES`` of them.
+
+    The file is opened without blocking (a FIFO cannot hang the call) and its type checked
+    on the open descriptor (a link to ``/dev/zero`` is refused, not read for ever).
+    """
+    from pilotstats import _config
+
+    label = os.fspath(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        descriptor = os.open(label, flags)
+    except FileNotFoundError:
+        fail(label, None, f"no such {kind} file")
+    except OSError as exc:
+        fail(label, None, f"cannot read the file ({exc})")
+    with os.fdopen(descriptor, "rb", closefd=True) as handle:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            _not_regular(label, info.st_mode)
+        check_size(label, info.st_size, what=f"the file ({info.st_size:,} bytes)")
+        limit = _config.MAX_INPUT_BYTES
+        try:
+            raw = handle.read(limit + 1)
+        except OSError as exc:
+            fail(label, None, f"cannot read the file ({exc})")
+    check_size(label, len(raw), what="the file (it grew while read)")
+    return raw
+
+
+def gunzip(raw: bytes, label: str) -> bytes:
+    """Decompress gzip data, at most ``_config.MAX_DECOMPRESSED_BYTES`` of them (a gzip
+    bomb raises :class:`InputLimitError` after that many bytes, not at the end)."""
+    import gzip
+    import io
+    import zlib
+
+    from pilotstats import _config
+
+    limit = _config.MAX_DECOMPRESSED_BYTES
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(raw), mode="rb") as stream:
+            data = stream.read(limit + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        fail(label, None, f"corrupt gzip data ({exc})")
+    if len(data) > limit:
+        _limit(label, "MAX_DECOMPRESSED_BYTES", len(data),
+               f"the decompressed gzip data (more than {limit:,} bytes)")
+    return data
+
+
 def _decode(raw: bytes, label: str) -> str:
     if raw[:2] == _GZIP_MAGIC:
-        import gzip
-        import zlib
-
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            fail(label, None, f"corrupt gzip data ({exc})")
+        raw = gunzip(raw, label)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -69,36 +172,84 @@ def read_text(source: Source, *, kind: str = "JSON") -> tuple[str, str]:
     A ``str`` is a path unless it starts with ``{``/``[`` or contains a newline, in which case
     it is the content itself. gzip data are recognised by their magic bytes, so a ``.gz`` path
     and gzip bytes both work.
+
+    Every input is bounded before it is read or parsed: a path must name a regular file (no
+    FIFO or device, also behind a link) of at most ``_config.MAX_INPUT_BYTES`` bytes, text,
+    bytes and open files hold at most as many, and gzip data decompress to at most
+    ``_config.MAX_DECOMPRESSED_BYTES`` bytes; beyond, :class:`InputLimitError`.
     """
+    from pilotstats import _config
+
     if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
         path = os.fspath(source)
-        label = str(path)
-        try:
-            with open(path, "rb") as handle:
-                raw = handle.read()
-        except FileNotFoundError:
-            fail(label, None, f"no such {kind} file")
-        except OSError as exc:
-            fail(label, None, f"cannot read the file ({exc})")
-        return _decode(raw, label), label
+        if not isinstance(path, str):
+            raise FormatError(f"cannot read {kind} from a bytes path {path!r:.80}; pass a str "
+                              "or pathlib.Path", source="<object>")
+        return _decode(read_file(path, kind=kind), str(path)), str(path)
     if isinstance(source, str):
+        check_size("<string>", len(source), what=f"the {kind} text ({len(source):,} characters)")
         return source, "<string>"
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return _decode(bytes(source), "<bytes>"), "<bytes>"
+        data = bytes(source)
+        check_size("<bytes>", len(data), what=f"the {kind} bytes ({len(data):,} bytes)")
+        return _decode(data, "<bytes>"), "<bytes>"
     read = getattr(source, "read", None)
     if callable(read):
         label = str(getattr(source, "name", "<file>"))
-        data = read()
+        try:
+            data = read(_config.MAX_INPUT_BYTES + 1)
+        except TypeError:  # a reader without a size argument
+            data = read()
+        if not isinstance(data, (bytes, bytearray, str)):
+            fail(label, None, f"read() returned {type(data).__name__}, expected str or bytes")
+        check_size(label, len(data), what="the open file (more than "
+                                          f"{_config.MAX_INPUT_BYTES:,} bytes)")
         if isinstance(data, (bytes, bytearray)):
             return _decode(bytes(data), label), label
-        if not isinstance(data, str):
-            fail(label, None, f"read() returned {type(data).__name__}, expected str or bytes")
         return data, label
     raise FormatError(
         f"cannot read {kind} from a {type(source).__name__}: pass a path, an open file, "
         f"{kind} text or bytes" + (", or an already-parsed object" if kind == "JSON" else ""),
         source="<object>",
     )
+
+
+def folder_files(root: str | os.PathLike[str], pattern: str, *, recursive: bool = True
+                 ) -> list[Path]:
+    """The files matching ``pattern`` below ``root`` (``rglob``; links to folders are not
+    followed; ``recursive=False``: in ``root`` only), sorted, at most
+    ``_config.MAX_FOLDER_FILES`` of them. Entries that are not regular files (FIFOs, devices,
+    sockets, also behind a link) raise :class:`InputLimitError` naming them, instead of
+    hanging or reading for ever."""
+    from pilotstats import _config
+
+    found: list[Path] = []
+    walk = Path(root).rglob if recursive else Path(root).glob
+    for path in walk(pattern):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:  # a dangling link: nothing to read
+            continue
+        if stat.S_ISDIR(mode):
+            continue
+        if not stat.S_ISREG(mode):
+            _not_regular(str(path), mode)
+        found.append(path)
+        if len(found) > _config.MAX_FOLDER_FILES:
+            _limit(str(root), "MAX_FOLDER_FILES", len(found),
+                   f"the number of {pattern} files in the folder (more than "
+                   f"{_config.MAX_FOLDER_FILES:,})")
+    return sorted(found)
+
+
+def check_name(name: str, label: str, what: str = "benchmark name") -> str:
+    """Return ``name`` when it is at most ``_config.MAX_NAME_LENGTH`` characters long."""
+    from pilotstats import _config
+
+    if len(name) > _config.MAX_NAME_LENGTH:
+        _limit(label, "MAX_NAME_LENGTH", len(name),
+               f"a {what} ({len(name):,} characters, starting {name[:40]!r})")
+    return name
 
 
 def read_json(source: Source) -> tuple[Any, str]:

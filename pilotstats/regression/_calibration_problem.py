@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 from pilotstats._validation import (
     as_float_array,
+    as_real_array,
     check_choice,
 )
 from pilotstats.exceptions import (
@@ -110,10 +111,10 @@ class _Problem:
 def _frozen_conditions(conditions: Any) -> Any:
     """A read-only float copy of numeric conditions (lets vectorised models cache parsing);
     anything else unchanged."""
-    try:
-        array = np.array(conditions, dtype=np.float64, copy=True)
-    except (TypeError, ValueError, OverflowError):
-        return conditions
+    try:  # strict: numeric strings, dates and complex numbers are not numbers
+        array = as_real_array(conditions, "conditions", allow_nonfinite=True)
+    except InvalidInputError:
+        return conditions  # the model's own evaluation judges them
     array.setflags(write=False)
     return array
 

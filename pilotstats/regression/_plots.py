@@ -103,9 +103,7 @@ def plot_wps(
                           alpha=BAND_ALPHA / 2,
                           label=f"{level_text(level, 'PI')} of {what_pi}")
         t = two_sided_t(level, result.dof)
-        spread = result.residual_std_error * np.sqrt(
-            1.0 / result.n_subsessions + (grid - result._work_mean) ** 2 / result._work_sxx
-        )
+        spread = np.sqrt(result._mean_variance(grid))
         interval_band(ax, grid, (fitted - t * spread) / factor, (fitted + t * spread) / factor,
                       color=LEVEL_COLOUR, alpha=2 * BAND_ALPHA,
                       label=f"{level_text(level)} of the mean duration")

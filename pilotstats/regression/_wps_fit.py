@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -23,8 +23,14 @@ from pilotstats.autocorrelation import optimal_subsession_size
 from pilotstats.exceptions import (
     ConvergenceWarning,
     DegenerateDesignError,
+    LackOfFitWarning,
     NotEnoughDataError,
-    SubsessionSizeNotFoundError,
+)
+from pilotstats.regression._wps_estimators import (
+    block_means,
+    huber_line,
+    lack_of_fit,
+    wls_line,
 )
 from pilotstats.regression._wps_results import WpsResult, _invert_slope_interval
 from pilotstats.results import format_number
@@ -50,6 +56,7 @@ class _LineFit:
     s_yy: float
     x_mean: float
     se_scale_sxx: float
+    note: str | None = None
 
     @property
     def valid(self) -> bool:
@@ -112,11 +119,11 @@ def _fit_kept(
             f"amount ({format_number(float(w[0]), 10)}); the work amounts must differ between "
             "rounds"
         )
+    note: str | None = None
+    q = 1 if subsession_size is None else subsession_size
     if subsession_size is None:
         series, mean_method = _autocorrelation_series(w, d, basis)
-        if series is None:
-            found: int | None = 1
-        else:
+        if series is not None:
             found = optimal_subsession_size(
                 series, autocorrelation_limit=autocorrelation_limit, mean_method=mean_method
             )
@@ -127,17 +134,15 @@ def _fit_kept(
                 found = _next_identifiable_size(
                     w, series, mean_method, found, autocorrelation_limit, pilot
                 )
-        if found is None:
-            what = "per-round rates" if basis == "rates" else "per-round residuals"
-            raise SubsessionSizeNotFoundError(
-                f"no subsession size q in 1..{n_kept // 3} brings the lag-1 autocorrelation "
-                f"of the {what} of the {n_kept} kept rounds within "
-                f"autocorrelation_limit={autocorrelation_limit:g}; record more rounds, raise "
-                "autocorrelation_limit or pass subsession_size"
-            )
-        q = int(found)
-    else:
-        q = subsession_size
+            if found is None:
+                # No identifiable size meets the limit (short or strongly correlated
+                # series): fall back to the identifiable size with the smallest |r1| and
+                # say so, rather than fail on a schedule the planner itself produced.
+                q, note = _fallback_size(
+                    w, series, mean_method, autocorrelation_limit, pilot, basis
+                )
+            else:
+                q = int(found)
     h = n_kept // q
     if h < 3:
         raise NotEnoughDataError(
@@ -171,6 +176,7 @@ def _fit_kept(
         s_yy=float(s_yy),
         x_mean=float(x_mean),
         se_scale_sxx=se_scale_sxx,
+        note=note,
     )
 
 
@@ -195,8 +201,8 @@ def _next_identifiable_size(
 ) -> int | None:
     """Smallest ``q > first`` with ``|r1(q)| <= limit`` and a non-degenerate design.
 
-    Falls back to ``first`` (the caller then reports the degenerate design) when no size
-    up to ``n // 3`` qualifies. O(n) per size tried.
+    None when no size up to ``n // 3`` qualifies (the caller then falls back to
+    :func:`_fallback_size`). O(n) per size tried.
     """
     from pilotstats.autocorrelation import lag1_autocorrelation
 
@@ -205,7 +211,48 @@ def _next_identifiable_size(
             _degenerate_blocks(w, q, pilot)
         ):
             return q
-    return first
+    return None
+
+
+def _fallback_size(
+    w: Float64Array1D,
+    series: Float64Array1D,
+    mean_method: MeanMethod,
+    limit: float,
+    pilot: bool,
+    basis: SubsessionBasis,
+) -> tuple[int, str]:
+    """The identifiable size in ``1..n//3`` with the smallest ``|r1|``, and a note saying so.
+
+    Used when no size meets ``autocorrelation_limit``; the smallest size wins a tie. Raises
+    :class:`DegenerateDesignError` when every size gives blocks of equal mean work (no size
+    identifies the slope). O(n^2) in the worst case (O(n) per size).
+    """
+    from pilotstats.autocorrelation import lag1_autocorrelation
+
+    n = series.shape[0]
+    best: tuple[float, int] | None = None
+    for q in range(1, n // 3 + 1):
+        if _degenerate_blocks(w, q, pilot):
+            continue
+        r1 = abs(lag1_autocorrelation(series, q, mean_method=mean_method))
+        if best is None or r1 < best[0]:
+            best = (r1, q)
+    what = "per-round rates" if basis == "rates" else "per-round residuals"
+    if best is None:
+        raise DegenerateDesignError(
+            f"no subsession size q in 1..{n // 3} identifies the slope: every size gives "
+            f"blocks of {n} kept rounds with the same mean work amount; the work amounts "
+            "must differ between rounds"
+        )
+    r1, q = best
+    note = (
+        f"no subsession size met autocorrelation_limit={limit:g} (lag-1 autocorrelation of "
+        f"the {what} of the {n} kept rounds); used q = {q}, the size with the smallest "
+        f"|r1| = {r1:.3g}: the subsessions are still correlated, so the interval may be "
+        "too narrow; record more rounds"
+    )
+    return q, note
 
 
 def _alpha_filter(
@@ -278,13 +325,27 @@ def _build_result(
     method: str,
     basis: str,
     unit: str,
+    estimator: str = "ols",
+    lack_of_fit_level: float = 0.001,
 ) -> WpsResult:
-    """Intervals and prediction metrics of a finished fit."""
+    """Intervals, lack-of-fit test and prediction metrics of a finished fit."""
     pilot = method == "pilot"
     dof = fit.h - 2
     sigma2 = fit.ssr_blocks / dof
     se_beta = math.sqrt(sigma2 / fit.se_scale_sxx)
     se_alpha = math.sqrt(sigma2 * (1.0 / fit.h + fit.x_mean**2 / fit.se_scale_sxx))
+    r_squared = 1.0 - fit.ssr_blocks / fit.s_yy if fit.s_yy > 0 else 1.0
+    reference = math.nan
+    covariance = (se_alpha**2, math.nan, se_beta**2)
+    if estimator != "ols":
+        x, y = block_means(work[fit.kept], duration[fit.kept], fit.q)
+        line = wls_line(x, y) if estimator == "wls" else huber_line(x, y)
+        fit = replace(fit, alpha=line.alpha, beta=line.beta)
+        sigma2, reference = line.sigma2, line.reference
+        se_alpha = math.sqrt(float(line.covariance[0, 0]))
+        se_beta = math.sqrt(float(line.covariance[1, 1]))
+        covariance = (se_alpha**2, float(line.covariance[0, 1]), se_beta**2)
+        r_squared = line.r_squared
     multiplier = _PILOT_SE_MULTIPLIER if pilot else two_sided_t(level, dof)
     slope_low = fit.beta - multiplier * se_beta
     slope_high = fit.beta + multiplier * se_beta
@@ -296,7 +357,6 @@ def _build_result(
         bounded = math.isfinite(width) and fit.valid
     else:
         v_low, v_high, bounded = _invert_slope_interval(slope_low, slope_high)
-    r_squared = 1.0 - fit.ssr_blocks / fit.s_yy if fit.s_yy > 0 else 1.0
 
     kept = fit.kept
     w_used, d_used = work[kept], duration[kept]
@@ -308,6 +368,17 @@ def _build_result(
     naive_ssr, _, naive_relative = _prediction_errors(w_used, d_used, w_used / naive)
     rounds_used = np.flatnonzero(kept).astype(np.int64)
     rounds_used.setflags(write=False)
+    p_value, test = lack_of_fit(w_used, d_used, estimator != "ols")
+    flagged = bool(p_value < lack_of_fit_level)
+    if flagged:
+        warnings.warn(
+            f"the round durations are not linear in the work ({test} lack-of-fit test, "
+            f"p = {format_number(p_value, 2)} < {lack_of_fit_level:g}): t = alpha + w / v "
+            "does not hold over this range, so v and its interval describe a line the "
+            "workload does not follow; plot the fit (result.plot) and narrow the work range",
+            LackOfFitWarning,
+            stacklevel=3,
+        )
     return WpsResult(
         alpha=fit.alpha,
         alpha_ci_low=fit.alpha - multiplier * se_alpha,
@@ -345,6 +416,14 @@ def _build_result(
         method=method,
         subsession_basis=basis,
         unit=unit,
+        estimator=estimator,
+        lack_of_fit=flagged,
+        lack_of_fit_p_value=p_value,
+        lack_of_fit_test=test,
+        lack_of_fit_level=lack_of_fit_level,
+        notes=() if fit.note is None else (fit.note,),
         _work_mean=fit.x_mean,
         _work_sxx=fit.s_xx,
+        _covariance=covariance,
+        _reference_duration=reference,
     )

@@ -159,6 +159,24 @@ class WpsResult(Result):
         ``"rates"`` or ``"residuals"``: the series that chose ``subsession_size``.
     unit : str
         Label of the work unit (throughput is in ``unit``/s).
+    estimator : str
+        ``"ols"``, ``"wls"`` or ``"huber"``: how the line was fitted to the subsession means.
+        For ``wls``/``huber`` the noise standard deviation is proportional to the expected
+        duration and ``residual_std_error`` is its value at the mean fitted duration.
+    lack_of_fit : bool
+        The lack-of-fit test rejected the straight line at ``lack_of_fit_level``: the
+        durations are not linear in the work (the interval of ``v`` then describes a line
+        that does not hold). A :class:`~pilotstats.exceptions.LackOfFitWarning` was emitted.
+    lack_of_fit_p_value : float
+        p-value of that test; NaN when no test is possible (``lack_of_fit_test == "none"``).
+    lack_of_fit_test : str
+        ``"pure error"`` (replicated work amounts), ``"quadratic"`` (a quadratic-term test,
+        no replicates) or ``"none"`` (fewer than 3 distinct work amounts or 4 rounds).
+    lack_of_fit_level : float
+        Significance level of the lack-of-fit test.
+    notes : tuple of str
+        What the fit had to give up, e.g. no subsession size met ``autocorrelation_limit``
+        and the least correlated size was used (the interval may then be too narrow).
 
     Examples
     --------
@@ -213,8 +231,34 @@ class WpsResult(Result):
     method: str
     subsession_basis: str
     unit: str
+    estimator: str
+    lack_of_fit: bool
+    lack_of_fit_p_value: float
+    lack_of_fit_test: str
+    lack_of_fit_level: float
+    notes: tuple[str, ...]
     _work_mean: float
     _work_sxx: float
+    _covariance: tuple[float, float, float]
+    _reference_duration: float
+
+    def _mean_variance(self, work: np.ndarray) -> np.ndarray:
+        """Variance (s^2) of the fitted mean duration at ``work`` (a block mean's scale)."""
+        if self.estimator == "ols":
+            return np.asarray(
+                self.residual_std_error**2
+                * (1.0 / self.n_subsessions + (work - self._work_mean) ** 2 / self._work_sxx)
+            )
+        var_a, cov_ab, var_b = self._covariance
+        return np.asarray(var_a + 2.0 * work * cov_ab + work**2 * var_b)
+
+    def _noise_variance(self, work: np.ndarray) -> np.ndarray:
+        """Variance (s^2) of one block mean around the line at ``work`` (the variance model)."""
+        sigma2 = self.residual_std_error**2
+        if self.estimator == "ols":
+            return np.full(np.shape(work), sigma2)
+        mu = np.maximum(self.alpha + self.slope * work, 0.0)
+        return np.asarray(sigma2 * (mu / self._reference_duration) ** 2)
 
     @property
     def throughput_half_width(self) -> float:
@@ -284,7 +328,9 @@ class WpsResult(Result):
         WpsPrediction
             ``duration = alpha + work * slope`` and the interval
             ``duration +/- t_{h-2}((1 + c)/2) * sqrt(sigma2 (1 + 1/h + (w - Xbar)^2 / S_xx))``
-            with ``sigma2 = residual_std_error**2``. The fit is on block means,
+            with ``sigma2 = residual_std_error**2`` (``ols``; for ``wls``/``huber`` the
+            noise variance follows the variance model and the mean's variance comes from
+            the fitted covariance). The fit is on block means,
             so for ``subsession_size > 1`` this is the interval for the mean duration of
             ``subsession_size`` rounds at ``work``.
 
@@ -297,10 +343,13 @@ class WpsResult(Result):
         scalar = np.ndim(work) == 0
         values = as_float_array(np.atleast_1d(np.asarray(work)), "work", positive=True)
         duration = self.alpha + values * self.slope
-        sigma2 = self.residual_std_error**2
-        spread = sigma2 * (
-            1.0 + 1.0 / self.n_subsessions + (values - self._work_mean) ** 2 / self._work_sxx
-        )
+        if self.estimator == "ols":
+            sigma2 = self.residual_std_error**2
+            spread = sigma2 * (
+                1.0 + 1.0 / self.n_subsessions + (values - self._work_mean) ** 2 / self._work_sxx
+            )
+        else:
+            spread = self._noise_variance(values) + self._mean_variance(values)
         half = two_sided_t(level, self.dof) * np.sqrt(spread)
         low = duration - half
         high = duration + half
@@ -386,8 +435,18 @@ class WpsResult(Result):
             if math.isinf(high):
                 interval = interval.replace(", inf]", ", inf)")
             head = f"v = {format_quantity(self.throughput, rate_unit)} ({interval})"
-        return (
+        text = (
             f"{head}, alpha = {format_quantity(self.alpha, 's')}, "
             f"q = {self.subsession_size}, h = {self.n_subsessions}, "
             f"rounds used = {self.n_rounds_used}/{self.n_rounds}"
         )
+        if self.estimator != "ols":
+            text += f", estimator {self.estimator}"
+        if self.notes:
+            text += f"; {len(self.notes)} note(s) in result.notes"
+        if self.lack_of_fit:
+            text += (
+                f"; LACK OF FIT: not linear in the work "
+                f"({self.lack_of_fit_test} test p = {format_number(self.lack_of_fit_p_value, 2)})"
+            )
+        return text

@@ -23,7 +23,14 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from pilotstats._validation import as_float_array, check_choice, check_int, check_probability
+from pilotstats._validation import (
+    as_float_array,
+    as_parameter_vector,
+    check_choice,
+    check_int,
+    check_int_sequence,
+    check_probability,
+)
 from pilotstats.exceptions import (
     InvalidInputError,
     NotEnoughDataError,
@@ -213,14 +220,15 @@ class PolynomialModel:
 
     def evaluate_all(self, params: Any, conditions: Any) -> FloatArray:
         """Values at every condition, shape (T, 1)."""
-        coefficients = np.asarray(params, dtype=np.float64)
-        if coefficients.shape != (self.n_parameters,):
-            raise InvalidInputError(
-                f"params must have {self.n_parameters} coefficients, got shape {coefficients.shape}"
-            )
+        coefficients = as_parameter_vector(params, self.n_parameters)
         n = as_float_array(conditions, "conditions")
-        design = np.vander(n, self.n_parameters, increasing=True)
-        out: FloatArray = (design @ coefficients)[:, None]
+        with np.errstate(over="ignore", invalid="ignore"):
+            design = np.vander(n, self.n_parameters, increasing=True)
+            out: FloatArray = (design @ coefficients)[:, None]
+        if not np.isfinite(out).all():
+            raise InvalidInputError(
+                "the polynomial overflows float64 at these conditions; rescale them (e.g. "
+                "change the unit)")
         return out
 
 
@@ -437,7 +445,7 @@ def compare_polynomials(
             f"populations and measurements must have the same length, got {n.shape[0]} and "
             f"{z.shape[0]}"
         )
-    degree_list = sorted(check_int(d, "degree", low=0, high=20) for d in degrees)
+    degree_list = sorted(check_int_sequence(degrees, "degrees", low=0, high=20))
     if len(degree_list) < 2 or np.any(np.diff(degree_list) != 1):
         raise InvalidInputError(
             f"degrees must be at least two consecutive integers, got {degree_list}"

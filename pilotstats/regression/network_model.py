@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pilotstats._kernels import queueing as _kq
-from pilotstats._validation import check_choice, check_int
+from pilotstats._validation import as_parameter_vector, as_real_array, check_choice, check_int
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.regression._mva_solvers import _fold, _seidmann_transform, _single_class_exact
 from pilotstats.regression._queueing_inputs import _per_class, _servers
@@ -185,12 +185,8 @@ class ClosedNetworkModel:
     # ------------------------------------------------------------------ helpers
 
     def _split(self, params: Any) -> tuple[FloatArray, FloatArray]:
-        values = np.asarray(params, dtype=np.float64)
-        if values.shape != (self.n_parameters,):
-            raise InvalidInputError(
-                f"params must have {self.n_parameters} entries "
-                f"({', '.join(self.parameter_names)}), got shape {values.shape}"
-            )
+        values = as_parameter_vector(params, self.n_parameters,
+                                     f"params ({', '.join(self.parameter_names)})")
         demands = values[: self.n_demands].reshape(self.n_stations, self.classes)
         servers = self.servers.copy()
         for position, k in enumerate(self.server_parameters):
@@ -218,7 +214,7 @@ class ClosedNetworkModel:
     def _parse_conditions(
         self, conditions: Any
     ) -> tuple[npt.NDArray[np.int64], FloatArray, dict[tuple[float, ...], list[int]]]:
-        rows = np.asarray(conditions, dtype=np.float64)
+        rows = as_real_array(conditions, "conditions")
         c = self.classes
         width = c if self.think_time is not None else 2 * c
         if rows.ndim == 1 and width == 1:
@@ -446,11 +442,8 @@ class ThreadPoolModel:
 
     def evaluate_all(self, params: Any, conditions: Any) -> FloatArray:
         """Predicted measures for every trial (population), shape (T, m)."""
-        values = np.asarray(params, dtype=np.float64)
-        if values.shape != (self.n_parameters,):
-            raise InvalidInputError(
-                f"params must have {self.n_parameters} entries ({', '.join(self.parameter_names)})"
-            )
+        values = as_parameter_vector(params, self.n_parameters,
+                                     f"params ({', '.join(self.parameter_names)})")
         pool = float(values[-1])
         if not (pool.is_integer() and pool >= 1):
             raise InvalidInputError(

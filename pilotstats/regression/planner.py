@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from pilotstats import _config
+from pilotstats._stats import ceil_tol
 from pilotstats._typing import ArrayLike1D, PlannerPhase, SubsessionBasis, WpsMethod
 from pilotstats._validation import (
     as_float_array,
@@ -35,6 +36,7 @@ from pilotstats.exceptions import (
     ConvergenceWarning,
     DataRangeWarning,
     InvalidInputError,
+    LackOfFitWarning,
     PilotStatsError,
     ShortRoundWarning,
 )
@@ -219,11 +221,15 @@ class WorkPlanner:
     lower_bound : float
         Current lower end ``a`` of the work range (``min_work`` until established).
     wps_result : WpsResult or None
-        Latest successful fit (from the fourth recorded round on).
+        Latest successful fit (from the fourth recorded round on). A fit with ``notes``
+        (no subsession size met the autocorrelation limit) is provisional: it neither
+        raises the lower work bound nor finishes the WPS analysis.
     wps_error : str or None
         Why the latest fit failed (too few rounds, no subsession size, ...), if it did.
     wps_warning : str or None
-        Convergence note of the latest fit (its alpha filter did not settle), if any.
+        Warning of the latest fit, if any: its alpha filter did not settle, or its
+        lack-of-fit test rejected the line (``wps_result.lack_of_fit``). Recorded here, not
+        re-emitted on every round.
     outlier_rounds : tuple of int
         Positions (0-based, among the recorded rounds) of the isolated outlier rounds
         excluded from the latest fit.
@@ -350,6 +356,8 @@ class WorkPlanner:
         self._unit_required: int | None = None
         self._unit_active = False
         self._range_warned = False
+        self._short: list[int] = []  # rounds not analysed (see is_short)
+        self._long_work: float | None = None  # work of the first long enough round
         self._slices: int | None = None  # method="pilot": Pilot's WPS slice count
         self._pilot_next: float | None = None
         self._next = self.initial_work
@@ -359,7 +367,9 @@ class WorkPlanner:
     def _round(self, value: float, *, up: bool = False) -> float:
         if not self.integer_work:
             return float(value)
-        return float(math.ceil(value) if up else math.floor(value))
+        # ceil within a relative tolerance: an alpha-implied minimum of 50 computed as
+        # 50.000000000000007 must not become 51
+        return float(ceil_tol(value) if up else math.floor(value))
 
     @property
     def n_rounds(self) -> int:
@@ -397,7 +407,8 @@ class WorkPlanner:
     def wps_finished(self) -> bool:
         """The WPS stop rule holds (False when the analysis is off)."""
         result = self.wps_result
-        if not self.wps_analysis or result is None or self.n_rounds < 4:
+        if not self.wps_analysis or result is None or self.n_rounds < 4 or result.notes:
+            # a fit with notes fell back to correlated subsessions: never stop on it
             return False
         required = self.target_half_width
         if self.method == "pilot":  # rounds > 3, h > 20, v > 0 and 0 < v_ci < W_req (halved)
@@ -440,6 +451,28 @@ class WorkPlanner:
         """Work proposed for the next round (does not change the planner)."""
         return self._next
 
+    @property
+    def short_rounds(self) -> tuple[int, ...]:
+        """Positions (0-based) of the recorded rounds that are short (see :meth:`is_short`)."""
+        return tuple(self._short)
+
+    def is_short(self, work: float, duration: float) -> bool:
+        """Whether a round of this work and duration, recorded next, would be short.
+
+        Short rounds are stored but never enter a fit. A round timed as 0 s is short. Until
+        a round lasts ``min_round_duration``, rounds shorter than that are short (the
+        doubling phase). From then on a round is decided by its *planned work*: every round
+        of at least the work of that first long enough round is used whatever its measured
+        duration, so rounds of equal work that happened to run fast are not censored (a
+        duration filter would drop the fast tail and bias the slope); only rounds of less
+        work still need the duration. ``method="pilot"`` keeps Pilot's duration rule.
+        """
+        if duration <= 0:
+            return True
+        if self.method == "pilot" or self._long_work is None or work < self._long_work:
+            return duration < self.min_round_duration
+        return False
+
     def record(
         self,
         work: float,
@@ -480,6 +513,10 @@ class WorkPlanner:
         w = check_real(work, "work", low=0.0, low_inclusive=False)
         d = check_real(duration, "duration", low=0.0)
         self._record_unit_readings(unit_readings, required_unit_readings)
+        if self.is_short(w, d):
+            self._short.append(len(self._work))
+        elif self._long_work is None and d >= self.min_round_duration:
+            self._long_work = w
         self._work.append(w)
         self._durations.append(d)
         self._advance(w, d)
@@ -592,11 +629,19 @@ class WorkPlanner:
         return low + (math.floor((w_last - low) / size) + 1) * size
 
     def _fit_rounds(self) -> np.ndarray:
-        """Positions of the rounds the fit may use: timed (> 0 s), isolated outliers out."""
+        """Positions of the rounds the fit may use: not short, isolated outliers out.
+
+        ``method="pilot"`` passes every timed round (> 0 s) and lets :func:`wps` apply
+        Pilot's duration filter.
+        """
         work = np.array(self._work, dtype=np.float64)
         durations = np.array(self._durations, dtype=np.float64)
         timed = np.flatnonzero(durations > 0)
-        eligible = timed[durations[timed] >= self.min_round_duration]
+        if self.method == "pilot":
+            eligible = timed[durations[timed] >= self.min_round_duration]
+        else:
+            eligible = np.setdiff1d(timed, np.array(self._short, dtype=np.int64))
+            timed = eligible
         outliers: list[int] = []
         if self.outlier_threshold is not None and self.method == "default":
             found = isolated_outliers(
@@ -608,15 +653,26 @@ class WorkPlanner:
 
     def _refit(self) -> None:
         used = self._fit_rounds()
+        if self.method == "default" and used.shape[0] < 3:
+            self.wps_result = None
+            self.wps_error = (
+                f"{used.shape[0]} of {self.n_rounds} rounds can be used (short rounds are "
+                "not), a fit needs 3"
+            )
+            return
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
+                warnings.simplefilter("always", LackOfFitWarning)
                 result = wps(
                     np.array(self._work, dtype=np.float64)[used],
                     np.array(self._durations, dtype=np.float64)[used],
                     confidence_level=self.confidence_level,
                     autocorrelation_limit=self.autocorrelation_limit,
-                    min_round_duration=self.min_round_duration,
+                    # the default method's rounds are already chosen by is_short
+                    min_round_duration=(
+                        self.min_round_duration if self.method == "pilot" else 0.0
+                    ),
                     subsession_basis=self.subsession_basis,
                     unit=self.unit,
                     method=self.method,
@@ -630,12 +686,18 @@ class WorkPlanner:
         # A fit whose alpha filter oscillates is still usable; keep the note, do not warn on
         # every round (the planner refits after each one).
         self.wps_warning = next(
-            (str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)), None
+            (
+                str(w.message)
+                for w in caught
+                if issubclass(w.category, (ConvergenceWarning, LackOfFitWarning))
+            ),
+            None,
         )
         if (
             self.method == "default"
             and self.phase != "doubling"
             and result.valid
+            and not result.notes  # a fallback fit (correlated subsessions) is provisional
             and result.alpha < 0
         ):
             raised = self._round(-result.alpha * result.throughput, up=True)

@@ -25,7 +25,10 @@ Analyses (``docs/algorithms/wps.md`` and ``docs/algorithms/subsession.md``):
   size needed to separate the result from the baseline.
 
 Rounds shorter than ``min_round_duration`` (and rounds a coarse timer measured as 0 s) are
-*stored but not used*, as in Pilot: no analysis sees them, and the result lists them.
+*stored but not used*, as in Pilot: no analysis sees them, and the result lists them. With
+``max_work`` the rule applies while the planner searches for a long enough work amount;
+afterwards rounds of at least that work are used whatever their measured duration
+(:meth:`pilotstats.regression.WorkPlanner.is_short`), so fast rounds are not censored.
 A session's complete state (options and raw rounds) is JSON; :meth:`BenchmarkSession.save`
 and :meth:`BenchmarkSession.load` persist and resume it.
 
@@ -34,8 +37,15 @@ per-index analysis (:class:`PerformanceIndex`, :class:`Baseline`), warm-up remov
 (:func:`trim_warmup`), the results (:class:`IndexAnalysis`, :class:`SessionProgress`,
 :class:`SessionResult`), the JSON state, :func:`run_session`, and the ``pilotstats run``
 command (running a benchmark program each round and parsing its output) in private modules.
+
+:func:`bisect` (``pilotstats bisect``) goes from "it regressed" to the commit that did it:
+each bisection step is a sequential test on runs interleaved with both references, in
+temporary git worktrees.
 """
 
+from pilotstats.session._bisect import bisect
+from pilotstats.session._bisect_git import BisectError
+from pilotstats.session._bisect_results import BisectProbe, BisectResult
 from pilotstats.session._controller import BenchmarkSession
 from pilotstats.session._indices import Baseline, PerformanceIndex
 from pilotstats.session._results import IndexAnalysis, SessionProgress, SessionResult
@@ -45,10 +55,14 @@ from pilotstats.session._warmup import trim_warmup
 __all__ = [
     "Baseline",
     "BenchmarkSession",
+    "BisectError",
+    "BisectProbe",
+    "BisectResult",
     "IndexAnalysis",
     "PerformanceIndex",
     "SessionProgress",
     "SessionResult",
+    "bisect",
     "run_session",
     "trim_warmup",
 ]

@@ -6,66 +6,75 @@ and ``%RESULT_DIR%`` substituted in its arguments, parses its standard output as
 (``--pi name,unit,column,type,must_satisfy`` per performance index), and stops as soon as
 every required confidence interval is narrow enough.
 
-Exit status: 0 the session ended (see its stop reason), 1 a significant regression against
-``--baseline``, 2 bad usage or input, 4 the benchmark program failed (exit status outside
-``--valid-rc``, unparsable output or ``--timeout``; every round measured before is kept in
-the output directory and ``--resume DIR`` continues), 130 interrupted by Ctrl-C (partial
-results written).
+The session directory (``-o DIR``) is crash-safe and locked while a run uses it
+(:mod:`pilotstats.session._statefiles`); ``--resume DIR`` runs the stored command only once
+the user confirms it (:mod:`pilotstats.session._resume`); SIGINT, SIGTERM and SIGHUP stop
+the program's process group and write the partial summary (:mod:`pilotstats.session.
+_signals`). Exit statuses (:mod:`pilotstats.session._endings`): 0 targets met, 1 a
+significant regression against ``--baseline``, 2 bad usage or input (also unusable session
+state), 3 internal error, 4 the program failed (rounds kept, ``--resume`` continues), 5
+targets not met (a limit reached, or stopped early because they cannot be reached), 6 out
+of space (rounds kept), 128 + N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
+import signal
 import sys
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
 import numpy as np
 
-from pilotstats.exceptions import InvalidInputError
+from pilotstats.exceptions import InvalidInputError, PilotStatsError, SessionStateError
 from pilotstats.results import format_number
 from pilotstats.session import (
-    Baseline,
     BenchmarkSession,
-    IndexAnalysis,
-    PerformanceIndex,
     SessionResult,
+)
+from pilotstats.session._cli_config import PRESETS, UsageError, config_from_args, new_session
+from pilotstats.session._cli_output import export, progress_line, summary_result
+from pilotstats.session._endings import (
+    EXIT_OUT_OF_SPACE,
+    EXIT_PROGRAM_FAILED,
+    EXIT_TARGETS_NOT_MET,
+    EXIT_USAGE,
+    EarlyStop,
+    Futility,
+    exit_status,
+    limit_message,
+)
+from pilotstats.session._resume import (
+    ResumeRefused,
+    check_resume_options,
+    confirm,
+    load_session,
 )
 from pilotstats.session._runner import (
     RESULT_DIR,
-    WORK_AMOUNT,
     IndexColumn,
     ProgramFailedError,
-    parse_pi,
     run_round,
     substitute,
 )
+from pilotstats.session._signals import SessionInterrupted, StopSignals
+from pilotstats.session._statefiles import (
+    ROUNDS_LOG,
+    STATE_FILE,
+    RoundLog,
+    SessionLock,
+    is_out_of_space,
+    refuse_planted_links,
+    repair_tail,
+    write_file,
+)
 
 __all__ = ["PRESETS", "add_run_parser", "run_command"]
-
-#: Pilot's ``run_program`` presets (``cli/run_program.cc``): autocorrelation limit, CI
-#: half width in percent of the mean (Pilot states full widths: 20 %, 10 %, 10 %), minimum
-#: number of subsessions, and the short-round threshold in seconds (used only with ``-w``).
-PRESETS: dict[str, dict[str, float]] = {
-    "quick": {"autocorrelation_limit": 0.8, "half_width_percent": 10.0,
-              "min_subsessions": 30, "min_round_duration": 3.0},
-    "normal": {"autocorrelation_limit": 0.2, "half_width_percent": 5.0,
-               "min_subsessions": 50, "min_round_duration": 10.0},
-    "strict": {"autocorrelation_limit": 0.1, "half_width_percent": 5.0,
-               "min_subsessions": 200, "min_round_duration": 20.0},
-}
-EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, EXIT_PROGRAM_FAILED, EXIT_INTERRUPTED = 0, 1, 2, 4, 130
-STATE_FILE = "session.json"
-ROUNDS_LOG = "rounds.jsonl"
-
-
-class _UsageError(Exception):
-    """Bad command-line usage (exit status 2)."""
-
 
 def add_run_parser(commands: Any) -> None:
     """Register the ``run`` subcommand on the ``pilotstats`` subparsers."""
@@ -77,9 +86,12 @@ def add_run_parser(commands: Any) -> None:
         "%WORK_AMOUNT% and %RESULT_DIR% in the arguments are substituted each round. "
         "Presets (Pilot's values): quick = autocorrelation limit 0.8, CI ±10 % of the mean, "
         "30 subsessions, 3 s rounds; normal = 0.2, ±5 %, 50, 10 s; strict = 0.1, ±5 %, "
-        "200, 20 s (the round threshold only with -w). Exit status: 0 done, 1 regression "
-        "against --baseline, 2 bad usage, 4 program failed (rounds kept, --resume "
-        "continues), 130 interrupted.",
+        "200, 20 s (the round threshold only with -w). Exit status: 0 targets met, 1 "
+        "regression against --baseline, 2 bad usage or unusable session state, 3 internal "
+        "error, 4 program failed (rounds kept, --resume continues), 5 targets not met "
+        "(--max-rounds/--max-duration reached, or stopped early because they cannot be "
+        "reached), 6 out of space (rounds kept), 128+N stopped by signal N (130 Ctrl-C, "
+        "143 SIGTERM, 129 SIGHUP; partial summary written).",
     )
     run.add_argument("program", nargs=argparse.REMAINDER, metavar="-- PROGRAM ARGS",
                      help="the benchmark command, after --")
@@ -144,292 +156,38 @@ def add_run_parser(commands: Any) -> None:
                      "the session state, session.json and rounds.jsonl (default: "
                      "pilotstats_run_<UTC time>)")
     run.add_argument("--resume", default=None, metavar="DIR",
-                     help="continue the interrupted session saved in DIR")
+                     help="continue the interrupted session saved in DIR: shows its stored "
+                     "command and environment and runs them only when confirmed (--yes, or "
+                     "the same command again after --, with the same --env settings)")
+    run.add_argument("-y", "--yes", action="store_true",
+                     help="with --resume: run the stored command and environment shown")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress display")
 
 
-# -- configuration ------------------------------------------------------------------------
-
-
-def _work_range(text: str | None) -> list[float] | None:
-    if text is None:
-        return None
-    parts = text.split(",")
-    try:
-        low, high = (float(parts[0]), float(parts[1])) if len(parts) == 2 else (1.0, float(text))
-    except ValueError:
-        raise _UsageError(f"-w expects MIN,MAX (numbers), got {text!r}") from None
-    if not 0 < low <= high or not np.isfinite(high):
-        raise _UsageError(f"-w MIN,MAX needs 0 < MIN <= MAX (finite), got {text!r}")
-    return [low, high]
-
-
-def _env(items: list[str]) -> dict[str, str]:
-    env = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise _UsageError(f"--env expects NAME=VALUE, got {item!r}")
-        env[name] = value
-    return env
-
-
-def _valid_rc(text: str) -> list[int]:
-    try:
-        return sorted({int(part) for part in text.split(",") if part.strip()})
-    except ValueError:
-        raise _UsageError(
-            f"--valid-rc expects integers separated by commas, got {text!r}"
-        ) from None
-
-
-def _read_baseline(path: str, pis: list[IndexColumn]) -> list[Baseline | None]:
-    """Subsession statistics of each index from an earlier run's summary."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-        result = data["result"]
-        items = [*result.get("readings", []), *result.get("unit_readings", [])]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise _UsageError(
-            f"--baseline {path}: not the summary.json or --json output of pilotstats run "
-            f"({type(exc).__name__}: {exc})"
-        ) from None
-    baselines: list[Baseline | None] = []
-    for position, pi in enumerate(pis):
-        match = [i for i in items if isinstance(i, dict) and i.get("name") == pi.name]
-        if not match and len(items) > position and isinstance(items[position], dict):
-            match = [items[position]] if not items[position].get("name") else []
-        analysis = match[0].get("analysis") if match else None
-        if not analysis:
-            baselines.append(None)
-            continue
-        if "proportion" in analysis:
-            p, n = float(analysis["proportion"]), int(analysis["n"])
-            baselines.append(Baseline(p, p * (1.0 - p) * n / max(n - 1, 1), n))
-        else:
-            baselines.append(
-                Baseline(
-                    float(analysis["mean"]),
-                    float(analysis["subsession_variance"]),
-                    int(analysis["n_subsessions"]),
-                )
-            )
-    return baselines
-
-
-def _config_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    program = list(args.program)
-    if program and program[0] == "--":
-        program = program[1:]
-    if not program:
-        raise _UsageError("give the benchmark command after --, e.g. pilotstats run --pi "
-                          "latency,ms,0 -- ./bench %WORK_AMOUNT%")
-    work = _work_range(args.work)
-    if work is None and any(WORK_AMOUNT in arg for arg in program):
-        raise _UsageError(f"{WORK_AMOUNT} appears in the command but -w MIN,MAX is not given")
-    if args.wps and work is None:
-        raise _UsageError("--wps needs -w MIN,MAX (the work amount must vary)")
-    pis: list[IndexColumn] = []
-    for text in args.pi:
-        pis.extend(parse_pi(text))
-    if not pis and not args.wps:
-        raise _UsageError("nothing to measure: declare --pi NAME,UNIT,COLUMN,TYPE,MUST, or "
-                          "use -w MIN,MAX with --wps")
-    preset = PRESETS[args.preset]
-    percent = args.half_width_percent
-    if percent is None and args.half_width is None:
-        percent = preset["half_width_percent"]
-    min_round = args.min_round_duration
-    if min_round is None and work is not None:
-        min_round = preset["min_round_duration"]
-    higher = {name.strip() for name in args.higher_is_better.split(",") if name.strip()}
-    return {
-        "program": program,
-        "work_range": work,
-        "pis": [pi.__dict__ for pi in pis],
-        "unit_readings": bool(args.unit_readings),
-        "duration_column": args.duration_column,
-        "valid_rc": _valid_rc(args.valid_rc),
-        "env": _env(args.env),
-        "timeout": args.timeout,
-        "higher_is_better": sorted(higher | {p.name for p in pis if p.index_type == "ratio"}),
-        "baseline_file": args.baseline,
-        "elapsed": 0.0,
-        "session_options": {
-            "max_work": None if work is None else work[1],
-            "min_work": 1.0 if work is None else work[0],
-            "initial_work": None if work is None else work[0],
-            "half_width_percent": (
-                percent if percent is not None else preset["half_width_percent"]
-            ),
-            "readings_half_width_percent": percent,
-            "readings_half_width": args.half_width,
-            "unit_readings_half_width_percent": percent,
-            "unit_readings_half_width": args.half_width,
-            "confidence_level": args.confidence_level,
-            "autocorrelation_limit": (
-                args.autocorrelation_limit if args.autocorrelation_limit is not None
-                else preset["autocorrelation_limit"]
-            ),
-            "min_rounds": args.min_rounds,
-            "max_rounds": args.max_rounds,
-            "max_duration": args.max_duration,
-            "min_round_duration": min_round,
-            "wps_analysis": bool(args.wps),
-            "readings_min_subsessions": int(
-                args.min_subsessions if args.min_subsessions is not None
-                else preset["min_subsessions"]
-            ),
-            "unit_readings_min_subsessions": int(
-                args.min_subsessions if args.min_subsessions is not None
-                else preset["min_subsessions"]
-            ),
-            "min_size": args.min_size,
-            "unit": args.work_unit,
-        },
-    }
-
-
-def _new_session(config: dict[str, Any], pis: list[IndexColumn]) -> BenchmarkSession:
-    indices = [PerformanceIndex(p.name, p.unit, p.index_type, p.must_satisfy) for p in pis]
-    baselines = None
-    if config["baseline_file"] is not None:
-        baselines = _read_baseline(config["baseline_file"], pis)
-    return BenchmarkSession(
-        **config["session_options"],
-        readings_indices=indices or None,
-        unit_readings_indices=indices or None,
-        baseline_readings=baselines,
-        baseline_unit_readings=baselines,
-    )
-
-
-# -- output -------------------------------------------------------------------------------
-
-
-def _percent(fraction: float, digits: int = 1) -> str:
-    return f"{100.0 * fraction:.{digits}f} %"
-
-
-def _width_text(item: IndexAnalysis) -> str:
-    estimate = item.estimate
-    label = item.name or item.label
-    if item.analysis is None or estimate is None:
-        return f"{label}: n = {item.n}, CI undetermined"
-    unit = f" {item.unit}" if item.unit else ""
-    level = _percent(item.analysis.confidence_level, 0)
-    half = item.analysis.half_width
-    target = None if item.required is None else item.required.target_half_width
-    if estimate != 0:
-        shown = _percent(abs(half / estimate))
-        goal = "" if target is None else f" (target ±{_percent(abs(target / estimate))})"
-    else:
-        shown = format_number(half)
-        goal = "" if target is None else f" (target ±{format_number(target)})"
-    mark = "" if item.must_satisfy else ", not required"
-    return f"{label} {format_number(estimate)}{unit}, {level} CI ±{shown}{goal}{mark}"
-
-
-def _progress_line(session: BenchmarkSession, result: SessionResult, elapsed: float) -> str:
-    parts = [f"round {session.n_rounds}", f"{elapsed:.1f} s elapsed"]
-    fit = result.wps
-    if session.wps_analysis:
-        if fit is not None and fit.valid:
-            target = result.wps_target_half_width
-            goal = "" if target is None else f" (target ±{_percent(target / fit.throughput)})"
-            half = fit.throughput_half_width / fit.throughput
-            level = _percent(result.confidence_level, 0)
-            parts.append(f"wps v {format_number(fit.throughput)} {result.unit}/s, {level} CI "
-                         f"±{_percent(half)}{goal}")
-        else:
-            parts.append("wps undetermined")
-    parts.extend(_width_text(item) for item in (*result.readings, *result.unit_readings))
-    return " | ".join(parts)
-
-
-def _write_csv(path: str, header: list[str], rows: list[list[Any]]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(header)
-        writer.writerows(rows)
+# -- state and output -----------------------------------------------------------------
 
 
 def _save_config(directory: str, config: dict[str, Any], session: BenchmarkSession) -> None:
     """``session.json``: the run configuration and the session options (atomic rewrite)."""
-    target = os.path.join(directory, STATE_FILE)
-    temporary = target + ".tmp"
     options = session.state(first_round=session.n_rounds)
     del options["rounds"]
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump({"version": 1, "run": config, "session": options}, handle, allow_nan=False)
-    os.replace(temporary, target)
+    data = json.dumps({"version": 1, "run": config, "session": options}, allow_nan=False)
+    write_file(directory, STATE_FILE, data.encode("utf-8"))
 
 
-def _append_round(directory: str, session: BenchmarkSession) -> None:
-    """Append the newest round to ``rounds.jsonl`` (O(1) per round; kept on any failure)."""
-    record = session.state(first_round=session.n_rounds - 1)["rounds"][0]
-    with open(os.path.join(directory, ROUNDS_LOG), "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record, allow_nan=False) + "\n")
-        handle.flush()
-
-
-def _load_saved(directory: str) -> tuple[dict[str, Any], BenchmarkSession]:
-    """The run configuration and the session replayed from ``session.json`` and the log."""
-    with open(os.path.join(directory, STATE_FILE), encoding="utf-8") as handle:
-        saved = json.load(handle)
-    rounds = []
-    log = os.path.join(directory, ROUNDS_LOG)
-    if os.path.exists(log):
-        with open(log, encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    rounds.append(json.loads(line))
-                except ValueError:
-                    break  # a line cut short by a crash: the rounds before it are complete
-    state = {**saved["session"], "rounds": rounds}
-    return saved["run"], BenchmarkSession.from_state(state)
-
-
-def _export(directory: str, config: dict[str, Any], session: BenchmarkSession,
-            result: SessionResult, summary: dict[str, Any]) -> None:
-    """rounds.csv, readings.csv, unit_readings.csv, summary.csv, summary.json."""
-    names = [pi["name"] for pi in config["pis"]]
-    rounds = session.state()["rounds"]
-    short, outliers = set(result.short_rounds), set(result.outlier_rounds)
-    _write_csv(os.path.join(directory, "rounds.csv"),
-               ["round", "work", "duration_s", "short", "wps_outlier"],
-               [[i, r["work"], r["duration"], int(i in short), int(i in outliers)]
-                for i, r in enumerate(rounds)])
-    if any(r["readings"] is not None for r in rounds):
-        _write_csv(os.path.join(directory, "readings.csv"), ["round", *names],
-                   [[i, *r["readings"]] for i, r in enumerate(rounds) if r["readings"]])
-    if any(r["unit_readings"] is not None for r in rounds):
-        rows = []
-        for i, r in enumerate(rounds):
-            for position, values in enumerate(zip(*(r["unit_readings"] or []), strict=True)):
-                rows.append([i, position, *values])
-        _write_csv(os.path.join(directory, "unit_readings.csv"), ["round", "position", *names],
-                   rows)
-    table = []
-    if result.wps is not None:
-        fit = result.wps
-        table.append(["wps", "throughput", f"{result.unit}/s", "ratio", int(session.wps_analysis),
-                      fit.n_rounds_used, 0, fit.throughput, fit.throughput_ci_low,
-                      fit.throughput_ci_high, result.confidence_level, int(bool(result.wps_done))])
-    for item in (*result.readings, *result.unit_readings):
-        low = high = None
-        if item.analysis is not None:
-            low, high = item.analysis.ci_low, item.analysis.ci_high
-        table.append([item.kind, item.name, item.unit, item.index_type, int(item.must_satisfy),
-                      item.n, item.n_removed, item.estimate, low, high,
-                      result.confidence_level, int(item.done)])
-    _write_csv(os.path.join(directory, "summary.csv"),
-               ["analysis", "name", "unit", "index_type", "must_satisfy", "n", "n_removed",
-                "estimate", "ci_low", "ci_high", "confidence_level", "done"], table)
-    with open(os.path.join(directory, "summary.json"), "w", encoding="utf-8") as handle:
-        json.dump(summary, handle, indent=2, allow_nan=False)
+def _result_dir(directory: str, index: int) -> str:
+    """``DIR/round_results/<index>``, created without following planted links."""
+    path = directory
+    for part in ("round_results", str(index)):
+        path = os.path.join(path, part)
+        if os.path.islink(path):
+            raise SessionStateError(
+                f"{path} is a symbolic link; pilotstats run does not let the program write "
+                "through links planted in its output directory: remove it"
+            )
+        os.makedirs(path, exist_ok=True)
+    return path
 
 
 def _regressions(config: dict[str, Any], result: SessionResult) -> list[dict[str, Any]]:
@@ -451,28 +209,29 @@ def _regressions(config: dict[str, Any], result: SessionResult) -> list[dict[str
 # -- the session loop ---------------------------------------------------------------------
 
 
-def _record_round(session: BenchmarkSession, config: dict[str, Any],
-                  pis: list[IndexColumn], directory: str) -> None:
+Measured = tuple[float | None, float, list[float] | None, list[Any] | None]
+
+
+def _measure_round(session: BenchmarkSession, config: dict[str, Any],
+                   pis: list[IndexColumn], directory: str) -> Measured:
+    """Run the program for the next round: its work, duration, readings and unit readings."""
     index = session.n_rounds
     label = f"round {index} (0-based)"
     work = session.next_work()
     result_dir = os.path.join(directory, "round_results", str(index))
     if any(RESULT_DIR in arg for arg in config["program"]):
-        os.makedirs(result_dir, exist_ok=True)
+        result_dir = _result_dir(directory, index)
     command = substitute(config["program"], work, result_dir)
-    if not pis and config["duration_column"] is None:
-        output_pis: list[IndexColumn] = []
-    else:
-        output_pis = pis
-    output = run_round(command, indices=output_pis, duration_column=config["duration_column"],
+    output = run_round(command, indices=pis, duration_column=config["duration_column"],
                        valid_rc=set(config["valid_rc"]), env=config["env"],
                        timeout=config["timeout"], round_label=label)
     readings = unit_readings = None
     if pis:
+        last = session.state(first_round=max(index - 1, 0))["rounds"]
         unit_mode = (
             config["unit_readings"]
-            or (session.n_rounds == 0 and len(output.rows) > 1)
-            or bool(session.result().unit_readings)
+            or (index == 0 and len(output.rows) > 1)
+            or bool(last and last[0]["unit_readings"] is not None)
         )
         if unit_mode:
             config["unit_readings"] = True
@@ -484,29 +243,108 @@ def _record_round(session: BenchmarkSession, config: dict[str, Any],
                 "--unit-readings when every line is a unit reading")
         else:
             readings = output.rows[0]
+    return work, output.duration, readings, unit_readings
+
+
+@dataclass
+class _Outcome:
+    """How the session loop ended."""
+
+    error: str | None = None  # the program failed (exit status 4)
+    signum: int | None = None  # a signal stopped the session (128 + signum)
+    out_of_space: str | None = None  # a file could not be written (exit status 6)
+    early: EarlyStop | None = None  # stopped early: targets unreachable (exit status 5)
+
+
+def _loop(session: BenchmarkSession, config: dict[str, Any], pis: list[IndexColumn],
+          directory: str, log: RoundLog, signals: StopSignals, show: bool,
+          err: TextIO) -> tuple[BenchmarkSession, _Outcome]:
+    """Run rounds until the session is done, fails, is stopped or cannot go on."""
+    tty = show and err.isatty()
+    start = time.monotonic() - float(config.get("elapsed", 0.0))
+    outcome = _Outcome()
+    futility = Futility(session)
     try:
-        session.record(work, output.duration, readings=readings, unit_readings=unit_readings)
-    except InvalidInputError as exc:
-        raise ProgramFailedError(f"{label}: {exc}") from None
+        while not session.done:
+            work, duration, readings, units = _measure_round(session, config, pis, directory)
+            with signals.deferred():  # recorded and on disk, or neither
+                try:
+                    futility.record(work, duration, readings=readings, unit_readings=units)
+                except InvalidInputError as exc:
+                    raise ProgramFailedError(
+                        f"round {session.n_rounds} (0-based): {exc}") from None
+                try:
+                    log.append(session.state(first_round=session.n_rounds - 1)["rounds"][0])
+                except OSError as exc:
+                    if not is_out_of_space(exc):
+                        raise
+                    # The round is not on disk: the session continues from what is.
+                    state = session.state()
+                    session = BenchmarkSession.from_state(
+                        {**state, "rounds": state["rounds"][:-1]})
+                    outcome.out_of_space = (
+                        f"no space left to save round {session.n_rounds} (0-based) in "
+                        f"{log.path} ({exc.strerror}); the {session.n_rounds} rounds saved "
+                        "before are intact")
+                    break
+            config["elapsed"] = time.monotonic() - start
+            if show:
+                line = progress_line(session, session.result(), config["elapsed"])
+                print(("\r\x1b[2K" if tty else "") + line, end="" if tty else "\n",
+                      file=err, flush=True)
+            outcome.early = futility.check()
+            if outcome.early is not None:
+                break
+    except ProgramFailedError as exc:
+        outcome.error = str(exc)
+    except OSError as exc:  # e.g. DIR/round_results/<round> could not be created
+        if not is_out_of_space(exc):
+            raise
+        outcome.out_of_space = (f"no space left before round {session.n_rounds} (0-based) "
+                                f"({exc}); the {session.n_rounds} rounds saved are intact")
+    except SessionInterrupted as exc:
+        outcome.signum = exc.signum
+    except KeyboardInterrupt:
+        outcome.signum = signal.SIGINT
+    if tty:
+        print(file=err)
+    return session, outcome
 
 
 def _finish(args: argparse.Namespace, directory: str, config: dict[str, Any],
-            session: BenchmarkSession, *, error: str | None, interrupted: bool,
-            out: TextIO) -> int:
+            session: BenchmarkSession, outcome: _Outcome, out: TextIO, err: TextIO) -> int:
+    """Write the state and the summary files, print the summary; the exit status."""
     result = session.result()
-    regressions = _regressions(config, result) if error is None and not interrupted else []
-    if interrupted:
-        status = EXIT_INTERRUPTED
-    elif error is not None:
-        status = EXIT_PROGRAM_FAILED
-    else:
-        status = EXIT_REGRESSION if regressions else EXIT_OK
+    stopped = outcome.signum is not None or outcome.error is not None
+    regressions = [] if stopped else _regressions(config, result)
+    ending, message = _ending(session, outcome)
+    status = exit_status(signum=outcome.signum, error=outcome.error,
+                         out_of_space=outcome.out_of_space is not None,
+                         regressions=bool(regressions), targets_met=result.targets_met)
     summary = {"command": "run", "program": config["program"], "output_dir": directory,
-               "exit_status": status, "interrupted": interrupted, "error": error,
-               "regressions": regressions, "result": result.to_dict()}
-    config["elapsed"] = config.get("elapsed", 0.0)
-    _save_config(directory, config, session)
-    _export(directory, config, session, result, summary)
+               "exit_status": status, "ending": ending, "message": message,
+               "interrupted": outcome.signum is not None, "error": outcome.error,
+               "regressions": regressions, "result": summary_result(result)}
+    unsaved = None
+    try:
+        _save_config(directory, config, session)
+        export(directory, config, session, result, summary)
+    except OSError as exc:
+        if not is_out_of_space(exc):
+            raise
+        unsaved = (f"no space left to write the summary files in {directory} "
+                   f"({exc.strerror}); the summary is printed below only")
+        if status not in (EXIT_PROGRAM_FAILED,) and outcome.signum is None:
+            status = EXIT_OUT_OF_SPACE
+            summary["exit_status"] = status
+    for note in (outcome.error, outcome.out_of_space, unsaved):
+        if note is not None:
+            print(f"pilotstats run: error: {note}", file=err)
+    if message is not None and ending not in ("targets_met",):
+        print(f"pilotstats run: {message}", file=err)
+    if status in (EXIT_PROGRAM_FAILED, EXIT_OUT_OF_SPACE) or outcome.signum is not None:
+        print(f"pilotstats run: every round recorded is kept in {directory}; continue with: "
+              f"pilotstats run --resume {directory} --yes", file=err)
     if args.json:
         print(json.dumps(summary, indent=2, allow_nan=False), file=out)
         return status
@@ -514,67 +352,104 @@ def _finish(args: argparse.Namespace, directory: str, config: dict[str, Any],
     for item in regressions:
         lines.append(f"REGRESSION: {item['name']} changed by {format_number(item['difference'])}"
                      f" vs baseline (p = {item['p_value']:.3g})")
+    if status == EXIT_TARGETS_NOT_MET and message is not None:
+        lines.append(f"TARGETS NOT MET: {message}")
     lines.append(f"results: {directory} (rounds.csv, summary.csv, summary.json; session state "
                  f"{STATE_FILE} and {ROUNDS_LOG})")
     print("\n".join(lines), file=out)
     return status
 
 
-def run_command(args: argparse.Namespace) -> int:
-    """Run the ``run`` subcommand; return its exit status."""
-    out, err = sys.stdout, sys.stderr
-    try:
-        if args.resume is not None:
-            directory = args.resume
-            if [arg for arg in args.program if arg != "--"] or args.pi or args.work:
-                raise _UsageError("--resume DIR continues the saved session with its own "
-                                  "program and options; do not repeat them")
-            try:
-                config, session = _load_saved(directory)
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                raise _UsageError(f"--resume {directory}: no session state to resume "
-                                  f"({type(exc).__name__}: {exc})") from None
-        else:
-            config = _config_from_args(args)
-            pis_new = [IndexColumn(**pi) for pi in config["pis"]]
-            session = _new_session(config, pis_new)
-            stamp = datetime.now(UTC).strftime("%Y%m%d_%H%M%S")
-            directory = args.output_dir or f"pilotstats_run_{stamp}"
+def _ending(session: BenchmarkSession, outcome: _Outcome) -> tuple[str, str | None]:
+    """A name for how the session ended and a sentence about it."""
+    if outcome.signum is not None:
+        name = signal.Signals(outcome.signum).name
+        return "interrupted", f"interrupted after {session.n_rounds} rounds ({name})"
+    if outcome.error is not None:
+        return "program_failed", outcome.error
+    if outcome.out_of_space is not None:
+        return "out_of_space", outcome.out_of_space
+    if outcome.early is not None:
+        return outcome.early.reason, outcome.early.message
+    reason = session.result().stop_reason
+    if reason == "targets_met":
+        return "targets_met", None
+    return str(reason), limit_message(session, reason)
+
+
+def _prepare(args: argparse.Namespace, err: TextIO) -> tuple[
+        str, dict[str, Any], BenchmarkSession, SessionLock]:
+    """Directory, configuration, session and the held lock of a new or resumed run."""
+    if args.resume is not None:
+        directory = args.resume
+        check_resume_options(args)
+        if not os.path.isdir(directory):
+            raise UsageError(f"--resume {directory}: no session state to resume (not a "
+                              "directory)")
+    else:
+        config = config_from_args(args)
+        session = new_session(config, [IndexColumn(**pi) for pi in config["pis"]])
+        stamp = datetime.now(UTC).strftime("%Y%m%d_%H%M%S")
+        directory = args.output_dir or f"pilotstats_run_{stamp}"
         os.makedirs(directory, exist_ok=True)
-        if args.resume is None:
-            if os.path.exists(os.path.join(directory, ROUNDS_LOG)):
-                raise _UsageError(f"{directory} already holds a session; continue it with "
+    refuse_planted_links(directory)
+    lock = SessionLock(directory)
+    lock.acquire()
+    try:
+        if lock.note is not None:
+            print(f"pilotstats run: note: {lock.note}", file=err)
+        if args.resume is not None:
+            try:
+                config, session, tail = load_session(directory)
+            except FileNotFoundError:
+                raise UsageError(f"--resume {directory}: no session state to resume (no "
+                                  f"{STATE_FILE})") from None
+            confirm(args, directory, config, session, err)
+            if tail is not None:
+                repair_tail(directory, tail)
+                print(f"pilotstats run: note: {tail.message(os.path.join(directory, ROUNDS_LOG))}",
+                      file=err)
+        else:
+            if any(os.path.lexists(os.path.join(directory, name))
+                   for name in (ROUNDS_LOG, STATE_FILE)):
+                raise UsageError(f"{directory} already holds a session; continue it with "
                                   f"--resume {directory} or choose another -o DIR")
             _save_config(directory, config, session)
-    except (_UsageError, InvalidInputError) as exc:
-        print(f"pilotstats run: error: {exc}", file=err)
-        return EXIT_USAGE
-    pis = [IndexColumn(**pi) for pi in config["pis"]]
-    show = not args.quiet
-    tty = show and err.isatty()
-    start = time.monotonic() - float(config.get("elapsed", 0.0))
-    error: str | None = None
-    interrupted = False
-    try:
-        while not session.done:
-            _record_round(session, config, pis, directory)
-            _append_round(directory, session)
-            config["elapsed"] = time.monotonic() - start
-            if show:
-                line = _progress_line(session, session.result(), config["elapsed"])
-                print(("\r\x1b[2K" if tty else "") + line, end="" if tty else "\n", file=err,
-                      flush=True)
-    except ProgramFailedError as exc:
-        error = str(exc)
-    except KeyboardInterrupt:
-        interrupted = True
-    if tty:
-        print(file=err)
-    if error is not None:
-        print(f"pilotstats run: error: {error}", file=err)
-    if error is not None or interrupted:
-        what = "interrupted" if interrupted else "stopped"
-        print(f"pilotstats run: {what} after {session.n_rounds} rounds; every round is kept in "
-              f"{directory}; continue with: pilotstats run --resume {directory}", file=err)
-    return _finish(args, directory, config, session, error=error, interrupted=interrupted,
-                   out=out)
+    except BaseException:
+        lock.release()
+        raise
+    return directory, config, session, lock
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the ``run`` subcommand; return its exit status (see the module docstring)."""
+    out, err = sys.stdout, sys.stderr
+    with StopSignals() as signals:
+        try:
+            directory, config, session, lock = _prepare(args, err)
+        except (UsageError, ResumeRefused, PilotStatsError) as exc:
+            print(f"pilotstats run: error: {exc}", file=err)
+            return EXIT_USAGE
+        except SessionInterrupted as exc:
+            return 128 + exc.signum
+        except OSError as exc:
+            print(f"pilotstats run: error: {exc}", file=err)
+            return EXIT_OUT_OF_SPACE if is_out_of_space(exc) else EXIT_USAGE
+        try:
+            try:
+                log = RoundLog(directory)
+            except OSError as exc:
+                print(f"pilotstats run: error: {exc}", file=err)
+                return EXIT_OUT_OF_SPACE if is_out_of_space(exc) else EXIT_USAGE
+            try:
+                session, outcome = _loop(session, config, [IndexColumn(**pi) for pi in
+                                                           config["pis"]],
+                                         directory, log, signals, not args.quiet, err)
+            finally:
+                log.close()
+            with signals.deferred(deliver=False):  # the summary is written whole
+                status = _finish(args, directory, config, session, outcome, out, err)
+            signals.take_pending()
+            return status
+        finally:
+            lock.release()

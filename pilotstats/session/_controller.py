@@ -466,7 +466,10 @@ class BenchmarkSession:
         self._last_work = w
         self._total_work.add(w)
         self._total_duration.add(d)
-        short = d <= 0.0 or d < self.min_round_duration
+        short = (  # with a planner: decided by the planned work (WorkPlanner.is_short)
+            self.planner.is_short(w, d) if self.planner is not None
+            else d <= 0.0 or d < self.min_round_duration
+        )
         if reading_row is not None:
             if self._n_readings is None:
                 self._n_readings = int(reading_row.shape[0])

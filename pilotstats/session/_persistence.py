@@ -15,6 +15,7 @@ from typing import Any
 from pilotstats._validation import check_int
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.session._indices import _as_baselines
+from pilotstats.session._statefiles import read_json, write_file
 
 __all__ = [
     "STATE_VERSION",
@@ -121,18 +122,24 @@ def state_options(state: dict[str, Any]) -> dict[str, Any]:
 def write_state(path: str | os.PathLike[str], state: dict[str, Any]) -> None:
     """Write ``state`` as JSON to ``path`` atomically (a crash leaves the old file).
 
+    The JSON goes to a new temporary file beside ``path`` (never through a symbolic link),
+    is flushed to disk and renamed over ``path``; a symbolic link at ``path`` is refused.
+
     Parameters
     ----------
     path : str or path-like
         File to write.
     state : dict
         The session state.
+
+    Raises
+    ------
+    SessionStateError
+        ``path`` is a symbolic link or not a regular file.
     """
     target = os.fspath(path)
-    temporary = f"{target}.tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(state, handle, allow_nan=False)
-    os.replace(temporary, target)
+    directory, name = os.path.split(target)
+    write_file(directory or ".", name, json.dumps(state, allow_nan=False).encode("utf-8"))
 
 
 def read_state(path: str | os.PathLike[str]) -> Any:
@@ -141,12 +148,16 @@ def read_state(path: str | os.PathLike[str]) -> Any:
     Parameters
     ----------
     path : str or path-like
-        File to read.
+        File to read (a regular file; symbolic links are not followed).
 
     Returns
     -------
     object
         The parsed JSON (checked by the caller).
+
+    Raises
+    ------
+    SessionStateError
+        ``path`` is a link or not a regular file, or does not hold JSON.
     """
-    with open(os.fspath(path), encoding="utf-8") as handle:
-        return json.load(handle)
+    return read_json(os.fspath(path))

@@ -3,7 +3,10 @@
 The program's standard output is CSV: every non-empty line that does not start with ``#``
 is one sample, and each declared performance index reads one (0-based) column. One line
 per round gives *readings*, several lines give *unit readings* (per-operation values). The
-round's duration is the program's wall-clock time, or the sum of a duration column.
+round's duration is the program's wall-clock time, or the sum of a duration column; a
+program measured by its duration alone (``--wps`` without ``--pi``) need not print
+anything. The program runs in its own process group with an empty standard input; a
+timeout or a signal that stops the session stops the whole group.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import csv
 import math
 import os
+import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -117,7 +121,13 @@ def parse_output(
         text = line.strip()
         if not text or text.startswith("#"):
             continue
-        fields = next(csv.reader([text]))
+        try:
+            fields = next(csv.reader([text]))
+        except csv.Error as exc:
+            raise ProgramFailedError(
+                f"{round_label}: cannot parse output line {number} as CSV ({exc}): "
+                f"{text[:200]!r}"
+            ) from None
         values = []
         for column in columns:
             if column >= len(fields):
@@ -139,12 +149,33 @@ def parse_output(
             total += values.pop()
         rows.append(values)
         numbers.append(number)
-    if not rows:
+    if not rows and (indices or duration_column is not None):
         raise ProgramFailedError(
             f"{round_label}: the program printed no data line (CSV with the --pi columns)"
             + (f"; its output was {stdout.strip()[:200]!r}" if stdout.strip() else "")
         )
     return rows, numbers, (total if duration_column is not None else None)
+
+
+def stop_program(process: subprocess.Popen[str], grace: float = 2.0) -> None:
+    """Stop the program's whole process group: SIGTERM, then SIGKILL after ``grace`` s."""
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, signum)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            process.communicate(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+        except (OSError, ValueError):
+            break
+    try:
+        process.kill()
+        process.wait(timeout=grace)
+    except (OSError, subprocess.TimeoutExpired):
+        pass
 
 
 def run_round(
@@ -161,21 +192,32 @@ def run_round(
     environment = {**os.environ, **env}
     start = time.perf_counter()
     try:
-        completed = subprocess.run(
+        # Its own process group: a signal that stops the session stops the program and
+        # every process it started (stop_program), not only the direct child.
+        process = subprocess.Popen(
             command,
-            capture_output=True,
-            text=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            encoding="utf-8",
+            errors="replace",
             env=environment,
-            timeout=timeout,
-            check=False,
+            process_group=0,
         )
+    except (OSError, ValueError) as exc:
+        raise ProgramFailedError(f"{round_label}: cannot run {command[0]!r}: {exc}") from None
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        stop_program(process)
         raise ProgramFailedError(
             f"{round_label}: the program did not finish within --timeout {timeout:g} s "
             "and was killed"
         ) from None
-    except OSError as exc:
-        raise ProgramFailedError(f"{round_label}: cannot run {command[0]!r}: {exc}") from None
+    except BaseException:  # Ctrl-C, SIGTERM, SIGHUP: stop the program before leaving
+        stop_program(process)
+        raise
+    completed = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     elapsed = time.perf_counter() - start
     if completed.returncode not in valid_rc:
         tail = completed.stderr.strip().splitlines()[-3:]

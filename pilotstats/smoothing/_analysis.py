@@ -19,12 +19,12 @@ from pilotstats.smoothing._contributors import (
     check_target_extreme,
     classify_rows,
     finish_records,
-    ranking,
     region_correlations,
     resolve_directions,
     resolve_metrics,
 )
 from pilotstats.smoothing._presets import PRESETS
+from pilotstats.smoothing._ranking import ranking, target_aliases
 from pilotstats.smoothing._regions import _build_regions, check_windows
 from pilotstats.smoothing._time import (
     _check_tz,
@@ -135,11 +135,18 @@ class DivergenceAnalysis(Result):
             quantile=float(s["quantile"]),
             significance_level=float(s["significance_level"]),
             metrics=tuple(s["metrics"]),
+            excluded_aliases=tuple(s.get("excluded_aliases", ())),
         )
 
-    def ranking(self, *, binomial_p0: Any = "max_flagged") -> pd.DataFrame:
-        """Recompute :attr:`summary` with another binomial null probability."""
-        return ranking(self.contributors, float(self.settings["significance_level"]), binomial_p0)
+    def ranking(
+        self, *, binomial_p0: Any = "max_flagged", multiple_testing: str = "holm"
+    ) -> pd.DataFrame:
+        """Recompute :attr:`summary` with another binomial null probability or correction
+        (see :meth:`Contributors.summary`)."""
+        return ranking(
+            self.contributors, float(self.settings["significance_level"]), binomial_p0,
+            multiple_testing,
+        )
 
     def __str__(self) -> str:
         c = self.counts
@@ -369,6 +376,10 @@ def analyze_regions(
     p_threshold = check_probability(settings["correlation_p_threshold"], "correlation_p_threshold")
     directions = resolve_directions(settings["metrics_higher_is_better"])
     chosen = resolve_metrics(frame, settings["metrics"], target, exclude=[time, *groups])
+    aliases: list[str] = []
+    if settings["metrics"] is None:
+        aliases = target_aliases(frame, target, chosen, groups)
+        chosen = [m for m in chosen if m not in aliases]
     if not isinstance(higher_is_better, (bool, np.bool_)):
         raise InvalidInputError(
             f"higher_is_better (the direction of the target) must be True or False, got "
@@ -624,6 +635,7 @@ def analyze_regions(
         "min_observations": minimum,
         "skip_constant": bool(settings["skip_constant"]),
         "metrics": list(chosen),
+        "excluded_aliases": list(aliases),
         "binomial_p0": binomial_p0,
         "higher_is_better": bool(higher_is_better),
         "tz": str(tz),

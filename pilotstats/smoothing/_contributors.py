@@ -10,7 +10,6 @@ divergence region) and Fig. 8–10. Behavioural reference: NERSC/tokio-abcutils
 from __future__ import annotations
 
 import dataclasses
-import math
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -24,6 +23,7 @@ from pilotstats._validation import check_choice, check_int, check_probability
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError, TargetNotExtremeWarning
 from pilotstats.results import Result, format_number, json_safe
 from pilotstats.smoothing._presets import tokio_directions
+from pilotstats.smoothing._ranking import ranking, target_aliases
 from pilotstats.smoothing._regions import Regions
 
 __all__ = ["Contributors", "contributors", "region_correlations"]
@@ -254,56 +254,6 @@ def _headline(records: pd.DataFrame) -> dict[str, int]:
     }
 
 
-def ranking(
-    records: pd.DataFrame,
-    significance_level: float,
-    binomial_p0: Any = "max_flagged",
-) -> pd.DataFrame:
-    """Significance filter, per-platform fractions and binomial tests."""
-    from scipy import stats
-
-    if isinstance(binomial_p0, str):
-        check_choice(binomial_p0, "binomial_p0", ("max_flagged",))
-        fixed_p0: float | None = None
-    else:
-        fixed_p0 = check_probability(binomial_p0, "binomial_p0")
-    significant = records[records["p_value"] < significance_level]
-    platforms = sorted({str(p) for p in records["platform"]})
-    metrics = list(dict.fromkeys(records["metric"]))
-    rows = []
-    for metric in metrics:
-        chosen = significant[significant["metric"] == metric]
-        observed = chosen.groupby("platform").size()
-        tagged = chosen[chosen["flagged"]].groupby("platform").size()
-        n = int(observed.sum())
-        k = int(tagged.sum())
-        row: dict[str, Any] = {"metric": metric}
-        for platform in platforms:
-            row[f"fraction:{platform}"] = (
-                float(tagged.get(platform, 0)) / n if n > 0 else 0.0
-            )
-        row["total"] = k / n if n > 0 else 0.0
-        row["k"] = k
-        row["n"] = n
-        if fixed_p0 is not None:
-            p0 = fixed_p0
-        elif k > 0:
-            p0 = float(chosen.loc[chosen["flagged"], "p_value"].max())
-        else:
-            p0 = math.nan
-        row["p0"] = p0
-        if k == 0 or n == 0:
-            row["p_value"] = 1.0
-        else:
-            row["p_value"] = float(stats.binomtest(k, n, p0, alternative="greater").pvalue)
-        row["significant"] = bool(row["p_value"] <= significance_level)
-        rows.append(row)
-    columns = ["metric", *[f"fraction:{p}" for p in platforms], "total", "k", "n", "p0",
-               "p_value", "significant"]
-    table = pd.DataFrame(rows, columns=columns)
-    return table.sort_values("total", ascending=False, kind="stable").reset_index(drop=True)
-
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class Contributors(Result):
     """Per (region, metric) contributor records and their significance ranking.
@@ -335,6 +285,10 @@ class Contributors(Result):
     correlations : pandas.DataFrame or None
         Per-region Pearson correlations when requested: ``region_id``,
         ``metric``, ``r``, ``p_value``, ``n_points``, ``start_t``, ``end_t``.
+    excluded_aliases : tuple of str
+        Columns left out automatically (``metrics=None``) because they are strictly
+        monotone functions of the target (copies, unit conversions, the target before a
+        normalisation): they are extreme at every job of interest by construction.
 
     Examples
     --------
@@ -365,6 +319,7 @@ class Contributors(Result):
     significance_level: float
     metrics: tuple[str, ...]
     correlations: pd.DataFrame | None = None
+    excluded_aliases: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.records)
@@ -389,9 +344,13 @@ class Contributors(Result):
         return self.records.copy()
 
     def summary(
-        self, *, binomial_p0: Any = "max_flagged", significance_level: float | None = None
+        self,
+        *,
+        binomial_p0: Any = "max_flagged",
+        significance_level: float | None = None,
+        multiple_testing: str = "holm",
     ) -> pd.DataFrame:
-        """Rank metrics by how often they were flagged at significant anomalies.
+        """Rank metrics by significance, then by how often they were flagged.
 
         Parameters
         ----------
@@ -401,22 +360,29 @@ class Contributors(Result):
             reference code), or a fixed value (the paper's text says 0.10).
         significance_level : float, optional
             Defaults to the level stored in the result.
+        multiple_testing : {"holm", "none"}, default "holm"
+            Holm's correction of the binomial p-values over the metrics with at least one
+            significant record, or none (the reference code, which marks a metric flagged
+            once in one region significant at p = 1/11).
 
         Returns
         -------
         pandas.DataFrame
-            One row per metric, sorted by ``total`` descending: ``fraction:<platform>``
-            (flagged significant records of that platform over all significant records of
-            the metric), ``total``, ``k`` (flagged), ``n`` (significant records), ``p0``,
-            ``p_value`` (binomial, alternative "greater"; 1 when k = 0) and
-            ``significant`` (``p_value <= significance_level``).
+            One row per metric: ``fraction:<platform>`` (flagged significant records of that
+            platform over all significant records of the metric), ``total``, ``k``
+            (flagged), ``n`` (significant records), ``p0``, ``p_value`` (binomial,
+            alternative "greater"; 1 when k = 0), ``p_value_adjusted`` and ``significant``
+            (``p_value_adjusted <= significance_level``). Order: significant metrics first,
+            then ``total`` descending (the effect), then ``p_value`` ascending, ``k``
+            descending and the name. Lockwood et al.'s Fig. 10 sorts by ``total`` alone;
+            their significant metrics lead it too, so its order is unchanged.
         """
         level = (
             self.significance_level
             if significance_level is None
             else check_probability(significance_level, "significance_level")
         )
-        return ranking(self.records, level, binomial_p0)
+        return ranking(self.records, level, binomial_p0, multiple_testing)
 
     def counts(self) -> dict[str, int]:
         """Headline counts: anomalous observations, flagged jobs and record numbers."""
@@ -477,7 +443,9 @@ def contributors(
     target : str
         Target column (performance); never itself a record.
     metrics : sequence of str, optional
-        Metric columns; default every numeric column other than the target.
+        Metric columns; default every numeric column other than the target and its
+        aliases (columns that are strictly monotone functions of the target, e.g. a copy
+        or the performance before normalisation; listed in ``excluded_aliases``).
     metrics_higher_is_better : mapping, "tokio" or None
         Direction of each metric; metrics not listed are higher-is-better. ``"tokio"`` is
         the TOKIO configuration.
@@ -574,6 +542,10 @@ def contributors(
         raise InvalidInputError(f"skip_constant must be True or False, got {skip_constant!r}")
     directions = resolve_directions(metrics_higher_is_better)
     chosen = resolve_metrics(frame, metrics, target)
+    aliases: list[str] = []
+    if metrics is None:
+        aliases = target_aliases(frame, target, chosen)
+        chosen = [m for m in chosen if m not in aliases]
     valid = np.asarray(regions.job_positions) >= 0
     region_ids = np.flatnonzero(valid)
     labels = np.full(len(frame), -1, dtype=np.int64)
@@ -618,6 +590,7 @@ def contributors(
         significance_level=level,
         metrics=tuple(chosen),
         correlations=table,
+        excluded_aliases=tuple(aliases),
     )
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pilotstats.exceptions import InvalidInputError
+from pilotstats.io._source import check_regular_file, gunzip, read_file
 from pilotstats.smoothing._time import _check_tz
 
 __all__ = ["SC18_DATE_RANGE", "TOKIO_FILES", "read_tokio_summaries"]
@@ -243,9 +244,16 @@ def read_tokio_summaries(
     tally: dict[str, int] = {} if counts is None else counts
     frames = []
     for system, path in paths.items():
-        if not path.is_file():
+        if not path.exists():
             raise InvalidInputError(f"TOKIO summary file not found: {path}")
-        raw = pd.read_csv(path, low_memory=False)
+        check_regular_file(path, kind="TOKIO summary")  # no FIFO/device; MAX_INPUT_BYTES
+        if path.name.endswith(".gz"):  # decompressed within MAX_DECOMPRESSED_BYTES
+            import io
+
+            data = gunzip(read_file(path, kind="TOKIO summary"), str(path))
+            raw = pd.read_csv(io.BytesIO(data), low_memory=False)
+        else:
+            raw = pd.read_csv(path, low_memory=False)
         tally[f"rows_read_{system}"] = len(raw)
         if paper_cleaning:
             kept = raw.dropna(how="any")

@@ -1,0 +1,419 @@
+"""Results of :func:`~pilotstats.analysis.analyze`: BenchmarkAnalysis and AnalysisReport."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, SupportsIndex, overload
+
+import numpy as np
+
+from pilotstats._protocols import select_items
+from pilotstats._validation import check_confidence_level
+from pilotstats.exceptions import InvalidInputError
+from pilotstats.results import (
+    Result,
+    decode_float,
+    decode_float_fields,
+    format_interval,
+    format_number,
+    format_quantity,
+)
+
+__all__ = ["AnalysisReport", "BenchmarkAnalysis"]
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkAnalysis(Result):
+    """Analysis of one benchmark: warm-up, estimate with CI at the run level, plan, WPS.
+
+    The analysed quantity is the time per unit of work (``elapsed / work``: seconds per loop,
+    iteration, call or op), after removing the harness's warm-ups and the detected warm-up
+    and cool-down of each run. With two runs or more (processes, forks, repetitions, files)
+    the interval has the runs as its units (two levels, Kalibera & Jones 2013: it includes
+    the run-to-run variation); with one run it is the subsession interval of that run,
+    which cannot include the run-to-run variation (``interval_units`` and ``notes`` say so).
+
+    Attributes
+    ----------
+    name : str
+        Benchmark name.
+    unit : str
+        Unit of the analysed quantity (``"s"`` per unit of work).
+    summary_statistic : str
+        Summary statistic of the headline estimate: ``"mean"``, ``"harmonic mean"`` (JMH
+        throughput); with several runs ``"run median"`` / ``"run min"`` (the mean over runs
+        of each run's median / minimum, see :func:`analyze`); with one run ``"median"`` or
+        ``"subsession min"``.
+    n : int
+        Samples analysed.
+    n_total : int
+        Samples in the input for this benchmark (warm-ups included).
+    n_runs : int
+        Replicates (processes, forks, repetitions; one per file without such structure).
+    harness_warmups : int
+        Samples the harness itself marked as warm-ups (removed).
+    detected_warmup, detected_cooldown : int or None
+        Further samples removed at the start / end of runs by stable-phase detection;
+        ``None`` when detection did not run (see ``warmup_removal``).
+    warmup_removal : str
+        ``"stable_phase"`` or ``"none"`` (the names :class:`~pilotstats.session.BenchmarkSession`
+        uses for the same choice).
+    mean, ci_low, ci_high : float or None
+        Estimate and its confidence interval (None when not determinable): runs as units
+        with two runs or more, the subsession interval of the run with one.
+    confidence_level : float
+        Level of the interval.
+    subsession_size, n_subsessions : int or None
+        Block size ``q`` and number of blocks ``h`` of a single run's interval (None with
+        several runs).
+    subsession_variance : float or None
+        ``s2_q`` of a single run (what a comparison of single runs needs, with ``h``).
+    autocorrelation : float or None
+        Lag-1 autocorrelation of the block means (single run).
+    half_width_percent : float
+        Target half width of the interval, percent of the mean.
+    samples : int or None
+        Samples needed for ``±half_width_percent`` at ``confidence_level`` (single run;
+        with several runs the plan is ``plan_runs`` x ``plan_samples_per_run``).
+    between_run_std, within_run_std : float or None
+        Standard deviation of the run means, and pooled standard deviation within runs
+        (descriptive; the variance components are ``between_variance``/``within_variance``).
+    wps_throughput, wps_throughput_ci_low, wps_throughput_ci_high, wps_alpha : float or None
+        Work-per-second regression ``t = α + w/v`` (work units per second, overhead in s),
+        when the work varies between samples.
+    status : str
+        ``"ok"``, ``"no_subsession_size"`` (collect more data), ``"not_enough_data"``.
+    notes : tuple of str
+        What was skipped and why; warnings raised by the underlying methods.
+    interval_units : str or None
+        ``"runs"`` (two runs or more: the interval includes run-to-run variation) or
+        ``"subsessions"`` (one run: blocks of that run, run-to-run variation excluded);
+        None without an interval.
+    run_values : tuple of float
+        Each run's statistic (the units of a ``"runs"`` interval; empty with one run).
+    block_size : int or None
+        Samples per block of a run median / minimum (one size for every run).
+    between_variance, within_variance : float or None
+        Kalibera & Jones's variance components (see
+        :class:`~pilotstats.autocorrelation.TwoLevelResult`): ``T_1^2`` of a run mean and
+        ``T_2^2`` per sample (autocorrelation-aware); None with one run or runs too short.
+    plan_runs, plan_samples_per_run : int or None
+        Runs (files, when they are the units) x samples per run (file) that reach
+        ``±half_width_percent``
+        (:func:`~pilotstats.autocorrelation.required_runs`; ``run_cost`` of :func:`analyze`
+        lets it choose the run length); None with one run or when unreachable.
+    additional_runs : int or None
+        ``plan_runs`` minus the runs measured (0: enough).
+
+    Examples
+    --------
+    One entry of an :class:`AnalysisReport`:
+
+    >>> import numpy as np
+    >>> from pilotstats.io import Measurements
+    >>> from pilotstats.analysis import analyze
+    >>> rng = np.random.default_rng(0)
+    >>> report = analyze(Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="bench"))
+    >>> item = report["bench"]
+    >>> print(item)  # doctest: +NORMALIZE_WHITESPACE
+    bench: mean 2 ms (95 % CI [1.998, 2.003] ms, n = 200, 1 run, q = 1, warm-up 0, need 4
+    for ±1 %; the interval excludes run-to-run variation)
+    >>> item.n, item.subsession_size, item.samples
+    (200, 1, 4)
+
+    Several runs (here 8 processes whose levels differ) make the runs the units:
+
+    >>> levels = rng.normal(2e-3, 4e-5, 8)
+    >>> runs = Measurements(np.concatenate([rng.normal(m, 2e-5, 50) for m in levels]),
+    ...                     run=np.repeat(np.arange(8), 50), benchmark="bench")
+    >>> item = analyze(runs, detect_warmup=False)["bench"]
+    >>> print(item)  # doctest: +NORMALIZE_WHITESPACE
+    bench: mean 1.985 ms (95 % CI [1.954, 2.015] ms, n = 400, 8 runs, warm-up off, need 16
+    runs x 50 for ±1 %)
+    >>> item.interval_units, item.additional_runs
+    ('runs', 8)
+    """
+
+    name: str
+    unit: str
+    summary_statistic: str
+    n: int
+    n_total: int
+    n_runs: int
+    harness_warmups: int
+    detected_warmup: int | None
+    detected_cooldown: int | None
+    warmup_removal: str
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    confidence_level: float
+    subsession_size: int | None
+    n_subsessions: int | None
+    subsession_variance: float | None
+    autocorrelation: float | None
+    half_width_percent: float
+    samples: int | None
+    between_run_std: float | None
+    within_run_std: float | None
+    wps_throughput: float | None
+    wps_throughput_ci_low: float | None
+    wps_throughput_ci_high: float | None
+    wps_alpha: float | None
+    status: str
+    notes: tuple[str, ...] = ()
+    interval_units: str | None = None
+    run_values: tuple[float, ...] = ()
+    block_size: int | None = None
+    between_variance: float | None = None
+    within_variance: float | None = None
+    plan_runs: int | None = None
+    plan_samples_per_run: int | None = None
+    additional_runs: int | None = None
+
+    def confidence_interval(self, confidence_level: float | None = None) -> Any:
+        """Interval of the mean at ``confidence_level`` (None: the stored level)."""
+        from pilotstats._stats import two_sided_t
+        from pilotstats.results import ConfidenceInterval
+
+        level = self.confidence_level if confidence_level is None else check_confidence_level(
+            confidence_level)
+        if self.interval_units in ("runs", "files") and len(self.run_values) >= 2:
+            harmonic = self.summary_statistic == "harmonic mean"
+            values = np.asarray(self.run_values, dtype=np.float64)
+            values = 1.0 / values if harmonic else values
+            centre = float(np.mean(values))
+            half = two_sided_t(level, values.size - 1) * float(
+                np.std(values, ddof=1)) / math.sqrt(values.size)
+            if not harmonic:
+                return ConfidenceInterval(centre - half, centre + half)
+            return ConfidenceInterval(1.0 / (centre + half),
+                                      1.0 / (centre - half) if centre > half else math.inf)
+        if self.mean is None or self.subsession_variance is None or not self.n_subsessions:
+            return ConfidenceInterval(math.nan, math.nan)
+        if self.summary_statistic != "mean":
+            if confidence_level is None and self.ci_low is not None and self.ci_high is not None:
+                return ConfidenceInterval(self.ci_low, self.ci_high)
+            raise InvalidInputError("intervals at another level are available for the "
+                                    "arithmetic mean only; rerun analyze(confidence_level=...)")
+        half = two_sided_t(level, self.n_subsessions - 1) * math.sqrt(
+            self.subsession_variance / self.n_subsessions)
+        return ConfidenceInterval(self.mean - half, self.mean + half)
+
+    @property
+    def warmup_text(self) -> str:
+        """Human-readable warm-up summary."""
+        if self.warmup_removal == "stable_phase":
+            text = f"{self.detected_warmup}"
+            if self.detected_cooldown:
+                text += f" (+{self.detected_cooldown} cool-down)"
+        else:
+            text = "off"
+        if self.harness_warmups:
+            text += f" + {self.harness_warmups} harness"
+        return text
+
+    @property
+    def plan_text(self) -> str:
+        """What reaches ``±half_width_percent``: runs (files) x samples each, or samples."""
+        if self.interval_units in ("runs", "files"):
+            if self.plan_runs is None:
+                return "-"
+            more = f" (+{self.additional_runs})" if self.additional_runs else ""
+            return (f"{self.plan_runs} {self.interval_units} x {self.plan_samples_per_run}"
+                    f"{more}")
+        return "-" if self.samples is None else str(self.samples)
+
+    def __str__(self) -> str:
+        if self.mean is None:
+            return f"{self.name}: n = {self.n}, {self.status}"
+        interval = format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit)
+        runs = f"{self.n_runs} run{'s' if self.n_runs != 1 else ''}"
+        if self.interval_units in ("runs", "files"):
+            plan = (f"need {self.plan_runs} {self.interval_units} x "
+                    f"{self.plan_samples_per_run}" if self.plan_runs is not None
+                    else "no run plan")
+            return (f"{self.name}: {self.summary_statistic} "
+                    f"{format_quantity(self.mean, self.unit)} ({interval}, n = {self.n}, "
+                    f"{runs}, warm-up {self.warmup_text}, {plan} for "
+                    f"±{format_number(self.half_width_percent)} %)")
+        return (f"{self.name}: {self.summary_statistic} "
+                f"{format_quantity(self.mean, self.unit)} "
+                f"({interval}, n = {self.n}, {runs}, q = {self.subsession_size}, warm-up "
+                f"{self.warmup_text}, need {self.samples} for "
+                f"±{format_number(self.half_width_percent)} %"
+                + ("; the interval excludes run-to-run variation)"
+                   if self.interval_units == "subsessions" else ")"))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BenchmarkAnalysis:
+        """Rebuild from :meth:`to_dict` output (e.g. ``pilotstats analyze --json``)."""
+        values = decode_float_fields(cls, data)
+        values["notes"] = tuple(values.get("notes", ()))
+        values["run_values"] = tuple(float(v) for v in values.get("run_values", ()))
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisReport(Result):
+    """Analyses of all benchmarks of a :class:`~pilotstats.io.Measurements`.
+
+    Follows the :class:`pilotstats.ResultCollection` protocol; an item is one
+    :class:`BenchmarkAnalysis` (``report[0]``; ``report["name"]`` selects one by name).
+    ``str(report)`` is a table; ``to_dict()`` / :meth:`from_dict` round-trip through JSON.
+
+    Examples
+    --------
+    Returned by :func:`analyze`; ``str()`` is the table the command line prints:
+
+    >>> import numpy as np
+    >>> from pilotstats.io import Measurements
+    >>> from pilotstats.analysis import analyze
+    >>> rng = np.random.default_rng(0)
+    >>> report = analyze(Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="bench"))
+    >>> print(report)  # doctest: +NORMALIZE_WHITESPACE
+    benchmark  n    runs  warm-up removed  estimate [95 % CI]           q  need for ±1 %
+    ---------  ---  ----  ---------------  ---------------------------  -  -------------
+    bench      200  1     0                mean 2 ms [1.998, 2.003 ms]  1  4
+      bench: one run: the run-to-run variance is unknown, so the interval covers this run
+      only (measure more runs: processes, repetitions or files)
+    >>> [item.name for item in report.benchmarks]
+    ['bench']
+    """
+
+    benchmarks: tuple[BenchmarkAnalysis, ...]
+    confidence_level: float
+    half_width_percent: float
+    source: str | None = None
+
+    def __iter__(self) -> Iterator[BenchmarkAnalysis]:
+        return iter(self.benchmarks)
+
+    def __len__(self) -> int:
+        return len(self.benchmarks)
+
+    @overload
+    def __getitem__(self, key: str | SupportsIndex) -> BenchmarkAnalysis: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> tuple[BenchmarkAnalysis, ...]: ...
+
+    def __getitem__(self, key: Any) -> Any:
+        """The benchmark ``key`` (a name), or the item(s) at an index or slice."""
+        if not isinstance(key, str):
+            return select_items(key, len(self.benchmarks), self.benchmarks.__getitem__,
+                                "AnalysisReport")
+        for item in self.benchmarks:
+            if item.name == key:
+                return item
+        raise KeyError(f"no benchmark named {key!r}; available: "
+                       f"{[b.name for b in self.benchmarks]}")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Benchmark names."""
+        return tuple(b.name for b in self.benchmarks)
+
+    def __str__(self) -> str:
+        from pilotstats.analysis._table import render_table
+
+        header, rows, notes = self._table_parts()
+        return "\n".join([render_table(header, rows), *notes])
+
+    def _repr_html_(self) -> str:
+        from pilotstats.analysis._frames import report_html
+
+        header, rows, notes = self._table_parts()
+        title = f"Analysis of {len(self)} benchmark(s)" + (f" ({self.source})" if self.source
+                                                           else "")
+        return report_html(title, header, rows, (note.strip() for note in notes))
+
+    def to_frame(self) -> Any:
+        """One row per benchmark (index ``name``), the columns of
+        :meth:`BenchmarkAnalysis.to_dict`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pilotstats.io import Measurements
+        >>> from pilotstats.analysis import analyze
+        >>> rng = np.random.default_rng(0)
+        >>> frame = analyze(Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="b")).to_frame()
+        >>> int(frame.loc["b", "n"]), float(frame.loc["b", "mean"].round(4))
+        (200, 0.002)
+        """
+        from pilotstats.analysis._frames import records_frame
+
+        return records_frame(self.benchmarks, "name")
+
+    def _table_parts(self) -> tuple[list[str], list[list[str]], list[str]]:
+        level = f"{format_number(self.confidence_level * 100, 6)} % CI"
+        rows = []
+        for b in self.benchmarks:
+            if b.mean is None:
+                mean_text = f"({b.status})"
+            elif b.ci_low is None or b.ci_high is None:
+                mean_text = (f"{b.summary_statistic} {format_quantity(b.mean, b.unit)} "
+                             f"(no CI: {b.status})")
+            else:
+                mean_text = (f"{b.summary_statistic} {format_quantity(b.mean, b.unit)} "
+                             f"[{_bounds(b.ci_low, b.ci_high, b.unit)}]")
+            rows.append([b.name, str(b.n), str(b.n_runs), b.warmup_text, mean_text,
+                         "-" if b.subsession_size is None else str(b.subsession_size),
+                         b.plan_text])
+        header = ["benchmark", "n", "runs", "warm-up removed", f"estimate [{level}]", "q",
+                  f"need for ±{format_number(self.half_width_percent)} %"]
+        lines: list[str] = []
+        shared = set.intersection(*(set(b.notes) for b in self.benchmarks)) if len(
+            self.benchmarks) > 1 else set()
+        for note in sorted(shared):
+            lines.append(f"  all benchmarks: {note}")
+        for b in self.benchmarks:
+            if b.wps_throughput is not None:
+                lines.append(f"  {b.name}: work-per-second regression v = "
+                             f"{format_number(b.wps_throughput)} work/s "
+                             f"[{format_number(b.wps_throughput_ci_low)}, "
+                             f"{format_number(b.wps_throughput_ci_high)}]"
+                             f" ({level}), overhead α = {format_quantity(b.wps_alpha, 's')}")
+            for note in b.notes:
+                if note not in shared:
+                    lines.append(f"  {b.name}: {note}")
+        return header, rows, lines
+
+    def plot(self, *, ax: Any = None) -> Any:
+        """Forest plot of the intervals relative to each estimate (needs matplotlib).
+
+        See :func:`pilotstats.analysis.plot_analysis`.
+        """
+        from pilotstats.analysis._plot import plot_analysis
+
+        return plot_analysis(self, ax=ax)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> AnalysisReport:
+        """Rebuild from :meth:`to_dict` output.
+
+        Examples
+        --------
+        >>> import json
+        >>> from pilotstats.io import Measurements
+        >>> from pilotstats.analysis import analyze
+        >>> rng = np.random.default_rng(1)
+        >>> report = analyze(Measurements(rng.normal(1.0, 0.01, 60), benchmark="x"))
+        >>> again = AnalysisReport.from_dict(json.loads(json.dumps(report.to_dict())))
+        >>> again.to_dict() == report.to_dict()
+        True
+        """
+        return cls(
+            tuple(BenchmarkAnalysis.from_dict(b) for b in data["benchmarks"]),
+            float(data["confidence_level"]),
+            float(decode_float(data["half_width_percent"])),
+            data.get("source"),
+        )
+
+
+def _bounds(low: float | None, high: float | None, unit: str) -> str:
+    text = format_interval(low, high, 0.5, unit)
+    return text.split("[", 1)[1].replace("]", "")
