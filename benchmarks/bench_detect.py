@@ -6,6 +6,7 @@ Run from the repository root::
     python benchmarks/bench_detect.py            # n = 10,000 and 100,000
     python benchmarks/bench_detect.py --quick    # n = 10,000 only
     python benchmarks/bench_detect.py --sizes 200 500 1000 2000 10000   # small series
+    python benchmarks/bench_detect.py --noise    # N(0, 1) noise, CPU time, n and n + 1 (issue 26)
 
 Series: a warm-up (first 2 % of the samples 3σ high), level shifts of 1.5σ at 30 % and
 70 % of the series, 0.5 % isolated spikes of +20σ, N(0, 1) noise, fixed seed. Peers run on
@@ -61,11 +62,68 @@ def timed(func: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
+NOISE_SIZES = (100, 300, 1_000, 3_000, 6_000, 6_001, 10_000, 30_000, 100_000)
+
+
+def cpu_timed(func: Callable[[], Any], repeats: int) -> float:
+    """Median process CPU seconds of ``repeats`` calls."""
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        func()
+        times.append(time.process_time() - start)
+    return statistics.median(times)
+
+
+def noise_table(sizes: list[int]) -> None:
+    """Issue 26: detect_changes against ruptures Binseg (l2) on N(0, 1) noise, and the cost
+    at n + 1 against n (no cliff: n + 1 never more than 1.5x faster than n).
+
+    Process CPU seconds (the machine is shared), the two methods alternating in one process
+    (ours, Binseg, ours at n + 1, per repeat), medians of the repeats; compilation excluded.
+    """
+    import ruptures
+
+    detect_changes(np.random.default_rng(0).standard_normal(7_000))  # compile
+    print("\n| n | detect_changes CPU ms | ruptures Binseg l2 CPU ms | ours / Binseg | "
+          "detect_changes at n + 1 CPU ms | t(n) / t(n + 1) | change points (ours, Binseg) |")
+    print("|---|---|---|---|---|---|---|")
+    for n in sizes:
+        rng = np.random.default_rng(n)
+        x = rng.standard_normal(n + 1)
+        repeats = 21 if n <= 3_000 else 5 if n <= 10_000 else 3 if n <= 30_000 else 1
+        ours, binseg, next_ = [], [], []
+        found: Any = None
+        split: Any = None
+        for _ in range(repeats):
+            start = time.process_time()
+            found = detect_changes(x[:n])
+            ours.append(time.process_time() - start)
+            start = time.process_time()
+            split = ruptures.Binseg(model="l2", min_size=30).fit(x[:n]).predict(
+                pen=3.0 * np.log(n))
+            binseg.append(time.process_time() - start)
+            start = time.process_time()
+            detect_changes(x)
+            next_.append(time.process_time() - start)
+        a, b, c = (statistics.median(v) for v in (ours, binseg, next_))
+        print(f"| {n:,} | {a * 1e3:.1f} | {b * 1e3:.1f} | {a / b:.2f} | {c * 1e3:.1f} | "
+              f"{a / c:.2f} | {len(found.locations)}, {len(split) - 1} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only n = 10,000")
     parser.add_argument("--sizes", type=int, nargs="+", help="series lengths to time")
+    parser.add_argument("--noise", action="store_true",
+                        help="N(0, 1) noise at n in {100, ..., 10^5} and n + 1 (issue 26)")
     args = parser.parse_args()
+    if args.noise:
+        print(f"python {platform.python_version()}, numpy {np.__version__}, "
+              f"{os.cpu_count()} CPUs, load average "
+              f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+        noise_table(args.sizes or list(NOISE_SIZES))
+        return
     sizes = args.sizes or ([10_000] if args.quick else [10_000, 100_000])
 
     import ruptures

@@ -295,10 +295,10 @@ DETECT_CANDIDATE_PERCENT: float = 0.25
 DETECT_CANDIDATE_DEGREE: int = 1
 
 #: Longest series searched point by point for candidates; longer series are searched on
-#: block medians of ``ceil(n / DETECT_EDM_MAX_POINTS)`` samples (EDM is O(n²)), and every
-#: location is then refined on the raw data. 6,000 since issue 11 (was 12,000): at
-#: n = 16,000 the candidate search on blocks of 3 instead of 2 takes a quarter of the time,
-#: which keeps detect_changes under 1 s there on a loaded 2-core machine.
+#: the medians of DETECT_EDM_MAX_POINTS blocks of ``floor`` or ``ceil(n / DETECT_EDM_MAX_POINTS)``
+#: samples (EDM is O(n²); issue 26: a constant number of blocks, so that the cost does not
+#: drop from n to n + 1), and every location is then refined on the raw data. 6,000 since
+#: issue 11 (was 12,000).
 DETECT_EDM_MAX_POINTS: int = 6000
 
 #: Cap on the lag-1 autocorrelation of the rank residuals used for the variance inflation

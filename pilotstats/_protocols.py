@@ -29,7 +29,11 @@ class Stream(Protocol[R_co]):
     :class:`pilotstats.changepoints.EdmStream` (batch function
     :func:`~pilotstats.changepoints.edm`; an observation is one number) and
     :class:`pilotstats.changepoints.MdlStream` (batch function
-    :func:`~pilotstats.changepoints.mdl_partition`; an observation is one run).
+    :func:`~pilotstats.changepoints.mdl_partition`; an observation is one run),
+    :class:`pilotstats.changepoints.DetectStream` (batch function
+    :func:`~pilotstats.changepoints.detect_changes`) and
+    :class:`pilotstats.changepoints.StablePhaseStream` (batch function
+    :func:`~pilotstats.changepoints.stable_phase`; an observation is one number).
 
     Methods
     -------

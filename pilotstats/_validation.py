@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sized
 from typing import Any, TypeVar
 
 import numpy as np
@@ -417,3 +417,46 @@ def coerce_rng(rng: Any, name: str = "rng") -> np.random.Generator:
     if isinstance(rng, numbers.Integral):
         return np.random.default_rng(int(rng))
     return np.random.default_rng(rng)
+
+
+def check_stream_value(value: Any) -> Float64Array1D:
+    """One observation of a numeric :class:`pilotstats.Stream` as a float64 array of length 1.
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is an array or a sequence (the message names ``extend``), or not one
+        finite real number.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (Iterable, np.ndarray)) and not isinstance(value, (str, bytes)):
+        size = f" of length {len(value)}" if isinstance(value, Sized) else ""
+        raise InvalidInputError(
+            f"append takes one value, got {type(value).__name__}{size}; use "
+            "extend(values) to add several values"
+        )
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        raise InvalidInputError(
+            f"value must be one finite real number, got {type(value).__name__} "
+            f"{value!r:.60}"
+        )
+    return as_float_array([value], "value")
+
+
+def check_stream_values(values: Any) -> Float64Array1D:
+    """Several observations of a numeric :class:`pilotstats.Stream` (possibly none).
+
+    Raises
+    ------
+    InvalidInputError
+        A lone number (the message names ``append``), NaN/inf, non-numeric or not 1-D.
+    """
+    if isinstance(values, (numbers.Real, np.bool_)) or (
+        isinstance(values, np.ndarray) and values.ndim == 0
+    ):
+        raise InvalidInputError(
+            f"extend takes a sequence of values, got the single {type(values).__name__} "
+            f"{values!r}; use append(value) to add one value"
+        )
+    return as_float_array(values, "values", min_length=0)

@@ -47,7 +47,7 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
     'directions': {'Mapping[str, bool] | str'},
     'dof': {'float', 'int', 'npt.NDArray[np.int64]'},
     'edm': {'EdmScale', 'float', 'int'},
-    'flag': {'bool'},
+    'flag': {'bool', 'bool | None'},
     'fraction': {'float'},
     'frame': {'Any', 'pd.DataFrame'},
     'group': {'Any', 'str'},

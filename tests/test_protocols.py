@@ -38,7 +38,28 @@ def _mdl_stream() -> tuple[Any, Callable[[Any], Any], list[Any]]:
     return MdlStream(), mdl_partition, runs
 
 
-STREAMS = {"EdmStream": _edm_stream, "MdlStream": _mdl_stream}
+def _detect_stream() -> tuple[Any, Callable[[Any], Any], list[Any]]:
+    from pilotstats.changepoints import DetectStream, detect_changes
+
+    rng = np.random.default_rng(8)
+    x = np.r_[rng.normal(0.0, 1.0, 40), rng.normal(4.0, 1.0, 40)].tolist()
+    return DetectStream(min_size=10), lambda values: detect_changes(values, min_size=10), x
+
+
+def _stable_stream() -> tuple[Any, Callable[[Any], Any], list[Any]]:
+    from pilotstats.changepoints import StablePhaseStream, stable_phase
+
+    rng = np.random.default_rng(9)
+    x = np.r_[rng.normal(5.0, 1.0, 20), rng.normal(0.0, 1.0, 60)].tolist()
+    return StablePhaseStream(min_size=10), lambda values: stable_phase(values, min_size=10), x
+
+
+STREAMS = {
+    "EdmStream": _edm_stream,
+    "MdlStream": _mdl_stream,
+    "DetectStream": _detect_stream,
+    "StablePhaseStream": _stable_stream,
+}
 
 
 @pytest.mark.parametrize("name", sorted(STREAMS))
@@ -77,9 +98,9 @@ def test_edm_stream_append_rejects_several_values() -> None:
 
 
 def test_streams_document_the_protocol_once() -> None:
-    from pilotstats.changepoints import EdmStream, MdlStream
+    from pilotstats.changepoints import DetectStream, EdmStream, MdlStream, StablePhaseStream
 
-    for cls in (EdmStream, MdlStream):
+    for cls in (EdmStream, MdlStream, DetectStream, StablePhaseStream):
         assert "pilotstats.Stream" in (cls.__doc__ or "")
     assert "append(value)" in (Stream.__doc__ or "")
     assert pilotstats.Stream is Stream and "Stream" in pilotstats.__all__
@@ -319,6 +340,8 @@ NOT_COLLECTIONS = {
     # streams: len() counts observations (the Stream protocol)
     "EdmStream",
     "MdlStream",
+    "DetectStream",
+    "StablePhaseStream",
     # the protocols themselves
     "ResultCollection",
     "Stream",

@@ -21,7 +21,8 @@ __all__: list[str] = [
     "trend_compliance",
 ]
 
-# Guarded detection and stable phase (branch ``detect``).
+# Guarded detection and stable phase (branch ``detect``); their streams (issue 26).
+from pilotstats.changepoints._streams import DetectStream, StablePhaseStream
 from pilotstats.changepoints.detect import DetectedChangePoints, detect_changes
 from pilotstats.changepoints.forks import ForkSteadyState, SteadyState, steady_state
 from pilotstats.changepoints.stable import (
@@ -31,9 +32,11 @@ from pilotstats.changepoints.stable import (
 )
 
 __all__ += [
+    "DetectStream",
     "DetectedChangePoints",
     "ForkSteadyState",
     "StablePhase",
+    "StablePhaseStream",
     "SteadyState",
     "detect_changes",
     "dominant_segment",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -30,23 +31,47 @@ _NO_BOUNDS = np.zeros(0, dtype=np.int64)  # residual_rank_lag1: running median, 
 def _candidate_locations(x: Float64Array1D, min_size: int) -> tuple[tuple[int, ...], int]:
     """EDM-percent candidates (δ = ``min_size``, Pilot's percent and degree, range-scaled).
 
-    Series longer than ``_config.DETECT_EDM_MAX_POINTS`` are searched on the medians of
-    consecutive blocks of ``b = ceil(n / DETECT_EDM_MAX_POINTS)`` samples with
-    ``δ_b = ceil(min_size / b)``; a block change point ``c`` maps to ``c·b``. Returns the
-    candidates and the block size (1 when the raw series was searched).
+    Series longer than ``L = _config.DETECT_EDM_MAX_POINTS`` are searched on the medians of
+    L consecutive blocks, block i holding ``x[floor(i·n/L):floor((i + 1)·n/L)]`` (``floor(n/L)``
+    or ``ceil(n/L)`` samples), with ``δ_b = max(2, ceil(min_size·L/n))``; a block change point
+    ``c`` maps to the first sample of block c. The EDM search thus always runs on at most L
+    points, so its cost is the same for every n >= L and the total cost grows with n (blocks
+    of a whole number of samples made it drop fourfold from n = L to L + 1). Returns the
+    candidates and the largest block size ``ceil(n/L)`` (1 when the raw series was searched).
     """
     n = int(x.shape[0])
-    limit = max(int(_config.DETECT_EDM_MAX_POINTS), 4)
-    percent = float(_config.DETECT_CANDIDATE_PERCENT)
-    degree = int(_config.DETECT_CANDIDATE_DEGREE)
+    percent, degree = _candidate_penalty()
+    limit = _candidate_limit()
     if n <= limit:
         return _edm_percent_locations(x, min_size, percent, degree, scale=True), 1
-    block = -(-n // limit)
-    m = n // block
-    medians = np.ascontiguousarray(np.median(x[: m * block].reshape(m, block), axis=1))
-    block_min = max(2, -(-min_size // block))
-    located = _edm_percent_locations(medians, block_min, percent, degree, scale=True)
-    return tuple(int(c) * block for c in located if min_size <= c * block <= n - min_size), block
+    edges = (np.arange(limit + 1, dtype=np.int64) * n) // limit
+    block_min = max(2, -(-min_size * limit // n))
+    located = _edm_percent_locations(
+        _block_medians(x, edges), block_min, percent, degree, scale=True
+    )
+    starts = (int(edges[c]) for c in located)
+    return tuple(s for s in starts if min_size <= s <= n - min_size), -(-n // limit)
+
+
+def _candidate_penalty() -> tuple[float, int]:
+    """Pilot's EDM-percent parameters (percent, degree) from ``_config``."""
+    return float(_config.DETECT_CANDIDATE_PERCENT), int(_config.DETECT_CANDIDATE_DEGREE)
+
+
+def _candidate_limit() -> int:
+    """Longest series whose EDM candidates are searched point by point."""
+    return max(int(_config.DETECT_EDM_MAX_POINTS), 4)
+
+
+def _block_medians(x: Float64Array1D, edges: np.ndarray) -> Float64Array1D:
+    """Medians of the blocks ``x[edges[i]:edges[i + 1]]`` (of at most two sizes)."""
+    sizes = np.diff(edges)
+    medians = np.empty(sizes.shape[0])
+    for size in np.unique(sizes):
+        which = np.flatnonzero(sizes == size)
+        rows = x[edges[which][:, None] + np.arange(int(size))]
+        medians[which] = np.median(rows, axis=1)
+    return medians
 
 
 # ----------------------------------------------------------------------------------------
@@ -208,6 +233,7 @@ class _RankScanner:
         *,
         variance_changes: bool = False,
         step_inflation: float = 1.0,
+        memo: dict[Any, Any] | None = None,
     ) -> None:
         self.x = x
         self.min_size = min_size
@@ -218,6 +244,11 @@ class _RankScanner:
         self._cache: dict[tuple[int, int], _Scan] = {}
         self._kind: dict[tuple[int, int], str] = {}
         self._located: dict[tuple[int, int], int] = {}
+        if memo is not None:
+            # scans of a window depend on its values and these settings only, so they
+            # carry over between calls on growing prefixes of one series (DetectStream)
+            key = (min_size, inflation, tolerance, variance_changes, step_inflation)
+            self._cache, self._kind, self._located = memo.setdefault(key, ({}, {}, {}))
 
     def scan(self, start: int, end: int) -> _Scan:
         key = (start, end)

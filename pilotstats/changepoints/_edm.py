@@ -12,8 +12,6 @@ experience from 'breaking bad'", arXiv:1411.7955 (2014); behaviour of ``twitter/
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Iterable, Sized
 from typing import Any
 
 import numpy as np
@@ -22,7 +20,14 @@ from pilotstats import _config
 from pilotstats._kernels import edm as _k
 from pilotstats._kernels._jit import numba_available
 from pilotstats._typing import ArrayLike1D, EdmScale, EdmTree, Float64Array1D
-from pilotstats._validation import as_float_array, check_choice, check_int, check_real
+from pilotstats._validation import (
+    as_float_array,
+    check_choice,
+    check_int,
+    check_real,
+    check_stream_value,
+    check_stream_values,
+)
 from pilotstats.changepoints._results import (
     ChangePoints,
     SingleChangePoint,
@@ -714,20 +719,7 @@ class EdmStream:
             ``value`` is not one finite real number (an array or a sequence: use
             :meth:`extend`); the stream is then left unchanged.
         """
-        if isinstance(value, np.ndarray) and value.ndim == 0:
-            value = value[()]
-        if isinstance(value, (Iterable, np.ndarray)) and not isinstance(value, (str, bytes)):
-            size = f" of length {len(value)}" if isinstance(value, Sized) else ""
-            raise InvalidInputError(
-                f"append takes one value, got {type(value).__name__}{size}; use "
-                "extend(values) to add several values"
-            )
-        if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
-            raise InvalidInputError(
-                f"value must be one finite real number, got {type(value).__name__} "
-                f"{value!r:.60}"
-            )
-        self._add(as_float_array([value], "value"))
+        self._add(check_stream_value(value))
 
     def extend(self, values: ArrayLike1D) -> None:
         """Add several values in time order and update the change points.
@@ -743,14 +735,7 @@ class EdmStream:
             NaN/inf, non-numeric or not 1-D, or a lone number (use :meth:`append`); the
             stream is then left unchanged.
         """
-        if isinstance(values, (numbers.Real, np.bool_)) or (
-            isinstance(values, np.ndarray) and values.ndim == 0
-        ):
-            raise InvalidInputError(
-                f"extend takes a sequence of values, got the single {type(values).__name__} "
-                f"{values!r}; use append(value) to add one value"
-            )
-        self._add(as_float_array(values, "values", min_length=0))
+        self._add(check_stream_values(values))
 
     def _add(self, chunk: Float64Array1D) -> None:
         """Append validated finite values and run the new DP columns."""

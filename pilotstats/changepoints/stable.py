@@ -8,7 +8,7 @@ rule, the equivalence model) and ``docs/algorithms/detect-changes.md`` (the guar
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -336,10 +336,19 @@ class StablePhase(Result):
         )
 
 
-def _pilot_change_points(data: np.ndarray, min_size: int, unit: str | None) -> ChangePoints:
+def _pilot_change_points(
+    data: np.ndarray,
+    min_size: int,
+    unit: str | None,
+    pilot_locations: Callable[[np.ndarray, int], tuple[int, ...]] | None = None,
+) -> ChangePoints:
     """EDM-percent (δ = min_size, percent 0.25, degree 1) on the raw values."""
     n = int(data.shape[0])
-    locations = _edm_percent_locations(data, min_size, PILOT_PERCENT, PILOT_DEGREE, scale=False)
+    locations = (
+        _edm_percent_locations(data, min_size, PILOT_PERCENT, PILOT_DEGREE, scale=False)
+        if pilot_locations is None
+        else pilot_locations(data, min_size)
+    )
     return ChangePoints(
         locations=locations,
         segments=make_segments(data, locations),
@@ -547,6 +556,34 @@ def stable_phase(
     >>> phase.note  # doctest: +ELLIPSIS
     'settled inside the band; spread small; final level 1.003, band ± 0.01902, windows of 50'
     """
+    return _stable_phase(
+        x, method=method, min_size=min_size, significance_level=significance_level,
+        confidence_level=confidence_level, rng=rng, location_tolerance=location_tolerance,
+        tolerance=tolerance, min_steady_fraction=min_steady_fraction,
+        min_warmup_fraction=min_warmup_fraction, higher_is_better=higher_is_better, unit=unit,
+    )
+
+
+def _stable_phase(
+    x: ArrayLike1D,
+    *,
+    method: StablePhaseMethod,
+    min_size: int,
+    significance_level: float,
+    confidence_level: float,
+    rng: RandomState,
+    location_tolerance: int,
+    tolerance: float,
+    min_steady_fraction: float,
+    min_warmup_fraction: float,
+    higher_is_better: bool,
+    unit: str | None,
+    detector: Callable[..., ChangePoints] = detect_changes,
+    pilot_locations: Callable[[np.ndarray, int], tuple[int, ...]] | None = None,
+) -> StablePhase:
+    """:func:`stable_phase`; ``StablePhaseStream`` passes its incremental ``detector`` (the
+    change points of ``method="robust"``) and ``pilot_locations`` (EDM-percent on the raw
+    values for ``method="pilot"``)."""
     data = as_float_array(x, "x")
     requested: StablePhaseMethod = check_choice(
         method, "method", ("auto", "equivalence", "robust", "pilot")
@@ -594,10 +631,10 @@ def stable_phase(
                 unit=unit,
             )
             if too_short
-            else _pilot_change_points(data, delta, unit)
+            else _pilot_change_points(data, delta, unit, pilot_locations)
         )
     else:
-        change_points = detect_changes(
+        change_points = detector(
             data, min_size=delta, significance_level=level, rng=rng,
             location_tolerance=location_tolerance, unit=unit,
         )
