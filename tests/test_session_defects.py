@@ -48,7 +48,7 @@ def warmup_session(seed: int, n: int, **options: Any) -> SessionResult:
 def test_short_rounds_warmup_is_flagged_with_default_min_size() -> None:
     # 50 readings < 2 * 30: the round cannot be searched. The old session reported mean
     # 6.19 (95 % CI [6.00, 6.38]) without a word; now the result says so.
-    result = warmup_session(0, 50)
+    result = warmup_session(0, 50, warmup_removal="stable_phase")
     item = result.unit_readings[0]
     assert item.analysis is not None and not item.analysis.ci_low <= TRUE_MEAN
     assert result.warmup_kept and item.warmup_kept_rounds == result.n_rounds
@@ -58,8 +58,17 @@ def test_short_rounds_warmup_is_flagged_with_default_min_size() -> None:
     json.dumps(result.to_dict(), allow_nan=False)
 
 
+def test_short_rounds_warmup_removed_across_rounds_whatever_min_size() -> None:
+    # Issue 23: the pooled search needs no 2 * min_size readings per round.
+    result = warmup_session(0, 50)
+    item = result.unit_readings[0]
+    assert item.analysis is not None and not result.warmup_kept
+    assert item.analysis.ci_low <= TRUE_MEAN <= item.analysis.ci_high
+    assert item.warmup_cut == 20 and item.n_removed == 20 * result.n_rounds
+
+
 def test_short_rounds_warmup_removed_with_smaller_min_size() -> None:
-    result = warmup_session(0, 50, min_size=8)
+    result = warmup_session(0, 50, min_size=8, warmup_removal="stable_phase")
     item = result.unit_readings[0]
     assert item.analysis is not None
     assert item.analysis.ci_low <= TRUE_MEAN <= item.analysis.ci_high

@@ -17,6 +17,7 @@ from pilotstats.autocorrelation import (
     ProportionResult,
     SampleSizeResult,
     SubsessionResult,
+    TwoLevelResult,
     WelchResult,
 )
 from pilotstats.regression.wps import WpsResult
@@ -66,8 +67,12 @@ class IndexAnalysis(Result):
     warmup_kept_rounds : int
         Rounds whose unit readings kept their warm-up because it could not be searched
         (fewer than ``2 * min_size`` readings) or located (no dominant stable segment).
-    analysis : SubsessionResult, ProportionResult or None
+    analysis : SubsessionResult, ProportionResult, TwoLevelResult or None
         Mean (binary: proportion) with its confidence interval (None while undetermined).
+        An ordinary unit-readings index has a
+        :class:`~pilotstats.autocorrelation.TwoLevelResult`: the rounds are its units
+        (each round's mean of its kept readings), and its bounds are widened when a
+        warm-up was removed (see ``widened``).
     required : SampleSizeResult or None
         Samples needed for the target half width.
     comparison : WelchResult or None
@@ -82,6 +87,13 @@ class IndexAnalysis(Result):
         The half-width target is met and, with a baseline, the comparison size too.
     fraction : float
         Fraction of the requirement reached, in [0, 1] (as :attr:`SessionProgress.fraction`).
+    warmup_cut : int or None
+        Readings dropped at the start of every round by the pooled warm-up search
+        (``warmup_removal="pooled"``); None for other methods and indices.
+    widened : bool
+        The interval was widened to also cover the interval of the second half of every
+        round, because a warm-up was removed (its residual bias is below what the search
+        can see).
 
     Examples
     --------
@@ -110,7 +122,7 @@ class IndexAnalysis(Result):
     n: int
     n_removed: int
     warmup_kept_rounds: int
-    analysis: SubsessionResult | ProportionResult | None
+    analysis: SubsessionResult | ProportionResult | TwoLevelResult | None
     required: SampleSizeResult | None
     comparison: WelchResult | None
     comparison_required: ComparisonSampleSizeResult | None
@@ -118,6 +130,8 @@ class IndexAnalysis(Result):
     note: str | None
     done: bool
     fraction: float
+    warmup_cut: int | None = None
+    widened: bool = False
 
     @property
     def label(self) -> str:
@@ -143,6 +157,8 @@ class IndexAnalysis(Result):
         else:
             state = f"{self.fraction:.0%} of target"
         flag = "; warm-up kept, see note" if self.warmup_kept_rounds else ""
+        if not flag and self.note:
+            flag = "; see note"
         return f"{self.label}: {self.analysis} ({state}{flag})"
 
 

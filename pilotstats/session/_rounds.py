@@ -1,0 +1,317 @@
+"""Rounds as replicates: the two-level interval of a unit-readings index of a session.
+
+A session is hierarchical: rounds (separate program runs) x unit readings inside each
+round. The readings of one round share its state (memory layout, JIT decisions, the
+machine's mood), so the interval of an ordinary unit-readings index takes the *rounds* as
+its units (Kalibera & Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013, §3):
+each round contributes the mean of its kept readings, and the interval is
+``ȳ -/+ t_{R-1} s_y / sqrt(R)`` over the ``R`` rounds. It needs no model of the dependence
+inside a round, so an autocorrelated round cannot make it too narrow.
+
+Warm-up recurs at the same positions in every round, so :class:`RoundSeries` finds it with
+the power of all rounds (``warmup_removal="pooled"``): each window of leading positions
+(the grid of :func:`grid_points`) is compared, round by round, with the second half of the
+same round, and the paired differences are tested across rounds (a t test with ``R - 1``
+degrees of freedom, so within-round autocorrelation and round-to-round variation are
+accounted for). Every round then drops the readings up to the last significant window (the
+search stops after three consecutive windows without one, and the cut is refined inside
+that window to the first position from which its rest no longer differs). A gradual warm-up leaves a residual bias below what the test
+sees; whenever a warm-up was removed the interval is therefore widened to also cover the
+interval of the second half of every round (which a warm-up shorter than half a round
+cannot bias) at level ``(1 + c) / 2``: the union misses only when that interval misses,
+so it covers the stable mean with probability at least ``(1 + c) / 2`` whatever the
+residual bias of the removal, if the warm-up ends within the first half of the rounds.
+A warm-up that still shows in the last window before the half of the rounds cannot be
+removed this way and is flagged.
+
+Per-round methods (``"stable_phase"``, ``"trim"``, ``"none"``) choose each round's kept
+range when it is recorded; the interval is the same two-level one, without widening.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from pilotstats._stats import t_quantile, two_sided_t
+from pilotstats._typing import Float64Array1D
+
+__all__ = ["WINDOW_ALPHA", "RoundSeries", "RoundsDecision", "grid_points"]
+
+#: Two-sided level of each window's test of the pooled warm-up search (z = 2.5 with many
+#: rounds): a smaller one removes warm-up-free readings more often, a larger one misses
+#: more warm-up (the widening then keeps the interval valid).
+WINDOW_ALPHA = 0.0124
+#: Differences smaller than this, relative to the readings' magnitude, are rounding.
+_RELATIVE_TOLERANCE = 1e-9
+#: Consecutive windows without a significant difference that end the search.
+CLEAN_WINDOWS = 3
+#: Fewer replicate rounds than this leave the pooled warm-up search too weak to rely on.
+FEW_ROUNDS = 3
+
+
+def grid_points(limit: int) -> list[int]:
+    """Window boundaries of the pooled warm-up search, up to ``limit``.
+
+    The search adds the half of a typical round as its last boundary.
+
+    Every position up to 8, then steps of a quarter of the position (about 3 windows per
+    doubling): fine where warm-up usually ends, coarse later, O(log n) windows.
+
+    Parameters
+    ----------
+    limit : int
+        Largest boundary.
+
+    Returns
+    -------
+    list of int
+        ``0, 1, ..., 8, 10, 12, 15, 18, 22, ...`` up to ``limit``.
+
+    Examples
+    --------
+    >>> grid_points(30)
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 18, 22, 27]
+    """
+    points = [0]
+    while True:
+        step = max(1, points[-1] // 4)
+        if points[-1] + step > limit:
+            return points
+        points.append(points[-1] + step)
+
+
+class RoundsDecision(NamedTuple):
+    """Which readings of each round are kept, and the resulting interval over rounds.
+
+    Attributes
+    ----------
+    cut : int or None
+        Readings dropped at the start of every round by the pooled search (None for the
+        per-round methods).
+    means : ndarray
+        Mean of the kept readings of each replicate round (rounds left with none excluded).
+    sizes : ndarray of int
+        Kept readings of each replicate round.
+    mean, ci_low, ci_high, half_width : float
+        Mean of the round means and its interval (widened when a warm-up was removed;
+        ``half_width`` is the larger side). NaN with fewer than 2 replicate rounds.
+    dof : int
+        ``R - 1`` over the ``R`` replicate rounds.
+    widened : bool
+        The interval was widened to cover the second-half interval.
+    warmup_unresolved : bool
+        The warm-up still shows in the last window before the half of the rounds (or the
+        rounds are too few to search): it could not be removed.
+    n_removed : int
+        Readings dropped from used rounds.
+    empty_rounds : int
+        Used rounds left without any reading.
+    """
+
+    cut: int | None
+    means: Float64Array1D
+    sizes: np.ndarray
+    mean: float
+    ci_low: float
+    ci_high: float
+    half_width: float
+    dof: int
+    widened: bool
+    warmup_unresolved: bool
+    n_removed: int
+    empty_rounds: int
+
+    @property
+    def rounds(self) -> int:
+        """Replicate rounds behind the interval."""
+        return int(self.means.shape[0])
+
+
+def _interval(values: Float64Array1D, level: float) -> tuple[float, float]:
+    """Mean and t half width over independent values (NaN half width with fewer than 2)."""
+    k = int(values.shape[0])
+    if k == 0:
+        return math.nan, math.nan
+    mean = float(np.mean(values))
+    if k < 2:
+        return mean, math.nan
+    return mean, two_sided_t(level, k - 1) * float(np.std(values, ddof=1)) / math.sqrt(k)
+
+
+class RoundSeries:
+    """The unit readings of one index, round by round, and their two-level decision.
+
+    Parameters
+    ----------
+    pooled : bool
+        Search the warm-up across rounds (``warmup_removal="pooled"``); otherwise each
+        round's kept range is given to :meth:`add`.
+
+    Notes
+    -----
+    :meth:`add` costs O(readings of the round) (a cumulative sum); :meth:`decide` costs
+    O(rounds x windows), windows O(log round length), independent of the readings held.
+    """
+
+    __slots__ = ("_cums", "_ranges", "_rounds", "_scale", "pooled")
+
+    def __init__(self, pooled: bool) -> None:
+        self.pooled = pooled
+        self._rounds: list[Float64Array1D] = []
+        self._cums: list[Float64Array1D] = []  # cumulative sums about the first reading
+        self._ranges: list[tuple[int, int]] = []
+        self._scale = 0.0
+
+    @property
+    def n_rounds(self) -> int:
+        """Used rounds recorded."""
+        return len(self._rounds)
+
+    def add(self, values: Float64Array1D, start: int = 0, end: int | None = None) -> None:
+        """Record one used round's readings and the range a per-round method keeps.
+
+        Parameters
+        ----------
+        values : ndarray, shape (n,)
+            The round's readings (finite), in time order.
+        start, end : int
+            Half-open range kept by a per-round method (ignored when pooled).
+        """
+        n = int(values.shape[0])
+        copy = np.array(values, dtype=np.float64)
+        copy.flags.writeable = False
+        self._rounds.append(copy)
+        shift = float(copy[0]) if n else 0.0
+        cums = np.empty(n + 1)
+        cums[0] = 0.0
+        np.cumsum(copy - shift, out=cums[1:])
+        self._cums.append(cums)
+        self._ranges.append((0, n) if end is None or self.pooled else (int(start), int(end)))
+        if n:
+            self._scale = max(self._scale, float(np.max(np.abs(copy))))
+
+    def _segment_mean(self, r: int, start: int, end: int) -> float:
+        cums = self._cums[r]
+        shift = float(self._rounds[r][0])
+        return shift + float(cums[end] - cums[start]) / (end - start)
+
+    def _pooled_cut(self) -> tuple[int, bool]:
+        """Readings to drop from every round, and whether the warm-up reaches the half.
+
+        Windows are tested in order; the search stops after :data:`CLEAN_WINDOWS`
+        consecutive windows without a significant difference (later chance firings are
+        not warm-up), and the cut is refined inside the last significant window to the
+        first position from which the rest of that window no longer differs.
+        """
+        lengths = [int(r.shape[0]) for r in self._rounds]
+        usable = [r for r, n in enumerate(lengths) if n >= 2]
+        if len(usable) < FEW_ROUNDS:
+            return 0, True
+        tails = {r: self._segment_mean(r, lengths[r] // 2, lengths[r]) for r in usable}
+        half = int(np.median([lengths[r] // 2 for r in usable]))
+        points = grid_points(half)
+        if points[-1] < half:
+            points.append(half)  # the last window ends at the half of a typical round
+        fired: tuple[int, int] | None = None
+        clean = 0
+        last_tested = last_fired = -1
+        for j in range(len(points) - 1):
+            outcome = self._differs(usable, lengths, tails, points[j], points[j + 1])
+            if outcome is None:
+                break
+            last_tested = j
+            if outcome:
+                fired, last_fired, clean = (points[j], points[j + 1]), j, 0
+            else:
+                clean += 1
+                if clean >= CLEAN_WINDOWS:
+                    break
+        if fired is None:
+            return 0, False
+        a, b = fired
+        cut = b
+        for p in range(a + 1, b):
+            if not self._differs(usable, lengths, tails, p, b):
+                cut = p
+                break
+        return cut, last_fired == last_tested and points[last_tested + 1] == half
+
+    def _differs(
+        self, usable: list[int], lengths: list[int], tails: dict[int, float], a: int, b: int
+    ) -> bool | None:
+        """Whether positions ``[a, b)`` differ from the second half across rounds.
+
+        None when fewer than :data:`FEW_ROUNDS` rounds reach ``b`` within their first half.
+        """
+        members = [r for r in usable if b <= lengths[r] // 2]
+        if len(members) < FEW_ROUNDS:
+            return None
+        d = np.array([self._segment_mean(r, a, b) - tails[r] for r in members])
+        centre = float(np.mean(d))
+        spread = float(np.std(d, ddof=1)) / math.sqrt(d.shape[0])
+        critical = t_quantile(1.0 - WINDOW_ALPHA / 2.0, d.shape[0] - 1)
+        return abs(centre) > max(critical * spread, _RELATIVE_TOLERANCE * self._scale)
+
+    def decide(self, confidence_level: float) -> RoundsDecision:
+        """Kept readings of every round and the interval over the rounds.
+
+        Parameters
+        ----------
+        confidence_level : float
+            Level of the interval.
+
+        Returns
+        -------
+        RoundsDecision
+            The decision (O(rounds x windows)).
+        """
+        cut: int | None = None
+        unresolved = False
+        if self.pooled:
+            cut, unresolved = self._pooled_cut()
+        means, sizes = [], []
+        removed = empty = 0
+        for r, values in enumerate(self._rounds):
+            n = int(values.shape[0])
+            start, end = (min(cut, n), n) if cut is not None else self._ranges[r]
+            removed += n - (end - start)
+            if end > start:
+                means.append(self._segment_mean(r, start, end))
+                sizes.append(end - start)
+            else:
+                empty += 1
+        kept = np.array(means)
+        mean, half = _interval(kept, confidence_level)
+        low, high = mean - half, mean + half
+        widened = False
+        if cut and math.isfinite(half):
+            halves = np.array([
+                self._segment_mean(r, int(v.shape[0]) // 2, int(v.shape[0]))
+                for r, v in enumerate(self._rounds) if v.shape[0] >= 2
+            ])
+            tail_mean, tail_half = _interval(halves, (1.0 + confidence_level) / 2.0)
+            if math.isfinite(tail_half):
+                widened = tail_mean - tail_half < low or tail_mean + tail_half > high
+                low = min(low, tail_mean - tail_half)
+                high = max(high, tail_mean + tail_half)
+        width = max(mean - low, high - mean) if math.isfinite(half) else math.nan
+        return RoundsDecision(
+            cut=cut, means=kept, sizes=np.array(sizes, dtype=np.int64), mean=mean,
+            ci_low=low, ci_high=high, half_width=width, dof=max(kept.shape[0] - 1, 0),
+            widened=widened, warmup_unresolved=unresolved, n_removed=removed,
+            empty_rounds=empty,
+        )
+
+    def kept(self, decision: RoundsDecision) -> list[Float64Array1D]:
+        """The kept readings of each replicate round (for the variance components)."""
+        segments = []
+        for r, values in enumerate(self._rounds):
+            n = int(values.shape[0])
+            cut = decision.cut
+            start, end = (min(cut, n), n) if cut is not None else self._ranges[r]
+            if end > start:
+                segments.append(values[start:end])
+        return segments
