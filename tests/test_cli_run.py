@@ -214,7 +214,7 @@ def test_ctrl_c_writes_partial_results_and_resumes(
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     process = subprocess.Popen(
         [sys.executable, "-m", "pilotstats", "run", "-o", str(out), "--pi", "latency,ms,0",
-         "--min-rounds", "15", "--env", "SLEEP=0.1", "-q",
+         "--min-rounds", "15", "--min-subsessions", "10", "--env", "SLEEP=0.1", "-q",
          "--", sys.executable, str(program), "50"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )

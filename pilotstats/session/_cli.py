@@ -209,11 +209,13 @@ def _read_baseline(path: str, pis: list[IndexColumn]) -> list[Baseline | None]:
             p, n = float(analysis["proportion"]), int(analysis["n"])
             baselines.append(Baseline(p, p * (1.0 - p) * n / max(n - 1, 1), n))
         else:
+            # A rounds-as-replicates interval (two-level) holds the round means' variance.
+            two_level = "run_variance" in analysis
             baselines.append(
                 Baseline(
                     float(analysis["mean"]),
-                    float(analysis["subsession_variance"]),
-                    int(analysis["n_subsessions"]),
+                    float(analysis["run_variance" if two_level else "subsession_variance"]),
+                    int(analysis["n_units" if two_level else "n_subsessions"]),
                 )
             )
     return baselines
