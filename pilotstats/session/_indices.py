@@ -682,7 +682,7 @@ def analyse_rounds(
     segments = series.kept(decision)
     label = f"{kind}[{spec.name or index}]"
     pooled_note = _rounds_note(label, decision, series.n_rounds)
-    if segments:
+    if decision.rounds >= 2:  # one round: no interval (the note says why)
         result = two_level_analysis(
             segments, confidence_level=confidence_level,
             autocorrelation_limit=autocorrelation_limit, unit=spec.unit or None,
