@@ -107,7 +107,8 @@ def measure(make: Callable[[], BenchmarkSession], scenario: str, sessions: int,
         either += hit or flag
         rounds.append(result.n_rounds)
         widths.append(analysis.ci_high - analysis.ci_low)
-        cuts.append(item.warmup_cut if item.warmup_cut is not None else math.nan)
+        cut = getattr(item, "warmup_cut", None)  # absent before issue 23
+        cuts.append(cut if cut is not None else math.nan)
     return {
         "coverage": covered / sessions, "flagged": flagged / sessions,
         "covered_or_flagged": either / sessions, "rounds": float(np.median(rounds)),

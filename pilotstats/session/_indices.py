@@ -618,8 +618,8 @@ def _rounds_note(label: str, decision: RoundsDecision, used: int) -> str | None:
             f"(positions compared with the second half of each round across {used} rounds)"
         )
         if decision.widened:
-            parts.append("the interval was widened to also cover the estimate from the "
-                         "second half of each round (residual warm-up)")
+            parts.append("the interval was widened to also cover the interval of the "
+                         "second half of each round (a residual warm-up cannot make it miss)")
     if decision.warmup_unresolved:
         if used < 3:
             parts.append(f"only {used} round(s): warm-up cannot be judged across rounds and "
