@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -115,6 +116,10 @@ def test_pooled_cut_is_exact_for_a_step_and_default_min_size() -> None:
     assert item.analysis is not None and item.analysis.ci_low <= TRUE_MEAN
     assert TRUE_MEAN <= item.analysis.ci_high and item.warmup_kept_rounds == 0
     assert item.note is not None and "first 20 readings" in item.note
+    result = session.result()
+    assert item.note in result.notes and "note: " in result.summary()
+    json.dumps(result.to_dict(), allow_nan=False)
+    assert result.to_dict()["unit_readings"][0]["warmup_cut"] == 20
 
 
 def test_no_warmup_removes_nothing() -> None:
@@ -177,7 +182,7 @@ def test_loose_autocorrelation_limit_is_flagged() -> None:
         session.record(None, 1.0, readings=[value])
     item = session.result().readings[0]
     assert item.note is not None and "lag-1 autocorrelation" in item.note
-    assert "see note" in str(item)
+    assert "see note" in str(item) and item.note in session.result().notes
     strict = BenchmarkSession(min_rounds=3, max_rounds=200, readings_half_width_percent=0.01)
     for value in 100.0 + x:
         strict.record(None, 1.0, readings=[value])

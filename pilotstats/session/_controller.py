@@ -811,7 +811,7 @@ class BenchmarkSession:
                     self.n_rounds,
                     self.min_round_duration,
                     tuple(outliers),
-                    unit_readings,
+                    (*readings, *unit_readings),
                 )
             ),
             confidence_level=self.confidence_level,

@@ -299,7 +299,7 @@ class SessionResult(Result):
         if self.wps is not None:
             parts.append(str(self.wps))
         parts.extend(str(item) for item in (*self.readings, *self.unit_readings))
-        if self.short_rounds or self.outlier_rounds or self.warmup_kept:
+        if self.notes:
             parts.append(f"{len(self.notes)} note(s)")
         return "; ".join(parts)
 
@@ -359,7 +359,7 @@ def session_notes(
     outlier_rounds : sequence of int
         Rounds excluded from the WPS fit as isolated outliers.
     unit_readings : sequence of IndexAnalysis
-        Analyses of the unit-readings indices (their warm-up notes).
+        Analyses of the indices whose notes to carry over (warm-up, autocorrelation).
 
     Returns
     -------
