@@ -46,6 +46,10 @@ __all__ = ["WINDOW_ALPHA", "RoundSeries", "RoundsDecision", "grid_points"]
 #: rounds): a smaller one removes warm-up-free readings more often, a larger one misses
 #: more warm-up (the widening then keeps the interval valid).
 WINDOW_ALPHA = 0.0124
+#: Level at which the window ending at the half of the rounds must differ for the warm-up
+#: to be flagged as reaching the half (stricter than :data:`WINDOW_ALPHA`: a chance
+#: difference there would flag about 1 % of warm-up-free sessions).
+FLAG_ALPHA = WINDOW_ALPHA / 10.0
 #: Differences smaller than this, relative to the readings' magnitude, are rounding.
 _RELATIVE_TOLERANCE = 1e-9
 #: Miss rate of the second-half interval joined after a warm-up removal, as a fraction of
@@ -261,9 +265,11 @@ class RoundSeries:
             if not self._significant(rest[:, column]):
                 cut = a + 1 + column
                 break
-        return cut, last_fired == last_tested and points[last_tested + 1] == half
+        reaches = last_fired == last_tested and points[last_tested + 1] == half and bool(
+            self._significant(differences[:, last_fired], FLAG_ALPHA))
+        return cut, reaches
 
-    def _significant(self, d: Float64Array1D) -> bool | None:
+    def _significant(self, d: Float64Array1D, alpha: float = WINDOW_ALPHA) -> bool | None:
         """Whether paired differences (NaN: round not reaching the window) differ from 0.
 
         None when fewer than :data:`FEW_ROUNDS` rounds reach the window.
@@ -273,7 +279,7 @@ class RoundSeries:
             return None
         centre = float(np.mean(d))
         spread = float(np.std(d, ddof=1)) / math.sqrt(d.shape[0])
-        critical = t_quantile(1.0 - WINDOW_ALPHA / 2.0, d.shape[0] - 1)
+        critical = t_quantile(1.0 - alpha / 2.0, d.shape[0] - 1)
         return abs(centre) > max(critical * spread, _RELATIVE_TOLERANCE * self._scale)
 
     def decide(self, confidence_level: float) -> RoundsDecision:
