@@ -2,7 +2,9 @@
 
 :func:`trim_warmup` is Pilot's fixed-percentage trimming; :func:`stable_range` is the one
 switch between it, stable-phase detection (:func:`pilotstats.changepoints.stable_phase`)
-and no removal, and reports when a round had to keep its warm-up; :class:`UnitReadings`
+and no removal (``"pooled"`` is decided across rounds by
+:mod:`pilotstats.session._rounds`, so a round alone keeps everything here), and reports
+when a round had to keep its warm-up; :class:`UnitReadings`
 counts, per index, the removed readings and the rounds that kept their warm-up, and words
 the latter.
 """
