@@ -122,6 +122,23 @@ def test_pooled_cut_is_exact_for_a_step_and_default_min_size() -> None:
     assert result.to_dict()["unit_readings"][0]["warmup_cut"] == 20
 
 
+def test_rounds_of_varying_length() -> None:
+    # Rounds of 3 to 200 readings (a session that varies the work): the cut is the same
+    # position in every round; rounds shorter than it keep nothing and are no replicate,
+    # and only rounds at least twice the cut bound the residual warm-up.
+    rng = np.random.default_rng(1)
+    session = BenchmarkSession(min_rounds=5, unit_readings_min_subsessions=5)
+    while not session.done:
+        values = TRUE_MEAN + rng.normal(0, SIGMA, int(rng.choice([3, 10, 60, 200])))
+        values[:20] += 4.0
+        session.record(None, 1.0, unit_readings=values)
+    item = session.result().unit_readings[0]
+    assert item.warmup_cut == 20 and item.analysis is not None and item.widened
+    assert item.analysis.ci_low <= TRUE_MEAN <= item.analysis.ci_high
+    assert item.note is not None and "kept no reading" in item.note
+    assert item.analysis.n_units < session.n_rounds and item.warmup_kept_rounds == 0
+
+
 def test_no_warmup_removes_nothing() -> None:
     session = run(lambda rng: TRUE_MEAN + rng.normal(0, SIGMA, 50), 1, **quick_options())
     item = session.result().unit_readings[0]

@@ -625,8 +625,9 @@ def _rounds_note(label: str, decision: RoundsDecision, used: int) -> str | None:
             parts.append(f"only {used} round(s): warm-up cannot be judged across rounds and "
                          "was kept; the interval may be biased by warm-up")
         else:
-            parts.append("the warm-up still shows just before the half of the rounds: it "
-                         "could not be removed and the interval may be biased by warm-up "
+            parts.append("the warm-up still shows just before the half of the rounds, or "
+                         "fewer than 2 rounds are twice as long as the cut: it could not be "
+                         "removed with a valid interval, which may be biased by warm-up "
                          "(run longer rounds)")
     if 0 < decision.rounds < 2:
         parts.append("one round: the run-to-run variance is unknown, so there is no interval "

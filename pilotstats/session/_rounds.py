@@ -114,8 +114,9 @@ class RoundsDecision(NamedTuple):
     widened : bool
         The interval was widened to cover the second-half interval.
     warmup_unresolved : bool
-        The warm-up still shows in the last window before the half of the rounds (or the
-        rounds are too few to search): it could not be removed.
+        The warm-up still shows in the last window before the half of the rounds, the
+        rounds are too few to search, or fewer than 2 rounds are long enough (twice the
+        cut) to bound its residual: it could not be removed with a valid interval.
     n_removed : int
         Readings dropped from used rounds.
     empty_rounds : int
@@ -315,13 +316,16 @@ class RoundSeries:
         low, high = mean - half, mean + half
         widened = False
         if cut and math.isfinite(half):
+            # Second halves that start after the cut (a shorter round's is in the warm-up).
             halves = np.array([
                 self._segment_mean(r, int(v.shape[0]) // 2, int(v.shape[0]))
-                for r, v in enumerate(self._rounds) if v.shape[0] >= 2
+                for r, v in enumerate(self._rounds) if v.shape[0] >= max(2, 2 * cut)
             ])
             tail_level = 1.0 - (1.0 - confidence_level) * SECOND_HALF_MISS
             tail_mean, tail_half = _interval(halves, tail_level)
-            if math.isfinite(tail_half):
+            if not math.isfinite(tail_half):
+                unresolved = True  # the residual warm-up cannot be bounded
+            else:
                 widened = tail_mean - tail_half < low or tail_mean + tail_half > high
                 low = min(low, tail_mean - tail_half)
                 high = max(high, tail_mean + tail_half)
