@@ -245,3 +245,17 @@ def test_short_rounds_coverage() -> None:
     # covered or flagged >= 98 %. Measured: 98.0 % (none flagged); before: 0 %.
     covered, either = coverage(short_round, 200, **quick_options(min_size=3))
     assert either >= 0.98 and covered >= 0.95
+
+
+def test_cli_chooses_the_warmup_removal() -> None:
+    from pilotstats.cli import _parser
+    from pilotstats.session._cli import _config_from_args
+
+    def options(*extra: str) -> dict[str, Any]:
+        args = _parser().parse_args(["run", "--pi", "x,,0", *extra, "--", "prog"])
+        return dict(_config_from_args(args)["session_options"])
+
+    assert options()["warmup_removal"] == "pooled"
+    assert options("--warmup-removal", "stable_phase")["warmup_removal"] == "stable_phase"
+    with pytest.raises(SystemExit):
+        options("--warmup-removal", "median")
