@@ -122,6 +122,26 @@ def test_pooled_cut_is_exact_for_a_step_and_default_min_size() -> None:
     assert result.to_dict()["unit_readings"][0]["warmup_cut"] == 20
 
 
+def test_ratio_index_rounds_are_replicates_of_the_reciprocal() -> None:
+    # A throughput (ratio index, harmonic mean): the rounds' mean reciprocals are the
+    # replicates and the interval is their interval inverted.
+    rng = np.random.default_rng(8)
+    rounds = [1.0 / (0.01 + rng.normal(0, 0.001) + rng.normal(0, 0.002, 80)) for _ in range(12)]
+    session = BenchmarkSession(min_rounds=3, max_rounds=None, warmup_removal="none",
+                               unit_readings_half_width_percent=0.01,
+                               unit_readings_indices=[PerformanceIndex("v", "op/s", "ratio")])
+    for values in rounds:
+        session.record(None, 1.0, unit_readings=values)
+    item = session.result().unit_readings[0]
+    reciprocal = two_level_analysis([1.0 / r for r in rounds])
+    assert isinstance(item.analysis, TwoLevelResult) and item.index_type == "ratio"
+    assert item.analysis.mean == pytest.approx(1.0 / reciprocal.mean, rel=1e-12)
+    assert item.analysis.ci_low == pytest.approx(1.0 / reciprocal.ci_high, rel=1e-12)
+    assert item.analysis.ci_high == pytest.approx(1.0 / reciprocal.ci_low, rel=1e-12)
+    assert item.analysis.ci_low <= 100.0 <= item.analysis.ci_high
+    assert "harmonic mean" in item.analysis.note
+
+
 def test_rounds_of_varying_length() -> None:
     # Rounds of 3 to 200 readings (a session that varies the work): the cut is the same
     # position in every round; rounds shorter than it keep nothing and are no replicate,

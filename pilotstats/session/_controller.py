@@ -140,8 +140,8 @@ class BenchmarkSession:
         test), and every round drops the same number of leading readings
         (:attr:`IndexAnalysis.warmup_cut`); after a removal the interval is widened to
         also cover the second halves (see Notes). A warm-up still visible at the half
-        of the rounds, or fewer than 3 rounds, is kept and flagged. Ratio indices use
-        ``"stable_phase"`` instead. The per-round methods:
+        of the rounds, or fewer than 3 rounds, is kept and flagged. The per-round
+        methods:
         :func:`pilotstats.changepoints.stable_phase` (warm-up and cool-down; a round
         without a dominant stable segment, or with fewer than ``2 * min_size`` readings,
         is kept whole and reported), Pilot's fixed-percentage trimming
@@ -186,30 +186,36 @@ class BenchmarkSession:
     inverted slope interval; unit-reading warm-up is removed with an explicit outcome
     instead of discarding rounds; sample sizes are rounded up.
 
-    Rounds as replicates (issue 23): an ordinary unit-readings index takes the rounds as
-    the units of its interval (Kalibera & Jones, ISMM 2013): each round contributes the
-    mean of its kept readings and the interval is ``t_{R-1} s / sqrt(R)`` over the ``R``
-    rounds (a :class:`~pilotstats.autocorrelation.TwoLevelResult` with its between- and
-    within-round variance components), so it includes round-to-round variation and
+    Rounds as replicates (issue 23): an ordinary or ratio unit-readings index takes the
+    rounds as the units of its interval (Kalibera & Jones, ISMM 2013): each round
+    contributes the mean of its kept readings (a ratio index: of their reciprocals, and
+    the interval is inverted into one of the harmonic mean) and the interval is
+    ``t_{R-1} s / sqrt(R)`` over the ``R`` rounds (a
+    :class:`~pilotstats.autocorrelation.TwoLevelResult` with its between- and within-round
+    variance components), so it includes round-to-round variation and
     cannot be made too narrow by autocorrelation inside a round; its target needs at
     least ``max(2, unit_readings_min_subsessions)`` rounds. After a pooled warm-up
     removal the interval is the union with the interval of the second half of every
     round at level ``1 - (1 - c) / 4``, which a gradual warm-up's residual bias cannot move
-    if the warm-up ends within the first half of the rounds. Readings and ratio indices
-    keep the subsession analysis; an interval whose subsession means are clearly
+    if the warm-up ends within the first half of the rounds. Readings keep the
+    subsession analysis; an interval whose subsession means are clearly
     autocorrelated (a limit looser than 0.1 accepted them) carries a note.
 
     A session never reports an interval built on a silent rule: short rounds, outlier
     rounds and rounds whose warm-up could not be removed are listed in
     :attr:`SessionResult.notes` (and ``warmup_kept`` flags the last case).
 
-    Cost per round: :meth:`record` decides each ordinary or binary index without a
-    baseline incrementally, in O(new values + q) for subsession size ``q``: the overall
-    mean continues the full analysis's compensated sum, and running block sums with
-    bounds on every rounding error of the full analysis settle its subsession size and
-    required sample size (a binary index: its count of ones). A round whose bounds leave a
-    decision open (a value within about 1e-10 of a threshold), a ratio index and an index
-    with a baseline run the full analysis, O(n). Every decision (when the session stops,
+    Cost per round: :meth:`record` decides each readings index (ordinary or binary) and
+    each binary unit-readings index without a baseline incrementally, in O(new values +
+    q) for subsession size ``q``: the overall mean continues the full analysis's
+    compensated sum, and running block sums with bounds on every rounding error of the
+    full analysis settle its subsession size and required sample size (a binary index:
+    its count of ones). An ordinary or ratio unit-readings index keeps each round's
+    cumulative sums (O(new values)) and decides from them in O(rounds x windows), the
+    windows of the warm-up search being O(log round length); its full analysis adds
+    only the variance components. A round whose bounds leave a decision open (a value
+    within about 1e-10 of a threshold), a ratio readings index and an index with a
+    baseline run the full analysis, O(n). Every decision (when the session stops,
     :attr:`progress`, :meth:`next_work`) is the full analysis's. :meth:`result` analyses
     each index in full, O(n), at most once per round. With ``max_work`` the WPS planner
     still refits every round, O(rounds log rounds) per round.
@@ -350,7 +356,7 @@ class BenchmarkSession:
         self._verdicts: dict[str, tuple[IndexVerdict, ...]] = {
             "readings": (), "unit_readings": ()
         }
-        # Ordinary unit-readings indices: their rounds (None for the other indices), and
+        # Ordinary and ratio unit-readings indices: their rounds (None for binary ones), and
         # each one's latest decision with the number of rounds it was made at.
         self._rounds: list[RoundSeries | None] = []
         self._decisions: dict[int, tuple[int, RoundsDecision]] = {}
@@ -520,8 +526,6 @@ class BenchmarkSession:
         method: WarmupRemoval = self.warmup_removal
         if index_type == "binary":
             method = "none"
-        elif index_type == "ratio" and method == "pooled":
-            method = "stable_phase"  # harmonic means are pooled over readings, not rounds
         start, end = self._units.keep_range(
             index, values, method, self.trim_fraction, self.min_size
         )
@@ -539,9 +543,10 @@ class BenchmarkSession:
         ]
         if kind == "unit_readings":
             pooled = self.warmup_removal == "pooled"
+            types = [self._index_type(kind, index) for index in range(count)]
             self._rounds = [
-                RoundSeries(pooled) if self._index_type(kind, index) == "ordinary" else None
-                for index in range(count)
+                None if t == "binary" else RoundSeries(pooled, reciprocal=t == "ratio")
+                for t in types
             ]
 
     def _declared(self, kind: str) -> tuple[PerformanceIndex, ...]:
@@ -590,7 +595,7 @@ class BenchmarkSession:
             )
 
     def _decision(self, index: int) -> RoundsDecision:
-        """The rounds decision of an ordinary unit-readings index (once per round)."""
+        """The rounds decision of an ordinary or ratio unit-readings index (once per round)."""
         cached = self._decisions.get(index)
         if cached is not None and cached[0] == self.n_rounds:
             return cached[1]

@@ -347,6 +347,8 @@ def check_unit_readings(
 
 
 _WIDENED = "interval widened to cover the second half of each round"
+_RECIPROCAL = ("harmonic mean: the interval inverts the rounds' mean reciprocals' interval; "
+               "the variance components are of the reciprocals")
 #: Lag-1 autocorrelation of subsession means above which an interval is flagged when a
 #: looser ``autocorrelation_limit`` accepted it (the library's default limit).
 _FLAG_AUTOCORRELATION = 0.1
@@ -653,7 +655,7 @@ def analyse_rounds(
     note: str | None,
     warmup_kept: int,
 ) -> IndexAnalysis:
-    """Analysis of an ordinary unit-readings index with rounds as replicates.
+    """Analysis of an ordinary or ratio unit-readings index with rounds as replicates.
 
     The interval is :func:`~pilotstats.autocorrelation.two_level_analysis` over the kept
     readings of each round (each round one unit; its between/within variance components
@@ -688,10 +690,15 @@ def analyse_rounds(
             segments, confidence_level=confidence_level,
             autocorrelation_limit=autocorrelation_limit, unit=spec.unit or None,
         )
+        notes = [result.note, _WIDENED if decision.widened else ""]
+        values: dict[str, Any] = {}
+        if series.reciprocal:  # the rounds' harmonic means; components of the reciprocals
+            harmonic = tuple(float(v) for v in decision.means)
+            values = {"unit_values": harmonic, "run_means": harmonic}
+            notes.append(_RECIPROCAL)
         analysis = dataclasses.replace(
             result, mean=decision.mean, ci_low=decision.ci_low, ci_high=decision.ci_high,
-            half_width=decision.half_width,
-            note="; ".join(x for x in (result.note, _WIDENED if decision.widened else "") if x),
+            half_width=decision.half_width, note="; ".join(x for x in notes if x), **values,
         )
     if decision.cut is not None:
         note = pooled_note
@@ -710,7 +717,8 @@ def analyse_rounds(
             int(decision.sizes.sum()) / rounds)))
     return _finish(
         int(decision.sizes.sum()), kind=kind, index=index, spec=spec,
-        index_type="ordinary", removed=decision.n_removed, warmup_kept=warmup_kept,
+        index_type="ratio" if series.reciprocal else "ordinary",
+        removed=decision.n_removed, warmup_kept=warmup_kept,
         analysis=analysis, required=required, variance_and_count=variance_and_count,
         baseline=baseline, confidence_level=confidence_level,
         min_subsessions=min_subsessions, significance_level=significance_level, note=note,

@@ -69,9 +69,10 @@ class IndexAnalysis(Result):
         (fewer than ``2 * min_size`` readings) or located (no dominant stable segment).
     analysis : SubsessionResult, ProportionResult, TwoLevelResult or None
         Mean (binary: proportion) with its confidence interval (None while undetermined).
-        An ordinary unit-readings index has a
+        An ordinary or ratio unit-readings index has a
         :class:`~pilotstats.autocorrelation.TwoLevelResult`: the rounds are its units
-        (each round's mean of its kept readings), and its bounds are widened when a
+        (each round's mean of its kept readings; a ratio index's interval is the inverted
+        interval of the rounds' mean reciprocals), and its bounds are widened when a
         warm-up was removed (see ``widened``).
     required : SampleSizeResult or None
         Samples needed for the target half width.

@@ -103,7 +103,8 @@ class RoundsDecision(NamedTuple):
         Readings dropped at the start of every round by the pooled search (None for the
         per-round methods).
     means : ndarray
-        Mean of the kept readings of each replicate round (rounds left with none excluded).
+        Mean of the kept readings of each replicate round (rounds left with none excluded;
+        the harmonic mean for a ratio index).
     sizes : ndarray of int
         Kept readings of each replicate round.
     mean, ci_low, ci_high, half_width : float
@@ -161,6 +162,11 @@ class RoundSeries:
     pooled : bool
         Search the warm-up across rounds (``warmup_removal="pooled"``); otherwise each
         round's kept range is given to :meth:`add`.
+    reciprocal : bool, default False
+        A ratio index (harmonic mean): the rounds' means are of the reciprocals ``1 / x``
+        and :meth:`decide` inverts them, so that the estimate is the harmonic mean and its
+        interval the inverted interval of the mean reciprocal (a monotone map keeps the
+        level).
 
     Notes
     -----
@@ -168,10 +174,11 @@ class RoundSeries:
     O(rounds x windows), windows O(log round length), independent of the readings held.
     """
 
-    __slots__ = ("_cums", "_ranges", "_rounds", "_scale", "_tail", "pooled")
+    __slots__ = ("_cums", "_ranges", "_rounds", "_scale", "_tail", "pooled", "reciprocal")
 
-    def __init__(self, pooled: bool) -> None:
+    def __init__(self, pooled: bool, reciprocal: bool = False) -> None:
         self.pooled = pooled
+        self.reciprocal = reciprocal
         self._rounds: list[Float64Array1D] = []
         self._cums: list[Float64Array1D] = []  # cumulative sums about the first reading
         self._ranges: list[tuple[int, int]] = []
@@ -195,6 +202,8 @@ class RoundSeries:
         """
         n = int(values.shape[0])
         copy = np.array(values, dtype=np.float64)
+        if self.reciprocal:
+            copy = 1.0 / copy  # values of a ratio index are > 0
         copy.flags.writeable = False
         self._rounds.append(copy)
         shift = float(copy[0]) if n else 0.0
@@ -329,6 +338,10 @@ class RoundSeries:
                 widened = tail_mean - tail_half < low or tail_mean + tail_half > high
                 low = min(low, tail_mean - tail_half)
                 high = max(high, tail_mean + tail_half)
+        if self.reciprocal:  # back from the mean reciprocal to the harmonic mean
+            kept, mean = 1.0 / kept, 1.0 / mean
+            if math.isfinite(half):
+                low, high = 1.0 / high, (1.0 / low if low > 0 else math.inf)
         width = max(mean - low, high - mean) if math.isfinite(half) else math.nan
         return RoundsDecision(
             cut=cut, means=kept, sizes=np.array(sizes, dtype=np.int64), mean=mean,
@@ -338,7 +351,10 @@ class RoundSeries:
         )
 
     def kept(self, decision: RoundsDecision) -> list[Float64Array1D]:
-        """The kept readings of each replicate round (for the variance components)."""
+        """The kept readings of each replicate round (for the variance components).
+
+        Reciprocals for a ratio index.
+        """
         segments = []
         for r, values in enumerate(self._rounds):
             n = int(values.shape[0])
