@@ -49,11 +49,9 @@ from pilotstats.session._indices import (
     _as_baselines,
     _as_indices,
     analyse_index,
-    analyse_rounds,
     check_readings,
     check_unit_readings,
     index_progress,
-    rounds_requirement,
 )
 from pilotstats.session._persistence import (
     RawRound,
@@ -72,7 +70,12 @@ from pilotstats.session._results import (
     session_notes,
     wps_progress,
 )
-from pilotstats.session._rounds import RoundsDecision, RoundSeries
+from pilotstats.session._rounds import (
+    RoundsDecision,
+    RoundSeries,
+    analyse_rounds,
+    rounds_requirement,
+)
 from pilotstats.session._warmup import WARMUP_METHODS, UnitReadings
 
 __all__ = ["BenchmarkSession"]

@@ -9,14 +9,12 @@ interval, required sample size and Welch comparison with its baseline.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from pilotstats._stats import ceil_tol, two_sided_t
 from pilotstats._typing import Float64Array1D, IndexType, MeanMethod
 from pilotstats._validation import as_float_array, check_choice, check_int, check_real
 from pilotstats.autocorrelation import (
@@ -29,8 +27,7 @@ from pilotstats.autocorrelation import (
     subsession_analysis,
     welch_test,
 )
-from pilotstats.autocorrelation.sample_size import _blocks_required, target_half_width
-from pilotstats.autocorrelation.two_level import TwoLevelResult, two_level_analysis
+from pilotstats.autocorrelation.two_level import TwoLevelResult
 from pilotstats.exceptions import (
     InvalidInputError,
     NotEnoughDataError,
@@ -38,18 +35,16 @@ from pilotstats.exceptions import (
     UnreachableTargetError,
 )
 from pilotstats.session._results import IndexAnalysis
-from pilotstats.session._rounds import RoundsDecision, RoundSeries
 
 __all__ = [
     "Baseline",
     "PerformanceIndex",
     "analyse_index",
-    "analyse_rounds",
     "check_index_values",
     "check_readings",
     "check_unit_readings",
+    "finish_analysis",
     "index_progress",
-    "rounds_requirement",
 ]
 
 _INDEX_TYPES: tuple[IndexType, ...] = ("ordinary", "ratio", "binary")
@@ -346,9 +341,6 @@ def check_unit_readings(
     return rows
 
 
-_WIDENED = "interval widened to cover the second half of each round"
-_RECIPROCAL = ("harmonic mean: the interval inverts the rounds' mean reciprocals' interval; "
-               "the variance components are of the reciprocals")
 #: Lag-1 autocorrelation of subsession means above which an interval is flagged when a
 #: looser ``autocorrelation_limit`` accepted it (the library's default limit).
 _FLAG_AUTOCORRELATION = 0.1
@@ -470,7 +462,7 @@ def analyse_index(
             )
         except PilotStatsError:
             required = None
-    return _finish(
+    return finish_analysis(
         data.shape[0], kind=kind, index=index, spec=spec, index_type=index_type,
         removed=removed, warmup_kept=warmup_kept, analysis=analysis, required=required,
         variance_and_count=variance_and_count, baseline=baseline,
@@ -479,7 +471,7 @@ def analyse_index(
     )
 
 
-def _finish(
+def finish_analysis(
     n: int,
     *,
     kind: str,
@@ -557,172 +549,6 @@ def _finish(
         fraction=fraction,
         warmup_cut=warmup_cut,
         widened=widened,
-    )
-
-
-def rounds_requirement(
-    decision: RoundsDecision,
-    *,
-    target: tuple[float | None, float | None],
-    min_subsessions: int,
-    confidence_level: float,
-) -> SampleSizeResult | None:
-    """Rounds (as unit readings) an index with rounds as replicates needs for its target.
-
-    The (widened) half width shrinks like ``1 / sqrt(R)``: the rounds needed are Pilot's
-    ``ceil(s^2 (t_{R-1} / e)^2)`` with the effective ``s^2 = R (W / t_{R-1})^2`` of the
-    current half width ``W``, at least ``max(2, min_subsessions)``. The result counts
-    readings: ``subsession_size`` is the mean number of kept readings of a round and
-    ``samples`` the rounds needed times that, so that ``enough`` means enough rounds.
-
-    Parameters
-    ----------
-    decision : RoundsDecision
-        The rounds and their interval.
-    target : (float or None, float or None)
-        Target half width in percent of the mean and in the index's unit.
-    min_subsessions : int
-        Minimum number of rounds behind the interval.
-    confidence_level : float
-        The session's level.
-
-    Returns
-    -------
-    SampleSizeResult or None
-        None while undetermined (fewer than 2 rounds, or an unreachable target).
-    """
-    rounds = decision.rounds
-    if rounds < 2 or not math.isfinite(decision.half_width):
-        return None
-    n = int(decision.sizes.sum())
-    try:
-        half = target_half_width(decision.mean, target[1], target[0])
-        variance = rounds * (decision.half_width / two_sided_t(confidence_level, rounds - 1)) ** 2
-        required = _blocks_required("pilot", variance, half, confidence_level, rounds)
-    except PilotStatsError:
-        return None
-    needed = max(required, min_subsessions, 2)
-    samples = ceil_tol(needed * n / rounds)
-    return SampleSizeResult(
-        subsession_size=max(1, round(n / rounds)), subsessions=needed, samples=samples,
-        n=n, n_subsessions=rounds, required_subsessions=required, enough=rounds >= needed,
-        target_half_width=half, confidence_level=confidence_level, method="pilot",
-        min_subsessions=min_subsessions,
-    )
-
-
-def _rounds_note(label: str, decision: RoundsDecision, used: int) -> str | None:
-    """What the reader of a rounds-as-replicates interval must know, or None."""
-    parts = []
-    if decision.cut:
-        parts.append(
-            f"warm-up: the first {decision.cut} readings of every round were removed "
-            f"(positions compared with the second half of each round across {used} rounds)"
-        )
-        if decision.widened:
-            parts.append("the interval was widened to also cover the interval of the "
-                         "second half of each round (a residual warm-up cannot make it miss)")
-    if decision.warmup_unresolved:
-        if used < 3:
-            parts.append(f"only {used} round(s): warm-up cannot be judged across rounds and "
-                         "was kept; the interval may be biased by warm-up")
-        else:
-            parts.append("the warm-up still shows just before the half of the rounds, or "
-                         "fewer than 2 rounds are twice as long as the cut: it could not be "
-                         "removed with a valid interval, which may be biased by warm-up "
-                         "(run longer rounds)")
-    if 0 < decision.rounds < 2:
-        parts.append("one round: the run-to-run variance is unknown, so there is no interval "
-                     "(run more rounds)")
-    if decision.empty_rounds:
-        parts.append(f"{decision.empty_rounds} of {used} rounds kept no reading")
-    return f"{label}: {'; '.join(parts)}" if parts else None
-
-
-def analyse_rounds(
-    series: RoundSeries,
-    decision: RoundsDecision,
-    *,
-    kind: str,
-    index: int,
-    spec: PerformanceIndex,
-    target: tuple[float | None, float | None],
-    min_subsessions: int,
-    baseline: Baseline | None,
-    confidence_level: float,
-    autocorrelation_limit: float,
-    significance_level: float,
-    note: str | None,
-    warmup_kept: int,
-) -> IndexAnalysis:
-    """Analysis of an ordinary or ratio unit-readings index with rounds as replicates.
-
-    The interval is :func:`~pilotstats.autocorrelation.two_level_analysis` over the kept
-    readings of each round (each round one unit; its between/within variance components
-    are reported), with the bounds of ``decision`` (widened after a warm-up removal);
-    a baseline is compared by Welch's test on the round means.
-
-    Parameters
-    ----------
-    series : RoundSeries
-        The index's rounds.
-    decision : RoundsDecision
-        Their decision at this round (:meth:`RoundSeries.decide`).
-    kind, index, spec, target, min_subsessions, baseline : see :func:`analyse_index`
-    confidence_level, autocorrelation_limit, significance_level : float
-        The session's settings.
-    note : str or None
-        A per-round method's warm-up note.
-    warmup_kept : int
-        Rounds that kept their warm-up (per-round methods).
-
-    Returns
-    -------
-    IndexAnalysis
-        The analysis.
-    """
-    analysis: TwoLevelResult | None = None
-    segments = series.kept(decision)
-    label = f"{kind}[{spec.name or index}]"
-    pooled_note = _rounds_note(label, decision, series.n_rounds)
-    if decision.rounds >= 2:  # one round: no interval (the note says why)
-        result = two_level_analysis(
-            segments, confidence_level=confidence_level,
-            autocorrelation_limit=autocorrelation_limit, unit=spec.unit or None,
-        )
-        notes = [result.note, _WIDENED if decision.widened else ""]
-        values: dict[str, Any] = {}
-        if series.reciprocal:  # the rounds' harmonic means; components of the reciprocals
-            harmonic = tuple(float(v) for v in decision.means)
-            values = {"unit_values": harmonic, "run_means": harmonic}
-            notes.append(_RECIPROCAL)
-        analysis = dataclasses.replace(
-            result, mean=decision.mean, ci_low=decision.ci_low, ci_high=decision.ci_high,
-            half_width=decision.half_width, note="; ".join(x for x in notes if x), **values,
-        )
-    if decision.cut is not None:
-        note = pooled_note
-        warmup_kept = series.n_rounds if decision.warmup_unresolved else 0
-    elif pooled_note is not None:
-        note = pooled_note if note is None else f"{note}; {pooled_note}"
-    required = rounds_requirement(
-        decision, target=target, min_subsessions=min_subsessions,
-        confidence_level=confidence_level,
-    )
-    rounds = decision.rounds
-    variance_and_count = None
-    if rounds >= 2:
-        variance = float(np.var(decision.means, ddof=1))
-        variance_and_count = (decision.mean, variance, rounds, max(1, round(
-            int(decision.sizes.sum()) / rounds)))
-    return _finish(
-        int(decision.sizes.sum()), kind=kind, index=index, spec=spec,
-        index_type="ratio" if series.reciprocal else "ordinary",
-        removed=decision.n_removed, warmup_kept=warmup_kept,
-        analysis=analysis, required=required, variance_and_count=variance_and_count,
-        baseline=baseline, confidence_level=confidence_level,
-        min_subsessions=min_subsessions, significance_level=significance_level, note=note,
-        warmup_cut=decision.cut, widened=decision.widened,
     )
 
 
