@@ -37,7 +37,7 @@ CsitEncoding: TypeAlias = Literal["jumpavg", "methodology"]
 #: Phase of the work planner.
 PlannerPhase: TypeAlias = Literal["doubling", "ramp", "bisection", "slices"]
 #: How a benchmark session removes warm-up and cool-down from each round's unit readings.
-WarmupRemoval: TypeAlias = Literal["stable_phase", "trim", "none"]
+WarmupRemoval: TypeAlias = Literal["pooled", "stable_phase", "trim", "none"]
 #: Type of a session's performance index: arithmetic mean, harmonic mean (rates) or a
 #: 0/1 proportion with the Wilson interval.
 IndexType: TypeAlias = Literal["ordinary", "ratio", "binary"]

@@ -57,6 +57,7 @@ SERIES = ("iid", "ar05", "ar09", "shift", "offset", "first_outlier", "integers",
 
 def full_verdict(session: BenchmarkSession, kind: str, index: int) -> Any:
     session._analyses.clear()
+    session._decisions.clear()  # rounds as replicates: decide again from the rounds
     return verdict_of(session._analysis(kind, index))
 
 
@@ -329,7 +330,7 @@ def test_work_pacing_follows_the_full_analysis() -> None:
         unit_readings_half_width_percent=1.0, warmup_removal="none",
     )
     works: list[float] = []
-    while not session.done and session.n_rounds < 40:
+    while not session.done and session.n_rounds < 100:
         work = session.next_work()
         assert work is not None
         works.append(work)

@@ -15,9 +15,11 @@ Analyses (``docs/algorithms/wps.md`` and ``docs/algorithms/subsession.md``):
   isolated outlier rounds are excluded from the fit and reported;
 - **readings** (one value per round and performance index): subsession analysis and
   required sample size;
-- **unit readings** (many values per round, e.g. per-operation latencies): warm-up and
-  cool-down removal per round, then subsession analysis and required sample size; the work
-  amount is paced to deliver the missing readings;
+- **unit readings** (many values per round, e.g. per-operation latencies): warm-up found
+  across rounds (the same leading positions recur in every round) and removed from each,
+  then an interval whose units are the rounds (two-level, round-to-round variation
+  included) and the rounds it still needs; the work amount is paced to deliver the
+  missing readings;
 - each performance index is *ordinary* (arithmetic mean), *ratio* (harmonic mean, for
   rates) or *binary* (a 0/1 proportion with the Wilson interval), and may be recorded
   without having to meet its target (``must_satisfy=False``);

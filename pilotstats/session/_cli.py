@@ -133,8 +133,12 @@ def add_run_parser(commands: Any) -> None:
     run.add_argument("--max-rounds", type=int, default=1000, metavar="N",
                      help="stop after N rounds (default 1000)")
     run.add_argument("--min-size", type=int, default=30, metavar="N",
-                     help="minimum segment length for warm-up detection in unit readings "
-                     "(rounds need 2N readings; about a sixth of the round for short rounds)")
+                     help="minimum segment length of --warmup-removal stable_phase (rounds "
+                     "need 2N readings; about a sixth of the round for short rounds)")
+    run.add_argument("--warmup-removal", choices=("pooled", "stable_phase", "trim", "none"),
+                     default="pooled",
+                     help="unit readings: pooled = warm-up found across rounds (default); "
+                     "stable_phase = per round (warm-up and cool-down); trim = Pilot's 10 %%")
     run.add_argument("--wps", action="store_true",
                      help="the work-per-second throughput interval must be met (needs -w)")
     run.add_argument("--work-unit", default="units", metavar="U",

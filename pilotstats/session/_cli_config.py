@@ -93,11 +93,13 @@ def _read_baseline(path: str, pis: list[IndexColumn]) -> list[Baseline | None]:
             p, n = float(analysis["proportion"]), int(analysis["n"])
             baselines.append(Baseline(p, p * (1.0 - p) * n / max(n - 1, 1), n))
         else:
+            # A rounds-as-replicates interval (two-level) holds the round means' variance.
+            two_level = "run_variance" in analysis
             baselines.append(
                 Baseline(
                     float(analysis["mean"]),
-                    float(analysis["subsession_variance"]),
-                    int(analysis["n_subsessions"]),
+                    float(analysis["run_variance" if two_level else "subsession_variance"]),
+                    int(analysis["n_units" if two_level else "n_subsessions"]),
                 )
             )
     return baselines
@@ -180,6 +182,7 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
                 else preset["min_subsessions"]
             ),
             "min_size": args.min_size,
+            "warmup_removal": args.warmup_removal,
             "unit": args.work_unit,
         },
     }

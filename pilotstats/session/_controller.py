@@ -70,6 +70,12 @@ from pilotstats.session._results import (
     session_notes,
     wps_progress,
 )
+from pilotstats.session._rounds import (
+    RoundsDecision,
+    RoundSeries,
+    analyse_rounds,
+    rounds_requirement,
+)
 from pilotstats.session._warmup import WARMUP_METHODS, UnitReadings
 
 __all__ = ["BenchmarkSession"]
@@ -130,15 +136,23 @@ class BenchmarkSession:
         (Pilot: more than 20).
     readings_min_subsessions, unit_readings_min_subsessions : int, default 10
         Minimum number of subsessions before a readings / unit-readings target can be met.
-    warmup_removal : {"stable_phase", "trim", "none"}, default "stable_phase"
-        How each round's unit readings lose their warm-up and cool-down:
-        :func:`pilotstats.changepoints.stable_phase` (a round without a dominant stable
-        segment, or with fewer than ``2 * min_size`` readings, is kept whole and
-        reported), Pilot's fixed-percentage trimming (:func:`trim_warmup`) or nothing.
+    warmup_removal : {"pooled", "stable_phase", "trim", "none"}, default "pooled"
+        How each round's unit readings lose their warm-up. ``"pooled"``: warm-up recurs
+        at the same positions in every round, so each window of leading positions is
+        compared with the second half of the same round across all rounds (a paired t
+        test), and every round drops the same number of leading readings
+        (:attr:`IndexAnalysis.warmup_cut`); after a removal the interval is widened to
+        also cover the second halves (see Notes). A warm-up still visible at the half
+        of the rounds, or fewer than 3 rounds, is kept and flagged. The per-round
+        methods:
+        :func:`pilotstats.changepoints.stable_phase` (warm-up and cool-down; a round
+        without a dominant stable segment, or with fewer than ``2 * min_size`` readings,
+        is kept whole and reported), Pilot's fixed-percentage trimming
+        (:func:`trim_warmup`) or nothing.
     min_size : int, default 30
-        Minimum segment length for warm-up detection (``stable_phase(min_size=)``).
-        Rounds need at least ``2 * min_size`` unit readings to be searched; for short
-        rounds set it to about a sixth of the round length (at least 5).
+        Minimum segment length for ``warmup_removal="stable_phase"``: rounds need at
+        least ``2 * min_size`` unit readings to be searched; for short rounds set it to
+        about a sixth of the round length (at least 5). ``"pooled"`` needs no minimum.
     trim_fraction : float, default 0.1
         Fraction trimmed by ``warmup_removal="trim"``.
     readings_mean_method, unit_readings_mean_method : str, default "arithmetic"
@@ -172,20 +186,39 @@ class BenchmarkSession:
     Differences from Pilot (the *Defects not copied* sections of ``docs/algorithms/wps.md``
     and ``docs/algorithms/subsession.md``): the configured confidence level and
     autocorrelation limit are honoured everywhere; the throughput interval is the t-based
-    inverted slope interval; unit-reading warm-up is removed per round with an explicit
-    outcome instead of discarding rounds; sample sizes are rounded up.
+    inverted slope interval; unit-reading warm-up is removed with an explicit outcome
+    instead of discarding rounds; sample sizes are rounded up.
+
+    Rounds as replicates (issue 23): an ordinary or ratio unit-readings index takes the
+    rounds as the units of its interval (Kalibera & Jones, ISMM 2013): each round
+    contributes the mean of its kept readings (a ratio index: of their reciprocals, and
+    the interval is inverted into one of the harmonic mean) and the interval is
+    ``t_{R-1} s / sqrt(R)`` over the ``R`` rounds (a
+    :class:`~pilotstats.autocorrelation.TwoLevelResult` with its between- and within-round
+    variance components), so it includes round-to-round variation and
+    cannot be made too narrow by autocorrelation inside a round; its target needs at
+    least ``max(2, unit_readings_min_subsessions)`` rounds. After a pooled warm-up
+    removal the interval is the union with the interval of the second half of every
+    round at level ``1 - (1 - c) / 4``, which a gradual warm-up's residual bias cannot move
+    if the warm-up ends within the first half of the rounds. Readings keep the
+    subsession analysis; an interval whose subsession means are clearly
+    autocorrelated (a limit looser than 0.1 accepted them) carries a note.
 
     A session never reports an interval built on a silent rule: short rounds, outlier
     rounds and rounds whose warm-up could not be removed are listed in
     :attr:`SessionResult.notes` (and ``warmup_kept`` flags the last case).
 
-    Cost per round: :meth:`record` decides each ordinary or binary index without a
-    baseline incrementally, in O(new values + q) for subsession size ``q``: the overall
-    mean continues the full analysis's compensated sum, and running block sums with
-    bounds on every rounding error of the full analysis settle its subsession size and
-    required sample size (a binary index: its count of ones). A round whose bounds leave a
-    decision open (a value within about 1e-10 of a threshold), a ratio index and an index
-    with a baseline run the full analysis, O(n). Every decision (when the session stops,
+    Cost per round: :meth:`record` decides each readings index (ordinary or binary) and
+    each binary unit-readings index without a baseline incrementally, in O(new values +
+    q) for subsession size ``q``: the overall mean continues the full analysis's
+    compensated sum, and running block sums with bounds on every rounding error of the
+    full analysis settle its subsession size and required sample size (a binary index:
+    its count of ones). An ordinary or ratio unit-readings index keeps each round's
+    cumulative sums (O(new values)) and decides from them in O(rounds x windows), the
+    windows of the warm-up search being O(log round length); its full analysis adds
+    only the variance components. A round whose bounds leave a decision open (a value
+    within about 1e-10 of a threshold), a ratio readings index and an index with a
+    baseline run the full analysis, O(n). Every decision (when the session stops,
     :attr:`progress`, :meth:`next_work`) is the full analysis's. :meth:`result` analyses
     each index in full, O(n), at most once per round. With ``max_work`` the WPS planner
     still refits every round, O(rounds log rounds) per round.
@@ -223,7 +256,7 @@ class BenchmarkSession:
         min_subsessions: int = 21,
         readings_min_subsessions: int = 10,
         unit_readings_min_subsessions: int = 10,
-        warmup_removal: WarmupRemoval = "stable_phase",
+        warmup_removal: WarmupRemoval = "pooled",
         min_size: int = 30,
         trim_fraction: float = 0.1,
         readings_mean_method: MeanMethod = "arithmetic",
@@ -326,6 +359,10 @@ class BenchmarkSession:
         self._verdicts: dict[str, tuple[IndexVerdict, ...]] = {
             "readings": (), "unit_readings": ()
         }
+        # Ordinary and ratio unit-readings indices: their rounds (None for binary ones), and
+        # each one's latest decision with the number of rounds it was made at.
+        self._rounds: list[RoundSeries | None] = []
+        self._decisions: dict[int, tuple[int, RoundsDecision]] = {}
         # Full analyses, each with the number of rounds it was made at.
         self._analyses: dict[tuple[str, int], tuple[int, IndexAnalysis]] = {}
         self._stop_reason: str | None = None
@@ -483,16 +520,26 @@ class BenchmarkSession:
                 self._start_streams("unit_readings", len(unit_rows))
             if not short:
                 for index, values in enumerate(unit_rows):
-                    binary = self._index_type("unit_readings", index) == "binary"
-                    method: WarmupRemoval = "none" if binary else self.warmup_removal
-                    kept = self._units.keep(
-                        index, values, method, self.trim_fraction, self.min_size
-                    )
-                    self._streams["unit_readings"][index].extend(kept)
+                    self._record_units(index, values)
         if short:
             self._short.append(round_index)
         if self.planner is not None:
             self.planner.record(w, d)
+
+    def _record_units(self, index: int, values: Float64Array1D) -> None:
+        """Store one used round's unit readings of an index (after per-round removal)."""
+        index_type = self._index_type("unit_readings", index)
+        method: WarmupRemoval = self.warmup_removal
+        if index_type == "binary":
+            method = "none"
+        start, end = self._units.keep_range(
+            index, values, method, self.trim_fraction, self.min_size
+        )
+        series = self._rounds[index]
+        if series is not None:
+            series.add(values, start, end)
+        else:
+            self._streams["unit_readings"][index].extend(values[start:end])
 
     def _start_streams(self, kind: str, count: int) -> None:
         """One value stream per index; ordinary and binary ones keep incremental state."""
@@ -500,6 +547,13 @@ class BenchmarkSession:
         self._streams[kind] = [
             IndexStream(modes.get(self._index_type(kind, index))) for index in range(count)
         ]
+        if kind == "unit_readings":
+            pooled = self.warmup_removal == "pooled"
+            types = [self._index_type(kind, index) for index in range(count)]
+            self._rounds = [
+                None if t == "binary" else RoundSeries(pooled, reciprocal=t == "ratio")
+                for t in types
+            ]
 
     def _declared(self, kind: str) -> tuple[PerformanceIndex, ...]:
         return self.readings_indices if kind == "readings" else self.unit_readings_indices
@@ -546,9 +600,45 @@ class BenchmarkSession:
                 self._verdict(kind, index) for index in range(len(self._streams[kind]))
             )
 
+    def _decision(self, index: int) -> RoundsDecision:
+        """The rounds decision of an ordinary or ratio unit-readings index (once per round)."""
+        cached = self._decisions.get(index)
+        if cached is not None and cached[0] == self.n_rounds:
+            return cached[1]
+        series = self._rounds[index]
+        assert series is not None
+        decision = series.decide(self.confidence_level)
+        self._decisions[index] = (self.n_rounds, decision)
+        return decision
+
+    def _rounds_verdict(self, index: int) -> IndexVerdict:
+        """Verdict of an index with rounds as replicates, from its decision alone.
+
+        O(rounds x windows): the decision and the rounds requirement are exactly what
+        the full analysis (:func:`analyse_rounds`) uses, without its variance components.
+        """
+        target, min_subsessions, _ = self._settings("unit_readings")
+        decision = self._decision(index)
+        required = rounds_requirement(
+            decision, target=target, min_subsessions=min_subsessions,
+            confidence_level=self.confidence_level,
+        )
+        n = int(decision.sizes.sum())
+        done, fraction = index_progress(
+            n, None if required is None else required.samples,
+            required is not None and required.enough, False, None, None,
+        )
+        needed = None if required is None or done else required.samples
+        return IndexVerdict(n, done, fraction, needed)
+
     def _verdict(self, kind: str, index: int) -> IndexVerdict:
         stream = self._streams[kind][index]
         target, min_subsessions, baselines = self._settings(kind)
+        has_baseline = index < len(baselines) and baselines[index] is not None
+        if kind == "unit_readings" and self._rounds[index] is not None:
+            if has_baseline:
+                return verdict_of(self._analysis(kind, index))
+            return self._rounds_verdict(index)
         settled = None
         if index >= len(baselines) or baselines[index] is None:
             settled = stream.requirement(
@@ -627,6 +717,17 @@ class BenchmarkSession:
         note = None
         if kind == "unit_readings":
             note = self._units.note(index, index_label(kind, spec.name, index), self.min_size)
+            series = self._rounds[index]
+            if series is not None:
+                return analyse_rounds(
+                    series, self._decision(index), kind=kind, index=index, spec=spec,
+                    target=target, min_subsessions=min_subsessions,
+                    baseline=baselines[index] if index < len(baselines) else None,
+                    confidence_level=self.confidence_level,
+                    autocorrelation_limit=self.autocorrelation_limit,
+                    significance_level=self.significance_level, note=note,
+                    warmup_kept=warmup_kept,
+                )
         return analyse_index(
             data,
             kind=kind,
@@ -721,7 +822,7 @@ class BenchmarkSession:
                     self.n_rounds,
                     self.min_round_duration,
                     tuple(outliers),
-                    unit_readings,
+                    (*readings, *unit_readings),
                 )
             ),
             confidence_level=self.confidence_level,

@@ -9,6 +9,7 @@ interval, required sample size and Welch comparison with its baseline.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -26,6 +27,7 @@ from pilotstats.autocorrelation import (
     subsession_analysis,
     welch_test,
 )
+from pilotstats.autocorrelation.two_level import TwoLevelResult
 from pilotstats.exceptions import (
     InvalidInputError,
     NotEnoughDataError,
@@ -41,6 +43,7 @@ __all__ = [
     "check_index_values",
     "check_readings",
     "check_unit_readings",
+    "finish_analysis",
     "index_progress",
 ]
 
@@ -338,6 +341,34 @@ def check_unit_readings(
     return rows
 
 
+#: Lag-1 autocorrelation of subsession means above which an interval is flagged when a
+#: looser ``autocorrelation_limit`` accepted it (the library's default limit).
+_FLAG_AUTOCORRELATION = 0.1
+
+
+def _autocorrelation_note(
+    sub: SubsessionResult, autocorrelation_limit: float, note: str | None
+) -> str | None:
+    """Add a note when the accepted subsession means are clearly autocorrelated.
+
+    A limit looser than 0.1 (Pilot's ``quick`` preset allows 0.8) accepts subsession means
+    whose positive lag-1 autocorrelation makes the interval too narrow (by about
+    ``sqrt((1 + r) / (1 - r))``). The note is added when ``r`` exceeds 0.1 and its
+    one-sided 95 % noise bound ``1.645 / sqrt(h)``.
+    """
+    r, h = sub.autocorrelation, sub.n_subsessions
+    if (autocorrelation_limit <= _FLAG_AUTOCORRELATION or not math.isfinite(r) or h < 3
+            or r <= max(_FLAG_AUTOCORRELATION, 1.645 / math.sqrt(h))):
+        return note
+    text = (
+        f"lag-1 autocorrelation of the subsession means is {r:.2f} (q = "
+        f"{sub.subsession_size}, h = {h}), above {_FLAG_AUTOCORRELATION}: the interval may "
+        f"be too narrow (autocorrelation_limit = {autocorrelation_limit}; "
+        f"{_FLAG_AUTOCORRELATION} would choose a larger subsession size)"
+    )
+    return text if note is None else f"{note}; {text}"
+
+
 def analyse_index(
     data: Float64Array1D,
     *,
@@ -409,6 +440,7 @@ def analyse_index(
                     mean_method=mean_method,
                 )
                 analysis = sub
+                note = _autocorrelation_note(sub, autocorrelation_limit, note)
                 variance_and_count = (
                     sub.mean,
                     sub.subsession_variance,
@@ -430,6 +462,36 @@ def analyse_index(
             )
         except PilotStatsError:
             required = None
+    return finish_analysis(
+        data.shape[0], kind=kind, index=index, spec=spec, index_type=index_type,
+        removed=removed, warmup_kept=warmup_kept, analysis=analysis, required=required,
+        variance_and_count=variance_and_count, baseline=baseline,
+        confidence_level=confidence_level, min_subsessions=min_subsessions,
+        significance_level=significance_level, note=note,
+    )
+
+
+def finish_analysis(
+    n: int,
+    *,
+    kind: str,
+    index: int,
+    spec: PerformanceIndex,
+    index_type: IndexType,
+    removed: int,
+    warmup_kept: int,
+    analysis: SubsessionResult | ProportionResult | TwoLevelResult | None,
+    required: SampleSizeResult | None,
+    variance_and_count: tuple[float, float, int, int] | None,
+    baseline: Baseline | None,
+    confidence_level: float,
+    min_subsessions: int,
+    significance_level: float,
+    note: str | None,
+    warmup_cut: int | None = None,
+    widened: bool = False,
+) -> IndexAnalysis:
+    """The baseline comparison and progress of an analysed index, as an IndexAnalysis."""
     comparison = comparison_required = None
     comparison_note = None
     if baseline is not None and variance_and_count is not None and variance_and_count[2] >= 2:
@@ -460,7 +522,7 @@ def analyse_index(
         except PilotStatsError as exc:  # e.g. both variances 0: no test is possible
             comparison_note = f"no Welch comparison: {exc}"
     done, fraction = index_progress(
-        n,
+        int(n),
         None if required is None else required.samples,
         required is not None and required.enough,
         baseline is not None,
@@ -474,7 +536,7 @@ def analyse_index(
         unit=spec.unit,
         index_type=index_type,
         must_satisfy=spec.must_satisfy,
-        n=n,
+        n=int(n),
         n_removed=removed,
         warmup_kept_rounds=warmup_kept,
         analysis=analysis,
@@ -485,6 +547,8 @@ def analyse_index(
         note=note,
         done=done,
         fraction=fraction,
+        warmup_cut=warmup_cut,
+        widened=widened,
     )
 
 

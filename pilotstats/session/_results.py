@@ -17,6 +17,7 @@ from pilotstats.autocorrelation import (
     ProportionResult,
     SampleSizeResult,
     SubsessionResult,
+    TwoLevelResult,
     WelchResult,
 )
 from pilotstats.regression.wps import WpsResult
@@ -66,8 +67,13 @@ class IndexAnalysis(Result):
     warmup_kept_rounds : int
         Rounds whose unit readings kept their warm-up because it could not be searched
         (fewer than ``2 * min_size`` readings) or located (no dominant stable segment).
-    analysis : SubsessionResult, ProportionResult or None
+    analysis : SubsessionResult, ProportionResult, TwoLevelResult or None
         Mean (binary: proportion) with its confidence interval (None while undetermined).
+        An ordinary or ratio unit-readings index has a
+        :class:`~pilotstats.autocorrelation.TwoLevelResult`: the rounds are its units
+        (each round's mean of its kept readings; a ratio index's interval is the inverted
+        interval of the rounds' mean reciprocals), and its bounds are widened when a
+        warm-up was removed (see ``widened``).
     required : SampleSizeResult or None
         Samples needed for the target half width.
     comparison : WelchResult or None
@@ -82,6 +88,13 @@ class IndexAnalysis(Result):
         The half-width target is met and, with a baseline, the comparison size too.
     fraction : float
         Fraction of the requirement reached, in [0, 1] (as :attr:`SessionProgress.fraction`).
+    warmup_cut : int or None
+        Readings dropped at the start of every round by the pooled warm-up search
+        (``warmup_removal="pooled"``); None for other methods and indices.
+    widened : bool
+        The interval was widened to also cover the interval (at level ``1 - (1 - c) / 4``)
+        of the second half of every round, because a warm-up was removed (its residual
+        bias is below what the search can see).
 
     Examples
     --------
@@ -110,7 +123,7 @@ class IndexAnalysis(Result):
     n: int
     n_removed: int
     warmup_kept_rounds: int
-    analysis: SubsessionResult | ProportionResult | None
+    analysis: SubsessionResult | ProportionResult | TwoLevelResult | None
     required: SampleSizeResult | None
     comparison: WelchResult | None
     comparison_required: ComparisonSampleSizeResult | None
@@ -118,6 +131,8 @@ class IndexAnalysis(Result):
     note: str | None
     done: bool
     fraction: float
+    warmup_cut: int | None = None
+    widened: bool = False
 
     @property
     def label(self) -> str:
@@ -143,6 +158,8 @@ class IndexAnalysis(Result):
         else:
             state = f"{self.fraction:.0%} of target"
         flag = "; warm-up kept, see note" if self.warmup_kept_rounds else ""
+        if not flag and self.note:
+            flag = "; see note"
         return f"{self.label}: {self.analysis} ({state}{flag})"
 
 
@@ -283,7 +300,7 @@ class SessionResult(Result):
         if self.wps is not None:
             parts.append(str(self.wps))
         parts.extend(str(item) for item in (*self.readings, *self.unit_readings))
-        if self.short_rounds or self.outlier_rounds or self.warmup_kept:
+        if self.notes:
             parts.append(f"{len(self.notes)} note(s)")
         return "; ".join(parts)
 
@@ -343,7 +360,7 @@ def session_notes(
     outlier_rounds : sequence of int
         Rounds excluded from the WPS fit as isolated outliers.
     unit_readings : sequence of IndexAnalysis
-        Analyses of the unit-readings indices (their warm-up notes).
+        Analyses of the indices whose notes to carry over (warm-up, autocorrelation).
 
     Returns
     -------

@@ -2,7 +2,9 @@
 
 :func:`trim_warmup` is Pilot's fixed-percentage trimming; :func:`stable_range` is the one
 switch between it, stable-phase detection (:func:`pilotstats.changepoints.stable_phase`)
-and no removal, and reports when a round had to keep its warm-up; :class:`UnitReadings`
+and no removal (``"pooled"`` is decided across rounds by
+:mod:`pilotstats.session._rounds`, so a round alone keeps everything here), and reports
+when a round had to keep its warm-up; :class:`UnitReadings`
 counts, per index, the removed readings and the rounds that kept their warm-up, and words
 the latter.
 """
@@ -17,7 +19,7 @@ from pilotstats.changepoints import stable_phase
 
 __all__ = ["WARMUP_METHODS", "UnitReadings", "stable_range", "trim_warmup"]
 
-WARMUP_METHODS: tuple[WarmupRemoval, ...] = ("stable_phase", "trim", "none")
+WARMUP_METHODS: tuple[WarmupRemoval, ...] = ("pooled", "stable_phase", "trim", "none")
 
 
 def trim_warmup(values: ArrayLike1D, trim_fraction: float = 0.1) -> tuple[int, int]:
@@ -68,6 +70,8 @@ def stable_range(
 ) -> tuple[int, int, str]:
     """The one switch for warm-up/cool-down removal of a round's unit readings."""
     n = int(values.shape[0])
+    if method == "pooled":  # decided across rounds (session._rounds); per round: none
+        method = "none"
     if method == "none" or n == 0:
         return 0, n, REMOVED
     if method == "trim":
@@ -116,6 +120,18 @@ class UnitReadings:
         min_size: int,
     ) -> Float64Array1D:
         """Remove one round's warm-up from an index's readings; return the rest."""
+        start, end = self.keep_range(index, values, method, fraction, min_size)
+        return values[start:end]
+
+    def keep_range(
+        self,
+        index: int,
+        values: Float64Array1D,
+        method: WarmupRemoval,
+        fraction: float,
+        min_size: int,
+    ) -> tuple[int, int]:
+        """Count one round of an index and return the range its warm-up removal keeps."""
         start, end, outcome = stable_range(values, method, fraction, min_size)
         self.used[index] += 1
         self.removed[index] += int(values.shape[0]) - (end - start)
@@ -123,7 +139,7 @@ class UnitReadings:
             self.too_short[index] += 1
         elif outcome == UNRESOLVED:
             self.unresolved[index] += 1
-        return values[start:end]
+        return start, end
 
     def warmup_kept(self, index: int) -> int:
         """Rounds of an index that kept their warm-up (too short, or unresolved)."""
