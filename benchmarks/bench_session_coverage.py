@@ -35,7 +35,7 @@ import numpy as np
 
 from pilotstats.cli import _parser
 from pilotstats.session import BenchmarkSession, SessionResult
-from pilotstats.session._cli import _config_from_args, _new_session
+from pilotstats.session._cli_config import config_from_args, new_session
 from pilotstats.session._runner import parse_pi
 
 TRUE_MEAN, SIGMA = 5.0, 1.0
@@ -75,9 +75,9 @@ def cli_session(preset: str | None, extra: list[str]) -> Callable[[], BenchmarkS
     if preset is not None:
         argv += ["--preset", preset]
     args = _parser().parse_args([*argv, "--", "prog"])
-    config = _config_from_args(args)
+    config = config_from_args(args)
     pis = [pi for text in args.pi for pi in parse_pi(text)]
-    return lambda: _new_session(config, pis)
+    return lambda: new_session(config, pis)
 
 
 def run_one(make: Callable[[], BenchmarkSession], scenario: str, seed: int) -> SessionResult:

@@ -269,11 +269,11 @@ def test_short_rounds_coverage() -> None:
 
 def test_cli_chooses_the_warmup_removal() -> None:
     from pilotstats.cli import _parser
-    from pilotstats.session._cli import _config_from_args
+    from pilotstats.session._cli_config import config_from_args
 
     def options(*extra: str) -> dict[str, Any]:
         args = _parser().parse_args(["run", "--pi", "x,,0", *extra, "--", "prog"])
-        return dict(_config_from_args(args)["session_options"])
+        return dict(config_from_args(args)["session_options"])
 
     assert options()["warmup_removal"] == "pooled"
     assert options("--warmup-removal", "stable_phase")["warmup_removal"] == "stable_phase"

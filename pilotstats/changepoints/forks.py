@@ -228,7 +228,9 @@ def steady_state(
     with its ten forks; README, "Steady state of long forks"), ``max_unsteady_fraction``
     was chosen; the other parameters are those of ``stable_phase``.
 
-    Cost: k times that of ``stable_phase(method="equivalence")``.
+    Complexity: k times that of ``stable_phase(method="equivalence")``: O(N) for N
+    iterations over all k forks, plus one :func:`detect_changes` of a fork's settled part
+    when its significance check runs; O(N) memory.
 
     Examples
     --------
