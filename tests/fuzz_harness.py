@@ -860,6 +860,10 @@ NONFINITE_INPUTS = frozenset({"+inf", "-inf", "NaN"})
 #: Result fields documented to be NaN or infinite for some finite input, by target, with
 #: the documentation that says so (``field@value``: only for that fuzz value).
 DOCUMENTED_NONFINITE: dict[str, frozenset[str]] = {
+    # TwoLevelResult.between_variance / within_variance: "NaN with one run" / "NaN when no
+    # run is long enough to estimate it" (runs of fewer than 3 samples)
+    **{name: frozenset({"between_variance", "within_variance"})
+       for name in ("two_level_analysis", "compare_runs")},
     # SubsessionResult.autocorrelation: "NaN for constant data"
     "subsession_analysis": frozenset({"autocorrelation"}),
     # Segment.std / TrendGroup.std: "NaN when n == 1" / "NaN for a group of one"
