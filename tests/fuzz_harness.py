@@ -867,10 +867,11 @@ DOCUMENTED_NONFINITE: dict[str, frozenset[str]] = {
     # SubsessionResult.autocorrelation: "NaN for constant data"
     "subsession_analysis": frozenset({"autocorrelation"}),
     # Segment.std / TrendGroup.std: "NaN when n == 1" / "NaN for a group of one"
-    **{name: frozenset({"std"}) for name in ("edm", "EdmStream.extend", "detect_changes")},
+    **{name: frozenset({"std"}) for name in ("edm", "EdmStream.extend", "detect_changes",
+                                              "DetectStream.extend")},
     **{name: frozenset({"std", "trend_std"}) for name in ("mdl_partition", "MdlStream.extend")},
     **{name: frozenset({"std", "autocorrelation"})
-       for name in ("stable_phase", "stable_phase(equivalence)")},
+       for name in ("stable_phase", "stable_phase(equivalence)", "StablePhaseStream.extend")},
     # TrendCompliance: reference "NaN when the window is empty", long-term change "NaN when
     # the reference is NaN or 0"
     "trend_compliance": frozenset({"reference", "long_term_change"}),

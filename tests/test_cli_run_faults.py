@@ -398,7 +398,7 @@ def test_no_complete_round_is_lost_across_random_crashes_and_resumes(tmp_path: P
                         "--yes"]
         else:  # killed before its state was written: start afresh
             argv_now = argv
-        process = subprocess.Popen(argv_now, env=env(SLEEP="0.02"), stdout=subprocess.PIPE,
+        process = subprocess.Popen(argv_now, env=env(SLEEP="0.4"), stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 120  # wait until it runs (it holds the lock)
         while process.poll() is None and not _holds_lock(out, process.pid):
