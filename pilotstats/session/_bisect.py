@@ -276,16 +276,22 @@ def bisect(
     Notes
     -----
     1. **Range test.** Runs of ``good`` and ``bad`` alternate (in random order within each
-       pair); the log ratio of each pair feeds an SPRT of "no change" against "slower by
-       ``min_change_percent``". "No regression" ends the bisection.
-    2. **Steps.** The commit nearest the middle of the suspected range runs alternately with
-       a reference (``good`` and ``bad`` in turn); an SPRT of "like good" against "like
-       bad" on its log runs, with the references' means and pooled spread as plug-in
-       estimates, decides which half keeps the culprit. A step whose budget runs out makes
-       the result inconclusive with the range left.
-    Wald's bounds keep each test's error near its share of ``error_probability``; the
-    sequential design measures a clear step in a few runs. Every commit's effect against
-    ``good`` is reported with a Fieller interval over runs (Kalibera & Jones 2013).
+       pair); each pair's log ratio votes above or below half the threshold, and a sign
+       SPRT of "no change" against "slower by ``min_change_percent``" decides. "No
+       regression" ends the bisection.
+    2. **Steps.** The untried commit nearest the middle of the suspected range runs in
+       batches with both references (probe, good, bad in random order); each batch votes
+       whether the probe's log value lies above or below the midpoint of the two
+       references' in the same batch (free of machine drift), and a sign SPRT of "like
+       good" against "like bad" decides which half keeps the culprit. A step whose budget
+       runs out makes the result inconclusive with the range left.
+
+    A vote is wrong with probability ``q = Φ(-gap / 2σ)`` for normal noise, with the gap
+    and the scale estimated robustly (median, MAD with an upper confidence bound) from
+    the reference pairs; ``q`` is floored at 0.2 so that heavy-tailed noise keeps each
+    test's error near its share of ``error_probability``
+    (:mod:`pilotstats.session._bisect_sprt`). Every commit's effect against ``good`` is
+    reported with a Fieller interval over runs (Kalibera & Jones 2013).
 
     References
     ----------
