@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pilotstats._kernels._jit import numba_available
 from pilotstats.analysis import analyze, compare
 from pilotstats.autocorrelation import two_level_analysis
 from pilotstats.cli import EXIT_INCONCLUSIVE, main
@@ -29,8 +30,12 @@ SESSIONS = ("session1", "session2")
 GLOB = {"pyperf": "*.json", "hyperfine": "*.json", "google_benchmark": "*.json",
         "asv": "[0-9].json", "pytest_benchmark": "*.json.gz"}
 
-pytestmark = pytest.mark.skipif(not (REAL / "session1").is_dir(),
-                                reason="real harness fixtures absent")
+pytestmark = [
+    pytest.mark.skipif(not (REAL / "session1").is_dir(), reason="real harness fixtures absent"),
+    # Whole harness files (up to 2,000 samples a run) through warm-up detection: minutes
+    # per comparison as plain Python; the kernels' code paths are covered by their own tests.
+    pytest.mark.skipif(not numba_available(), reason="real files need the compiled kernels"),
+]
 
 
 def files(session: str, tool: str, variant: str) -> list[Path]:

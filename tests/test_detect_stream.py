@@ -12,6 +12,7 @@ import pytest
 
 import pilotstats
 from pilotstats import _config
+from pilotstats._kernels._jit import numba_available
 from pilotstats.changepoints import (
     DetectStream,
     StablePhaseStream,
@@ -102,6 +103,9 @@ def test_detect_stream_across_block_sizes(monkeypatch: pytest.MonkeyPatch) -> No
     assert found.parameters["candidate_block_size"] == 9
 
 
+@pytest.mark.skipif(not numba_available(),
+                    reason="26 calls on up to 13,000 points: minutes each as plain Python; the "
+                    "same code paths run on shorter series above")
 @pytest.mark.parametrize("kind", ["shifts", "heavy"])
 def test_detect_stream_every_1000th_append_past_the_edm_limit(kind: str) -> None:
     """The acceptance property of issue 26 with the real limit (6,000 points): one value at
