@@ -17,6 +17,7 @@ import pytest
 from scipy import stats
 
 import pilotstats
+from pilotstats._kernels._jit import numba_available
 from pilotstats.changepoints import (
     ForkSteadyState,
     SteadyState,
@@ -25,6 +26,12 @@ from pilotstats.changepoints import (
 )
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 from tests.scripts import load_script
+
+# Every fork runs the equivalence model, whose significance check is detect_changes on up to
+# thousands of points: minutes per test module as plain Python; the kernels have their own
+# interpreted tests.
+pytestmark = pytest.mark.skipif(not numba_available(),
+                                reason="many long forks need the compiled kernels")
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_warmup_jmh.py"
 
