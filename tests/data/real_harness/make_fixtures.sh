@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate the real-harness fixtures of tests/test_io_real_harness.py with the real tools.
 #
-# Usage: [OUT=DIR] [ORDER=interleaved|blocks] bash tests/data/real_harness/make_fixtures.sh [TOOL...]
+# Usage: [OUT=DIR] [ORDER=interleaved|blocks] [FILES=N] bash tests/data/real_harness/make_fixtures.sh [TOOL...]
 #   TOOL in: pyperf pytest-benchmark hyperfine google-benchmark asv (default: all)
 #   OUT: output folder (default: tests/data/real_harness/new); the committed fixtures are
 #        session1 (ORDER=blocks) and session2 (ORDER=interleaved), see README.md
@@ -17,7 +17,8 @@
 # drift of the machine's load over the minutes of the run falls on every variant alike;
 # ORDER=blocks: all base files, then all rerun files, then all slow files (as a CI job
 # compares a stored baseline with a later run). OUT/files.tsv records when each file was
-# started and the 1-minute load average then.
+# started and the 1-minute load average then. FILES=N makes N files per variant for every
+# tool (default: pyperf 3, pytest-benchmark 6, hyperfine 4, Google Benchmark 4, asv 3).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -44,6 +45,7 @@ cp -r "$HERE/src/." "$WORKDIR/"
 
 order() {  # COUNT -> "index:variant" words in the order the files are made
     local i variant
+    if [ -n "${FILES:-}" ]; then set -- "$FILES"; fi
     if [ "$ORDER" = blocks ]; then
         for variant in base rerun slow; do
             for i in $(seq 1 "$1"); do echo "$i:$variant"; done
