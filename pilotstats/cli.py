@@ -397,9 +397,10 @@ def _run_compare(args: argparse.Namespace) -> int:
                     else "; incomplete comparison: exit status 2 (pass --allow-missing to "
                     "accept it)")
     if undecided and not report.has_regression and not (incomplete and not args.allow_missing):
-        summary += (f"; inconclusive: 1 run on a side for {len(undecided)} benchmark(s), so "
-                    f"the run-to-run variance is unknown: exit status {EXIT_INCONCLUSIVE} "
-                    "(measure more runs, or pass --assume-runs-equivalent)")
+        summary += (f"; inconclusive: 1 run (or 1 file of runs sharing a process) on a "
+                    f"side for {len(undecided)} benchmark(s), so the run-to-run variance is "
+                    f"unknown: exit status {EXIT_INCONCLUSIVE} (measure more runs or files, "
+                    "or pass --assume-runs-equivalent)")
     if any(c.runs_assumed_equivalent for c in report):
         summary += ("; runs assumed equivalent: intervals of single runs exclude run-to-run "
                     "variation")

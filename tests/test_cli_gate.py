@@ -130,9 +130,13 @@ class TestCompareGate:
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
         # Issue 22: 4 repetitions per benchmark are 4 runs, so the comparison is made
-        # (it was "not analysable": no subsession size on the flattened 4 samples).
+        # (it was "not analysable": no subsession size on the flattened 4 samples); they
+        # ran in one process, so one file a side is inconclusive unless stated equivalent.
         path = DATA / "gbench.json"
         status, out, _ = run(["compare", str(path), str(path)], capsys)
+        assert status == 5 and "0 not analysable" in out and "(4 vs 4 runs)" in out
+        status, out, _ = run(["compare", str(path), str(path), "--assume-runs-equivalent"],
+                             capsys)
         assert status == 0 and "0 not analysable" in out and "(4 vs 4 runs)" in out
         # One sample per side, even with the runs assumed equivalent, is not analysable.
         one = tmp_path / "one.json"

@@ -110,7 +110,8 @@ def _analyze_one(
     between, within = _run_statistics(kept_values)
     measured = [v for v in kept_values if v.size]
     files = file_groups([(r, v) for r, v in zip(run_ids, kept_values, strict=True) if v.size],
-                        meta.get("run_sources"))
+                        meta.get("run_sources"),
+                        share_process=bool(meta.get("runs_share_process", False)))
     if kept is not None:
         kept[name] = (measured, files)
     base: dict[str, Any] = {

@@ -73,8 +73,9 @@ class BenchmarkComparison(Result):
     verdict : str
         ``"regression"`` (the ratio interval lies above 1 and the change is at least
         ``min_change_percent``), ``"improvement"`` (below 1, symmetric),
-        ``"no significant change"``, ``"inconclusive"`` (one run on a side: the run-to-run
-        variance is unknown) or ``"not analysable"``.
+        ``"no significant change"``, ``"inconclusive"`` (one run, or one file whose runs
+        share a process, on a side: the run-to-run variance is unknown) or
+        ``"not analysable"``.
     confidence_level : float
         Level of the intervals; significance means ``p_value < 1 - confidence_level``.
     note : str
@@ -358,7 +359,7 @@ class ComparisonReport(Result):
             lines.append(f"only in the baseline: {', '.join(self.only_in_base)}")
         if self.only_in_new:
             lines.append(f"only in the new results: {', '.join(self.only_in_new)}")
-        undecided = (f", {len(self.inconclusive)} inconclusive (1 run on a side)"
+        undecided = (f", {len(self.inconclusive)} inconclusive (1 run or file on a side)"
                      if self.inconclusive else "")
         lines.append(f"{len(self.regressions)} significant regression(s), "
                      f"{len(self.improvements)} improvement(s){undecided} (Fieller interval "

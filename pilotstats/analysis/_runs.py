@@ -110,24 +110,42 @@ def combine_runs(value: Any, name: str) -> Any:
                         warmup=merged.warmup, benchmark=merged.benchmark, metadata=metadata)
 
 
-def file_groups(runs: list[tuple[int, np.ndarray]], run_sources: Any
-                ) -> list[list[np.ndarray]] | None:
+def file_groups(runs: list[tuple[int, np.ndarray]], run_sources: Any, *,
+                share_process: bool = False) -> list[list[np.ndarray]] | None:
     """The runs grouped by the file they came from, or None with fewer than 2 files.
 
     ``run_sources`` maps run ids to file labels (``load_many``, :func:`combine_runs`).
+    With ``share_process`` (the runs of a file ran in one process: Google Benchmark's
+    repetitions) a single file is one group too, so that its runs are never taken for
+    independent replicates of the process.
     """
-    if not isinstance(run_sources, Mapping) or not runs:
+    if not runs:
         return None
+    if not isinstance(run_sources, Mapping):
+        return [[values for _, values in runs]] if share_process and len(runs) >= 2 else None
     groups: dict[Any, list[np.ndarray]] = {}
     for run_id, values in runs:
         key = run_sources.get(run_id, run_sources.get(str(run_id), ("run", run_id)))
         groups.setdefault(key, []).append(values)
-    return list(groups.values()) if len(groups) >= 2 else None
+    if len(groups) >= 2 or (share_process and len(runs) >= 2):
+        return list(groups.values())
+    return None
+
+
+#: Note of an analysis whose runs ran in one process (a single Google Benchmark file).
+ONE_PROCESS_NOTE = ("the runs ran in one process (Google Benchmark repetitions): the "
+                    "interval excludes process-to-process variation (run the binary 2 "
+                    "times or more and pass every file)")
 
 
 def _several_runs_per_file(files: list[list[np.ndarray]] | None) -> bool:
     """Files whose runs are not the files themselves (one run per file: files are runs)."""
     return files is not None and any(len(group) > 1 for group in files)
+
+
+def _one_file(files: list[list[np.ndarray]] | None) -> bool:
+    """A single file (of runs that share one process): no file-to-file variance."""
+    return files is not None and len(files) == 1
 
 
 def file_values(files: list[list[np.ndarray]], statistic: str, block: int | None
@@ -178,7 +196,9 @@ def run_level_fields(
                                "unit": None if harmonic else unit}
     per_run = two_level_analysis(series, summary_statistic=statistic, **options)
     result, kind, per_unit = per_run, "runs", None
-    if _several_runs_per_file(files) and not assume_runs_equivalent:
+    if _one_file(files) and not assume_runs_equivalent:
+        notes.append(ONE_PROCESS_NOTE)
+    elif _several_runs_per_file(files) and not assume_runs_equivalent:
         assert files is not None
         groups = [[1.0 / r for r in group] for group in files] if harmonic else files
         result = two_level_analysis(file_values(groups, statistic, per_run.block_size),
@@ -290,11 +310,15 @@ def compare_kept(
                                    **options) if min(len(base_runs), len(new_runs)) >= 2 \
             else None
         single = [side for side, files in (("base", base_files), ("new", new_files))
-                  if files is None]
+                  if files is None or len(files) == 1]
         note = (f"files as units ({result.base.n_units} vs {result.new.n_units} files; the "
                 "interval includes the variation between files)")
         if single:
-            note = (f"inconclusive: 1 file on the {single[0]} side, so the file-to-file "
+            where = "per side" if len(single) == 2 else f"on the {single[0]} side"
+            shared = (" whose runs share one process (Google Benchmark repetitions)"
+                      if _one_file(base_files) or _one_file(new_files) else "")
+            note = (f"inconclusive: 1 file {where}{shared}, so the "
+                    f"{'process' if shared else 'file'}-to-{'process' if shared else 'file'} "
                     "variance is unknown (several files per side, or assume the runs "
                     "equivalent)")
     else:

@@ -10,7 +10,13 @@ two variance components to plan how many runs and iterations a target precision 
 The interval uses the runs' own statistics: with ``R`` runs whose statistics are
 ``y_1..y_R``, the estimate is their mean ``ȳ`` and the interval ``ȳ -/+ t_{R-1} s_y /
 sqrt(R)``. It needs no model of the dependence inside a run (run statistics of
-independent runs are independent). The variance components are diagnostics and feed
+independent runs are independent). Runs made one after the other on a machine whose load
+drifts are *not* independent: on the real harness files of ``tests/data/real_harness``
+the lag-1 autocorrelation of consecutive run means is 0.3-0.6 (pyperf processes, hyperfine
+timings, Google Benchmark repetitions). So when the run statistics show serial dependence
+(the von Neumann ratio test, one-sided at 5 %, from 8 runs on), consecutive runs are
+batched, as the subsession analysis batches samples (``max(4, floor(sqrt(R)))`` batches);
+the batches are then the units. The variance components are diagnostics and feed
 :func:`required_runs`: the within-run variance of each run mean comes from the subsession
 analysis of that run (autocorrelation-aware), and the between-run component is the excess
 of the run means' spread over it (Kalibera & Jones eq. (3)-(4), with the subsession
@@ -27,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._stats import two_sided_t
+from pilotstats._stats import normal_quantile, two_sided_t
 from pilotstats._validation import (
     as_float_array,
     check_bool,
@@ -105,6 +111,11 @@ class TwoLevelResult(Result):
         Label of the measured quantity.
     note : str
         Caveats (one run, runs too short for a within-run variance, ...).
+    runs_per_unit : int
+        Consecutive runs per unit: 1 normally; more when the run statistics drift (serial
+        dependence between consecutive runs), and then each unit is the mean of the
+        statistics of a batch of about this many consecutive runs (see
+        :func:`two_level_analysis`).
 
     Examples
     --------
@@ -142,6 +153,7 @@ class TwoLevelResult(Result):
     dof: int
     unit: str | None = None
     note: str = ""
+    runs_per_unit: int = 1
 
     @property
     def standard_error(self) -> float:
@@ -269,6 +281,55 @@ def _units(
     return unit_values, "runs", block_size
 
 
+#: Fewest runs on which serial dependence between consecutive runs is tested.
+MIN_RUNS_FOR_DRIFT_TEST = 8
+#: Fewest batches consecutive runs are grouped into when they drift.
+MIN_DRIFT_BATCHES = 4
+#: One-sided level of the von Neumann ratio test for serial dependence of run statistics.
+DRIFT_TEST_LEVEL = 0.05
+
+
+def von_neumann_z(values: np.ndarray) -> float:
+    """Standardised von Neumann ratio of a series (negative: positive serial dependence).
+
+    ``eta = sum (y_{i+1} - y_i)^2 / sum (y_i - ybar)^2`` is 2 in expectation for
+    independent values and smaller when consecutive values are alike; under independence
+    ``(eta - 2) / sqrt(4 (k - 2) / (k^2 - 1))`` is approximately standard normal (von
+    Neumann, Ann. Math. Statist. 12, 1941). 0 for a constant series.
+    """
+    k = values.size
+    centred = values - float(np.mean(values))
+    spread = float(centred @ centred)
+    if k < 3 or spread <= 0.0:
+        return 0.0
+    steps = np.diff(values)
+    eta = float(steps @ steps) / spread
+    return (eta - 2.0) / math.sqrt(4.0 * (k - 2) / (k * k - 1.0))
+
+
+def _drifts(values: np.ndarray) -> bool:
+    """Whether consecutive values are serially dependent (one-sided test at 5 %)."""
+    return (values.size >= MIN_RUNS_FOR_DRIFT_TEST
+            and von_neumann_z(values) < normal_quantile(DRIFT_TEST_LEVEL))
+
+
+def drift_batches(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Unit values of runs in time order, batched when consecutive runs drift.
+
+    Returns ``(units, g)``: the values themselves and 1 when they show no serial
+    dependence; otherwise the means of ``h = max(MIN_DRIFT_BATCHES, floor(sqrt(k)))``
+    consecutive batches of ``g = k // h`` or ``g + 1`` of the ``k`` values
+    (``numpy.array_split``, nothing dropped): the square-root rule of batch means, whose
+    batches grow with the series so that their means decorrelate (a test on the batch
+    means themselves has too little power with a handful of batches to stop earlier).
+    """
+    if not _drifts(values):
+        return values, 1
+    h = max(MIN_DRIFT_BATCHES, math.isqrt(values.size))
+    batches = np.array([float(np.mean(b)) for b in np.array_split(values, h)])
+    return batches, values.size // h
+
+
 def two_level_analysis(
     runs: Any,
     *,
@@ -327,7 +388,16 @@ def two_level_analysis(
     autocorrelation makes ``S_2^2 / n`` too small; here each run's ``Var(mean)`` comes
     from its subsession analysis (``s2_q / h``), so ``T_1^2`` is not inflated by it.
     The interval itself needs no such model: it is exact for normal run statistics and
-    holds approximately otherwise. Complexity O(N log N) for N samples in all.
+    holds approximately otherwise, provided the runs are independent. Runs made one after
+    another share the machine's slowly changing state, so from
+    :data:`MIN_RUNS_FOR_DRIFT_TEST` runs on the run statistics (in the order given, which
+    should be the order the runs were made) are tested for serial dependence with the von
+    Neumann ratio (one-sided, 5 %); when it is found, consecutive runs are batched (the
+    run-level analogue of the subsession analysis) into the fewest-runs batches whose
+    means show none, at least :data:`MIN_DRIFT_BATCHES` of them, and the batches are the
+    units (``runs_per_unit``, and the note says so). For independent runs this happens in
+    5 % of analyses and only costs degrees of freedom. Complexity O(N log N) for N samples
+    in all.
 
     References
     ----------
@@ -358,6 +428,16 @@ def two_level_analysis(
     unit_values, kind, block = _units(series, statistic, block, equivalent, limit)
     run_variance, within_variance, between, estimated = variance_components(series, limit)
     notes = []
+    per_unit = 1
+    if kind == "runs":
+        batched, per_unit = drift_batches(unit_values)
+        if per_unit > 1:
+            size = (f"{per_unit}" if unit_values.size % batched.size == 0
+                    else f"{per_unit}-{per_unit + 1}")
+            notes.append(f"consecutive runs drift (von Neumann ratio z = "
+                         f"{von_neumann_z(unit_values):.2f}): {batched.size} batches of "
+                         f"{size} consecutive runs are the units")
+            unit_values = batched
     k = int(unit_values.size)
     estimate = float(np.mean(unit_values))
     if k >= 2:
@@ -379,5 +459,5 @@ def two_level_analysis(
         run_sizes=tuple(int(r.size) for r in series),
         run_means=tuple(float(np.mean(r)) for r in series), run_variance=run_variance,
         within_variance=within_variance, between_variance=between,
-        dof=max(k - 1, 0), unit=label, note="; ".join(notes),
+        dof=max(k - 1, 0), unit=label, note="; ".join(notes), runs_per_unit=per_unit,
     )

@@ -186,7 +186,10 @@ def required_runs(
     chooses_length = (cost_per_run is not None and result.summary_statistic == "mean"
                       and math.isfinite(result.within_variance))
     if not chooses_length:
-        variance = float(np.var(result.unit_values, ddof=1))
+        # variance of one run's statistic; with drifting runs (batches of about
+        # runs_per_unit runs as units) the batch variance scaled to one run, which
+        # carries the serial dependence into the plan
+        variance = float(np.var(result.unit_values, ddof=1)) * result.runs_per_unit
         ok = np.flatnonzero(quantile * np.sqrt(variance / counts) <= target)
         note = ("samples per run kept at the current run length"
                 if cost_per_run is None or result.summary_statistic == "mean"

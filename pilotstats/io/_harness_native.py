@@ -129,7 +129,8 @@ def load_google_benchmark(
                 "cpu_time", "time_unit"}}
             builder.metadata[run_name] = {**extras, "context": dict(context), "clock": clock,
                                           "time_unit": unit, "unit": "s",
-                                          "format": "google-benchmark", "source": label}
+                                          "format": "google-benchmark", "source": label,
+                                          "runs_share_process": True}
     if dropped:
         warnings.warn(f"{label}: dropped errored or skipped rows of {sorted(set(dropped))}",
                       FormatWarning, stacklevel=2)
