@@ -310,3 +310,57 @@ def test_false_alarms_and_coverage_over_the_issue_grid(statistic: str) -> None:
                             sigma_b, phi, runs, n_eff, coverage)
     assert np.mean(rates) <= 0.05 + 0.01
     assert 0.935 <= np.mean(coverages) <= 0.965
+
+
+# -- runs made one after another: drift between consecutive runs ---------------------------
+
+
+def test_von_neumann_ratio_by_brute_force() -> None:
+    from pilotstats.autocorrelation.two_level import von_neumann_z
+
+    rng = np.random.default_rng(5)
+    y = rng.normal(size=25)
+    eta = sum((y[i + 1] - y[i]) ** 2 for i in range(24)) / sum((v - y.mean()) ** 2 for v in y)
+    assert von_neumann_z(y) == pytest.approx((eta - 2) / math.sqrt(4 * 23 / (25 ** 2 - 1)))
+    assert von_neumann_z(np.full(10, 3.0)) == 0.0
+    assert von_neumann_z(np.arange(20.0)) < -3  # a trend: strongly dependent
+
+
+def test_drifting_runs_are_batched_and_the_note_says_so() -> None:
+    rng = np.random.default_rng(8)
+    drift = np.linspace(0.0, 3.0, 20)  # the machine's load rising over the runs
+    runs = [10.0 + d + rng.normal(0, 0.2, 30) for d in drift]
+    r = two_level_analysis(runs)
+    assert r.runs_per_unit == 5 and r.n_units == 4 and r.dof == 3 and r.n_runs == 20
+    assert "consecutive runs drift" in r.note and "4 batches of 5" in r.note
+    assert r.mean == pytest.approx(np.mean([x.mean() for x in runs]))
+    naive = np.std([x.mean() for x in runs], ddof=1) / math.sqrt(20)
+    assert r.half_width > 2.0 * naive * 2.09  # wider than the interval of independent runs
+    assert r.to_dict()["runs_per_unit"] == 5
+    # independent runs are left alone (seeded), and fewer than 8 runs are never tested
+    iid = [rng.normal(10.0, 1.0, 30) for _ in range(20)]
+    assert two_level_analysis(iid).runs_per_unit == 1
+    assert two_level_analysis(runs[:7]).runs_per_unit == 1
+
+
+@pytest.mark.slow
+def test_drift_batching_keeps_coverage_with_independent_runs_and_restores_it_with_drift(
+) -> None:
+    """Seeded: AR(1) run effects (phi 0 and 0.6), R = 20 and 60 runs of 20 samples."""
+    rng = np.random.default_rng(2013)
+    reps = 400
+    for runs_count, phi, low, high in ((20, 0.0, 0.93, 0.97), (60, 0.0, 0.93, 0.97),
+                                       (60, 0.6, 0.90, 0.98)):
+        covered = batched = 0
+        for _ in range(reps):
+            e = rng.normal(size=runs_count)
+            x = np.empty(runs_count)
+            x[0] = e[0] / math.sqrt(1.0 - phi * phi)
+            for i in range(1, runs_count):
+                x[i] = phi * x[i - 1] + e[i]
+            r = two_level_analysis([10.0 + v + rng.normal(0, 0.3, 20) for v in x])
+            covered += r.ci_low <= 10.0 <= r.ci_high
+            batched += r.runs_per_unit > 1
+        assert low <= covered / reps <= high, (runs_count, phi, covered)
+        if phi == 0.0:
+            assert batched / reps <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / reps)
