@@ -21,7 +21,8 @@ Result files of pyperf, pytest-benchmark, asv, Google Benchmark, hyperfine, JMH 
 criterion.rs are recognised from their content; CSV files need ``--column``. A FOLDER
 argument of ``analyze``/``trend`` is an asv results folder or a pytest-benchmark storage
 folder (``.benchmarks``), read whole in commit/time order. Output piped into a closed
-reader (``| head``) ends quietly with the same exit status.
+reader (``| head``) ends quietly, for every subcommand: the rest of the output is dropped
+and the command exits with its own status (:mod:`pilotstats._pipes`).
 
 Several files per side (one convention for ``analyze``, ``compare`` and ``trend``): ``--``
 separates groups of files, and each group is ONE measurement whose files are its runs.
@@ -222,19 +223,8 @@ def _progress(args: argparse.Namespace) -> bool:
 
 
 def _out(text: str) -> None:
-    """Print to stdout; a closed reader (``| head``) ends the output quietly.
-
-    The standard output is then pointed at ``os.devnull`` so that the interpreter's final
-    flush cannot fail either; the command still returns its own exit status.
-    """
-    try:
-        print(text, flush=True)
-    except BrokenPipeError:
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+    """Print to stdout (a closed reader drops it quietly: :mod:`pilotstats._pipes`)."""
+    print(text, flush=True)
 
 
 def _emit(data: Any) -> None:
@@ -553,6 +543,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> status, "1 significant regression(s)" in out.getvalue()
     (1, True)
     """
+    from pilotstats._pipes import quiet_pipes
+
+    with quiet_pipes():  # a closed reader (``| head``) ends the output quietly
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from pilotstats.exceptions import PilotStatsError
 
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -591,7 +588,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report(debug)
         print(f"pilotstats: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except OSError as exc:  # unreadable output/input outside the loaders, broken pipe
+    except OSError as exc:  # unreadable output/input outside the loaders
         _report(debug)
         print(f"pilotstats: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
