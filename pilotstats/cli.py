@@ -11,7 +11,7 @@ Subcommands::
     pilotstats analyze FILE|FOLDER... [-- FILE... ...] [--json] [--half-width-percent 1]
                        [--summary-statistic median] [--run-cost C]
     pilotstats compare BASE... -- NEW... [--json] [--min-change-percent 0] [--allow-missing]
-                       [--assume-runs-equivalent]
+                       [--assume-runs-equivalent] [--pair OLD=NEW ...] [--match REGEX]
     pilotstats compare BASE NEW          (one file per side)
     pilotstats trend FILE|FOLDER... [--json] [--fail-on-regression]
     pilotstats trend FILE... -- FILE... -- FILE...   (several files per result)
@@ -156,6 +156,14 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--allow-missing", action="store_true",
                          help="exit 0 (not 2) when no benchmark could be compared or one is "
                          "not analysable")
+    compare.add_argument("--pair", action="append", default=None, metavar="OLD=NEW",
+                         help="compare the baseline's benchmark OLD with the new benchmark "
+                         "NEW (repeatable; split at the '=' that leaves two existing names)")
+    compare.add_argument("--match", default=None, metavar="REGEX",
+                         help="pair differently named benchmarks: a name's key is the name "
+                         "without the text of REGEX's first match (only its first group, "
+                         "if it has groups); equal keys pair, e.g. --match 'f\\d+' pairs "
+                         "'sha256sum f100' with 'sha256sum f130'")
     common(compare)
 
     trend = commands.add_parser("trend", help="MDL partition of per-file means over many "
@@ -370,7 +378,8 @@ def _run_compare(args: argparse.Namespace) -> int:
     loaded = [[_load(path, args) for path in files] for files in (base_files, new_files)]
     options = _analysis_options(args)
     report = compare(*(side[0] if len(side) == 1 else side for side in loaded),
-                     min_change_percent=args.min_change_percent, **options)
+                     min_change_percent=args.min_change_percent, pairs=args.pair,
+                     match=args.match, **options)
     unanalysable = [c.name for c in report if c.verdict == "not analysable"]
     undecided = list(report.inconclusive)
     compared = len(report) - len(unanalysable) - len(undecided)
