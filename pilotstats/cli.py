@@ -245,15 +245,19 @@ def _cli_text(text: str) -> str:
                         "or raise --autocorrelation-limit")
 
 
-def _expand(paths: Sequence[str]) -> list[tuple[str, str]]:
+def _expand(paths: Sequence[str], notes: list[str] | None = None) -> list[tuple[str, str]]:
     """(path, label) of every result: folders (asv results, pytest-benchmark storage) are
-    read whole, oldest first; files stand for themselves."""
+    read whole, oldest first; files stand for themselves. ``notes`` receives how each
+    folder's results were ordered (asv: equal commit dates)."""
     from pilotstats.io._result_history import result_history
 
     expanded: list[tuple[str, str]] = []
     for path in paths:
         if Path(path).is_dir():
-            expanded += [(str(e.path), e.label) for e in result_history(path)]
+            history = result_history(path)
+            expanded += [(str(e.path), e.label) for e in history]
+            if notes is not None and history and history[0].order:
+                notes.append(f"{path}: {history[0].order}")
         else:
             expanded.append((path, Path(path).name))
     return expanded
@@ -423,8 +427,9 @@ def _run_trend(args: argparse.Namespace) -> int:
     from pilotstats.analysis import trend
 
     groups = _groups(args)
+    notes: list[str] = []
     if groups is None:
-        points = [([path], label) for path, label in _expand(args.files)]
+        points = [([path], label) for path, label in _expand(args.files, notes)]
     else:
         points = [(files, _group_label(files)) for files in map(_group_files, groups)]
     reports = [_analyze_files(files, args) for files, _ in points]
@@ -432,9 +437,10 @@ def _run_trend(args: argparse.Namespace) -> int:
                    confidence_level=args.confidence_level)
     if args.json:
         _emit({"command": "trend", "files": [files[0] if len(files) == 1 else files
-                                             for files, _ in points], **report.to_dict()})
+                                             for files, _ in points], "order": notes,
+               **report.to_dict()})
     else:
-        _out(str(report))
+        _out("\n".join([str(report), *(f"order: {note}" for note in notes)]))
     return 1 if args.fail_on_regression and report.regressions else 0
 
 
