@@ -151,3 +151,42 @@ def test_run_on_a_terminal_never_wraps_at_80_columns(
     assert all("ETA " in line and "% done" in line for line in lines)
     assert "latency ±" in lines[-1] and "100% done" in lines[-1]
     assert "Benchmark session:" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a Linux pseudo-terminal")
+def test_run_in_a_real_pseudo_terminal_of_80_columns(tmp_path: Path) -> None:
+    """The same in a real pseudo-terminal (its size set with TIOCSWINSZ, no COLUMNS)."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    program = script(tmp_path, "latency", LATENCY)
+    root = str(Path(__file__).resolve().parents[1])
+    argv = [sys.executable, "-m", "pilotstats", "run", "-o", str(tmp_path / "out"), "--pi",
+            "latency,ms,0,ordinary,1", "--pi", "ok,,1,binary,0", "--min-subsessions", "10",
+            "--min-size", "8", "--max-rounds", "40", "--", sys.executable, str(program), "50"]
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: pilotstats on the terminal
+        os.environ.pop("COLUMNS", None)
+        os.environ["PYTHONPATH"] = root
+        os.execv(sys.executable, argv)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    _, wait_status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(wait_status) == 0
+    text = b"".join(chunks).decode("utf-8", "replace")
+    draws = [part.split("\r\n")[0] for part in text.split(ERASE) if part]
+    session = saved_session(tmp_path / "out")
+    assert len(draws) == session.n_rounds
+    assert all(len(line) <= 79 for line in draws), max(draws, key=len)
+    assert "100% done" in draws[-1] and "Benchmark session:" in text
