@@ -69,7 +69,10 @@ def run_fleet(args: argparse.Namespace) -> int:
     source = Path(args.source)
     unit = "s" if source.is_dir() and not args.higher_is_better else None
     progress = False if args.no_progress or not sys.stderr.isatty() else None
-    report = fleet_report(source, by=args.by, order=args.order, value=args.value,
+    table, defaults, order_note = _asv_table(source)
+    report = fleet_report(table, by=args.by or defaults.get("by"),
+                          order=args.order or defaults.get("order"),
+                          value=args.value or defaults.get("value"),
                           method=args.method, workers=args.workers,
                           higher_is_better=args.higher_is_better,
                           short_window=args.short_window, long_window=args.long_window,
@@ -79,11 +82,26 @@ def run_fleet(args: argparse.Namespace) -> int:
     if args.parquet:
         write_parquet(report.results, args.parquet)
     if args.json:
-        print(json.dumps({"command": "fleet", "source": args.source, **report.to_dict()},
-                         indent=2, allow_nan=False))
+        extra = {} if order_note is None else {"commit_order": order_note}
+        print(json.dumps({"command": "fleet", "source": args.source, **extra,
+                          **report.to_dict()}, indent=2, allow_nan=False))
     else:
-        print(report)
+        print(report if order_note is None else f"{report}\norder: {order_note}")
     return 1 if report.new_regressions else 0
+
+
+def _asv_table(source: Any) -> tuple[Any, dict[str, Any], str | None]:
+    """An asv folder (project, results root or machine folder) read as one table, with
+    the fleet's defaults and how equal commit dates were ordered; other sources as given."""
+    from pathlib import Path
+
+    if not Path(source).is_dir():
+        return source, {}, None
+    from pilotstats.io import load_asv_history
+
+    table = load_asv_history(source)
+    return (table, {"by": ["machine", "env", "benchmark"], "order": "date", "value": "value"},
+            str(table.attrs.get("commit_order", "")) or None)
 
 
 def run_warmup(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sized
 from typing import Any, TypeVar
 
@@ -30,6 +31,7 @@ __all__ = [
     "check_finite_scalar",
     "check_int",
     "check_int_sequence",
+    "check_pattern",
     "check_probability",
     "check_real",
     "check_rng",
@@ -274,6 +276,28 @@ def check_text(value: Any, name: str, *, allow_none: bool = False) -> Any:
         return value
     expected = "a string or None" if allow_none else "a string"
     raise InvalidInputError(f"{name} must be {expected}, got {_describe(value)}")
+
+
+def check_pattern(value: Any, name: str) -> re.Pattern[str] | None:
+    """Check a regular expression (a ``str`` or compiled ``re.Pattern``, or None).
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is not text or a compiled text pattern, or does not compile.
+    """
+    if value is None:
+        return None
+    if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
+        return value
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{name} must be a regular expression (a string), got "
+                                f"{_describe(value)}")
+    try:
+        return re.compile(value)
+    except re.error as exc:
+        raise InvalidInputError(f"{name}: {value!r} is not a valid regular expression "
+                                f"({exc})") from None
 
 
 def check_real(

@@ -11,7 +11,7 @@ Subcommands::
     pilotstats analyze FILE|FOLDER... [-- FILE... ...] [--json] [--half-width-percent 1]
                        [--summary-statistic median] [--run-cost C]
     pilotstats compare BASE... -- NEW... [--json] [--min-change-percent 0] [--allow-missing]
-                       [--assume-runs-equivalent]
+                       [--assume-runs-equivalent] [--pair OLD=NEW ...] [--match REGEX]
     pilotstats compare BASE NEW          (one file per side)
     pilotstats trend FILE|FOLDER... [--json] [--fail-on-regression]
     pilotstats trend FILE... -- FILE... -- FILE...   (several files per result)
@@ -21,7 +21,8 @@ Result files of pyperf, pytest-benchmark, asv, Google Benchmark, hyperfine, JMH 
 criterion.rs are recognised from their content; CSV files need ``--column``. A FOLDER
 argument of ``analyze``/``trend`` is an asv results folder or a pytest-benchmark storage
 folder (``.benchmarks``), read whole in commit/time order. Output piped into a closed
-reader (``| head``) ends quietly with the same exit status.
+reader (``| head``) ends quietly, for every subcommand: the rest of the output is dropped
+and the command exits with its own status (:mod:`pilotstats._pipes`).
 
 Several files per side (one convention for ``analyze``, ``compare`` and ``trend``): ``--``
 separates groups of files, and each group is ONE measurement whose files are its runs.
@@ -155,6 +156,14 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--allow-missing", action="store_true",
                          help="exit 0 (not 2) when no benchmark could be compared or one is "
                          "not analysable")
+    compare.add_argument("--pair", action="append", default=None, metavar="OLD=NEW",
+                         help="compare the baseline's benchmark OLD with the new benchmark "
+                         "NEW (repeatable; split at the '=' that leaves two existing names)")
+    compare.add_argument("--match", default=None, metavar="REGEX",
+                         help="pair differently named benchmarks: a name's key is the name "
+                         "without the text of REGEX's first match (only its first group, "
+                         "if it has groups); equal keys pair, e.g. --match 'f\\d+' pairs "
+                         "'sha256sum f100' with 'sha256sum f130'")
     common(compare)
 
     trend = commands.add_parser("trend", help="MDL partition of per-file means over many "
@@ -222,19 +231,8 @@ def _progress(args: argparse.Namespace) -> bool:
 
 
 def _out(text: str) -> None:
-    """Print to stdout; a closed reader (``| head``) ends the output quietly.
-
-    The standard output is then pointed at ``os.devnull`` so that the interpreter's final
-    flush cannot fail either; the command still returns its own exit status.
-    """
-    try:
-        print(text, flush=True)
-    except BrokenPipeError:
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+    """Print to stdout (a closed reader drops it quietly: :mod:`pilotstats._pipes`)."""
+    print(text, flush=True)
 
 
 def _emit(data: Any) -> None:
@@ -247,15 +245,19 @@ def _cli_text(text: str) -> str:
                         "or raise --autocorrelation-limit")
 
 
-def _expand(paths: Sequence[str]) -> list[tuple[str, str]]:
+def _expand(paths: Sequence[str], notes: list[str] | None = None) -> list[tuple[str, str]]:
     """(path, label) of every result: folders (asv results, pytest-benchmark storage) are
-    read whole, oldest first; files stand for themselves."""
+    read whole, oldest first; files stand for themselves. ``notes`` receives how each
+    folder's results were ordered (asv: equal commit dates)."""
     from pilotstats.io._result_history import result_history
 
     expanded: list[tuple[str, str]] = []
     for path in paths:
         if Path(path).is_dir():
-            expanded += [(str(e.path), e.label) for e in result_history(path)]
+            history = result_history(path)
+            expanded += [(str(e.path), e.label) for e in history]
+            if notes is not None and history and history[0].order:
+                notes.append(f"{path}: {history[0].order}")
         else:
             expanded.append((path, Path(path).name))
     return expanded
@@ -380,7 +382,8 @@ def _run_compare(args: argparse.Namespace) -> int:
     loaded = [[_load(path, args) for path in files] for files in (base_files, new_files)]
     options = _analysis_options(args)
     report = compare(*(side[0] if len(side) == 1 else side for side in loaded),
-                     min_change_percent=args.min_change_percent, **options)
+                     min_change_percent=args.min_change_percent, pairs=args.pair,
+                     match=args.match, **options)
     unanalysable = [c.name for c in report if c.verdict == "not analysable"]
     undecided = list(report.inconclusive)
     compared = len(report) - len(unanalysable) - len(undecided)
@@ -425,8 +428,9 @@ def _run_trend(args: argparse.Namespace) -> int:
     from pilotstats.analysis import trend
 
     groups = _groups(args)
+    notes: list[str] = []
     if groups is None:
-        points = [([path], label) for path, label in _expand(args.files)]
+        points = [([path], label) for path, label in _expand(args.files, notes)]
     else:
         points = [(files, _group_label(files)) for files in map(_group_files, groups)]
     reports = [_analyze_files(files, args) for files, _ in points]
@@ -434,9 +438,10 @@ def _run_trend(args: argparse.Namespace) -> int:
                    confidence_level=args.confidence_level)
     if args.json:
         _emit({"command": "trend", "files": [files[0] if len(files) == 1 else files
-                                             for files, _ in points], **report.to_dict()})
+                                             for files, _ in points], "order": notes,
+               **report.to_dict()})
     else:
-        _out(str(report))
+        _out("\n".join([str(report), *(f"order: {note}" for note in notes)]))
     return 1 if args.fail_on_regression and report.regressions else 0
 
 
@@ -554,6 +559,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> status, "1 significant regression(s)" in out.getvalue()
     (1, True)
     """
+    from pilotstats._pipes import quiet_pipes
+
+    with quiet_pipes():  # a closed reader (``| head``) ends the output quietly
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from pilotstats.exceptions import PilotStatsError
 
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -592,7 +604,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _report(debug)
         print(f"pilotstats: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except OSError as exc:  # unreadable output/input outside the loaders, broken pipe
+    except OSError as exc:  # unreadable output/input outside the loaders
         _report(debug)
         print(f"pilotstats: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -208,16 +208,32 @@ def format_interval(
     confidence_level: float,
     unit: str | None = None,
     digits: int = 4,
+    *,
+    estimate: float | None = None,
 ) -> str:
     """Format ``95 % CI [low, high] unit`` (seconds auto-scaled consistently).
+
+    Given the ``estimate`` the interval belongs to, seconds are scaled to the unit
+    :func:`format_quantity` chooses for the estimate, so that an estimate and its interval
+    printed side by side share one unit (``923 ms (95 % CI [840.9, 1005] ms)``, never
+    ``923 ms (95 % CI [0.8409, 1.005] s)``).
 
     Notes
     -----
     Complexity: O(1).
+
+    Examples
+    --------
+    >>> format_interval(0.8409, 1.005, 0.95, "s")
+    '95 % CI [0.8409, 1.005] s'
+    >>> format_interval(0.8409, 1.005, 0.95, "s", estimate=0.923)
+    '95 % CI [840.9, 1005] ms'
     """
     level = f"{format_number(confidence_level * 100, 6)} % CI"
     if unit == "s":
-        label, factor = _time_scale([v for v in (low, high) if v is not None])
+        reference = [v for v in (low, high) if v is not None] if estimate is None else [
+            float(estimate)]
+        label, factor = _time_scale(reference)
         scaled = [None if v is None else float(v) / factor for v in (low, high)]
         return (
             f"{level} [{format_number(scaled[0], digits)}, "

@@ -105,3 +105,42 @@ def test_offline_is_a_clear_error(
         datasets.fetch("seatbelts.json", cache_dir=tmp_path)
     assert "place a copy of the file" in str(caught.value)
     assert isinstance(caught.value, OSError)
+
+
+def test_pooch_import_does_not_warn_in_a_jupyter_kernel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 28: ``changepoints.ipynb`` showed "TqdmWarning: IProgress not found" (pooch
+    imports ``tqdm.auto``, which in a Jupyter kernel without ipywidgets warns). A kernel
+    is simulated the way tqdm detects one; the warning is real without the guard."""
+    import sys
+    import types
+    import warnings
+
+    pytest.importorskip("tqdm")
+    from pilotstats.datasets._remote import _import_pooch
+
+    shell = type("ZMQInteractiveShell", (), {})()
+    monkeypatch.setitem(sys.modules, "ipykernel.zmqshell", types.ModuleType("ipykernel.zmqshell"))
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: shell  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # not installed
+    for name in [n for n in sys.modules if n == "pooch" or n.startswith(("pooch.", "tqdm."))]:
+        monkeypatch.delitem(sys.modules, name)
+
+    def imported_warnings(load: object) -> list[str]:
+        for name in [n for n in sys.modules if n == "pooch" or n.startswith(("pooch.", "tqdm."))]:
+            del sys.modules[name]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert callable(load)
+            load()
+        return [str(w.message) for w in caught]
+
+    def plain_import() -> None:
+        import pooch  # noqa: F401
+
+    assert any("IProgress not found" in m for m in imported_warnings(plain_import))
+    assert not any("tqdm" in m or "IProgress" in m for m in imported_warnings(_import_pooch))
+    assert _import_pooch().__name__ == "pooch"

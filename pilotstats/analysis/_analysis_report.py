@@ -229,7 +229,8 @@ class BenchmarkAnalysis(Result):
     def __str__(self) -> str:
         if self.mean is None:
             return f"{self.name}: n = {self.n}, {self.status}"
-        interval = format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit)
+        interval = format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit,
+                                   estimate=self.mean)
         runs = f"{self.n_runs} run{'s' if self.n_runs != 1 else ''}"
         if self.interval_units in ("runs", "files"):
             plan = (f"need {self.plan_runs} {self.interval_units} x "
@@ -359,7 +360,7 @@ class AnalysisReport(Result):
                              f"(no CI: {b.status})")
             else:
                 mean_text = (f"{b.summary_statistic} {format_quantity(b.mean, b.unit)} "
-                             f"[{_bounds(b.ci_low, b.ci_high, b.unit)}]")
+                             f"[{_bounds(b.ci_low, b.ci_high, b.unit, b.mean)}]")
             rows.append([b.name, str(b.n), str(b.n_runs), b.warmup_text, mean_text,
                          "-" if b.subsession_size is None else str(b.subsession_size),
                          b.plan_text])
@@ -414,6 +415,7 @@ class AnalysisReport(Result):
         )
 
 
-def _bounds(low: float | None, high: float | None, unit: str) -> str:
-    text = format_interval(low, high, 0.5, unit)
+def _bounds(low: float | None, high: float | None, unit: str, estimate: float) -> str:
+    """``low, high unit`` in the estimate's unit (one unit per table cell)."""
+    text = format_interval(low, high, 0.5, unit, estimate=estimate)
     return text.split("[", 1)[1].replace("]", "")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, SupportsIndex, overload
 
 from pilotstats import _config
@@ -16,6 +17,7 @@ from pilotstats.analysis._analyze import (
     KeptRuns,
     analyze_runs,
 )
+from pilotstats.analysis._pairing import pair_benchmarks
 from pilotstats.analysis._robust import STATISTICS
 from pilotstats.analysis._runs import (
     RUN_LABELS,
@@ -98,6 +100,9 @@ class BenchmarkComparison(Result):
         over its runs; the interval includes the variation between invocations),
         ``"runs"`` (one file per side: its runs), ``"blocks"`` (one run assumed
         equivalent); None without an interval.
+    new_name : str or None
+        The new benchmark compared with the baseline's ``name`` when its name differs
+        (paired by :func:`compare`'s ``pairs`` or ``match``); None for the same name.
 
     Examples
     --------
@@ -156,6 +161,12 @@ class BenchmarkComparison(Result):
     new_within_variance: float | None = None
     runs_assumed_equivalent: bool = False
     interval_units: str | None = None
+    new_name: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``name``, or ``"name -> new_name"`` for differently named benchmarks."""
+        return self.name if self.new_name is None else f"{self.name} -> {self.new_name}"
 
     @property
     def runs_text(self) -> str:
@@ -166,10 +177,10 @@ class BenchmarkComparison(Result):
         if self.verdict == "inconclusive" and self.note.startswith("inconclusive"):
             point = ("" if self.relative_change is None
                      else f"; point change {_percent(self.relative_change)}")
-            return f"{self.name}: {self.note}{point}"
+            return f"{self.label}: {self.note}{point}"
         if self.relative_change is None or self.p_value is None:
-            return f"{self.name}: {self.verdict} ({self.note})"
-        text = (f"{self.name}: {self.verdict}, {_percent(self.relative_change)} "
+            return f"{self.label}: {self.verdict} ({self.note})"
+        text = (f"{self.label}: {self.verdict}, {_percent(self.relative_change)} "
                 f"({format_number(self.confidence_level * 100, 6)} % CI "
                 f"[{_percent(self.relative_ci_low)}, {_percent(self.relative_ci_high)}], "
                 f"p = {format_number(self.p_value, 3)}; {self.runs_text})")
@@ -340,7 +351,7 @@ class ComparisonReport(Result):
         rows = []
         for c in self.comparisons:
             rows.append([
-                c.name,
+                c.label,
                 f"{c.base_n_runs} / {c.new_n_runs}",
                 "-" if c.base_mean is None else format_quantity(c.base_mean, c.unit),
                 "-" if c.new_mean is None else format_quantity(c.new_mean, c.unit),
@@ -354,7 +365,7 @@ class ComparisonReport(Result):
         lines: list[str] = []
         for c in self.comparisons:
             if c.note:
-                lines.append(f"  {c.name}: {c.note}")
+                lines.append(f"  {c.label}: {c.note}")
         if self.only_in_base:
             lines.append(f"only in the baseline: {', '.join(self.only_in_base)}")
         if self.only_in_new:
@@ -492,14 +503,17 @@ def compare(
     progress: bool = False,
     summary_statistic: str = "mean",
     assume_runs_equivalent: bool = False,
+    pairs: Mapping[str, str] | Sequence[tuple[str, str] | str] | None = None,
+    match: str | re.Pattern[str] | None = None,
 ) -> ComparisonReport:
     """Compare every benchmark present in both a baseline and new measurements.
 
     Each side is analysed as in :func:`analyze` (warm-up removal per run); the change is the
     ratio of the two run-level estimates, new / base, with a Fieller interval whose units
     are the runs (Kalibera & Jones 2013, §5; Welch–Satterthwaite degrees of freedom), and
-    the verdict comes from that interval. Benchmarks are matched by name; runs and samples
-    are never paired, and unequal run counts and lengths are fine.
+    the verdict comes from that interval. Benchmarks are matched by name (or as ``pairs``
+    and ``match`` say); runs and samples are never paired, and unequal run counts and
+    lengths are fine.
 
     Parameters
     ----------
@@ -528,6 +542,18 @@ def compare(
         With one run on a side, use blocks of that run as its units (the subsession size):
         the comparison is then made, and its note says the interval excludes run-to-run
         variation. Without it, one run on a side gives the verdict ``"inconclusive"``.
+    pairs : mapping or sequence, optional
+        Baseline benchmarks compared with differently named new ones: ``(old, new)``
+        pairs, ``"OLD=NEW"`` texts (split at the ``=`` that leaves an existing baseline
+        and an existing new name) or a mapping ``{old: new}``. They come before ``match``
+        and same-name matching; their :attr:`BenchmarkComparison.new_name` is set.
+    match : str or re.Pattern, optional
+        Pair the other benchmarks by a *key*: the name with the text of the expression's
+        first match (:func:`re.search`; only its first group when it has groups) removed;
+        a name it does not match is its own key. ``match=r"f\\d+"`` pairs
+        ``sha256sum f100`` with ``sha256sum f130`` (key ``"sha256sum "``). Names without
+        a partner are listed in :attr:`ComparisonReport.only_in_base` /
+        :attr:`~ComparisonReport.only_in_new`.
 
     Returns
     -------
@@ -539,7 +565,9 @@ def compare(
     Raises
     ------
     InvalidInputError
-        Inputs of another type, or bad options.
+        Inputs of another type, or bad options; a pair naming a benchmark its side does
+        not have (or one twice); an invalid ``match``, or one giving two benchmarks of a
+        side the same key.
 
     Notes
     -----
@@ -567,6 +595,16 @@ def compare(
     >>> report = compare(old, slow)
     >>> report["b"].verdict, report["b"].base_n_runs, report.has_regression
     ('regression', 4, True)
+
+    Differently named benchmarks (a hyperfine command whose input file changed):
+
+    >>> def named(level, name):
+    ...     return [Measurements(rng.normal(rng.normal(level, 0.01), 0.01, 30),
+    ...                          benchmark=name) for _ in range(4)]
+    >>> report = compare(named(1.00, "sha256sum f100"), named(1.00, "sha256sum f130"),
+    ...                  match=r"f\\d+")
+    >>> report[0].label, report[0].verdict, report.only_in_base
+    ('sha256sum f100 -> sha256sum f130', 'no significant change', ())
     """
     level = check_confidence_level(confidence_level)
     limit = check_real(autocorrelation_limit, "autocorrelation_limit", low=0.0, high=1.0,
@@ -596,21 +634,15 @@ def compare(
             raise InvalidInputError(f"{side} must be Measurements (or a list of them, one per "
                                     f"file) or an AnalysisReport, got {type(value).__name__}")
     base_report, new_report = reports
-    new_names = set(new_report.names)
-    base_names = set(base_report.names)
+    pairing = pair_benchmarks(base_report.names, new_report.names, pairs=pairs, match=match)
     comparisons = []
-    for b in base_report:
-        if b.name not in new_names:
-            continue
-        base_kept, new_kept = kept
+    base_kept, new_kept = kept
+    for old, young in pairing.pairs:
         runs = (None if base_kept is None or new_kept is None
-                else (base_kept.get(b.name, ([], None)), new_kept.get(b.name, ([], None))))
-        comparisons.append(_compare_one(b, new_report[b.name], runs, level=level, limit=limit,
-                                        min_change=min_change, statistic=statistic,
-                                        equivalent=equivalent))
-    return ComparisonReport(
-        tuple(comparisons),
-        tuple(n for n in base_report.names if n not in new_names),
-        tuple(n for n in new_report.names if n not in base_names),
-        level, min_change,
-    )
+                else (base_kept.get(old, ([], None)), new_kept.get(young, ([], None))))
+        item = _compare_one(base_report[old], new_report[young], runs, level=level,
+                            limit=limit, min_change=min_change, statistic=statistic,
+                            equivalent=equivalent)
+        comparisons.append(item if old == young else replace(item, new_name=young))
+    return ComparisonReport(tuple(comparisons), pairing.only_in_base, pairing.only_in_new,
+                            level, min_change)

@@ -113,9 +113,11 @@ class SubsessionResult(Result):
         return ConfidenceInterval(self.mean - half_width, self.mean + half_width)
 
     def __str__(self) -> str:
+        interval = format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit,
+                                   estimate=self.mean)
         return (
             f"mean {format_quantity(self.mean, self.unit)} "
-            f"({format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit)}, "
+            f"({interval}, "
             f"n = {self.n}, q = {self.subsession_size}, h = {self.n_subsessions})"
         )
 

@@ -176,8 +176,10 @@ class TwoLevelResult(Result):
         units = (f"{self.n_runs} run{'s' if self.n_runs != 1 else ''}" if self.units == "runs"
                  else f"{self.n_units} blocks of {self.block_size} in {self.n_runs} run(s), "
                       "run-to-run variation excluded")
+        interval = format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit,
+                                   estimate=self.mean)
         parts = [f"{what} {format_quantity(self.mean, self.unit)} "
-                 f"({format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit)}"
+                 f"({interval}"
                  f", {units}, n = {self.n}"]
         if math.isfinite(self.between_variance) and math.isfinite(self.within_variance):
             parts.append(

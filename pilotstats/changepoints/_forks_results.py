@@ -275,7 +275,8 @@ class SteadyState(Result):
         head = f"{self.verdict.replace('_', ' ')}: {self.n_steady} of {count} forks steady"
         if math.isnan(self.mean):
             return f"{head}; {self.note}"
-        interval = format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit)
+        interval = format_interval(self.ci_low, self.ci_high, self.confidence_level, self.unit,
+                                   estimate=self.mean)
         return (
             f"{head}; steady mean {format_quantity(self.mean, self.unit)} "
             f"({interval} between forks)"

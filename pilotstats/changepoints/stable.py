@@ -254,7 +254,8 @@ class StablePhase(Result):
             return f"no steady state in {self.n} samples ({self.method}): {self.note}"
         if self.mean_ci is not None:
             interval = format_interval(
-                self.mean_ci.ci_low, self.mean_ci.ci_high, self.confidence_level, self.unit
+                self.mean_ci.ci_low, self.mean_ci.ci_high, self.confidence_level, self.unit,
+                estimate=self.mean,
             )
         else:
             interval = "no CI"

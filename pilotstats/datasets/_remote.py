@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pilotstats.exceptions import DatasetDownloadError, InvalidInputError, MissingDependencyError
 
@@ -87,9 +88,29 @@ def _cache_dir(cache_dir: str | os.PathLike[str] | None) -> Path:
     configured = os.environ.get("PILOTSTATS_DATA_DIR")
     if configured:
         return Path(configured)
-    import pooch
+    return Path(_import_pooch().os_cache("pilotstats"))
 
-    return Path(pooch.os_cache("pilotstats"))
+
+def _import_pooch() -> Any:
+    """``import pooch`` without tqdm's Jupyter warning.
+
+    pooch imports ``tqdm.auto`` for its optional progress bars, which in a Jupyter kernel
+    without ipywidgets warns "IProgress not found" (a red box in the notebook). pilotstats
+    downloads without a progress bar (``progressbar=False``), so that warning, and tqdm's
+    notebook-mode note when ipywidgets is installed, say nothing about what happens.
+
+    Raises
+    ------
+    ImportError
+        pooch is not installed.
+    """
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"IProgress not found")
+        warnings.filterwarnings("ignore", message=r"Using `tqdm\.autonotebook\.tqdm`")
+        import pooch
+    return pooch
 
 
 def fetch(filename: str, *, cache_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -138,7 +159,7 @@ def fetch(filename: str, *, cache_dir: str | os.PathLike[str] | None = None) -> 
             f"unknown data file {filename!r}; downloadable files: {', '.join(REMOTE_FILES)}"
         )
     try:
-        import pooch
+        pooch = _import_pooch()
     except ImportError as error:
         raise MissingDependencyError(
             f"downloading {filename} needs pooch: pip install \"pilotstats[data]\"",

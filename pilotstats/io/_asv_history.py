@@ -10,19 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from pilotstats.exceptions import FormatError
+from pilotstats.io._asv_order import asv_layout, commit_order
 from pilotstats.io._source import fail, field_list, field_mapping, folder_files, read_json
 
 __all__ = ["ASV_HISTORY_COLUMNS", "load_asv_history"]
 
 #: Columns of the table returned by :func:`load_asv_history`, in order.
 ASV_HISTORY_COLUMNS = ("machine", "env", "benchmark", "commit", "date", "value", "unit")
-
-
-def _results_root(path: Path) -> Path:
-    """The folder holding ``benchmarks.json`` and one folder per machine."""
-    if (path / "benchmarks.json").is_file() or not (path / "results").is_dir():
-        return path
-    return path / "results"
 
 
 def _expanded_rows(document: Mapping[str, Any], label: str, described: Mapping[str, Any],
@@ -69,8 +63,9 @@ def load_asv_history(path: str | os.PathLike[str]) -> Any:
     ----------
     path : str or path-like
         asv's ``results`` folder (holding ``benchmarks.json`` and one folder per machine
-        with ``machine.json`` and one ``<commit>-<env>.json`` per run), or the asv project
-        folder that contains it.
+        with ``machine.json`` and one ``<commit>-<env>.json`` per run), the asv project
+        folder that contains it (``asv.conf.json``'s ``results_dir``), or one machine's
+        folder.
 
     Returns
     -------
@@ -80,8 +75,12 @@ def load_asv_history(path: str | os.PathLike[str]) -> Any:
         benchmarks expanded as ``name(p1, p2)``, the names of
         :func:`~pilotstats.io.load_asv`), ``commit``, ``date`` (the commit date, a UTC
         timestamp), ``value`` (asv's headline result, the median, in ``unit``) and
-        ``unit`` (``"s"`` for timings). Rows are sorted by machine, env, benchmark, date
-        and commit. Failed or skipped benchmarks (result ``None`` or NaN) give no row.
+        ``unit`` (``"s"`` for timings). Rows are sorted by machine, env, benchmark and
+        date; commits of equal date in git order where the repository named in
+        ``asv.conf.json`` is available, else in asv's revision order (``asv publish``'s
+        ``index.json``), else by hash; ``table.attrs["commit_order"]`` says which
+        (:func:`pilotstats.io._asv_order.commit_order`). Failed or skipped benchmarks
+        (result ``None`` or NaN) give no row.
 
     Raises
     ------
@@ -119,10 +118,13 @@ def load_asv_history(path: str | os.PathLike[str]) -> Any:
     if not isinstance(path, (str, os.PathLike)):
         raise FormatError(f"load_asv_history needs the path of an asv results folder, got "
                           f"{type(path).__name__}", source="<object>")
-    root = _results_root(Path(os.fspath(path)))
-    label = str(root)
-    if not root.is_dir():
-        fail(label, None, "expected an asv results folder (holding one folder per machine)")
+    given = Path(os.fspath(path))
+    if not given.is_dir():
+        fail(str(given), None, "expected an asv results folder (holding one folder per "
+             "machine)")
+    layout = asv_layout(given)
+    root = layout.results
+    label = str(given)
     described: Mapping[str, Any] = {}
     if (root / "benchmarks.json").is_file():
         loaded, _ = read_json(root / "benchmarks.json")
@@ -130,7 +132,7 @@ def load_asv_history(path: str | os.PathLike[str]) -> Any:
             described = loaded
     rows: list[tuple[Any, ...]] = []
     files = 0
-    for machine_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+    for machine_dir in layout.machines:
         for result_file in folder_files(machine_dir, "*.json", recursive=False):
             if result_file.name == "machine.json":
                 continue
@@ -148,6 +150,10 @@ def load_asv_history(path: str | os.PathLike[str]) -> Any:
         fail(label, None, "no asv result file found (expected <machine>/<commit>-<env>.json; "
              "run `asv run` first)")
     frame = pd.DataFrame.from_records(rows, columns=list(ASV_HISTORY_COLUMNS))
+    order = commit_order(layout, frame["commit"].unique().tolist())
+    frame["_rank"] = [order.key(commit)[0] for commit in frame["commit"]]
     frame["date"] = pd.to_datetime(frame["date"], unit="ms", utc=True)
-    frame = frame.sort_values(["machine", "env", "benchmark", "date", "commit"], kind="stable")
-    return frame.reset_index(drop=True)
+    frame = frame.sort_values(["machine", "env", "benchmark", "date", "_rank", "commit"],
+                              kind="stable").drop(columns="_rank").reset_index(drop=True)
+    frame.attrs["commit_order"] = order.description
+    return frame

@@ -82,7 +82,8 @@ class WpsPrediction(Result):
                 f"({format_number(self.confidence_level * 100, 6)} % prediction intervals)"
             )
         low, high, work = float(self.low), float(self.high), float(self.work)  # type: ignore[arg-type]
-        interval = format_interval(low, high, self.confidence_level, "s")
+        interval = format_interval(low, high, self.confidence_level, "s",
+                                   estimate=float(self.duration))  # type: ignore[arg-type]
         interval = interval.replace("% CI", "% PI")
         return (
             f"duration {format_quantity(self.duration, 's')} at work "

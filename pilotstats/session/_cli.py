@@ -38,7 +38,8 @@ from pilotstats.session import (
     SessionResult,
 )
 from pilotstats.session._cli_config import PRESETS, UsageError, config_from_args, new_session
-from pilotstats.session._cli_output import export, progress_line, summary_result
+from pilotstats.session._cli_output import export, summary_result
+from pilotstats.session._cli_progress import LiveDisplay
 from pilotstats.session._endings import (
     EXIT_OUT_OF_SPACE,
     EXIT_PROGRAM_FAILED,
@@ -264,7 +265,7 @@ def _loop(session: BenchmarkSession, config: dict[str, Any], pis: list[IndexColu
           directory: str, log: RoundLog, signals: StopSignals, show: bool,
           err: TextIO) -> tuple[BenchmarkSession, _Outcome]:
     """Run rounds until the session is done, fails, is stopped or cannot go on."""
-    tty = show and err.isatty()
+    display = LiveDisplay(err) if show else None
     start = time.monotonic() - float(config.get("elapsed", 0.0))
     outcome = _Outcome()
     futility = Futility(session)
@@ -292,10 +293,8 @@ def _loop(session: BenchmarkSession, config: dict[str, Any], pis: list[IndexColu
                         "before are intact")
                     break
             config["elapsed"] = time.monotonic() - start
-            if show:
-                line = progress_line(session, session.result(), config["elapsed"])
-                print(("\r\x1b[2K" if tty else "") + line, end="" if tty else "\n",
-                      file=err, flush=True)
+            if display is not None:
+                display.show(session, session.result(), config["elapsed"])
             outcome.early = futility.check()
             if outcome.early is not None:
                 break
@@ -310,8 +309,8 @@ def _loop(session: BenchmarkSession, config: dict[str, Any], pis: list[IndexColu
         outcome.signum = exc.signum
     except KeyboardInterrupt:
         outcome.signum = signal.SIGINT
-    if tty:
-        print(file=err)
+    if display is not None:
+        display.close()
     return session, outcome
 
 

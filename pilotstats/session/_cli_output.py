@@ -1,4 +1,4 @@
-"""What ``pilotstats run`` shows and writes: progress lines, CSV tables and the summary.
+"""What ``pilotstats run`` writes: CSV tables and the summary (the live display: _cli_progress).
 
 Every output file is written atomically through
 :func:`pilotstats.session._statefiles.write_file` (no symbolic links followed). A WPS
@@ -14,56 +14,14 @@ import io
 import json
 from typing import Any
 
-from pilotstats.results import format_number
-from pilotstats.session import BenchmarkSession, IndexAnalysis, SessionResult
+from pilotstats.session import BenchmarkSession, SessionResult
 from pilotstats.session._statefiles import write_file
 
-__all__ = ["export", "progress_line", "summary_result"]
+__all__ = ["export", "summary_result"]
 
 #: Fields of a WPS result that describe the throughput (emptied when it is undetermined).
 _THROUGHPUT_FIELDS = ("throughput", "throughput_ci_low", "throughput_ci_high",
                       "throughput_half_width")
-
-
-def _percent(fraction: float, digits: int = 1) -> str:
-    return f"{100.0 * fraction:.{digits}f} %"
-
-
-def _width_text(item: IndexAnalysis) -> str:
-    estimate = item.estimate
-    label = item.name or item.label
-    if item.analysis is None or estimate is None:
-        return f"{label}: n = {item.n}, CI undetermined"
-    unit = f" {item.unit}" if item.unit else ""
-    level = _percent(item.analysis.confidence_level, 0)
-    half = item.analysis.half_width
-    target = None if item.required is None else item.required.target_half_width
-    if estimate != 0:
-        shown = _percent(abs(half / estimate))
-        goal = "" if target is None else f" (target ±{_percent(abs(target / estimate))})"
-    else:
-        shown = format_number(half)
-        goal = "" if target is None else f" (target ±{format_number(target)})"
-    mark = "" if item.must_satisfy else ", not required"
-    return f"{label} {format_number(estimate)}{unit}, {level} CI ±{shown}{goal}{mark}"
-
-
-def progress_line(session: BenchmarkSession, result: SessionResult, elapsed: float) -> str:
-    """One progress line: round, elapsed time, every interval against its target."""
-    parts = [f"round {session.n_rounds}", f"{elapsed:.1f} s elapsed"]
-    fit = result.wps
-    if session.wps_analysis:
-        if fit is not None and fit.valid:
-            target = result.wps_target_half_width
-            goal = "" if target is None else f" (target ±{_percent(target / fit.throughput)})"
-            half = fit.throughput_half_width / fit.throughput
-            level = _percent(result.confidence_level, 0)
-            parts.append(f"wps v {format_number(fit.throughput)} {result.unit}/s, {level} CI "
-                         f"±{_percent(half)}{goal}")
-        else:
-            parts.append("wps undetermined")
-    parts.extend(_width_text(item) for item in (*result.readings, *result.unit_readings))
-    return " | ".join(parts)
 
 
 def summary_result(result: SessionResult) -> dict[str, Any]:

@@ -1,0 +1,53 @@
+"""One unit per table cell: an interval is printed in its estimate's unit (issue 28).
+
+``mean 923 ms [0.8409, 1.005 s]`` mixed milliseconds and seconds in one cell; the
+interval now follows the estimate's scale everywhere an estimate and its interval are
+printed together.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from pilotstats.analysis import analyze
+from pilotstats.autocorrelation import subsession_analysis
+from pilotstats.io import Measurements
+from pilotstats.results import format_interval, format_quantity
+
+
+def test_interval_in_the_estimates_unit() -> None:
+    assert format_interval(0.8409, 1.005, 0.95, "s", estimate=0.923) == (
+        "95 % CI [840.9, 1005] ms")
+    assert format_interval(0.8409, 1.005, 0.95, "s") == "95 % CI [0.8409, 1.005] s"
+    assert format_interval(9.5e-7, 1.2e-6, 0.9, "s", estimate=1.01e-6) == (
+        "90 % CI [0.95, 1.2] µs")
+    assert format_interval(2.0, 3.0, 0.95, "B/s", estimate=2.5) == "95 % CI [2, 3] B/s"
+    # an undetermined estimate keeps seconds, as format_quantity does
+    assert format_interval(0.5, 1.5, 0.95, "s", estimate=float("nan")).endswith("] s")
+    assert format_quantity(float("nan"), "s") == "nan s"
+
+
+def test_analysis_table_cell_has_one_unit() -> None:
+    """The newcomer's case: a mean below 1 s whose interval reaches above it."""
+    rng = np.random.default_rng(3)
+    report = analyze(Measurements(rng.gamma(4, 0.93 / 4, 40), benchmark="x"))
+    b = report.benchmarks[0]
+    assert b.mean is not None and b.ci_high is not None
+    assert b.mean < 1.0 < b.ci_high  # the case that used to mix ms and s
+    cell = re.search(r"mean \S+ \S+ \[[^\]]*\]", str(report))
+    assert cell is not None
+    assert re.fullmatch(r"mean [0-9.]+ ms \[[0-9.]+, [0-9.]+ ms\]", cell.group()), cell.group()
+    low, high = (float(v) for v in cell.group().split("[")[1].rstrip(" ms]").split(", "))
+    assert abs(low - 1e3 * b.ci_low) < 1.0 and abs(high - 1e3 * b.ci_high) < 1.0
+    assert " s]" not in str(report) and " s (" not in str(b)
+    assert str(b).count(" ms") >= 2 and "] ms" in str(b)
+
+
+def test_subsession_result_prints_one_unit() -> None:
+    rng = np.random.default_rng(5)
+    result = subsession_analysis(rng.gamma(4, 0.95 / 4, 200), unit="s", subsession_size=1)
+    assert result.mean < 1.0 < result.ci_high  # the mean is in ms, the upper bound above 1 s
+    text = str(result)
+    assert re.search(r"mean [0-9.]+ ms \(95 % CI \[[0-9.]+, [0-9.]+\] ms", text), text
