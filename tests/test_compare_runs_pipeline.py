@@ -225,8 +225,11 @@ def test_several_files_per_side_make_the_files_the_units(
 
 
 def _pairs(tool: str, session: str, new: str) -> Counter[tuple[str, str]]:
-    """Verdicts over every base/new pair of single files and over pairs of file groups
-    (3 files a side when a variant has 6 or more: 7 of the 20 combinations; else 2), keyed by ("single" or "files", verdict) and, for asv, also by benchmark."""
+    """Verdicts over every base/new pair of single files and over pairs of file groups.
+
+    Groups: 3 files a side when a variant has 6 or more (7 of the 20 combinations), else
+    2. Keys: ("single" or "files", verdict), and ("single <benchmark>", verdict).
+    """
     options = {"clock": "cpu"} if tool == "google_benchmark" else {}
     data = {v: [load(f, **options) for f in files(session, tool, v)] for v in ("base", new)}
     k = len(data["base"])
