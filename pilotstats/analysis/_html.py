@@ -28,6 +28,9 @@ __all__ = ["PLOT_HINT", "command_text", "figure_svg", "page", "plot_or_note", "t
 #: Shown instead of the figures when matplotlib is missing.
 PLOT_HINT = 'plots need matplotlib: pip install "pilotstats[plot]"'
 
+#: Lines with more points than this are embedded as an image inside the SVG.
+_DENSE = 600
+
 _CSS = (
     "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:1.2em auto;"
     "max-width:1150px;color:#222;padding:0 1em}"
@@ -107,9 +110,12 @@ def figure_svg(ax: Any, *, alt: str | None = None) -> str:
     import matplotlib
 
     figure = ax.figure
+    for line in ax.lines:  # thousands of markers: one embedded image keeps the page light
+        if len(line.get_xdata()) > _DENSE:
+            line.set_rasterized(True)
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "pilotstats"}):
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
+        figure.savefig(buffer, format="svg", metadata={"Date": None}, dpi=110)
     text = buffer.getvalue()
     text = text[text.index("<svg"):]
     title = alt if alt is not None else ax.get_title()

@@ -1,0 +1,162 @@
+"""HTML reports and plots built from the real harness fixtures, and their screenshots.
+
+Used by ``tests/test_html_reports.py`` (browser test) and to make the screenshots in
+``docs/_static/screenshots`` (``python -m tests.report_pages docs/_static/screenshots``
+from the repository root; needs matplotlib and Chromium). The fixtures are
+``tests/data/real_harness/session2``: Google Benchmark (``--clock cpu``), pyperf and
+pytest-benchmark output made by the real tools (several files per side), asv results.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+REAL = ROOT / "tests" / "data" / "real_harness" / "session2"
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def chromium() -> str | None:
+    """Path of a Chromium (or Chrome) executable, or None."""
+    for name in CHROMIUM_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def browser(page: Path, *options: str, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+    """Run headless Chromium on ``page`` with ``options`` (``--dump-dom``, ``--screenshot``)."""
+    executable = chromium()
+    if executable is None:
+        raise FileNotFoundError("no chromium executable")
+    return subprocess.run(
+        [executable, "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars",
+         "--enable-logging=stderr", "--v=0", "--allow-file-access-from-files",
+         *options, page.resolve().as_uri()],
+        capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def console_messages(stderr: str) -> list[str]:
+    """Lines of Chromium's log that are page console messages or uncaught errors."""
+    return [line for line in stderr.splitlines()
+            if ":CONSOLE" in line or "Uncaught" in line]
+
+
+def _files(tool: str, variant: str, pattern: str = "*.json") -> list[Path]:
+    return sorted((REAL / tool / variant).glob(pattern))
+
+
+def _rel(paths: list[Path]) -> list[str]:
+    return [str(p.relative_to(REAL)) for p in paths]
+
+
+def build_pages(folder: Path) -> dict[str, Path]:
+    """Write every HTML page made from the real fixtures into ``folder``; name -> path."""
+    from pilotstats.analysis import analyze, compare, fleet_report, trend
+    from pilotstats.io import load, load_many
+
+    folder.mkdir(parents=True, exist_ok=True)
+    pages: dict[str, Path] = {}
+    gb = [_files("google_benchmark", v) for v in ("base", "slow")]
+    base, slow = (load_many(files, clock="cpu") for files in gb)
+    pages["compare_google_benchmark"] = compare(base, slow).write_html(
+        folder / "compare_google_benchmark.html", measurements=(base, slow),
+        command=["pilotstats", "compare", "--clock", "cpu", *_rel(gb[0]), "--",
+                 *_rel(gb[1]), "--html", "compare.html"])
+    pb = [_files("pytest_benchmark", v, "*.json.gz") for v in ("base", "slow")]
+    sides = [[load(path) for path in files] for files in pb]
+    pages["compare_pytest_benchmark"] = compare(*sides).write_html(
+        folder / "compare_pytest_benchmark.html", measurements=(sides[0], sides[1]),
+        command=["pilotstats", "compare", *_rel(pb[0]), "--", *_rel(pb[1]), "--html",
+                 "compare.html"])
+    pyperf = _files("pyperf", "base")
+    measured = load_many(pyperf)
+    pages["analyze_pyperf"] = analyze(measured).write_html(
+        folder / "analyze_pyperf.html", measurements=measured,
+        command=["pilotstats", "analyze", *_rel(pyperf), "--", "--html", "analyze.html"])
+    results = [load_many(_files("pyperf", v)) for v in ("base", "rerun", "slow")]
+    pages["trend_pyperf"] = trend(results).write_html(
+        folder / "trend_pyperf.html",
+        command="pilotstats trend pyperf/base/*.json -- pyperf/rerun/*.json -- "
+        "pyperf/slow/*.json --html trend.html")
+    pages["fleet_asv"] = fleet_report(REAL / "asv", unit="s", higher_is_better=False,
+                                      progress=False).write_html(
+        folder / "fleet_asv.html", command="pilotstats fleet asv --html fleet.html")
+    return pages
+
+
+def build_plots(folder: Path) -> dict[str, Path]:
+    """Save each plot of the issue, drawn from the real fixtures, as a PNG in ``folder``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from pilotstats.analysis import analyze, compare, trend
+    from pilotstats.autocorrelation import plot_half_width
+    from pilotstats.changepoints import mdl_partition
+    from pilotstats.io import load_many
+    from pilotstats.regression import wps
+
+    folder.mkdir(parents=True, exist_ok=True)
+    base = load_many(_files("google_benchmark", "base"), clock="cpu")
+    slow = load_many(_files("google_benchmark", "slow"), clock="cpu")
+    pyperf = load_many(_files("pyperf", "base"))
+    results = [load_many(_files("pyperf", v)) for v in ("base", "rerun", "slow")]
+    series = pyperf.time_per_work[~pyperf.warmup]
+    rng = np.random.default_rng(0)
+    work = np.tile(np.linspace(100, 2000, 30), 2)
+    durations = 0.05 + work / 5000 * (1 + 0.03 * rng.standard_normal(work.size))
+    throughput = np.r_[rng.normal(14.0, 0.15, 40), rng.normal(13.3, 0.15, 30)]
+    drawers: dict[str, Callable[[], Any]] = {
+        "plot_measurements": lambda: pyperf.plot(),
+        "plot_analysis": lambda: analyze(pyperf).plot(),
+        "plot_comparison": lambda: compare(base, slow).plot(),
+        "plot_trend": lambda: trend(results).plot(),
+        "plot_trend_groups": lambda: mdl_partition(throughput).plot(throughput,
+                                                                    ylabel="throughput",
+                                                                    unit="Mpps"),
+        "plot_wps": lambda: wps(work, durations, unit="requests").plot(work, durations),
+        "plot_half_width": lambda: plot_half_width(series[:400], unit="s"),
+    }
+    saved: dict[str, Path] = {}
+    for name, draw in drawers.items():
+        ax = draw()
+        path = folder / f"{name}.png"
+        ax.figure.savefig(path, dpi=80)
+        plt.close(ax.figure)
+        saved[name] = path
+    return saved
+
+
+def screenshot(page: Path, target: Path, width: int = 1200, height: int = 1600) -> Path:
+    """A PNG of ``page`` as headless Chromium renders it (window ``width`` x ``height``)."""
+    done = browser(page, f"--screenshot={target.resolve()}", f"--window-size={width},{height}")
+    if not target.is_file():
+        raise RuntimeError(f"chromium made no screenshot of {page}: {done.stderr[-500:]}")
+    return target
+
+
+def main(argv: list[str]) -> int:
+    """Write the pages, their screenshots and the plots into the folder ``argv[0]``."""
+    target = Path(argv[0] if argv else "docs/_static/screenshots")
+    work = target / "pages"
+    pages = build_pages(work)
+    for name, page in pages.items():
+        screenshot(page, target / f"{name}.png")
+        print(target / f"{name}.png")
+    for path in build_plots(target).values():
+        print(path)
+    shutil.rmtree(work)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))
