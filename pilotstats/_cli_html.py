@@ -38,7 +38,7 @@ def write_analyze_html(args: argparse.Namespace, targets: Sequence[tuple[str, Se
         measurements.append(loaded[0] if len(loaded) == 1 else loaded)
     text = analysis_page([(label if len(results) > 1 or len(targets[0][1]) > 1 else None,
                            report) for label, report in results],
-                         command=_command(args), measurements=measurements)
+                         command_line=_command(args), measurements=measurements)
     _written(write_page(text, args.html))
 
 
@@ -51,11 +51,11 @@ def write_compare_html(args: argparse.Namespace, report: Any, loaded: Sequence[A
     sides = tuple(side[0] if len(side) == 1 else side for side in loaded)
     names = tuple(paths[0] if len(paths) == 1 else f"{len(paths)} files: {', '.join(paths)}"
                   for paths in files)
-    text = comparison_page(report, command=_command(args),
+    text = comparison_page(report, command_line=_command(args),
                            measurements=(sides[0], sides[1]), sides=(names[0], names[1]))
     _written(write_page(text, args.html))
 
 
 def write_trend_html(args: argparse.Namespace, report: Any) -> None:
     """The page of ``pilotstats trend``: segments, runs per result and trend plots."""
-    _written(report.write_html(args.html, command=_command(args)))
+    _written(report.write_html(args.html, command_line=_command(args)))

@@ -66,28 +66,28 @@ def build_pages(folder: Path) -> dict[str, Path]:
     gb = [_files("google_benchmark", v) for v in ("base", "slow")]
     base, slow = (load_many(files, clock="cpu") for files in gb)
     pages["compare_google_benchmark"] = compare(base, slow).write_html(
-        folder / "compare_google_benchmark.html", measurements=(base, slow),
-        command=["pilotstats", "compare", "--clock", "cpu", *_rel(gb[0]), "--",
+        folder / "compare_google_benchmark.html", base=base, new=slow,
+        command_line=["pilotstats", "compare", "--clock", "cpu", *_rel(gb[0]), "--",
                  *_rel(gb[1]), "--html", "compare.html"])
     pb = [_files("pytest_benchmark", v, "*.json.gz") for v in ("base", "slow")]
     sides = [[load(path) for path in files] for files in pb]
     pages["compare_pytest_benchmark"] = compare(*sides).write_html(
-        folder / "compare_pytest_benchmark.html", measurements=(sides[0], sides[1]),
-        command=["pilotstats", "compare", *_rel(pb[0]), "--", *_rel(pb[1]), "--html",
+        folder / "compare_pytest_benchmark.html", base=sides[0], new=sides[1],
+        command_line=["pilotstats", "compare", *_rel(pb[0]), "--", *_rel(pb[1]), "--html",
                  "compare.html"])
     pyperf = _files("pyperf", "base")
     measured = load_many(pyperf)
     pages["analyze_pyperf"] = analyze(measured).write_html(
         folder / "analyze_pyperf.html", measurements=measured,
-        command=["pilotstats", "analyze", *_rel(pyperf), "--", "--html", "analyze.html"])
+        command_line=["pilotstats", "analyze", *_rel(pyperf), "--", "--html", "analyze.html"])
     results = [load_many(_files("pyperf", v)) for v in ("base", "rerun", "slow")]
     pages["trend_pyperf"] = trend(results).write_html(
         folder / "trend_pyperf.html",
-        command="pilotstats trend pyperf/base/*.json -- pyperf/rerun/*.json -- "
+        command_line="pilotstats trend pyperf/base/*.json -- pyperf/rerun/*.json -- "
         "pyperf/slow/*.json --html trend.html")
     pages["fleet_asv"] = fleet_report(REAL / "asv", unit="s", higher_is_better=False,
                                       progress=False).write_html(
-        folder / "fleet_asv.html", command="pilotstats fleet asv --html fleet.html")
+        folder / "fleet_asv.html", command_line="pilotstats fleet asv --html fleet.html")
     return pages
 
 

@@ -171,7 +171,7 @@ def test_cli_fleet_over_long_csv(tmp_path: Path) -> None:
 def test_html_plots_have_axes_with_values_and_the_page_names_its_versions(
         tmp_path: Path) -> None:
     report = fleet_report(_fleet(), higher_is_better=False, unit="s")
-    text = report.to_html(command=["pilotstats", "fleet", "results dir"])
+    text = report.to_html(command_line=["pilotstats", "fleet", "results dir"])
     row = text[text.index('<td class="name">slower</td>'):]
     svg = row[row.index("<svg"):row.index("</svg>")]
     ticks = [t.split(">", 1)[1] for t in svg.split("<text")[1:]]

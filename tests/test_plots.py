@@ -17,8 +17,8 @@ from pilotstats.changepoints import detect_changes, edm, edm_single, stable_phas
 from pilotstats.exceptions import InvalidInputError, MissingDependencyError
 from pilotstats.regression import ClosedNetworkModel, calibrate, wps
 from pilotstats.regression._demo_calibration import SAMPLE_MEASUREMENTS, SAMPLE_POPULATIONS
-from pilotstats.smoothing import analyze_regions, divergence_regions
 from pilotstats.results import format_number
+from pilotstats.smoothing import analyze_regions, divergence_regions
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")

@@ -394,7 +394,7 @@ class AnalysisReport(Result):
         return plot_analysis(self, benchmark=benchmark, ax=ax)
 
     def to_html(self, *, title: str | None = None,
-                command: str | Sequence[str] | None = None,
+                command_line: str | Sequence[str] | None = None,
                 measurements: Any = None) -> str:
         """A self-contained HTML page of the analysis (needs matplotlib for the plots).
 
@@ -407,7 +407,7 @@ class AnalysisReport(Result):
         ----------
         title : str, optional
             Page title (default: what the page answers).
-        command : str or sequence of str, optional
+        command_line : str or sequence of str, optional
             The command line that made the report, shown on the page.
         measurements : Measurements or sequence of Measurements, optional
             The measurements analysed (a list: one per file): adds each benchmark's
@@ -425,17 +425,17 @@ class AnalysisReport(Result):
         >>> from pilotstats.analysis import analyze
         >>> rng = np.random.default_rng(0)
         >>> report = analyze(Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="bench"))
-        >>> page = report.to_html(command="pilotstats analyze bench.json")
+        >>> page = report.to_html(command_line="pilotstats analyze bench.json")
         >>> page.startswith("<!DOCTYPE html>"), "<svg" in page, "bench.json" in page
         (True, True, True)
         """
         from pilotstats.analysis._html_reports import analysis_page
 
-        return analysis_page([(None, self)], title=title, command=command,
+        return analysis_page([(None, self)], title=title, command_line=command_line,
                              measurements=None if measurements is None else [measurements])
 
     def write_html(self, path: str | os.PathLike[str], *, title: str | None = None,
-                   command: str | Sequence[str] | None = None,
+                   command_line: str | Sequence[str] | None = None,
                 measurements: Any = None) -> Path:
         """Write :meth:`to_html` to ``path`` (UTF-8) and return the path.
 
@@ -443,7 +443,7 @@ class AnalysisReport(Result):
         ----------
         path : str or path-like
             Destination ``.html`` file.
-        title, command, measurements
+        title, command_line, measurements
             As for :meth:`to_html`.
 
         Returns
@@ -452,7 +452,7 @@ class AnalysisReport(Result):
         """
         from pilotstats.analysis._html import write_page
 
-        return write_page(self.to_html(title=title, command=command,
+        return write_page(self.to_html(title=title, command_line=command_line,
                                        measurements=measurements), path)
 
     @classmethod

@@ -199,7 +199,7 @@ class FleetReport(Result):
         return render_table(header, self._text_rows())
 
     def to_html(self, *, title: str = "pilotstats fleet report",
-                command: str | Sequence[str] | None = None) -> str:
+                command_line: str | Sequence[str] | None = None) -> str:
         """A self-contained static HTML page: the dashboard with one trend plot per series.
 
         Each series gets a plot with axes: its values (grey), its trend levels (blue
@@ -211,7 +211,7 @@ class FleetReport(Result):
         ----------
         title : str, default "pilotstats fleet report"
             Page title and heading.
-        command : str or sequence of str, optional
+        command_line : str or sequence of str, optional
             The command line that made the report, shown on the page with the versions.
 
         Returns
@@ -257,18 +257,18 @@ class FleetReport(Result):
                    "first.</p>")
         return page(title, [summary, f"<table><thead><tr>{header}</tr></thead><tbody>"
                                      f"{''.join(body)}</tbody></table>"],
-                    command=command, wide=True)
+                    command_line=command_line, wide=True)
 
     def write_html(self, path: str | os.PathLike[str], *,
                    title: str = "pilotstats fleet report",
-                   command: str | Sequence[str] | None = None) -> Path:
+                   command_line: str | Sequence[str] | None = None) -> Path:
         """Write :meth:`to_html` to ``path`` (UTF-8) and return the path.
 
         Parameters
         ----------
         path : str or path-like
             Destination ``.html`` file.
-        title, command
+        title, command_line
             As for :meth:`to_html`.
 
         Returns
@@ -277,7 +277,7 @@ class FleetReport(Result):
         """
         from pilotstats.analysis._html import write_page
 
-        return write_page(self.to_html(title=title, command=command), path)
+        return write_page(self.to_html(title=title, command_line=command_line), path)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dashboard: ``kind``, ``higher_is_better``, ``unit``, ``series`` rows."""

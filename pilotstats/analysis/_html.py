@@ -79,7 +79,7 @@ def command_text(command: str | Sequence[str] | None) -> str | None:
     if isinstance(command, str):
         return command
     if not all(isinstance(part, str) for part in command):
-        raise InvalidInputError("command must be a string or a sequence of strings")
+        raise InvalidInputError("command_line must be a string or a sequence of strings")
     return shlex.join(command)
 
 
@@ -141,7 +141,7 @@ def plot_or_note(draw: Callable[..., Any], figsize: tuple[float, float] = (8.0, 
     return figure_svg(ax)
 
 
-def page(title: str, body: Sequence[str], *, command: str | Sequence[str] | None = None,
+def page(title: str, body: Sequence[str], *, command_line: str | Sequence[str] | None = None,
          wide: bool = False) -> str:
     """The whole page: ``title``, the ``body`` parts (HTML), then the command and versions.
 
@@ -151,13 +151,13 @@ def page(title: str, body: Sequence[str], *, command: str | Sequence[str] | None
         Page title and heading.
     body : sequence of str
         HTML fragments, in order.
-    command : str or sequence of str, optional
+    command_line : str or sequence of str, optional
         The command line that made the page (shown verbatim, shell-quoted).
     wide : bool, default False
         Let the page use the whole window (wide tables).
     """
     esc = html.escape
-    shown = command_text(command)
+    shown = command_text(command_line)
     found = versions()
     listed = ", ".join(f"{esc(k)} {esc(v)}" for k, v in found.items())
     footer = ("<footer><p>Made by "

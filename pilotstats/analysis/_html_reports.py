@@ -91,7 +91,7 @@ def _analysis_row_class(item: BenchmarkAnalysis, target: float) -> str:
 
 
 def analysis_page(reports: Sequence[tuple[str | None, AnalysisReport]], *,
-                  title: str | None = None, command: str | Sequence[str] | None = None,
+                  title: str | None = None, command_line: str | Sequence[str] | None = None,
                   measurements: Sequence[Any] | None = None) -> str:
     """The page of one or more analyses (one per measurement of ``pilotstats analyze``).
 
@@ -131,19 +131,16 @@ def analysis_page(reports: Sequence[tuple[str | None, AnalysisReport]], *,
         rest = [n.strip() for n in notes if n not in shown_notes]
         if rest:
             body.append("<h3>Other notes</h3>" + _notes(rest))
-    return page(title or "pilotstats analysis", body, command=command)
+    return page(title or "pilotstats analysis", body, command_line=command_line)
 
 
 def comparison_page(report: ComparisonReport, *, title: str | None = None,
-                    command: str | Sequence[str] | None = None,
+                    command_line: str | Sequence[str] | None = None,
                     measurements: tuple[Any, Any] | None = None,
                     sides: tuple[str, str] | None = None) -> str:
     """The page of a comparison; ``measurements`` = (base, new) adds the samples plots."""
     from pilotstats.analysis._plot import change_title, plot_comparison
 
-    if measurements is not None and (not isinstance(measurements, (tuple, list))
-                                     or len(measurements) != 2):
-        raise InvalidInputError("measurements must be the pair (base, new)")
     base = _one_measurement(measurements[0], "base") if measurements else None
     new = _one_measurement(measurements[1], "new") if measurements else None
     header, rows, notes = report._table_parts()
@@ -186,11 +183,11 @@ def comparison_page(report: ComparisonReport, *, title: str | None = None,
                     f"{_esc(change_title(item))}</h2>{change}"
                     + (f'<div class="plots">{samples}</div>' if samples else "")
                     + _notes([item.note] if item.note else []))
-    return page(title or "pilotstats comparison: new vs baseline", body, command=command)
+    return page(title or "pilotstats comparison: new vs baseline", body, command_line=command_line)
 
 
 def trend_page(report: TrendReport, *, title: str | None = None,
-               command: str | Sequence[str] | None = None) -> str:
+               command_line: str | Sequence[str] | None = None) -> str:
     """The page of a trend: the segment table, then each benchmark's trend plot."""
     from pilotstats.analysis._plot import plot_trend, trend_title
 
@@ -212,4 +209,4 @@ def trend_page(report: TrendReport, *, title: str | None = None,
         plot = plot_or_note(partial(plot_trend, report, benchmark=name), (8.0, 3.6))
         body.append(f"<h2>{_esc(trend_title(item, len(report.labels)))}</h2>{plot}"
                     + _notes([item.note] if item.note else []))
-    return page(title or "pilotstats trend", body, command=command)
+    return page(title or "pilotstats trend", body, command_line=command_line)

@@ -254,7 +254,7 @@ class TrendReport(Result):
         return plot_trend(self, benchmark=benchmark, ax=ax)
 
     def to_html(self, *, title: str | None = None,
-                command: str | Sequence[str] | None = None) -> str:
+                command_line: str | Sequence[str] | None = None) -> str:
         """A self-contained HTML page of the trend (needs matplotlib for the plots).
 
         The verdict table, the run structure (runs, between- and within-run standard
@@ -265,7 +265,7 @@ class TrendReport(Result):
         ----------
         title : str, optional
             Page title (default: what the page answers).
-        command : str or sequence of str, optional
+        command_line : str or sequence of str, optional
             The command line that made the report, shown on the page.
 
         Returns
@@ -285,17 +285,17 @@ class TrendReport(Result):
         """
         from pilotstats.analysis._html_reports import trend_page
 
-        return trend_page(self, title=title, command=command)
+        return trend_page(self, title=title, command_line=command_line)
 
     def write_html(self, path: str | os.PathLike[str], *, title: str | None = None,
-                   command: str | Sequence[str] | None = None) -> Path:
+                   command_line: str | Sequence[str] | None = None) -> Path:
         """Write :meth:`to_html` to ``path`` (UTF-8) and return the path.
 
         Parameters
         ----------
         path : str or path-like
             Destination ``.html`` file.
-        title, command
+        title, command_line
             As for :meth:`to_html`.
 
         Returns
@@ -304,7 +304,7 @@ class TrendReport(Result):
         """
         from pilotstats.analysis._html import write_page
 
-        return write_page(self.to_html(title=title, command=command), path)
+        return write_page(self.to_html(title=title, command_line=command_line), path)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TrendReport:

@@ -234,9 +234,9 @@ class TrendGroups(Result):
 
         Needs matplotlib. Each group's mean is a horizontal step over its runs, shaded
         with the confidence interval of the mean and, lighter, ± its
-        :attr:`TrendGroup.std`; the title states the newest level; the first run of a regression (red) or progression (green)
-        group gets a dashed line and a triangle pointing the way the mean moved; other
-        boundaries are grey.
+        :attr:`TrendGroup.std`; the title states the newest level; the first run of a
+        regression (red) or progression (green) group gets a dashed line and a triangle
+        pointing the way the mean moved; other boundaries are grey.
 
         Parameters
         ----------

@@ -351,7 +351,8 @@ def _mean_half_width(group: Any, level: float | None) -> float:
         return math.nan
     from pilotstats._stats import two_sided_t
 
-    return two_sided_t(level, group.n_samples - 1) * group.std / math.sqrt(group.n_samples)
+    return float(two_sided_t(level, group.n_samples - 1) * group.std
+                 / math.sqrt(group.n_samples))
 
 
 def plot_steady_state(
