@@ -130,9 +130,9 @@ def build_plots(folder: Path) -> dict[str, Path]:
     for name, draw in drawers.items():
         ax = draw()
         path = folder / f"{name}.png"
-        ax.figure.savefig(path, dpi=80)
+        ax.figure.savefig(path, dpi=90)
         plt.close(ax.figure)
-        saved[name] = path
+        saved[name] = shrink(path)
     return saved
 
 
@@ -141,7 +141,24 @@ def screenshot(page: Path, target: Path, width: int = 1200, height: int = 1600) 
     done = browser(page, f"--screenshot={target.resolve()}", f"--window-size={width},{height}")
     if not target.is_file():
         raise RuntimeError(f"chromium made no screenshot of {page}: {done.stderr[-500:]}")
-    return target
+    return shrink(target, trim=True)
+
+
+def shrink(path: Path, *, trim: bool = False) -> Path:
+    """Rewrite a PNG with a 256-colour palette (and without the blank bottom when
+    ``trim``), so that the committed screenshots stay small."""
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(path) as opened:
+        image = opened.convert("RGB")
+    if trim:
+        pixels = np.asarray(image)
+        used = np.flatnonzero((pixels < 250).any(axis=(1, 2)))
+        if used.size:
+            image = image.crop((0, 0, image.width, min(image.height, int(used[-1]) + 24)))
+    image.quantize(colors=256, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
+    return path
 
 
 def main(argv: list[str]) -> int:

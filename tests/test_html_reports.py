@@ -129,8 +129,8 @@ def test_compare_page_states_verdict_run_structure_and_plots(pages: dict[str, Pa
                         r"regression \(95 % CI, 4 vs 4 files\)", heading)
     assert heading in page.titles  # the change plot says the same
     samples = [t for t in page.titles if "samples" in t]
-    assert samples == ["baseline: BM_sum_squares: 80 samples, 80 runs in 4 files",
-                       "new: BM_sum_squares: 80 samples, 80 runs in 4 files"]
+    assert samples == ["baseline: 80 samples, 80 runs in 4 files",
+                       "new: 80 samples, 80 runs in 4 files"]
     assert "--clock cpu" in "".join(page.text)
 
 
@@ -150,7 +150,7 @@ def test_analysis_and_trend_pages(pages: dict[str, Path]) -> None:
     page = parse(pages["analyze_pyperf"].read_text(encoding="utf-8"))
     estimate = next(t for t in page.titles if t.startswith("sum_squares: mean "))
     assert estimate.endswith("(95 % CI, 60 runs)")
-    assert "samples: sum_squares: 240 samples, 60 runs in 3 files" in page.titles
+    assert "samples: 240 samples, 60 runs in 3 files" in page.titles
     row = next(r for r in page.rows if r and r[0] == "sum_squares" and len(r) == 8)
     assert row[1:3] == ["60", "files"] and row[3].endswith("s")  # between-file std known
     page = parse(pages["trend_pyperf"].read_text(encoding="utf-8"))

@@ -250,13 +250,13 @@ class FleetReport(Result):
                   else "guarded change points (detect_changes)")
         header = "".join(f"<th>{h}</th>" for h in (
             "series", f"trend{unit}", "runs", "short-term change %", "long-term change %",
-            "regressions", "progressions", "status", "trend plot"))
+            "regres&shy;sions", "progres&shy;sions", "status", "trend plot"))
         summary = (f'<p class="summary{" bad" if self.new_regressions else ""}">'
                    f"{len(self.results)} series; {esc(method)}; {direction}; "
                    f"{len(self.new_regressions)} with a new regression. Worst regression "
                    "first.</p>")
-        return page(title, [summary, f"<table><thead><tr>{header}</tr></thead><tbody>"
-                                     f"{''.join(body)}</tbody></table>"],
+        return page(title, [summary, f'<div class="scroll"><table><thead><tr>{header}</tr>'
+                                     f"</thead><tbody>{''.join(body)}</tbody></table></div>"],
                     command_line=command_line, wide=True)
 
     def write_html(self, path: str | os.PathLike[str], *,

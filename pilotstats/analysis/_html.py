@@ -51,6 +51,8 @@ _CSS = (
     "ul.notes{font-size:.88em;color:#444}"
     "footer{margin-top:2em;font-size:.85em;color:#555;border-top:1px solid #ccc}"
     "code{background:#f3f3f3;padding:1px 4px;word-break:break-all}"
+    "td.name{max-width:20em;word-break:break-all}.scroll{overflow-x:auto}"
+    "td>svg{max-width:none}"
 )
 
 
@@ -118,7 +120,7 @@ def figure_svg(ax: Any, *, alt: str | None = None) -> str:
         figure.savefig(buffer, format="svg", metadata={"Date": None}, dpi=110)
     text = buffer.getvalue()
     text = text[text.index("<svg"):]
-    title = alt if alt is not None else ax.get_title()
+    title = alt if alt is not None else ax.get_title().replace("\n", " ")
     if title:
         text = re.sub(r"(<svg[^>]*>)", lambda m: m.group(1) + f"<title>{html.escape(title)}"
                       "</title>", text, count=1)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from pilotstats._plotting import fit_title
 from pilotstats.analysis._html import page, plot_or_note, table
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import format_number, format_quantity
@@ -67,7 +68,8 @@ def _samples_plot(measurements: Measurements | None, name: str, heading: str) ->
 
     def draw(ax: Any) -> None:
         plot_measurements(measurements, benchmark=name, ax=ax)
-        ax.set_title(f"{heading}: {ax.get_title()}")
+        title = ax.get_title().replace("\n", " ").removeprefix(f"{name}: ")
+        fit_title(ax, f"{heading}: {title}")
 
     return plot_or_note(draw, (7.0, 3.0))
 

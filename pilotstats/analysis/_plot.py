@@ -15,6 +15,7 @@ from pilotstats._plotting import (
     DATA_COLOUR,
     LEVEL_COLOUR,
     axis_label,
+    fit_title,
     interval_band,
     level_text,
     new_axes,
@@ -109,8 +110,8 @@ def plot_measurements(measurements: Measurements, *, benchmark: str | None = Non
     ax.set_xlabel("sample (runs in time order" + (", coloured by file)" if files else ")"))
     ax.set_ylabel(f"time per work unit ({label})")
     count = len(runs)
-    ax.set_title(f"{name}: {part.n_samples} samples, {count} run{'s' if count != 1 else ''}"
-                 + (f" in {len(groups)} files" if files else ""))
+    fit_title(ax, f"{name}: {part.n_samples} samples, {count} run{'s' if count != 1 else ''}"
+              + (f" in {len(groups)} files" if files else ""))
     outside_legend(ax)
     return ax
 
@@ -189,10 +190,10 @@ def plot_analysis(report: AnalysisReport, *, benchmark: str | None = None,
     ax.set_yticks(y, [f"{b.name} ({_runs_text(b)})" for b in rows], fontsize=7)
     ax.set_xlabel(f"interval relative to the estimate (%, {level_text(report.confidence_level)})")
     within = sum(_half_width_percent(b) <= report.half_width_percent for b in rows)
-    ax.set_title(f"{len(report)} benchmarks: {within} of {len(rows)} intervals within "
-                 f"±{format_number(report.half_width_percent)} %"
-                 + (f", {len(report) - len(rows)} without an interval"
-                    if len(rows) < len(report) else ""))
+    fit_title(ax, f"{len(report)} benchmarks: {within} of {len(rows)} intervals within "
+              f"±{format_number(report.half_width_percent)} %"
+              + (f", {len(report) - len(rows)} without an interval"
+                 if len(rows) < len(report) else ""))
     ax.legend(fontsize=7)
     return ax
 
@@ -254,7 +255,7 @@ def _plot_one_analysis(item: BenchmarkAnalysis, ax: Any) -> Any:
             ax.plot([], [], " ", label=f"{text} (too narrow to draw)")
     ax.set_ylabel(axis_label(f"time per work unit ({item.summary_statistic})"
                              if item.unit == "s" else item.summary_statistic, shown))
-    ax.set_title(f"{item.name}: {_estimate_text(item)} ({level}, {_runs_text(item)})")
+    fit_title(ax, f"{item.name}: {_estimate_text(item)} ({level}, {_runs_text(item)})")
     outside_legend(ax)
     return ax
 
@@ -328,22 +329,23 @@ def plot_comparison(report: ComparisonReport, *, benchmark: str | None = None,
     handles = [Line2D([], [], color=_VERDICT_COLORS[v], marker="o", linewidth=3, label=v)
                for v in shown]
     if len(chosen) == 1:
+        ax.set_yticks([])  # the title names the benchmark
         for i, item in enumerate(rows):
             ax.annotate(f"{100.0 * float(item.relative_change or 0.0):+.2f} %",
                         xy=(100.0 * float(item.relative_change or 0.0), i),
                         xytext=(0, 6), textcoords="offset points", ha="center",
                         fontsize=8)
-        ax.set_title(change_title(chosen[0]), fontsize="medium")
+        fit_title(ax, change_title(chosen[0]), fontsize="medium")
         return ax
     if handles:
         ax.legend(handles=handles, fontsize=7, title="verdict (point: change, bar: CI)",
                   title_fontsize=7)
     undecided = sum(c.verdict == "inconclusive" for c in chosen)
     missing = len(chosen) - len(rows) - undecided
-    ax.set_title(f"new vs baseline: {len(report.regressions)} regression(s), "
-                 f"{len(report.improvements)} improvement(s) of {len(rows)} compared"
-                 + (f", {undecided} inconclusive (1 run on a side)" if undecided else "")
-                 + (f", {missing} not analysable" if missing else ""))
+    fit_title(ax, f"new vs baseline: {len(report.regressions)} regression(s), "
+              f"{len(report.improvements)} improvement(s) of {len(rows)} compared"
+              + (f", {undecided} inconclusive (1 run on a side)" if undecided else "")
+              + (f", {missing} not analysable" if missing else ""))
     return ax
 
 
@@ -434,7 +436,7 @@ def plot_trend(report: TrendReport, *, benchmark: str | None = None, ax: Any = N
                   ha="right" if means.size > 4 else "center")
     ax.set_xlabel("result (oldest first)")
     ax.set_ylabel(f"mean time per work unit ({label})")
-    ax.set_title(trend_title(item, len(report.labels)))
+    fit_title(ax, trend_title(item, len(report.labels)))
     ax.legend(fontsize=7)
     return ax
 

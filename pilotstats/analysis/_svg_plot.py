@@ -24,9 +24,11 @@ COLOURS = {"regression": "#c0392b", "progression": "#1e8449", "normal": "#2e5c8a
 _WIDTH, _HEIGHT = 380, 130
 _LEFT, _RIGHT, _TOP, _BOTTOM = 58, 8, 8, 30
 _MAX_POINTS = 400
+#: Series up to this length also get a dot per run.
+_MARKED = 60
 
 
-def nice_ticks(low: float, high: float, count: int = 4) -> list[float]:
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     """About ``count`` round values (1, 2 or 5 times a power of ten apart) in [low, high]."""
     if not (math.isfinite(low) and math.isfinite(high)):
         return []
@@ -78,6 +80,12 @@ def series_svg(values: np.ndarray, levels: Sequence[tuple[int, int, float, str]]
             f'font-size="10">')
     if n == 0 or finite.size == 0:
         return head + f"<title>{html.escape(name)}: no data</title></svg>"
+    from pilotstats._plotting import value_scale
+
+    unit, factor = value_scale(finite, unit)  # seconds shown in s, ms, µs or ns
+    x = x / factor
+    finite = finite / factor
+    levels = [(start, end, level / factor, label) for start, end, level, label in levels]
     marks = [m for _, _, m, _ in levels if math.isfinite(m)]
     low = float(min(finite.min(), *marks)) if marks else float(finite.min())
     high = float(max(finite.max(), *marks)) if marks else float(finite.max())
@@ -117,10 +125,16 @@ def series_svg(values: np.ndarray, levels: Sequence[tuple[int, int, float, str]]
                       if math.isfinite(x[i]))
     parts.append(f'<polyline fill="none" stroke="#9aa0a6" stroke-width="0.9" '
                  f'points="{points}"/>')
+    if n <= _MARKED:
+        parts.append('<path fill="#9aa0a6" d="' + "".join(
+            f"M{px(i) - 1.6:.1f},{py(float(x[i])):.1f}a1.6,1.6 0 1,0 3.2,0a1.6,1.6 0 1,0 -3.2,0"
+            for i in range(n) if math.isfinite(x[i])) + '"/>')
+    half = 0.5 * (right - _LEFT) / max(n - 1, 1)
     for start, end, level, label in levels:
         if not math.isfinite(level):
             continue
-        parts.append(f'<line x1="{px(start):.1f}" x2="{px(max(end - 1, start)):.1f}" '
+        x1, x2 = max(_LEFT, px(start) - half), min(right, px(end - 1) + half)
+        parts.append(f'<line x1="{x1:.1f}" x2="{x2:.1f}" '
                      f'y1="{py(level):.1f}" y2="{py(level):.1f}" '
                      f'stroke="{COLOURS.get(label, COLOURS["normal"])}" stroke-width="2.2">'
                      f"<title>runs [{start}, {end}): {html.escape(_label(level, unit))}, "

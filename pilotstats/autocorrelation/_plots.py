@@ -11,6 +11,7 @@ from pilotstats import _config
 from pilotstats._plotting import (
     LEVEL_COLOUR,
     axis_label,
+    fit_title,
     level_text,
     new_axes,
     outside_legend,
@@ -143,6 +144,6 @@ def plot_half_width(
                      f"({share}{level})")
         else:
             title = f"no interval at n = {n}: collect more samples"
-    ax.set_title(title, fontsize="medium")
+    fit_title(ax, title, fontsize="medium")
     outside_legend(ax)
     return ax

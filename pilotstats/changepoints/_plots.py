@@ -21,6 +21,7 @@ from pilotstats._plotting import (
     axis_label,
     change_point_lines,
     check_series,
+    fit_title,
     interval_band,
     level_text,
     new_axes,
@@ -340,7 +341,7 @@ def plot_trend_groups(
         )
     ax.set_xlabel("run index")
     ax.set_ylabel(axis_label(ylabel or "value", shown_unit))
-    ax.set_title(title, fontsize="medium")
+    fit_title(ax, title, fontsize="medium")
     outside_legend(ax)
     return ax
 
