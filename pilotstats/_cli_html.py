@@ -36,8 +36,11 @@ def write_analyze_html(args: argparse.Namespace, targets: Sequence[tuple[str, Se
     for _, files in targets:
         loaded = [_load(path, args) for path in files]
         measurements.append(loaded[0] if len(loaded) == 1 else loaded)
-    text = analysis_page([(label if len(results) > 1 or len(targets[0][1]) > 1 else None,
-                           report) for label, report in results],
+    headings = [None if len(targets) == 1 and len(files) == 1 else
+                files[0] if len(files) == 1 else f"{len(files)} files: {', '.join(files)}"
+                for _, files in targets]
+    text = analysis_page([(heading, report) for heading, (_, report)
+                          in zip(headings, results, strict=True)],
                          command_line=_command(args), measurements=measurements)
     _written(write_page(text, args.html))
 
