@@ -87,7 +87,7 @@ def test_analysis_plot_of_one_benchmark_shows_absolute_values_and_runs() -> None
     report = analyze(m, detect_warmup=False)
     item = report["bench"]
     ax = report.plot(benchmark="bench")
-    assert ax.get_ylabel() == "time per work unit (mean) (ms)"
+    assert ax.get_ylabel() == "mean time per work unit (ms)"
     runs = [line for line in ax.lines if line.get_marker() == "o"]
     assert len(runs) == 1 and np.allclose(runs[0].get_ydata(), np.array(item.run_values) * 1e3)
     (band,) = ax.collections  # the interval, in ms

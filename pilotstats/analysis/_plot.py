@@ -253,7 +253,7 @@ def _plot_one_analysis(item: BenchmarkAnalysis, ax: Any) -> Any:
                     color="tab:orange", linewidth=1, label=text if sign > 0 else None)
         if not drawn:
             ax.plot([], [], " ", label=f"{text} (too narrow to draw)")
-    ax.set_ylabel(axis_label(f"time per work unit ({item.summary_statistic})"
+    ax.set_ylabel(axis_label(f"{item.summary_statistic} time per work unit"
                              if item.unit == "s" else item.summary_statistic, shown))
     fit_title(ax, f"{item.name}: {_estimate_text(item)} ({level}, {_runs_text(item)})")
     outside_legend(ax)
