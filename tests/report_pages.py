@@ -80,11 +80,10 @@ def build_pages(folder: Path) -> dict[str, Path]:
     pages["analyze_pyperf"] = analyze(measured).write_html(
         folder / "analyze_pyperf.html", measurements=measured,
         command_line=["pilotstats", "analyze", *_rel(pyperf), "--", "--html", "analyze.html"])
-    results = [load_many(_files("pyperf", v)) for v in ("base", "rerun", "slow")]
-    pages["trend_pyperf"] = trend(results).write_html(
+    history = [path for v in ("base", "rerun", "slow") for path in _files("pyperf", v)]
+    pages["trend_pyperf"] = trend([load(path) for path in history]).write_html(
         folder / "trend_pyperf.html",
-        command_line="pilotstats trend pyperf/base/*.json -- pyperf/rerun/*.json -- "
-        "pyperf/slow/*.json --html trend.html")
+        command_line=["pilotstats", "trend", *_rel(history), "--html", "trend.html"])
     pages["fleet_asv"] = fleet_report(REAL / "asv", unit="s", higher_is_better=False,
                                       progress=False).write_html(
         folder / "fleet_asv.html", command_line="pilotstats fleet asv --html fleet.html")
@@ -102,14 +101,14 @@ def build_plots(folder: Path) -> dict[str, Path]:
     from pilotstats.analysis import analyze, compare, trend
     from pilotstats.autocorrelation import plot_half_width
     from pilotstats.changepoints import mdl_partition
-    from pilotstats.io import load_many
+    from pilotstats.io import load, load_many
     from pilotstats.regression import wps
 
     folder.mkdir(parents=True, exist_ok=True)
     base = load_many(_files("google_benchmark", "base"), clock="cpu")
     slow = load_many(_files("google_benchmark", "slow"), clock="cpu")
     pyperf = load_many(_files("pyperf", "base"))
-    results = [load_many(_files("pyperf", v)) for v in ("base", "rerun", "slow")]
+    history = [load(path) for v in ("base", "rerun", "slow") for path in _files("pyperf", v)]
     series = pyperf.time_per_work[~pyperf.warmup]
     rng = np.random.default_rng(0)
     work = np.tile(np.linspace(100, 2000, 30), 2)
@@ -119,7 +118,7 @@ def build_plots(folder: Path) -> dict[str, Path]:
         "plot_measurements": lambda: pyperf.plot(),
         "plot_analysis": lambda: analyze(pyperf).plot(),
         "plot_comparison": lambda: compare(base, slow).plot(),
-        "plot_trend": lambda: trend(results).plot(),
+        "plot_trend": lambda: trend(history).plot(),
         "plot_trend_groups": lambda: mdl_partition(throughput).plot(throughput,
                                                                     ylabel="throughput",
                                                                     unit="Mpps"),
