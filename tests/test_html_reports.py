@@ -284,3 +284,16 @@ def test_cli_html_to_an_unwritable_place_is_a_named_error(
     base = _hyperfine(tmp_path / "b.json", 0.1, 1)
     status = main(["analyze", base, "--html", str(tmp_path / "missing" / "a.html")])
     assert status == 2 and "pilotstats: error:" in capsys.readouterr().err
+
+
+def test_cli_trend_labels_name_the_folder_when_file_names_repeat(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["trend"]
+    for c, level in enumerate((0.1, 0.1, 0.13)):
+        folder = tmp_path / f"commit{c}"
+        folder.mkdir()
+        argv += ["--"] if c else []
+        argv += [_hyperfine(folder / f"{i}.json", level, 10 * c + i) for i in range(2)]
+    assert main([*argv, "--json", "--no-warmup-detection"]) == 0
+    labels = json.loads(capsys.readouterr().out)["labels"]
+    assert labels == [f"commit{c}/0.json +1 files" for c in range(3)]
