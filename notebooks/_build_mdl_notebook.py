@@ -33,21 +33,16 @@ CELLS = [
         "    print(g)"
     ),
     new_markdown_cell(
-        "The trend line is the mean of the group holding each run; triangles mark the "
-        "first run of a group labelled regression (down, red) or progression (up, green), "
-        "as on the CSIT dashboard."
+        "Each group's mean is a step with its 95 % confidence interval (dark band: the "
+        "group is an i.i.d. normal sample in the MDL model) and ± its standard deviation "
+        "(light band); dashed lines and triangles mark the first run of a group labelled "
+        "regression (red) or progression (green), as on the CSIT dashboard. The title "
+        "states the newest level with its interval."
     ),
     new_code_cell(
-        "runs = np.arange(groups.n_runs)\n"
-        "fig, ax = plt.subplots(figsize=(10, 4))\n"
-        "ax.plot(runs, throughput, '.', color='0.6', label='runs')\n"
-        "ax.step(runs, groups.trend_mean, where='mid', color='C0', label='trend (group mean)')\n"
-        "for kind, marker, color in (('regression', 'v', 'red'), ('progression', '^', 'green')):\n"
-        "    at = np.flatnonzero(groups.anomaly == kind)\n"
-        "    ax.plot(at, throughput[at], marker, color=color, markersize=10, label=kind)\n"
-        "ax.set_xlabel('run'); ax.set_ylabel('throughput [Mpps]'); ax.legend(loc='lower right')\n"
-        "ax.set_title(f'{len(groups.groups)} groups, {groups.total_bits:.0f} bits')\n"
-        "print(f'figure: {len(ax.lines)} line sets drawn')\n"
+        "fig, ax = plt.subplots(figsize=(10, 4), layout='constrained')\n"
+        "groups.plot(throughput, ax=ax, ylabel='throughput', unit='Mpps')\n"
+        "print(f'figure: {len(groups.groups)} group means with intervals; {ax.get_title()}')\n"
         "plt.show()"
     ),
     new_markdown_cell(

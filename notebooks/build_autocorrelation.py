@@ -21,7 +21,7 @@ the block means are nearly uncorrelated, then build the interval from the block 
 import numpy as np
 import matplotlib.pyplot as plt
 from pilotstats.autocorrelation import (lag1_autocorrelation, optimal_subsession_size,
-    subsession_analysis, required_sample_size, compare_subsession_means)
+    subsession_analysis, required_sample_size, compare_subsession_means, plot_half_width)
 from pilotstats.datasets import ferrari_response_times
 
 x = ferrari_response_times()
@@ -69,18 +69,9 @@ t quantile at the current degrees of freedom), or self-consistently with
     print(f"CI of ±{percent} % of the mean: {plan.samples} samples "
           f"(iterated dof: {iterated.samples}); have {plan.n}")
 
-half_widths = []
-sizes = range(12, x.size + 1)
-for k in sizes:
-    try:
-        half_widths.append(subsession_analysis(x[:k]).half_width)
-    except ValueError:
-        half_widths.append(np.nan)
-fig, ax = plt.subplots(figsize=(7, 3))
-ax.plot(list(sizes), half_widths, marker="o", ms=3)
-ax.set_xlabel("samples collected")
-ax.set_ylabel("95 % CI half width (s)")
-ax.set_title("Interval half width as the session grows")
+# the interval's half width as the session grows; shaded: lengths with no interval yet
+# (no subsession size brings |r1| <= 0.1), which a plain line would hide as gaps
+ax = plot_half_width(x, unit="s")
 plt.show()"""),
     ("markdown", """## Comparing two configurations
 

@@ -118,6 +118,7 @@ left.plot(grid / 1024, grid / fit.naive_throughput * 1e3, "--", color="0.4",
           label="naive sum(w)/sum(t)")
 left.set_xlabel("work per round (MiB)")
 left.set_ylabel("round duration (ms)")
+left.set_title(f"WPS fit: {fit.n_rounds_used} rounds, overhead α = {fit.alpha * 1e3:.2f} ms")
 left.legend()
 
 mib = 1 / 1024
@@ -128,6 +129,8 @@ right.plot([1], [fit.naive_throughput * mib], "s", color="0.4", label="naive")
 right.set_xticks([0, 1], ["WPS", "naive"])
 right.set_xlim(-0.5, 1.5)
 right.set_ylabel("throughput (MiB/s)")
+right.set_title(f"v = {fit.throughput * mib:.0f} MiB/s [{low * mib:.0f}, {high * mib:.0f}] "
+                "(95 % CI)")
 right.legend()
 fig.tight_layout()
 print(fit)

@@ -78,7 +78,7 @@ def run_fleet(args: argparse.Namespace) -> int:
                           short_window=args.short_window, long_window=args.long_window,
                           unit=unit, progress=progress, **options)
     if args.html:
-        report.write_html(args.html)
+        report.write_html(args.html, command_line=getattr(args, "command_line", None))
     if args.parquet:
         write_parquet(report.results, args.parquet)
     if args.json:

@@ -28,6 +28,7 @@ __all__ = [
     "axis_label",
     "change_point_lines",
     "check_series",
+    "fit_title",
     "interval_band",
     "level_text",
     "new_axes",
@@ -254,6 +255,16 @@ def change_point_lines(
                 color=color,
             )
     return lines
+
+
+def fit_title(ax: Any, text: str, **options: Any) -> Any:
+    """Set ``text`` as the title, wrapped at spaces to the figure's width (about 9.5
+    characters an inch at the default size), so that a long benchmark name is never cut
+    off; returns the title's Text."""
+    import textwrap
+
+    width = max(20, int(ax.figure.get_figwidth() * 9.5))
+    return ax.set_title(textwrap.fill(text, width, break_long_words=False), **options)
 
 
 def outside_legend(ax: Any) -> Any:

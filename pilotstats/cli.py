@@ -9,11 +9,12 @@ Subcommands::
     pilotstats bisect --good REV --bad REV [options] -- PROGRAM ARGS...
                                                   (see pilotstats.session._bisect_cli)
     pilotstats analyze FILE|FOLDER... [-- FILE... ...] [--json] [--half-width-percent 1]
-                       [--summary-statistic median] [--run-cost C]
+                       [--summary-statistic median] [--run-cost C] [--html FILE]
     pilotstats compare BASE... -- NEW... [--json] [--min-change-percent 0] [--allow-missing]
                        [--assume-runs-equivalent] [--pair OLD=NEW ...] [--match REGEX]
+                       [--html FILE]
     pilotstats compare BASE NEW          (one file per side)
-    pilotstats trend FILE|FOLDER... [--json] [--fail-on-regression]
+    pilotstats trend FILE|FOLDER... [--json] [--fail-on-regression] [--html FILE]
     pilotstats trend FILE... -- FILE... -- FILE...   (several files per result)
     pilotstats changepoints FILE [--column C | --benchmark B] [--method detect|edm] [--json]
 
@@ -129,6 +130,9 @@ def _parser() -> argparse.ArgumentParser:
                          "interval (it then excludes run-to-run variation, as the output "
                          "says); otherwise one run on a side of compare is inconclusive")
         sub.add_argument("--no-progress", action="store_true", help="no progress bars")
+        sub.add_argument("--html", default=None, metavar="FILE",
+                         help="also write a self-contained HTML report (tables, plots with "
+                         "intervals, run structure, command and versions)")
 
     analyze = commands.add_parser("analyze", help="per benchmark: warm-up, mean with CI "
                                   "(runs as units), variance components, runs needed")
@@ -276,9 +280,20 @@ def _group_files(group: Sequence[str]) -> list[str]:
     return [path for path, _ in _expand(group)]
 
 
-def _group_label(files: Sequence[str]) -> str:
-    first = Path(files[0]).name
-    return first if len(files) == 1 else f"{first} +{len(files) - 1} files"
+def _group_label(files: Sequence[str], folder: bool = False) -> str:
+    """``1.json +2 files``; with ``folder``, ``base/1.json +2 files`` (its folder too)."""
+    first = Path(files[0])
+    shown = f"{first.parent.name}/{first.name}" if folder and first.parent.name else first.name
+    return shown if len(files) == 1 else f"{shown} +{len(files) - 1} files"
+
+
+def _group_points(groups: Sequence[Sequence[str]]) -> list[tuple[list[str], str]]:
+    """Each group's files and label; labels name the folder too when names repeat."""
+    files = [_group_files(group) for group in groups]
+    labels = [_group_label(group) for group in files]
+    if len(set(labels)) < len(labels):
+        labels = [_group_label(group, folder=True) for group in files]
+    return list(zip(files, labels, strict=True))
 
 
 def _analysis_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -347,6 +362,10 @@ def _run_analyze(args: argparse.Namespace) -> int:
     results = [(label, _analyze_files(files, args, half_width_percent=args.half_width_percent,
                                       benchmarks=args.benchmark, run_cost=args.run_cost))
                for label, files in targets]
+    if args.html:
+        from pilotstats._cli_html import write_analyze_html
+
+        write_analyze_html(args, targets, results)
     if args.json:
         _emit({"command": "analyze",
                "results": [{**report.to_dict(), "file": label} for label, report in results]})
@@ -407,6 +426,10 @@ def _run_compare(args: argparse.Namespace) -> int:
     if any(c.runs_assumed_equivalent for c in report):
         summary += ("; runs assumed equivalent: intervals of single runs exclude run-to-run "
                     "variation")
+    if args.html:
+        from pilotstats._cli_html import write_compare_html
+
+        write_compare_html(args, report, loaded, (base_files, new_files))
     if args.json:
         _emit({"command": "compare",
                "base": base_files[0] if len(base_files) == 1 else base_files,
@@ -432,10 +455,14 @@ def _run_trend(args: argparse.Namespace) -> int:
     if groups is None:
         points = [([path], label) for path, label in _expand(args.files, notes)]
     else:
-        points = [(files, _group_label(files)) for files in map(_group_files, groups)]
+        points = _group_points(groups)
     reports = [_analyze_files(files, args) for files, _ in points]
     report = trend(reports, labels=[label for _, label in points],
                    confidence_level=args.confidence_level)
+    if args.html:
+        from pilotstats._cli_html import write_trend_html
+
+        write_trend_html(args, report)
     if args.json:
         _emit({"command": "trend", "files": [files[0] if len(files) == 1 else files
                                              for files, _ in points], "order": notes,
@@ -576,6 +603,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if arguments and arguments[0] in ("analyze", "compare", "trend") and "--" in arguments:
         arguments, groups = _split_groups(parser, arguments)
     args = parser.parse_args(arguments)
+    args.command_line = ["pilotstats", *(sys.argv[1:] if argv is None else argv)]
     if groups is not None:
         args.groups = groups
     _check_files(parser, args)

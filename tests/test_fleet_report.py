@@ -166,3 +166,41 @@ def test_cli_fleet_over_long_csv(tmp_path: Path) -> None:
     with contextlib.redirect_stderr(io.StringIO()) as err:
         status = main(["fleet", str(tmp_path / "long.csv"), "--by", "nope", "--value", "mpps"])
     assert status == 2 and "nope" in err.getvalue()
+
+
+def test_html_plots_have_axes_with_values_and_the_page_names_its_versions(
+        tmp_path: Path) -> None:
+    report = fleet_report(_fleet(), higher_is_better=False, unit="s")
+    text = report.to_html(command_line=["pilotstats", "fleet", "results dir"])
+    row = text[text.index('<td class="name">slower</td>'):]
+    svg = row[row.index("<svg"):row.index("</svg>")]
+    ticks = [t.split(">", 1)[1] for t in svg.split("<text")[1:]]
+    values = [t[:-len(" s</text>")] for t in ticks if t.endswith(" s</text>")]
+    assert len(values) >= 3  # value ticks in the unit of the series
+    numbers = sorted(float(v) for v in values)
+    assert numbers[0] <= 10.0 and numbers[-1] >= 12.0  # the range of "slower"
+    assert "run (oldest first)</text>" in svg and ">79</text>" in svg  # run ticks: 0 .. 79
+    assert "last level" in svg.split("</title>")[0]
+    assert "pilotstats fleet &#x27;results dir&#x27;" in text and "Versions: pilotstats" in text
+    assert "numpy" in text and "python" in text
+
+
+def test_undefined_change_reads_history_too_short() -> None:
+    report = fleet_report(_fleet(), higher_is_better=False)
+    short = FleetReport(report.kind, report.results.assign(long_term_change_percent=np.nan),
+                        report.values, report.higher_is_better)
+    assert "n/a (history too short)" in str(short) and " nan " not in str(short)
+    page = _Page()
+    page.feed(short.to_html())
+    cells = [row["cells"] for row in page.rows if row["class"] != "failed"]
+    assert cells and all(c[4] == "n/a (history too short)" for c in cells)
+    assert all("nan" not in c for row in cells for c in row)
+
+
+def test_cli_fleet_html_records_the_command(tmp_path: Path) -> None:
+    folder = asv_results_folder(tmp_path, n_commits=12)
+    page = tmp_path / "fleet.html"
+    status, _ = _run(["fleet", str(folder), "--no-progress", "--html", str(page)])
+    text = page.read_text(encoding="utf-8")
+    assert status in (0, 1) and f"pilotstats fleet {folder} --no-progress --html {page}" in text
+    assert text.count("<svg") == text.count('<td class="name">')

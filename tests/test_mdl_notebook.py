@@ -12,7 +12,7 @@ def test_mdl_notebook_executes() -> None:
     notebook = execute_notebook("mdl_trend.ipynb", timeout=300)
     outputs = stream_text(notebook)
     assert "group(s)" in outputs and "long-term change" in outputs
-    assert "figure: 4 line sets drawn" in outputs
+    assert "group means with intervals; MDL trend: newest level" in outputs
 
 
 def test_notebook_is_built_from_script() -> None:

@@ -17,6 +17,7 @@ from pilotstats.changepoints import detect_changes, edm, edm_single, stable_phas
 from pilotstats.exceptions import InvalidInputError, MissingDependencyError
 from pilotstats.regression import ClosedNetworkModel, calibrate, wps
 from pilotstats.regression._demo_calibration import SAMPLE_MEASUREMENTS, SAMPLE_POPULATIONS
+from pilotstats.results import format_number
 from pilotstats.smoothing import analyze_regions, divergence_regions
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -371,7 +372,22 @@ class TestTrendGroups:
         assert "1 regression," in ax.get_title() and "1 progression " in ax.get_title()
         samples = ax.get_lines()[0]
         assert len(samples.get_xdata()) == 3 * len(runs)
-        assert len(ax.collections) == len(result.groups)  # one ±std band per group
+        # per group: the interval of its mean (dark) and ±std (light)
+        assert len(ax.collections) == 2 * len(result.groups)
+        means = [c for c in ax.collections if "of the group mean" in str(c.get_label())]
+        assert len(means) == 1  # labelled once
+        from pilotstats._stats import two_sided_t
+
+        last = result.groups[-1]
+        half = two_sided_t(0.95, last.n_samples - 1) * last.std / np.sqrt(last.n_samples)
+        tops = sorted(c.get_paths()[0].vertices[:, 1].max() for c in ax.collections)
+        assert min(tops, key=lambda v: abs(v - (last.mean + half))) == pytest.approx(
+            last.mean + half)
+        assert ax.get_title().startswith(
+            f"MDL trend: newest level {format_number(last.mean)} ± "
+            f"{format_number(half, 2)} Mpps (progression); 3 groups")
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert "95 % CI of the group mean" in legend and "group mean ± std" in legend
         dashed = _dashed(ax)
         assert [line.get_color() for line in dashed] == ["C3", "C2"]
         assert [line.get_xdata()[0] for line in dashed] == [11.5, 21.5]
@@ -385,11 +401,54 @@ class TestTrendGroups:
         runs = self._runs()
         result = mdl_partition(runs)
         _, given = plt.subplots()
-        ax = result.plot(ax=given, show_std=False)
+        ax = result.plot(ax=given, show_std=False, confidence_level=None)
         assert ax is given and not ax.collections
+        assert len(result.plot(show_std=False).collections) == len(result.groups)
         assert ax.get_ylabel() == "value"
         with pytest.raises(InvalidInputError, match="n_runs = 34; got 33 runs"):
             result.plot(runs[:-1])
         single = mdl_partition([2.1, 3.1, 3.2], resolution=0.1)  # a group of one sample
         ax = single.plot([2.1, 3.1, 3.2])
-        assert len(ax.collections) == 1  # no band where the std is NaN
+        assert len(ax.collections) == 2  # no bands where the std is NaN
+
+
+class TestHalfWidth:
+    def test_gaps_without_an_interval_are_shaded_and_named(self) -> None:
+        from pilotstats.autocorrelation import plot_half_width, subsession_analysis
+        from pilotstats.datasets import ferrari_response_times
+
+        x = ferrari_response_times()
+        ax = plot_half_width(x, unit="s")
+        (curve,) = ax.get_lines()
+        sizes, widths = curve.get_xdata(), curve.get_ydata()
+        assert list(sizes) == list(range(3, x.size + 1))
+        missing = [int(k) for k, w in zip(sizes, widths, strict=True) if np.isnan(w)]
+        assert 8 in missing and 48 not in missing
+        assert len(ax.patches) == len(missing)  # one shaded span per prefix without interval
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert legend == ["95 % CI half width",
+                          "no interval: no subsession size brings |r1| <= 0.1"]
+        full = subsession_analysis(x)
+        assert widths[-1] == pytest.approx(full.half_width * 1e3)  # in ms
+        assert ax.get_ylabel() == "half width of the interval of x[:k] (ms)"
+        assert ax.get_title().startswith("half width at n = 48: ±145.8 ms (8.3 % of the mean")
+
+    def test_long_series_and_bad_input(self) -> None:
+        from pilotstats.autocorrelation import plot_half_width
+
+        rng = np.random.default_rng(1)
+        ax = plot_half_width(rng.normal(10, 1, 5000), min_samples=10)
+        sizes = ax.get_lines()[0].get_xdata()
+        assert sizes.size <= 200 and sizes[0] == 10 and sizes[-1] == 5000
+        widths = ax.get_lines()[0].get_ydata()
+        assert len(ax.patches) == int(np.isnan(widths).sum()) < 5  # i.i.d.: hardly any gap
+        assert "% of the mean, 95 % CI)" in ax.get_title()
+        with pytest.raises(InvalidInputError, match="min_samples"):
+            plot_half_width([1.0, 2.0, 3.0], min_samples=7)
+        with pytest.raises(InvalidInputError):
+            plot_half_width([1.0, np.nan, 3.0])
+        short = plot_half_width([1.0, 2.0, 1.5, 2.5], min_samples=2)
+        assert short.get_title().startswith("no interval at n = 4") or "±" in short.get_title()
+        names = {t.get_text() for t in short.get_legend().get_texts()}
+        assert names <= {"95 % CI half width", "no interval: fewer than 2 subsessions",
+                         "no interval: no subsession size brings |r1| <= 0.1"}

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+import os
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, SupportsIndex, overload
 
 import numpy as np
@@ -383,14 +385,76 @@ class AnalysisReport(Result):
                     lines.append(f"  {b.name}: {note}")
         return header, rows, lines
 
-    def plot(self, *, ax: Any = None) -> Any:
-        """Forest plot of the intervals relative to each estimate (needs matplotlib).
+    def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
+        """Estimates with their intervals in absolute values (needs matplotlib).
 
         See :func:`pilotstats.analysis.plot_analysis`.
         """
         from pilotstats.analysis._plot import plot_analysis
 
-        return plot_analysis(self, ax=ax)
+        return plot_analysis(self, benchmark=benchmark, ax=ax)
+
+    def to_html(self, *, title: str | None = None,
+                command_line: str | Sequence[str] | None = None,
+                measurements: Any = None) -> str:
+        """A self-contained HTML page of the analysis (needs matplotlib for the plots).
+
+        The verdict table, the run structure (runs, between- and within-run standard
+        deviations), one section per benchmark with its plots (the samples too when
+        ``measurements`` is given), and the command line and versions; inline CSS and SVG
+        only (no script, no network).
+
+        Parameters
+        ----------
+        title : str, optional
+            Page title (default: what the page answers).
+        command_line : str or sequence of str, optional
+            The command line that made the report, shown on the page.
+        measurements : Measurements or sequence of Measurements, optional
+            The measurements analysed (a list: one per file): adds each benchmark's
+            samples plot (runs coloured, warm-ups marked).
+
+        Returns
+        -------
+        str
+            The page; :meth:`write_html` writes it to a file.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pilotstats.io import Measurements
+        >>> from pilotstats.analysis import analyze
+        >>> rng = np.random.default_rng(0)
+        >>> report = analyze(Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="bench"))
+        >>> page = report.to_html(command_line="pilotstats analyze bench.json")
+        >>> page.startswith("<!DOCTYPE html>"), "<svg" in page, "bench.json" in page
+        (True, True, True)
+        """
+        from pilotstats.analysis._html_reports import analysis_page
+
+        return analysis_page([(None, self)], title=title, command_line=command_line,
+                             measurements=None if measurements is None else [measurements])
+
+    def write_html(self, path: str | os.PathLike[str], *, title: str | None = None,
+                   command_line: str | Sequence[str] | None = None,
+                measurements: Any = None) -> Path:
+        """Write :meth:`to_html` to ``path`` (UTF-8) and return the path.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Destination ``.html`` file.
+        title, command_line, measurements
+            As for :meth:`to_html`.
+
+        Returns
+        -------
+        pathlib.Path
+        """
+        from pilotstats.analysis._html import write_page
+
+        return write_page(self.to_html(title=title, command_line=command_line,
+                                       measurements=measurements), path)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AnalysisReport:

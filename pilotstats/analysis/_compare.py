@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, SupportsIndex, overload
 
 from pilotstats import _config
@@ -381,14 +383,81 @@ class ComparisonReport(Result):
                         if self.min_change_percent > 0 else "") + ")")
         return header, rows, lines
 
-    def plot(self, *, ax: Any = None) -> Any:
+    def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
         """Forest plot of the relative changes with their intervals (needs matplotlib).
 
         See :func:`pilotstats.analysis.plot_comparison`.
         """
         from pilotstats.analysis._plot import plot_comparison
 
-        return plot_comparison(self, ax=ax)
+        return plot_comparison(self, benchmark=benchmark, ax=ax)
+
+    def to_html(self, *, title: str | None = None,
+                command_line: str | Sequence[str] | None = None,
+                base: Measurements | Sequence[Measurements] | None = None,
+                new: Measurements | Sequence[Measurements] | None = None) -> str:
+        """A self-contained HTML page of the comparison (needs matplotlib for the plots).
+
+        The verdict table, the run structure (runs, between- and within-run standard
+        deviations), one section per benchmark with its plots (each side's samples too when
+        ``base`` and ``new`` are given), and the command line and versions; inline CSS and
+        SVG only (no script, no network).
+
+        Parameters
+        ----------
+        title : str, optional
+            Page title (default: what the page answers).
+        command_line : str or sequence of str, optional
+            The command line that made the report, shown on the page.
+        base, new : Measurements or sequence of Measurements, optional
+            The compared measurements (a list: one per file), as given to
+            :func:`compare`: adds each side's samples plot.
+
+        Returns
+        -------
+        str
+            The page; :meth:`write_html` writes it to a file.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from pilotstats.io import Measurements
+        >>> from pilotstats.analysis import compare
+        >>> rng = np.random.default_rng(3)
+        >>> runs = np.repeat(np.arange(5), 40)  # 5 processes of 40 samples
+        >>> base = Measurements(rng.normal(1.00, 0.01, 200), run=runs, benchmark="b")
+        >>> new = Measurements(rng.normal(1.05, 0.01, 200), run=runs, benchmark="b")
+        >>> page = compare(base, new).to_html(base=base, new=new)
+        >>> "1 significant regression(s)" in page, page.count("<svg")
+        (True, 3)
+        """
+        from pilotstats.analysis._html_reports import comparison_page
+
+        return comparison_page(self, title=title, command_line=command_line,
+                               measurements=None if base is None and new is None
+                               else (base, new))
+
+    def write_html(self, path: str | os.PathLike[str], *, title: str | None = None,
+                   command_line: str | Sequence[str] | None = None,
+                   base: Measurements | Sequence[Measurements] | None = None,
+                   new: Measurements | Sequence[Measurements] | None = None) -> Path:
+        """Write :meth:`to_html` to ``path`` (UTF-8) and return the path.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Destination ``.html`` file.
+        title, command_line, base, new
+            As for :meth:`to_html`.
+
+        Returns
+        -------
+        pathlib.Path
+        """
+        from pilotstats.analysis._html import write_page
+
+        return write_page(self.to_html(title=title, command_line=command_line, base=base,
+                                       new=new), path)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ComparisonReport:

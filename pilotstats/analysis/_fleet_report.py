@@ -3,7 +3,7 @@
 :func:`fleet_report` runs :func:`~pilotstats.analysis.trend_many` (or
 :func:`~pilotstats.analysis.detect_many`) and returns a :class:`FleetReport`: the table as a
 DataFrame (worst regression first), as terminal text, and as a self-contained static HTML
-page with one small inline SVG trend plot per series (no script, no external file).
+page with one inline SVG trend plot with axes per series (no script, no external file).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ DASHBOARD_COLUMNS = (
     "regressions", "progressions", "new_regression", "last_classification", "error",
 )
 
-_COLOURS = {"regression": "#c0392b", "progression": "#1e8449", "normal": "#2e5c8a"}
-_PLOT_WIDTH, _PLOT_HEIGHT, _PLOT_POINTS = 180, 40, 240
+#: Shown for a CSIT change that the history is too short to define (NaN).
+TOO_SHORT = "n/a (history too short)"
 
 
 def _levels(row: Mapping[str, Any], kind: str, n: int, higher_is_better: bool
@@ -55,41 +55,6 @@ def _levels(row: Mapping[str, Any], kind: str, n: int, higher_is_better: bool
     ends = [*starts[1:], n]
     return [(s, e, float(m), str(c))
             for s, e, m, c in zip(starts, ends, means, labels, strict=True)]
-
-
-def trend_svg(values: np.ndarray, levels: Sequence[tuple[int, int, float, str]]) -> str:
-    """A small inline SVG: the series (grey) and its trend levels (coloured by label)."""
-    x = np.asarray(values, dtype=np.float64)
-    n = int(x.size)
-    finite = x[np.isfinite(x)]
-    if n == 0 or finite.size == 0:
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_PLOT_WIDTH}" '
-                f'height="{_PLOT_HEIGHT}" role="img"><title>no data</title></svg>')
-    low = min(float(finite.min()), *(m for _, _, m, _ in levels)) if levels else float(
-        finite.min())
-    high = max(float(finite.max()), *(m for _, _, m, _ in levels)) if levels else float(
-        finite.max())
-    span = high - low if high > low else 1.0
-
-    def px(i: float) -> float:
-        return 2.0 + (_PLOT_WIDTH - 4.0) * (i / max(n - 1, 1))
-
-    def py(v: float) -> float:
-        return 2.0 + (_PLOT_HEIGHT - 4.0) * (1.0 - (v - low) / span)
-
-    step = max(1, math.ceil(n / _PLOT_POINTS))
-    points = " ".join(f"{px(i):.1f},{py(float(x[i])):.1f}" for i in range(0, n, step)
-                      if math.isfinite(x[i]))
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_PLOT_WIDTH}" '
-             f'height="{_PLOT_HEIGHT}" viewBox="0 0 {_PLOT_WIDTH} {_PLOT_HEIGHT}" '
-             f'role="img"><title>{n} values, {len(levels)} trend segment(s)</title>',
-             f'<polyline fill="none" stroke="#9aa0a6" stroke-width="0.8" points="{points}"/>']
-    for start, end, level, label in levels:
-        parts.append(f'<line x1="{px(start):.1f}" x2="{px(max(end - 1, start)):.1f}" '
-                     f'y1="{py(level):.1f}" y2="{py(level):.1f}" stroke="{_COLOURS[label]}" '
-                     f'stroke-width="2"/>')
-    parts.append("</svg>")
-    return "".join(parts)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -220,8 +185,8 @@ class FleetReport(Result):
                 continue
             status = "NEW REGRESSION" if row.new_regression else str(row.last_classification)
             rows.append([row.series, format_number(row.trend, 4), str(row.runs),
-                         format_number(row.short_term_change_percent, 3),
-                         format_number(row.long_term_change_percent, 3),
+                         _change(row.short_term_change_percent),
+                         _change(row.long_term_change_percent),
                          str(row.regressions), str(row.progressions), status])
         return rows
 
@@ -233,19 +198,30 @@ class FleetReport(Result):
                   "long-term %", "regressions", "progressions", "status"]
         return render_table(header, self._text_rows())
 
-    def to_html(self, *, title: str = "pilotstats fleet report") -> str:
+    def to_html(self, *, title: str = "pilotstats fleet report",
+                command_line: str | Sequence[str] | None = None) -> str:
         """A self-contained static HTML page: the dashboard with one trend plot per series.
+
+        Each series gets a plot with axes: its values (grey), its trend levels (blue
+        normal, red regression, green progression), value ticks in :attr:`unit` and run
+        ticks. A change the history is too short to define reads
+        ``"n/a (history too short)"``.
 
         Parameters
         ----------
         title : str, default "pilotstats fleet report"
             Page title and heading.
+        command_line : str or sequence of str, optional
+            The command line that made the report, shown on the page with the versions.
 
         Returns
         -------
         str
             The page (inline CSS and inline SVG only: it opens from disk in any browser).
         """
+        from pilotstats.analysis._html import page
+        from pilotstats.analysis._svg_plot import series_svg
+
         esc = html.escape
         by_series = {str(row["series"]): row for row in self.results.to_dict("records")}
         body = []
@@ -253,7 +229,7 @@ class FleetReport(Result):
             values = _plottable(self.values.get(row.series, ()))
             levels = _levels(by_series[row.series], self.kind, int(values.size),
                              self.higher_is_better)
-            plot = trend_svg(values, levels)
+            plot = series_svg(values, levels, unit=self.unit, name=str(row.series))
             if row.error is not None:
                 cells = ["-"] * 6 + [f"error: {row.error}"]
                 css = "failed"
@@ -261,8 +237,8 @@ class FleetReport(Result):
                 status = ("new regression" if row.new_regression
                           else str(row.last_classification))
                 cells = [format_number(row.trend, 4), str(row.runs),
-                         format_number(row.short_term_change_percent, 3),
-                         format_number(row.long_term_change_percent, 3),
+                         _change(row.short_term_change_percent),
+                         _change(row.long_term_change_percent),
                          str(row.regressions), str(row.progressions), status]
                 css = "regression" if row.new_regression else str(row.last_classification)
             tds = "".join(f"<td>{esc(c)}</td>" for c in cells)
@@ -274,40 +250,34 @@ class FleetReport(Result):
                   else "guarded change points (detect_changes)")
         header = "".join(f"<th>{h}</th>" for h in (
             "series", f"trend{unit}", "runs", "short-term change %", "long-term change %",
-            "regressions", "progressions", "status", "trend plot"))
-        return (
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{esc(title)}</title><style>"
-            "body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"
-            "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}"
-            "td.name{text-align:left;font-family:monospace}"
-            "tr.regression td{background:#fdecea}tr.progression td{background:#eafaf1}"
-            "tr.failed td{color:#888}</style></head><body>"
-            f"<h1>{esc(title)}</h1><p>{len(self.results)} series; {esc(method)}; "
-            f"{direction}; {len(self.new_regressions)} with a new regression. Worst "
-            "regression first.</p>"
-            f"<table><thead><tr>{header}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-            "</body></html>\n"
-        )
+            "regres&shy;sions", "progres&shy;sions", "status", "trend plot"))
+        summary = (f'<p class="summary{" bad" if self.new_regressions else ""}">'
+                   f"{len(self.results)} series; {esc(method)}; {direction}; "
+                   f"{len(self.new_regressions)} with a new regression. Worst regression "
+                   "first.</p>")
+        return page(title, [summary, f'<div class="scroll"><table><thead><tr>{header}</tr>'
+                                     f"</thead><tbody>{''.join(body)}</tbody></table></div>"],
+                    command_line=command_line, wide=True)
 
     def write_html(self, path: str | os.PathLike[str], *,
-                   title: str = "pilotstats fleet report") -> Path:
+                   title: str = "pilotstats fleet report",
+                   command_line: str | Sequence[str] | None = None) -> Path:
         """Write :meth:`to_html` to ``path`` (UTF-8) and return the path.
 
         Parameters
         ----------
         path : str or path-like
             Destination ``.html`` file.
-        title : str, default "pilotstats fleet report"
-            Page title.
+        title, command_line
+            As for :meth:`to_html`.
 
         Returns
         -------
         pathlib.Path
         """
-        target = Path(os.fspath(path))
-        target.write_text(self.to_html(title=title), encoding="utf-8")
-        return target
+        from pilotstats.analysis._html import write_page
+
+        return write_page(self.to_html(title=title, command_line=command_line), path)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dashboard: ``kind``, ``higher_is_better``, ``unit``, ``series`` rows."""
@@ -316,6 +286,14 @@ class FleetReport(Result):
         return {"kind": self.kind, "higher_is_better": self.higher_is_better,
                 "unit": self.unit, "confidence_level": None,
                 "new_regressions": list(self.new_regressions), "series": rows}
+
+
+def _change(value: Any) -> str:
+    """A CSIT change in percent, or :data:`TOO_SHORT` when it is undefined (NaN)."""
+    if value is None or value is _na():
+        return TOO_SHORT
+    number = float(value)
+    return TOO_SHORT if math.isnan(number) else format_number(number, 3)
 
 
 def _plottable(values: Any) -> np.ndarray:
@@ -401,7 +379,7 @@ def fleet_report(
     ``resources/tools/presentation/generator_tables.py``, ``table_perf_trending_dash``),
     with the metrics of :func:`~pilotstats.changepoints.trend_compliance`.
 
-    Complexity: O(total points) for the table, plus one small SVG plot per series.
+    Complexity: O(total points) for the table, plus one SVG plot per series.
 
     Examples
     --------

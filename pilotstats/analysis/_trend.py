@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, SupportsIndex, overload
 
 from pilotstats._protocols import select_items
@@ -251,6 +253,59 @@ class TrendReport(Result):
 
         return plot_trend(self, benchmark=benchmark, ax=ax)
 
+    def to_html(self, *, title: str | None = None,
+                command_line: str | Sequence[str] | None = None) -> str:
+        """A self-contained HTML page of the trend (needs matplotlib for the plots).
+
+        The verdict table, the run structure (runs, between- and within-run standard
+        deviations), one section per benchmark with its plots, and the command line
+        and versions; inline CSS and SVG only (no script, no network).
+
+        Parameters
+        ----------
+        title : str, optional
+            Page title (default: what the page answers).
+        command_line : str or sequence of str, optional
+            The command line that made the report, shown on the page.
+
+        Returns
+        -------
+        str
+            The page; :meth:`write_html` writes it to a file.
+
+        Examples
+        --------
+        >>> from pilotstats.io import Measurements
+        >>> from pilotstats.analysis import trend
+        >>> files = [Measurements([1.0, 1.01, 0.99, 1.0] * 5, benchmark="b") for _ in range(4)]
+        >>> files += [Measurements([1.5, 1.51, 1.49, 1.5] * 5, benchmark="b") for _ in range(4)]
+        >>> page = trend(files).to_html()
+        >>> "1 end in a regression" in page, page.count("<svg")
+        (True, 1)
+        """
+        from pilotstats.analysis._html_reports import trend_page
+
+        return trend_page(self, title=title, command_line=command_line)
+
+    def write_html(self, path: str | os.PathLike[str], *, title: str | None = None,
+                   command_line: str | Sequence[str] | None = None) -> Path:
+        """Write :meth:`to_html` to ``path`` (UTF-8) and return the path.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Destination ``.html`` file.
+        title, command_line
+            As for :meth:`to_html`.
+
+        Returns
+        -------
+        pathlib.Path
+        """
+        from pilotstats.analysis._html import write_page
+
+        return write_page(self.to_html(title=title, command_line=command_line), path)
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TrendReport:
         """Rebuild from :meth:`to_dict` output."""
@@ -265,6 +320,36 @@ class TrendReport(Result):
                   for b in data["benchmarks"]),
             float(data.get("confidence_level", 0.95)),
         )
+
+
+def _source_label(item: Any, folder: bool) -> str | None:
+    """The file name(s) a result was loaded from, or None."""
+    from pathlib import PurePath
+
+    if isinstance(item, AnalysisReport):
+        sources: list[Any] = [] if item.source is None else [item.source]
+    elif isinstance(item, Measurements):
+        meta = item.metadata.get(item.names[0], {}) if item.names else {}
+        sources = list(meta.get("sources") or [meta.get("source")])
+    elif isinstance(item, Sequence) and item and all(isinstance(m, Measurements)
+                                                     for m in item):
+        sources = [_source_label(m, folder) for m in item]
+    else:
+        return None
+    if not sources or any(not isinstance(v, str) or not v for v in sources):
+        return None
+    path = PurePath(sources[0])
+    name = "/".join(path.parts[-2:]) if folder else path.name
+    return name if len(sources) == 1 else f"{name} +{len(sources) - 1} files"
+
+
+def _default_labels(results: Sequence[Any]) -> list[str]:
+    """File names of the results (with their folder when names repeat), else indices."""
+    for folder in (False, True):
+        labels = [_source_label(item, folder) for item in results]
+        if all(label is not None for label in labels) and len(set(labels)) == len(labels):
+            return [str(label) for label in labels]
+    return [str(i) for i in range(len(results))]
 
 
 def _segment_from_dict(data: Mapping[str, Any]) -> TrendSegment:
@@ -294,7 +379,9 @@ def trend(
         sequence of :class:`Measurements` (several files of one commit, e.g. one per CI
         job) is analysed as one result whose files keep their own runs.
     labels : sequence of str, optional
-        One label per result (file names); default ``"0", "1", ...``.
+        One label per result (for the tables and plots). Default: each result's file name
+        (the ``source`` of its metadata, ``"1.json +2 files"`` for several files, with
+        the folder when names repeat), or ``"0", "1", ...`` when a result has none.
     confidence_level : float, default 0.95
         Passed to :func:`analyze` for :class:`Measurements` inputs.
     detect_warmup : bool, default True
@@ -348,7 +435,7 @@ def trend(
     level = check_confidence_level(confidence_level)
     detect_warmup = check_bool(detect_warmup, "detect_warmup")
     progress = check_bool(progress, "progress")
-    names = [str(i) for i in range(len(results))] if labels is None else [str(x) for x in labels]
+    names = _default_labels(results) if labels is None else [str(x) for x in labels]
     if len(names) != len(results):
         raise InvalidInputError(f"labels has {len(names)} entries for {len(results)} results")
     reports: list[AnalysisReport] = []

@@ -228,13 +228,15 @@ class TrendGroups(Result):
         ylabel: str | None = None,
         title: str | None = None,
         show_std: bool = True,
+        confidence_level: float | None = 0.95,
     ) -> Any:
-        """Draw the samples, group means as steps with ±std bands and the labels.
+        """Draw the samples, group means as steps with their intervals and the labels.
 
         Needs matplotlib. Each group's mean is a horizontal step over its runs, shaded
-        ± its :attr:`TrendGroup.std`; the first run of a regression (red) or progression (green)
-        group gets a dashed line and a triangle pointing the way the mean moved; other
-        boundaries are grey.
+        with the confidence interval of the mean and, lighter, ± its
+        :attr:`TrendGroup.std`; the title states the newest level; the first run of a
+        regression (red) or progression (green) group gets a dashed line and a triangle
+        pointing the way the mean moved; other boundaries are grey.
 
         Parameters
         ----------
@@ -252,6 +254,9 @@ class TrendGroups(Result):
             Title (default: groups, regressions and progressions).
         show_std : bool, default True
             Shade mean ± std of each group (groups of one sample have no band).
+        confidence_level : float in (0, 1) or None, default 0.95
+            Shade the t interval of each group mean, ``mean ± t s / sqrt(n_samples)``
+            (None: no interval).
 
         Returns
         -------
@@ -273,6 +278,8 @@ class TrendGroups(Result):
         >>> ax = mdl_partition(runs).plot(runs, ylabel="throughput", unit="Mpps")
         >>> ax.get_ylabel()
         'throughput (Mpps)'
+        >>> ax.get_title().split(";")[0]  # the newest level with its 95 % interval
+        'MDL trend: newest level 11.98 ± 0.1 Mpps (regression)'
         """
         from pilotstats.changepoints._plots import plot_trend_groups
 
@@ -284,4 +291,5 @@ class TrendGroups(Result):
             ylabel=ylabel,
             title=title,
             show_std=show_std,
+            confidence_level=confidence_level,
         )

@@ -21,6 +21,7 @@ from pilotstats._plotting import (
     axis_label,
     change_point_lines,
     check_series,
+    fit_title,
     interval_band,
     level_text,
     new_axes,
@@ -28,7 +29,7 @@ from pilotstats._plotting import (
     segment_levels,
     value_scale,
 )
-from pilotstats._validation import check_choice
+from pilotstats._validation import check_choice, check_confidence_level
 from pilotstats.changepoints._results import make_segments
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import format_interval, format_number, format_quantity
@@ -234,8 +235,13 @@ def plot_trend_groups(
     ylabel: str | None = None,
     title: str | None = None,
     show_std: bool = True,
+    confidence_level: float | None = 0.95,
 ) -> Any:
-    """Samples, MDL group means as steps with ±std bands, and the labelled boundaries.
+    """Samples, MDL group means as steps with their intervals, and the labelled boundaries.
+
+    Each group's mean is a step shaded with its confidence interval (the group is an
+    i.i.d. normal sample in the MDL model: ``mean ± t s / sqrt(n_samples)``) and, lighter,
+    ± its std; the title states the newest level with its interval.
 
     Parameters
     ----------
@@ -255,6 +261,9 @@ def plot_trend_groups(
         Title (default: groups, regressions and progressions).
     show_std : bool, default True
         Shade mean ± std (``ddof=1``) of each group; groups of one sample have no band.
+    confidence_level : float in (0, 1) or None, default 0.95
+        Shade the confidence interval of each group mean (None: none); groups of one
+        sample have none.
 
     Returns
     -------
@@ -293,6 +302,17 @@ def plot_trend_groups(
                           (group.mean - group.std) / factor, (group.mean + group.std) / factor,
                           color=LEVEL_COLOUR, alpha=BAND_ALPHA,
                           label="group mean ± std" if i == 0 else None)
+    level = None if confidence_level is None else check_confidence_level(confidence_level)
+    halves = [_mean_half_width(g, level) for g in result.groups]
+    if level is not None:
+        label: str | None = f"{level_text(level)} of the group mean"
+        for group, half in zip(result.groups, halves, strict=True):
+            if math.isnan(half):
+                continue
+            interval_band(ax, [group.start - 0.5, group.end - 0.5],
+                          (group.mean - half) / factor, (group.mean + half) / factor,
+                          color=LEVEL_COLOUR, alpha=2.5 * BAND_ALPHA, label=label)
+            label = None
     segment_levels(ax, [(g.start, g.end, g.mean / factor) for g in result.groups],
                    color=LEVEL_COLOUR, label="group mean")
     for label, colour in _LABEL_COLOURS.items():
@@ -308,16 +328,32 @@ def plot_trend_groups(
         n_reg = sum(g.classification == "regression" for g in result.groups)
         n_prog = sum(g.classification == "progression" for g in result.groups)
         better = "higher" if result.higher_is_better else "lower"
+        newest = result.groups[-1]
+        shown_level = format_number(newest.mean / factor)
+        if not math.isnan(halves[-1]):
+            shown_level += f" ± {format_number(halves[-1] / factor, 2)}"
+        shown_level += f" {shown_unit}" if shown_unit else ""
         title = (
-            f"MDL trend: {_count(len(result.groups), 'group')} over "
+            f"MDL trend: newest level {shown_level} ({newest.classification}); "
+            f"{_count(len(result.groups), 'group')} over "
             f"{_count(result.n_runs, 'run')}, {_count(n_reg, 'regression')}, "
             f"{_count(n_prog, 'progression')} ({better} is better)"
         )
     ax.set_xlabel("run index")
     ax.set_ylabel(axis_label(ylabel or "value", shown_unit))
-    ax.set_title(title, fontsize="medium")
+    fit_title(ax, title, fontsize="medium")
     outside_legend(ax)
     return ax
+
+
+def _mean_half_width(group: Any, level: float | None) -> float:
+    """Half width of the t interval of a group mean (NaN: one sample, or no level)."""
+    if level is None or group.n_samples < 2 or math.isnan(group.std):
+        return math.nan
+    from pilotstats._stats import two_sided_t
+
+    return float(two_sided_t(level, group.n_samples - 1) * group.std
+                 / math.sqrt(group.n_samples))
 
 
 def plot_steady_state(
