@@ -119,6 +119,8 @@ def measure(make: Callable[[], BenchmarkSession], scenario: str, sessions: int,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=200)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="seed of the first session (seeds first .. first + sessions - 1)")
     parser.add_argument("--preset", default=None,
                         help="pilotstats run --preset (default: the command's default)")
     parser.add_argument("--extra", action="append", default=[],
@@ -129,13 +131,14 @@ def main() -> None:
     args = parser.parse_args()
     make = BenchmarkSession if args.library else cli_session(args.preset, args.extra)
     label = "library BenchmarkSession()" if args.library else args.preset or "default"
-    print(f"preset {label} {' '.join(args.extra)}; {args.sessions} sessions per scenario")
+    print(f"preset {label} {' '.join(args.extra)}; {args.sessions} sessions per scenario "
+          f"(seeds {args.first_seed}-{args.first_seed + args.sessions - 1})")
     print("| scenario | coverage | flagged | covered or flagged | median rounds | "
           "median CI width | median cut | s |")
     print("|---|---|---|---|---|---|---|---|")
     for scenario in args.scenarios:
         start = time.process_time()
-        row = measure(make, scenario, args.sessions)
+        row = measure(make, scenario, args.sessions, args.first_seed)
         print(f"| {scenario} | {row['coverage']:.1%} | {row['flagged']:.1%} | "
               f"{row['covered_or_flagged']:.1%} | {row['rounds']:.0f} | {row['width']:.3f} | "
               f"{row['cut']:.0f} | {time.process_time() - start:.0f} |", flush=True)

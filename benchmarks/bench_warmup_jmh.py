@@ -8,12 +8,17 @@ evaluation split that is neither built nor scored here. Run from the repository 
 
     python benchmarks/bench_warmup_jmh.py [DATA_DIR]
     python benchmarks/bench_warmup_jmh.py --all-forks [DATA_DIR]
+    python benchmarks/bench_warmup_jmh.py --cv [DATA_DIR]
 
 ``DATA_DIR`` (or the environment variable ``PILOTSTATS_JMH_DEV``) holds
 ``series_fork0.json.gz``, ``manual_labels.json`` and ``cpssd_classification_all_forks.json``;
 ``--all-forks`` also needs ``series_all_forks.json.gz`` (the recipe's ``--all-forks``) and
 judges fork 0 with :func:`~pilotstats.changepoints.steady_state` on all ten forks of its
-benchmark, next to fork 0 alone with ``stable_phase``.
+benchmark, next to fork 0 alone with ``stable_phase``. ``--cv`` (also needs the ten forks)
+cross-validates the one parameter chosen on this split, the number of forks that may fail to
+settle (``max_unsteady_fraction`` x 10), by 5-fold cross-validation over benchmarks and by
+leaving one project out, and prints fork 0's class against the human label and the best
+accuracy any rule on (fork 0's own verdict, number of unsteady forks) could reach here.
 
 Protocol (fork 0 of each benchmark): *accuracy* is the share of forks whose steady /
 no-steady answer equals the human label; *onset error* is, over the forks labelled steady,
@@ -49,7 +54,7 @@ Answer = tuple[bool, int]
 
 def data_dir(argv: list[str]) -> Path | None:
     """The data folder from the command line or ``PILOTSTATS_JMH_DEV`` (None if absent)."""
-    argv = [arg for arg in argv if arg != "--all-forks"]
+    argv = [arg for arg in argv if arg not in ("--all-forks", "--cv")]
     raw = argv[1] if len(argv) > 1 else os.environ.get("PILOTSTATS_JMH_DEV", "")
     if not raw:
         return None
@@ -140,12 +145,76 @@ def cpssd_answers(series: Mapping[str, object], cpssd: Mapping[str, object]) -> 
     return answers
 
 
+def _accuracy(keys: list[str], own: Mapping[str, tuple[bool, int]], tolerated: int,
+              labels: Mapping[str, object]) -> float:
+    """Accuracy of fork 0 steady = own verdict steady and at most ``tolerated`` unsteady."""
+    hits = 0
+    for key in keys:
+        label = labels[key]
+        assert isinstance(label, dict)
+        steady, unsteady = own[key]
+        hits += (steady and unsteady <= tolerated) == label["steady"]
+    return hits / len(keys)
+
+
+def cross_validate(forks: Mapping[str, list[list[float]]], labels: Mapping[str, object]) -> None:
+    """Cross-validation of the tolerated number of unsteady forks, confusion and ceiling."""
+    own: dict[str, tuple[bool, int]] = {}
+    classes: Counter[tuple[str, str]] = Counter()
+    for key, values in forks.items():
+        result = steady_state(np.asarray(values, dtype=float))
+        unsteady = sum(f.own_classification == "no_steady_state" for f in result)
+        own[key] = (result[0].own_classification != "no_steady_state", unsteady)
+        label = labels[key]
+        assert isinstance(label, dict)
+        classes[(result[0].classification, "steady" if label["steady"] else "no steady")] += 1
+    keys = sorted(own)
+    choices = range(5)
+    order = np.random.default_rng(0).permutation(len(keys))
+    folds = [[keys[i] for i in order[j::5]] for j in range(5)]
+    projects = sorted({key.split("#")[0] for key in keys})
+    by_project = [[key for key in keys if key.split("#")[0] == p] for p in projects]
+    print("| tolerated unsteady forks | " + " | ".join(str(t) for t in choices) + " |")
+    print("|---|" + "---|" * len(choices))
+    print("| accuracy (whole split) | " + " | ".join(
+        f"{_accuracy(keys, own, t, labels):.3f}" for t in choices) + " |\n")
+    for name, groups in (("5-fold over benchmarks", folds),
+                         (f"leave one project out ({len(projects)})", by_project)):
+        hits, chosen = 0.0, []
+        for test in groups:
+            train = [key for key in keys if key not in set(test)]
+            best = max(choices, key=lambda t: (_accuracy(train, own, t, labels), -t))
+            chosen.append(best)
+            hits += _accuracy(test, own, best, labels) * len(test)
+        print(f"{name}: out-of-fold accuracy {hits / len(keys):.3f}; chosen "
+              f"{dict(Counter(chosen))}")
+    cells: dict[tuple[bool, int], Counter[bool]] = {}
+    for key in keys:
+        label = labels[key]
+        assert isinstance(label, dict)
+        cells.setdefault(own[key], Counter())[bool(label["steady"])] += 1
+    best_rule = sum(max(c.values()) for c in cells.values()) / len(keys)
+    print(f"ceiling of any rule on (fork 0's own verdict, number of unsteady forks), fitted "
+          f"in-sample: {best_rule:.3f}\n")
+    print("| fork 0 class (steady_state) | labelled steady | labelled no steady state |")
+    print("|---|---|---|")
+    for name in ("flat", "warmup", "slowdown", "no_steady_state"):
+        print(f"| {name} | {classes[(name, 'steady')]} | {classes[(name, 'no steady')]} |")
+
+
 def main(argv: list[str]) -> int:
     folder = data_dir(argv)
     if folder is None:
         print("JMH development split not found: pass its folder or set PILOTSTATS_JMH_DEV")
         return 2
     series, labels, cpssd = load(folder)
+    if "--cv" in argv:
+        all_forks = load_all_forks(folder)
+        if all_forks is None:
+            print("series_all_forks.json.gz not found: build the split with --all-forks")
+            return 2
+        cross_validate(all_forks, labels)
+        return 0
     rows: list[tuple[str, dict[str, float], str]] = []
     runs: list[tuple[str, Callable[[], tuple[dict[str, Answer], float, Counter[str]]]]] = [
         ("stable_phase (defaults)", lambda: ours(series)),

@@ -260,12 +260,66 @@ def test_baseline_regression_exit_status(
     status, stdout, _ = run_cli(capsys, "-o", str(tmp_path / "slow_out"), *common,
                                 "--baseline", baseline, "--env", "SHIFT=0.5", "--env", "SEED=1",
                                 "--", sys.executable, str(slower), "50")
-    assert status == 1 and "REGRESSION: latency" in stdout
+    assert status == 1 and "REGRESSION: latency ratio" in stdout
+    regression = json.loads((tmp_path / "slow_out" / "summary.json").read_text())[
+        "regressions"][0]
+    assert regression["test"] == "runs" and 1.0 < regression["ci_low"] < regression["ratio"]
     faster = script(tmp_path, "faster", LATENCY)
     status, stdout, _ = run_cli(capsys, "-o", str(tmp_path / "fast_out"), *common,
                                 "--baseline", baseline, "--env", "SHIFT=-0.5", "--env", "SEED=2",
                                 "--", sys.executable, str(faster), "50")
     assert status == 0 and "vs baseline" in stdout and "REGRESSION" not in stdout
+
+
+# Each round's success rate varies (run-to-run variation); nothing changes between sessions.
+FLAKY = """
+import os, random, sys
+work = int(sys.argv[1])
+here = os.path.dirname(os.path.abspath(__file__))
+counter = os.path.join(here, "calls")
+calls = int(open(counter).read()) if os.path.exists(counter) else 0
+open(counter, "w").write(str(calls + 1))
+rng = random.Random(calls + 1000 * int(os.environ.get("SEED", "0")))
+p = min(1.0, max(0.0, rng.gauss(0.8, 0.1)))
+for i in range(work):
+    print(f"{5.0 + rng.gauss(0, 1):.6f},{int(rng.random() < p)}")
+"""
+
+
+def test_baseline_verdict_uses_run_to_run_variation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 23: the verdict compares the sessions with rounds as runs (compare_runs). The
+    # success rate of this program varies from round to round; pooled over 1,500 readings
+    # per session, Welch's test calls a chance difference significant (a regression under
+    # the previous verdict), the run comparison does not.
+    common = ["--pi", "latency,ms,0,ordinary,1", "--pi", "success,,1,binary,0",
+              "--higher-is-better", "success", "-q"]
+    base = script(tmp_path, "base", FLAKY)
+    status, _, stderr = run_cli(capsys, "-o", str(tmp_path / "base_out"), *common,
+                                "--", sys.executable, str(base), "50")
+    assert status == 0, stderr
+    stored = json.loads((tmp_path / "base_out" / "summary.json").read_text())
+    assert [len(v) for v in stored["run_values"]["unit_readings"]] == [30, 30]
+    new = script(tmp_path, "new", FLAKY)
+    status, stdout, stderr = run_cli(
+        capsys, "-o", str(tmp_path / "new_out"), *common, "--env", "SEED=10",
+        "--baseline", str(tmp_path / "base_out" / "summary.json"),
+        "--", sys.executable, str(new), "50")
+    summary = json.loads((tmp_path / "new_out" / "summary.json").read_text())
+    welch = summary["result"]["unit_readings"][1]["comparison"]
+    assert welch["p_value"] < 0.05 and welch["difference"] < 0  # pooled readings: "worse"
+    assert status == 0, stderr
+    assert "REGRESSION" not in stdout and summary["regressions"] == []
+    line = next(x for x in stdout.splitlines() if "rounds as runs: success" in x)
+    ratio = float(line.split("ratio ")[1].split(" ")[0])
+    low, high = (float(v) for v in line.split("CI [")[1].split("]")[0].split(", "))
+    assert low < 1.0 < high and ratio < 1.0
+    # the Fieller interval of the two sessions' round-level success rates
+    from pilotstats.autocorrelation import compare_runs
+    runs = compare_runs([[v] for v in stored["run_values"]["unit_readings"][1]],
+                        [[v] for v in summary["run_values"]["unit_readings"][1]])
+    assert runs.ratio == pytest.approx(ratio, rel=1e-3) and runs.p_value > 0.05
 
 
 @pytest.mark.parametrize(

@@ -305,6 +305,24 @@ def test_non_positive_slope_is_invalid() -> None:
     json.dumps(result.to_dict(), allow_nan=False)
 
 
+def test_undetermined_throughput_has_no_bound_even_when_the_slope_interval_is_positive() -> None:
+    # issue 23: slope estimate <= 0 while its interval reaches positive slopes: the
+    # throughput is undetermined, so no bound (not [1/slope_high, inf]) at any level.
+    work = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
+    durations = [3.0, 3.2, 2.9, 3.1, 2.95, 3.0]
+    result = wps(work, durations, autocorrelation_limit=1.0)
+    assert result.slope < 0 < result.slope_ci_high
+    assert not result.valid and not result.bounded
+    assert math.isnan(result.throughput_ci_low) and math.isnan(result.throughput_ci_high)
+    for level in (None, 0.5, 0.99):
+        low, high = result.confidence_interval(level)
+        assert math.isnan(low) and math.isnan(high)
+    data = result.to_dict()
+    for key in ("throughput", "throughput_ci_low", "throughput_ci_high", "throughput_half_width"):
+        assert data[key] is None
+    json.dumps(data, allow_nan=False)
+
+
 # ------------------------------------------------------------------------------------------
 # Subsessions on block means, filters
 # ------------------------------------------------------------------------------------------

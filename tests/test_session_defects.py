@@ -366,6 +366,23 @@ def test_outlier_round_is_excluded_and_reported() -> None:
     assert unscreened.stop_reason == "max_rounds" and unscreened.n_rounds == 300
 
 
+def test_undetermined_session_throughput_has_no_finite_bound() -> None:
+    # issue 23: durations that do not grow with the work (slope estimate < 0 whose interval
+    # reaches positive slopes): SessionResult.to_dict() holds no bound of the throughput.
+    session = BenchmarkSession(1e4, min_round_duration=0.0, max_rounds=30)
+    rng = np.random.default_rng(1)
+    while not session.done:
+        session.record(session.next_work(), 3.0 + rng.normal(0.0, 0.1))
+    result = session.result()
+    assert result.wps is not None and not result.wps.valid
+    assert result.wps.slope < 0 < result.wps.slope_ci_high
+    fit = result.to_dict()["wps"]
+    for key in ("throughput", "throughput_ci_low", "throughput_ci_high", "throughput_half_width"):
+        assert fit[key] is None
+    assert math.isnan(result.wps.confidence_interval().low)
+    json.dumps(result.to_dict(), allow_nan=False)
+
+
 def test_wps_error_is_exposed() -> None:
     session = BenchmarkSession(1e5, min_round_duration=0.0)
     session.record(session.next_work(), 0.1)

@@ -355,8 +355,10 @@ def _build_result(
         width = abs(1.0 / slope_low - 1.0 / slope_high) if se_beta > 0 else 0.0
         v_low, v_high = throughput - width / 2, throughput + width / 2
         bounded = math.isfinite(width) and fit.valid
-    else:
+    elif fit.valid:
         v_low, v_high, bounded = _invert_slope_interval(slope_low, slope_high)
+    else:  # undetermined throughput: no estimate, hence no bound either (never a finite one)
+        v_low, v_high, bounded = math.nan, math.nan, False
 
     kept = fit.kept
     w_used, d_used = work[kept], duration[kept]

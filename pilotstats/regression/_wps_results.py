@@ -115,8 +115,10 @@ class WpsResult(Result):
     throughput_ci_low, throughput_ci_high : float
         Interval of ``v`` obtained by inverting the slope interval; asymmetric about ``v``.
         ``throughput_ci_high`` is ``inf`` when the slope interval reaches 0 (the data cannot
-        exclude an arbitrarily fast throughput) and both ends are NaN when the whole slope
-        interval is at or below 0.
+        exclude an arbitrarily fast throughput). Both ends are NaN when the throughput is
+        undetermined (``valid`` False: the slope estimate is at or below 0, even if its
+        interval reaches positive slopes), so an undetermined throughput never carries a
+        finite bound.
     subsession_size : int
         Rounds merged per subsession (q).
     n_subsessions : int
@@ -303,9 +305,12 @@ class WpsResult(Result):
         """Confidence interval of the throughput ``v`` (units/s).
 
         The slope interval inverted: ``[1/slope_high, 1/slope_low]``, with an
-        upper end of ``inf`` when the slope interval reaches 0.
+        upper end of ``inf`` when the slope interval reaches 0; ``(nan, nan)`` when the
+        throughput is undetermined (``valid`` False).
         """
         level = self._level(confidence_level)
+        if not self.valid:
+            return ConfidenceInterval(math.nan, math.nan)
         if self.method == "pilot" or level == self.confidence_level:
             return ConfidenceInterval(self.throughput_ci_low, self.throughput_ci_high)
         low, high = self.slope_interval(level)

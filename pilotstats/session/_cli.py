@@ -35,8 +35,9 @@ from pilotstats.exceptions import InvalidInputError, PilotStatsError, SessionSta
 from pilotstats.results import format_number
 from pilotstats.session import (
     BenchmarkSession,
-    SessionResult,
 )
+from pilotstats.session._cli_baseline import regressions as baseline_verdict
+from pilotstats.session._cli_baseline import run_values
 from pilotstats.session._cli_config import PRESETS, UsageError, config_from_args, new_session
 from pilotstats.session._cli_output import export, summary_result
 from pilotstats.session._cli_progress import LiveDisplay
@@ -151,8 +152,9 @@ def add_run_parser(commands: Any) -> None:
     run.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                      help="kill a round that runs longer and stop with an error")
     run.add_argument("--baseline", default=None, metavar="FILE",
-                     help="summary.json (or --json output) of an earlier run: Welch test on "
-                     "subsession statistics per index; exit 1 on a significant regression")
+                     help="summary.json (or --json output) of an earlier run: each index compared "
+                     "with rounds as runs (ratio of means, Fieller interval); exit 1 on a "
+                     "significant regression")
     run.add_argument("--higher-is-better", default="", metavar="NAME[,NAME...]",
                      help="indices where larger is better (default: ratio indices); for "
                      "the others a significant increase is a regression")
@@ -193,22 +195,6 @@ def _result_dir(directory: str, index: int) -> str:
             )
         os.makedirs(path, exist_ok=True)
     return path
-
-
-def _regressions(config: dict[str, Any], result: SessionResult) -> list[dict[str, Any]]:
-    """Indices significantly worse than the baseline (two-sided Welch at the level)."""
-    higher = set(config["higher_is_better"])
-    found = []
-    for item in (*result.readings, *result.unit_readings):
-        comparison = item.comparison
-        if comparison is None or not comparison.p_value < 1.0 - result.confidence_level:
-            continue
-        worse = comparison.difference < 0 if item.name in higher else comparison.difference > 0
-        if worse:
-            found.append({"name": item.name, "difference": comparison.difference,
-                          "p_value": comparison.p_value,
-                          "higher_is_better": item.name in higher})
-    return found
 
 
 # -- the session loop ---------------------------------------------------------------------
@@ -319,7 +305,9 @@ def _finish(args: argparse.Namespace, directory: str, config: dict[str, Any],
     """Write the state and the summary files, print the summary; the exit status."""
     result = session.result()
     stopped = outcome.signum is not None or outcome.error is not None
-    regressions = [] if stopped else _regressions(config, result)
+    pis = [IndexColumn(**pi) for pi in config["pis"]]
+    regressions, comparisons = ([], []) if stopped else baseline_verdict(
+        config, pis, session, result)
     ending, message = _ending(session, outcome)
     status = exit_status(signum=outcome.signum, error=outcome.error,
                          out_of_space=outcome.out_of_space is not None,
@@ -327,7 +315,8 @@ def _finish(args: argparse.Namespace, directory: str, config: dict[str, Any],
     summary = {"command": "run", "program": config["program"], "output_dir": directory,
                "exit_status": status, "ending": ending, "message": message,
                "interrupted": outcome.signum is not None, "error": outcome.error,
-               "regressions": regressions, "result": summary_result(result)}
+               "regressions": regressions, "result": summary_result(result),
+               "run_values": run_values(session, result)}
     unsaved = None
     try:
         _save_config(directory, config, session)
@@ -351,10 +340,12 @@ def _finish(args: argparse.Namespace, directory: str, config: dict[str, Any],
     if args.json:
         print(json.dumps(summary, indent=2, allow_nan=False), file=out)
         return status
-    lines = [result.summary()]
+    lines = [result.summary(), *comparisons]
     for item in regressions:
-        lines.append(f"REGRESSION: {item['name']} changed by {format_number(item['difference'])}"
-                     f" vs baseline (p = {item['p_value']:.3g})")
+        change = (f"ratio {format_number(item['ratio'])}" if item["test"] == "runs"
+                  else f"changed by {format_number(item['difference'])}")
+        lines.append(f"REGRESSION: {item['name']} {change} vs baseline "
+                     f"(p = {item['p_value']:.3g})")
     if status == EXIT_TARGETS_NOT_MET and message is not None:
         lines.append(f"TARGETS NOT MET: {message}")
     lines.append(f"results: {directory} (rounds.csv, summary.csv, summary.json; session state "

@@ -15,7 +15,7 @@ from pilotstats.session import Baseline, BenchmarkSession, PerformanceIndex
 from pilotstats.session._runner import WORK_AMOUNT, IndexColumn, parse_pi
 from pilotstats.session._statefiles import MAX_STATE_BYTES, read_json
 
-__all__ = ["PRESETS", "UsageError", "config_from_args", "new_session"]
+__all__ = ["PRESETS", "UsageError", "baseline_items", "config_from_args", "new_session"]
 
 #: Pilot's ``run_program`` presets (``cli/run_program.cc``): autocorrelation limit, CI
 #: half width in percent of the mean (Pilot states full widths: 20 %, 10 %, 10 %), minimum
@@ -69,8 +69,12 @@ def _valid_rc(text: str) -> list[int]:
         ) from None
 
 
-def _read_baseline(path: str, pis: list[IndexColumn]) -> list[Baseline | None]:
-    """Subsession statistics of each index from an earlier run's summary."""
+def baseline_items(path: str, pis: list[IndexColumn]) -> tuple[dict[str, Any],
+                                                                 list[dict[str, Any] | None]]:
+    """An earlier run's summary and, per index of ``pis``, its item there (None if absent).
+
+    Indices are matched by name, or by position when neither side names them.
+    """
     try:
         data = read_json(path, MAX_STATE_BYTES, follow_links=True)
         result = data["result"]
@@ -80,12 +84,20 @@ def _read_baseline(path: str, pis: list[IndexColumn]) -> list[Baseline | None]:
             f"--baseline {path}: not the summary.json or --json output of pilotstats run "
             f"({type(exc).__name__}: {exc})"
         ) from None
-    baselines: list[Baseline | None] = []
+    matched: list[dict[str, Any] | None] = []
     for position, pi in enumerate(pis):
         match = [i for i in items if isinstance(i, dict) and i.get("name") == pi.name]
         if not match and len(items) > position and isinstance(items[position], dict):
             match = [items[position]] if not items[position].get("name") else []
-        analysis = match[0].get("analysis") if match else None
+        matched.append(match[0] if match else None)
+    return data, matched
+
+
+def _read_baseline(path: str, pis: list[IndexColumn]) -> list[Baseline | None]:
+    """Subsession statistics of each index from an earlier run's summary."""
+    baselines: list[Baseline | None] = []
+    for item in baseline_items(path, pis)[1]:
+        analysis = item.get("analysis") if item else None
         if not analysis:
             baselines.append(None)
             continue

@@ -19,20 +19,12 @@ from pilotstats.session._statefiles import write_file
 
 __all__ = ["export", "summary_result"]
 
-#: Fields of a WPS result that describe the throughput (emptied when it is undetermined).
-_THROUGHPUT_FIELDS = ("throughput", "throughput_ci_low", "throughput_ci_high",
-                      "throughput_half_width")
 
 
 def summary_result(result: SessionResult) -> dict[str, Any]:
-    """``result.to_dict()`` with an undetermined throughput's estimate and bounds as null."""
-    data = result.to_dict()
-    wps = data.get("wps")
-    if isinstance(wps, dict) and result.wps is not None and not result.wps.valid:
-        for key in _THROUGHPUT_FIELDS:
-            if key in wps:
-                wps[key] = None
-    return data
+    """``result.to_dict()``: an undetermined throughput's estimate and bounds are NaN in the
+    result (:class:`~pilotstats.regression.WpsResult`), hence null here."""
+    return result.to_dict()
 
 
 def _csv(header: list[str], rows: list[list[Any]]) -> bytes:

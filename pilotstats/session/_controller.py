@@ -199,7 +199,7 @@ class BenchmarkSession:
     cannot be made too narrow by autocorrelation inside a round; its target needs at
     least ``max(2, unit_readings_min_subsessions)`` rounds. After a pooled warm-up
     removal the interval is the union with the interval of the second half of every
-    round at level ``1 - (1 - c) / 4``, which a gradual warm-up's residual bias cannot move
+    round at level ``1 - (1 - c) / 10``, which a gradual warm-up's residual bias cannot move
     if the warm-up ends within the first half of the rounds. Readings keep the
     subsession analysis; an interval whose subsession means are clearly
     autocorrelated (a limit looser than 0.1 accepted them) carries a note.

@@ -92,7 +92,7 @@ class IndexAnalysis(Result):
         Readings dropped at the start of every round by the pooled warm-up search
         (``warmup_removal="pooled"``); None for other methods and indices.
     widened : bool
-        The interval was widened to also cover the interval (at level ``1 - (1 - c) / 4``)
+        The interval was widened to also cover the interval (at level ``1 - (1 - c) / 10``)
         of the second half of every round, because a warm-up was removed (its residual
         bias is below what the search can see).
 

@@ -19,8 +19,8 @@ that window to the first position from which its rest no longer differs). A grad
 warm-up leaves a residual bias below what the test sees; whenever a warm-up was removed
 the interval is therefore widened to also cover the interval of the second half of every
 round (which a warm-up shorter than half a round cannot bias) at level
-``1 - (1 - c) / 4``: the union misses only when that interval misses, so it covers the
-stable mean with probability at least ``1 - (1 - c) / 4`` whatever the residual bias of
+``1 - (1 - c) / 10``: the union misses only when that interval misses, so it covers the
+stable mean with probability at least ``1 - (1 - c) / 10`` whatever the residual bias of
 the removal, if the warm-up ends within the first half of the rounds (the margin over
 ``c`` absorbs a second half that is not quite stable, as in a slow exponential warm-up).
 A warm-up that still shows in the last window before the half of the rounds cannot be
@@ -70,10 +70,11 @@ FLAG_ALPHA = WINDOW_ALPHA / 10.0
 #: Differences smaller than this, relative to the readings' magnitude, are rounding.
 _RELATIVE_TOLERANCE = 1e-9
 #: Miss rate of the second-half interval joined after a warm-up removal, as a fraction of
-#: the session's ``1 - c`` (measured: 0.5 left 2.5-3.5 % of the sessions with a removed
-#: warm-up uncovered, 0.25 at most 1.5 %, at 5-10 % more width; see
-#: benchmarks/RESULTS_session.md).
-SECOND_HALF_MISS = 0.25
+#: the session's ``1 - c`` (measured over 1,000 sessions: 0.25 left 0.8-1.3 % of the
+#: sessions with a gradual or short warm-up uncovered, too close to the 2 % a session
+#: promises to stay within, covered or flagged; 0.1 leaves 0.2-0.9 % at 9-14 % more width
+#: of the widened intervals; see benchmarks/RESULTS_session.md).
+SECOND_HALF_MISS = 0.1
 #: Consecutive windows without a significant difference that end the search.
 CLEAN_WINDOWS = 3
 #: Fewer replicate rounds than this leave the pooled warm-up search too weak to rely on.
