@@ -36,6 +36,9 @@ NOGIL: bool = True
 #: Safety margin of the MDL pruning test, in bits per bit of the best code length
 #: (absorbs floating-point rounding of the bound; see ``_kernels/mdl.py``).
 MDL_PRUNING_MARGIN: float = 1e-7
+#: ``mdl_partition(max_history=H)``: group starts of the current best partition (the last
+#: ones, newest first) that stay candidates however old they are.
+MDL_HISTORY_ANCHORS: int = 16
 
 #: Environment switch that makes the lazy JIT dispatcher return plain Python functions.
 DISABLE_JIT_ENV: str = "PILOTSTATS_DISABLE_JIT"
@@ -204,6 +207,7 @@ _DEFAULTS = {
     "PARALLEL": PARALLEL,
     "NOGIL": NOGIL,
     "MDL_PRUNING_MARGIN": MDL_PRUNING_MARGIN,
+    "MDL_HISTORY_ANCHORS": MDL_HISTORY_ANCHORS,
     "EDM_DEFAULT_BETA": EDM_DEFAULT_BETA,
     "MVA_P0_CLAMP": MVA_P0_CLAMP,
     "MVA_COMPLEMENT_MAX_STATIONS": MVA_COMPLEMENT_MAX_STATIONS,
