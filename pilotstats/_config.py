@@ -131,8 +131,9 @@ SMOOTHING_CORRELATION_P_THRESHOLD: float = 1e-5
 #: (benchmarks/RESULTS_edm.md), so 1.5e5 is about a minute and a half.
 EDM_WARN_SIZE: int = 150_000
 
-#: The same for EDM-tail (``edm_single(exact=False)``), O(n² log n): 1e4 took 2.3 s.
-EDM_TAIL_WARN_SIZE: int = 50_000
+#: The same for EDM-tail (``edm_single(exact=False)``): with its exact τ pruning 1e6 points
+#: take about 8 s (worst case O(n² log n)).
+EDM_TAIL_WARN_SIZE: int = 2_000_000
 
 #: Number of runs above which ``mdl_partition`` and ``MdlStream`` warn (PerformanceWarning):
 #: the programme is O(N²) on noise without level changes (2e4 runs: 7 s, 1e5: ~140 s).

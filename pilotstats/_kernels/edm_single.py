@@ -185,7 +185,7 @@ def tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
     return lo + q * (hi - lo)
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel
 def edm_tail_window_terms(
     z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
 ) -> np.ndarray:
