@@ -44,6 +44,7 @@ from pilotstats._kernels.edm_list import (
     unlink_track,
 )
 from pilotstats._kernels.edm_single import (
+    edm_tail_kappa_descent,
     edm_tail_kappa_sweep,
     edm_tail_search,
     edm_tail_search_reference,
@@ -67,6 +68,7 @@ __all__ = [
     "edm_columns",
     "edm_columns_parallel",
     "edm_dp",
+    "edm_tail_kappa_descent",
     "edm_tail_kappa_sweep",
     "edm_tail_search",
     "edm_tail_search_reference",

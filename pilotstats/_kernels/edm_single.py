@@ -302,12 +302,14 @@ def edm_tail_search(
     ``(κ − τ)·τ/κ`` grows with κ (also after rounding: the product is exact and the
     division correctly rounded), every statistic of τ is at most
     ``U(τ) = X(τ)·(n − τ)·τ/n`` when ``X(τ) > 0`` and at most 0 otherwise, as computed in
-    floating point (IEEE operations are monotone). Pass 2 runs the κ sweep
-    (:func:`edm_tail_kappa_sweep`, O(n·depth)) for τ in decreasing order of U and stops
-    at the first U below the best statistic found (or not positive): the rest cannot
-    reach it, and a tie is still evaluated, so the smallest τ attaining the maximum wins.
-    The cost is O(n·δ·depth) plus O(n·depth) per τ evaluated; every τ is evaluated in the
-    worst case (pure noise, where no window stands out), i.e. O(n²·depth) as without
+    floating point (IEEE operations are monotone). Pass 2 runs the full κ sweep
+    (:func:`edm_tail_kappa_sweep`) for the τ of the largest U, then, in increasing τ, for
+    every other τ whose U reaches the best statistic so far (ties included, so the
+    smallest τ attaining the maximum wins). Those sweeps share one tree of the
+    consecutive differences and run downwards from κ = n
+    (:func:`edm_tail_kappa_descent`), stopping as soon as ``X(τ)·w(κ)`` falls below the
+    best. The cost is O(n·δ·depth) plus O(n·depth) for the shared tree plus the κ steps
+    visited; every (τ, κ) is visited in the worst case, i.e. O(n²·depth) as without
     pruning. Memory O(n + 2**depth).
     """
     n = z.shape[0]
@@ -318,22 +320,79 @@ def edm_tail_search(
         tau = delta + r
         xt = x[tau]
         bound[r] = xt * (float(n - tau) * tau / n) if xt > 0.0 else 0.0
-    order = np.argsort(-bound, kind="mergesort")  # stable: ties by increasing τ
+    top = int(np.argmax(bound))  # first τ of the largest bound
+    if bound[top] <= 0.0:
+        return 0, 0.0
     tree_b = np.zeros(1 << (depth + 1), dtype=np.int64)
-    best = 0.0
-    best_tau = 0
-    for r in order:
-        u = bound[r]
-        if u <= 0.0 or u < best:
-            break
-        tau = delta + int(r)
-        stat = edm_tail_kappa_sweep(z, delta, depth, quantile, alpha, tau, x[tau], tree_b)
+    best_tau = delta + top
+    best = edm_tail_kappa_sweep(z, delta, depth, quantile, alpha, best_tau, x[best_tau], tree_b)
+    # The other τ whose bound reaches the best, in increasing order, on one shared tree of
+    # the consecutive differences D_j = |z[j-1] - z[j-2]|, j in [lo, n] (lo = τ + δ + 1).
+    lo = n + 1
+    for r in range(count):
+        tau = delta + r
+        if r == top or bound[r] <= 0.0 or bound[r] < best:
+            continue
+        if lo == n + 1:  # first candidate: fill the shared tree
+            for j in range(tau + delta + 1, n + 1):
+                tree_update(tree_b, depth, abs(z[j - 1] - z[j - 2]), 1)
+        else:
+            for j in range(lo, tau + delta + 1):
+                tree_update(tree_b, depth, abs(z[j - 1] - z[j - 2]), -1)
+        lo = tau + delta + 1
+        stat = edm_tail_kappa_descent(z, delta, depth, quantile, alpha, tau, x[tau], best, tree_b)
         if stat > best or (stat == best and tau < best_tau):
             best = stat
             best_tau = tau
     if best > 0.0:
         return best_tau, best
     return 0, 0.0
+
+
+@kernel
+def edm_tail_kappa_descent(
+    z: np.ndarray,
+    delta: int,
+    depth: int,
+    quantile: float,
+    alpha: float,
+    tau: int,
+    x_tau: float,
+    best: float,
+    tree_b: np.ndarray,
+) -> float:
+    """The κ sweep of one τ, downwards from κ = n, stopped when it cannot matter.
+
+    ``tree_b`` holds the consecutive differences ``D_j``, ``τ + δ < j <= n`` (restored on
+    return). With ``X(τ) = x_tau > 0``, every statistic at ``κ`` is at most
+    ``X(τ)·w(κ)`` (``q(B) >= 0``), and ``w`` decreases with κ: the sweep stops at the first
+    κ whose bound is below ``max(best, best of this τ so far)``. Returns the maximum over
+    κ when it is at least ``best``; otherwise some value below ``best``.
+    """
+    n = z.shape[0]
+    for i in range(tau, tau + delta):
+        for j in range(i + 1, tau + delta):
+            tree_update(tree_b, depth, abs(z[i] - z[j]), 1)
+    tau_best = -3.0
+    kappa = n
+    while kappa >= tau + delta:
+        weight = float(kappa - tau) * tau / kappa
+        if x_tau * weight < max(best, tau_best):
+            break
+        qb = tree_quantile(tree_b, depth, quantile) ** alpha
+        stat = (x_tau - qb) * weight
+        if stat > tau_best:
+            tau_best = stat
+        if kappa > tau + delta:
+            tree_update(tree_b, depth, abs(z[kappa - 1] - z[kappa - 2]), -1)
+        kappa -= 1
+    # restore: the differences removed, then drop the window pairs
+    for j in range(max(kappa, tau + delta) + 1, n + 1):
+        tree_update(tree_b, depth, abs(z[j - 1] - z[j - 2]), 1)
+    for i in range(tau, tau + delta):
+        for j in range(i + 1, tau + delta):
+            tree_update(tree_b, depth, abs(z[i] - z[j]), -1)
+    return tau_best
 
 
 # ----------------------------------------------------------------------------------------
