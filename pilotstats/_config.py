@@ -132,7 +132,7 @@ SMOOTHING_CORRELATION_P_THRESHOLD: float = 1e-5
 EDM_WARN_SIZE: int = 150_000
 
 #: The same for EDM-tail (``edm_single(exact=False)``): with its exact τ pruning 1e6 points
-#: take about 3 s (worst case O(n² log n)).
+#: take 3–5 s (worst case O(n² log n)).
 EDM_TAIL_WARN_SIZE: int = 2_000_000
 
 #: Number of runs above which ``mdl_partition`` and ``MdlStream`` warn (PerformanceWarning):

@@ -477,7 +477,7 @@ def edm_single(
     undone), O(n) memory. EDM-tail: the window terms of every τ cost O(n·δ·log n); the
     κ sweep (O(n·log n) per τ) runs only for the τ whose bound
     ``(2·q(AB) − q(A))·τ(n − τ)/n`` can still reach the best statistic (an exact pruning,
-    same output): a few short sweeps on typical data (10^6 points in about 3 s), O(n²·log n)
+    same output): a few short sweeps on typical data (10^6 points in 3–5 s), O(n²·log n)
     in the worst case; O(n) memory.
 
     References
