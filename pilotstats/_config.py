@@ -36,6 +36,9 @@ NOGIL: bool = True
 #: Safety margin of the MDL pruning test, in bits per bit of the best code length
 #: (absorbs floating-point rounding of the bound; see ``_kernels/mdl.py``).
 MDL_PRUNING_MARGIN: float = 1e-7
+#: ``mdl_partition(max_history=H)``: group starts of the current best partition (the last
+#: ones, newest first) that stay candidates however old they are.
+MDL_HISTORY_ANCHORS: int = 16
 
 #: Environment switch that makes the lazy JIT dispatcher return plain Python functions.
 DISABLE_JIT_ENV: str = "PILOTSTATS_DISABLE_JIT"
@@ -128,8 +131,9 @@ SMOOTHING_CORRELATION_P_THRESHOLD: float = 1e-5
 #: (benchmarks/RESULTS_edm.md), so 1.5e5 is about a minute and a half.
 EDM_WARN_SIZE: int = 150_000
 
-#: The same for EDM-tail (``edm_single(exact=False)``), O(n² log n): 1e4 took 2.3 s.
-EDM_TAIL_WARN_SIZE: int = 50_000
+#: The same for EDM-tail (``edm_single(exact=False)``): with its exact τ pruning 1e6 points
+#: take 3–5 s (worst case O(n² log n)).
+EDM_TAIL_WARN_SIZE: int = 2_000_000
 
 #: Number of runs above which ``mdl_partition`` and ``MdlStream`` warn (PerformanceWarning):
 #: the programme is O(N²) on noise without level changes (2e4 runs: 7 s, 1e5: ~140 s).
@@ -204,6 +208,7 @@ _DEFAULTS = {
     "PARALLEL": PARALLEL,
     "NOGIL": NOGIL,
     "MDL_PRUNING_MARGIN": MDL_PRUNING_MARGIN,
+    "MDL_HISTORY_ANCHORS": MDL_HISTORY_ANCHORS,
     "EDM_DEFAULT_BETA": EDM_DEFAULT_BETA,
     "MVA_P0_CLAMP": MVA_P0_CLAMP,
     "MVA_COMPLEMENT_MAX_STATIONS": MVA_COMPLEMENT_MAX_STATIONS,

@@ -44,7 +44,9 @@ def starts(result: TrendGroups) -> list[int]:
 # --------------------------------------------------------------------------- kernels
 
 
-def _run_engine(func: Any, values: list[Any], prune: bool) -> tuple[np.ndarray, ...]:
+def _run_engine(
+    func: Any, values: list[Any], prune: bool, max_history: int = 0
+) -> tuple[np.ndarray, ...]:
     """Drive ``mdl_advance`` (compiled or ``py_func``) on parsed runs; return the state."""
     from pilotstats.changepoints._mdl_engine import _Engine
     from pilotstats.changepoints._mdl_input import _parse_values
@@ -66,7 +68,7 @@ def _run_engine(func: Any, values: list[Any], prune: bool) -> tuple[np.ndarray, 
         engine.open_prev, engine.open_norm, engine.open_log2norm, engine.open_far,
         engine.open_mean_y, engine.open_mean_ln, engine.open_mean_inv, engine.open_sd_y,
         engine.open_sd_ln, engine.open_size_l, engine.open_size_h,
-        engine.scratch, 0,
+        engine.scratch, engine.keep, 0, max_history, _config.MDL_HISTORY_ANCHORS,
     )  # fmt: skip
     n = engine.n
     return (
@@ -77,13 +79,13 @@ def _run_engine(func: Any, values: list[Any], prune: bool) -> tuple[np.ndarray, 
     )
 
 
-@pytest.mark.parametrize("prune", [False, True])
-def test_advance_kernel_matches_python_twin(prune: bool) -> None:
+@pytest.mark.parametrize(("prune", "max_history"), [(False, 0), (True, 0), (True, 3), (False, 5)])
+def test_advance_kernel_matches_python_twin(prune: bool, max_history: int) -> None:
     rng = np.random.default_rng(11)
     for trial in range(6):
         values = random_values(rng, int(rng.integers(1, 40)), runs=trial % 2 == 1)
-        compiled = _run_engine(kernels.mdl_advance, values, prune)
-        python = _run_engine(kernels.mdl_advance.py_func, values, prune)
+        compiled = _run_engine(kernels.mdl_advance, values, prune, max_history)
+        python = _run_engine(kernels.mdl_advance.py_func, values, prune, max_history)
         for a, b in zip(compiled, python, strict=True):
             np.testing.assert_array_equal(a, b)
 
@@ -331,6 +333,9 @@ def test_all_nonpositive_even_with_unit() -> None:
         ({"nan_policy": "drop"}, "nan_policy"),
         ({"higher_is_better": "yes"}, "higher_is_better"),
         ({"resolution": 1e-300}, "too small"),
+        ({"max_history": 0}, "max_history"),
+        ({"max_history": 2.5}, "max_history"),
+        ({"max_history": True}, "max_history"),
     ],
 )
 def test_bad_parameters(kwargs: dict[str, Any], match: str) -> None:

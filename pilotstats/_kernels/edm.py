@@ -44,8 +44,11 @@ from pilotstats._kernels.edm_list import (
     unlink_track,
 )
 from pilotstats._kernels.edm_single import (
+    edm_tail_kappa_descent,
+    edm_tail_kappa_sweep,
     edm_tail_search,
     edm_tail_search_reference,
+    edm_tail_window_terms,
     edmx_search,
     reference_tree_depth,
     reference_tree_quantile,
@@ -65,8 +68,11 @@ __all__ = [
     "edm_columns",
     "edm_columns_parallel",
     "edm_dp",
+    "edm_tail_kappa_descent",
+    "edm_tail_kappa_sweep",
     "edm_tail_search",
     "edm_tail_search_reference",
+    "edm_tail_window_terms",
     "edmx_search",
     "find_predecessor",
     "insertion_predecessors",

@@ -359,11 +359,14 @@ def edm_columns_parallel(
     """Parallel twin of :func:`edm_columns` with identical results.
 
     Column s reads only columns ``t <= s - delta``, so the ``delta`` columns of a block
-    ``[b, b + delta)`` are independent. Each of ``lanes`` workers keeps its own copy of the
-    sorted list and computes every ``lanes``-th column of each block; the arithmetic per
-    column is that of :func:`dp_column`, so the output equals the serial kernel bit for bit.
-    On return the shared list ``nxt``/``prv``/``state`` holds samples ``0 .. s_end - 2``,
-    as after :func:`edm_columns`.
+    ``[b, b + delta)`` are independent. The block is cut into work units as the serial
+    kernel cuts it: a pair of columns ``(s, s + 1)`` served by one deletion sweep
+    (:func:`dp_column_pair`, when ``s >= 2·delta``) or a single column
+    (:func:`dp_column`). Each of ``lanes`` workers keeps its own copy of the sorted list
+    and takes every ``lanes``-th unit; the arithmetic per column is that of the serial
+    kernel, so the output equals it bit for bit. On return the shared list
+    ``nxt``/``prv``/``state`` holds samples ``0 .. s_end - 2``, as after
+    :func:`edm_columns`.
 
     Parameters
     ----------
@@ -378,8 +381,11 @@ def edm_columns_parallel(
     lane_nxt = np.empty((lanes, size), dtype=nxt.dtype)
     lane_prv = np.empty((lanes, size), dtype=prv.dtype)
     lane_tmp = np.zeros((lanes, F.shape[0]))
+    lane_tmp2 = np.zeros((lanes, F.shape[0]))
     lane_m = np.empty(lanes, dtype=np.int64)
     lane_c = np.empty(lanes, dtype=np.int64)
+    unit_s = np.empty(delta + 1, dtype=np.int64)
+    unit_two = np.zeros(delta + 1, dtype=np.bool_)
     for j in range(lanes):
         lane_nxt[j, :] = nxt
         lane_prv[j, :] = prv
@@ -388,32 +394,61 @@ def edm_columns_parallel(
     block = s_begin
     while block < s_end:
         stop = min(block + delta, s_end)
+        units = 0
+        s = block
+        while s < stop:
+            two = s >= 2 * delta and s + 1 < stop
+            unit_s[units] = s
+            unit_two[units] = two
+            s += 2 if two else 1
+            units += 1
         for j in prange(lanes):
             lnxt = lane_nxt[j]
             lprv = lane_prv[j]
             m = lane_m[j]
             c = lane_c[j]
-            for s in range(block + j, stop, lanes):
-                while c < s:  # insert samples up to s - 1
+            for u in range(j, units, lanes):
+                col = unit_s[u]
+                while c < col:  # insert samples up to col - 1
                     m = list_insert(zz, lnxt, lprv, pred, c + 2, m, c)
                     c += 1
-                dp_column(
-                    zz,
-                    delta,
-                    penalty,
-                    degree,
-                    percent_mode,
-                    F,
-                    prev,
-                    number,
-                    LM,
-                    lane_tmp[j],
-                    lnxt,
-                    lprv,
-                    m,
-                    c,
-                    s,
-                )
+                if unit_two[u]:
+                    dp_column_pair(
+                        zz,
+                        delta,
+                        penalty,
+                        degree,
+                        percent_mode,
+                        F,
+                        prev,
+                        number,
+                        LM,
+                        lane_tmp[j],
+                        lane_tmp2[j],
+                        lnxt,
+                        lprv,
+                        m,
+                        c,
+                        col,
+                    )
+                else:
+                    dp_column(
+                        zz,
+                        delta,
+                        penalty,
+                        degree,
+                        percent_mode,
+                        F,
+                        prev,
+                        number,
+                        LM,
+                        lane_tmp[j],
+                        lnxt,
+                        lprv,
+                        m,
+                        c,
+                        col,
+                    )
             lane_m[j] = m
             lane_c[j] = c
         block = stop

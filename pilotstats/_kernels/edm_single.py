@@ -185,6 +185,87 @@ def tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
     return lo + q * (hi - lo)
 
 
+@kernel
+def edm_tail_window_terms(
+    z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
+) -> np.ndarray:
+    """``X(τ) = 2·q(AB(τ)) − q(A(τ))`` for every τ in ``[δ, n − δ]`` (entry τ; others 0).
+
+    The two window trees slide with τ: O(δ·depth) per step, O(n·δ·depth) in all. The
+    quantities are those the κ sweep of :func:`edm_tail_search` combines with q(B): the
+    tree quantile depends only on the counts, so the order of the updates does not matter.
+    """
+    n = z.shape[0]
+    size = 1 << (depth + 1)
+    tree_a = np.zeros(size, dtype=np.int64)
+    tree_ab = np.zeros(size, dtype=np.int64)
+    out = np.zeros(n + 1)
+    for i in range(0, delta):
+        for j in range(i + 1, delta):
+            tree_update(tree_a, depth, abs(z[i] - z[j]), 1)
+        for j in range(delta, 2 * delta):
+            tree_update(tree_ab, depth, abs(z[i] - z[j]), 1)
+    tau = delta
+    while True:
+        qa = tree_quantile(tree_a, depth, quantile) ** alpha
+        qab = tree_quantile(tree_ab, depth, quantile) ** alpha
+        out[tau] = 2.0 * qab - qa
+        if tau >= n - delta:
+            break
+        old = z[tau - delta]
+        mover = z[tau]
+        arriving = z[tau + delta]
+        # A: drop the departing point's pairs, add the mover's pairs with the common part
+        for j in range(tau - delta + 1, tau):
+            tree_update(tree_a, depth, abs(old - z[j]), -1)
+            tree_update(tree_a, depth, abs(mover - z[j]), 1)
+        # AB: remove (old, R) and (common L, mover); add (mover, R') and (common L, arriving)
+        for j in range(tau, tau + delta):
+            tree_update(tree_ab, depth, abs(old - z[j]), -1)
+        for j in range(tau + 1, tau + delta + 1):
+            tree_update(tree_ab, depth, abs(mover - z[j]), 1)
+        for j in range(tau - delta + 1, tau):
+            tree_update(tree_ab, depth, abs(z[j] - mover), -1)
+            tree_update(tree_ab, depth, abs(z[j] - arriving), 1)
+        tau += 1
+    return out
+
+
+@kernel
+def edm_tail_kappa_sweep(
+    z: np.ndarray,
+    delta: int,
+    depth: int,
+    quantile: float,
+    alpha: float,
+    tau: int,
+    x_tau: float,
+    tree_b: np.ndarray,
+) -> float:
+    """``max over κ in [τ + δ, n]`` of ``(X(τ) − q(B(τ, κ)))·((κ − τ)·τ/κ)`` (or −3.0).
+
+    ``tree_b`` must be all zeros on entry and is all zeros again on return. O(n·depth).
+    """
+    n = z.shape[0]
+    for i in range(tau, tau + delta):
+        for j in range(i + 1, tau + delta):
+            tree_update(tree_b, depth, abs(z[i] - z[j]), 1)
+    tau_best = -3.0
+    for kappa in range(tau + delta, n + 1):
+        if kappa > tau + delta:
+            tree_update(tree_b, depth, abs(z[kappa - 1] - z[kappa - 2]), 1)
+        qb = tree_quantile(tree_b, depth, quantile) ** alpha
+        stat = (x_tau - qb) * (float(kappa - tau) * tau / kappa)
+        if stat > tau_best:
+            tau_best = stat
+    for i in range(tau, tau + delta):
+        for j in range(i + 1, tau + delta):
+            tree_update(tree_b, depth, abs(z[i] - z[j]), -1)
+    for kappa in range(tau + delta + 1, n + 1):
+        tree_update(tree_b, depth, abs(z[kappa - 1] - z[kappa - 2]), -1)
+    return tau_best
+
+
 @kernel(interpret="quadratic_heavy")  # type: ignore[untyped-decorator]
 def edm_tail_search(
     z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
@@ -213,78 +294,105 @@ def edm_tail_search(
     -----
     A(τ): pairwise distances inside ``z[τ−δ:τ]``; AB(τ): distances between ``z[τ−δ:τ]`` and
     ``z[τ:τ+δ]``; B(τ, κ): pairs inside ``z[τ:τ+δ]`` plus the consecutive differences
-    ``|z_k − z_{k−1}|`` for ``τ + δ <= k < κ``. Window moves cost O(δ·depth); the κ sweep
-    alternates direction so that B changes by one difference per step: O(n²·depth) time,
-    O(2**depth) memory.
+    ``|z_k − z_{k−1}|`` for ``τ + δ <= k < κ``.
+
+    Exact pruning (an addition of pilotstats; same output). Pass 1 computes
+    ``X(τ) = 2·q(AB) − q(A)`` for every τ with sliding window trees, O(n·δ·depth)
+    (:func:`edm_tail_window_terms`). Since ``q(B) >= 0`` and the weight
+    ``(κ − τ)·τ/κ`` grows with κ (also after rounding: the product is exact and the
+    division correctly rounded), every statistic of τ is at most
+    ``U(τ) = X(τ)·(n − τ)·τ/n`` when ``X(τ) > 0`` and at most 0 otherwise, as computed in
+    floating point (IEEE operations are monotone). Pass 2 runs the full κ sweep
+    (:func:`edm_tail_kappa_sweep`) for the τ of the largest U, then, in increasing τ, for
+    every other τ whose U reaches the best statistic so far (ties included, so the
+    smallest τ attaining the maximum wins). Those sweeps share one tree of the
+    consecutive differences and run downwards from κ = n
+    (:func:`edm_tail_kappa_descent`), stopping as soon as ``X(τ)·w(κ)`` falls below the
+    best. The cost is O(n·δ·depth) plus O(n·depth) for the shared tree plus the κ steps
+    visited; every (τ, κ) is visited in the worst case, i.e. O(n²·depth) as without
+    pruning. Memory O(n + 2**depth).
     """
     n = z.shape[0]
-    size = 1 << (depth + 1)
-    tree_a = np.zeros(size, dtype=np.int64)
-    tree_ab = np.zeros(size, dtype=np.int64)
-    tree_b = np.zeros(size, dtype=np.int64)
-    tau = delta
-    for i in range(0, delta):
-        for j in range(i + 1, delta):
-            tree_update(tree_a, depth, abs(z[i] - z[j]), 1)
-            tree_update(tree_b, depth, abs(z[delta + i] - z[delta + j]), 1)
-        for j in range(delta, 2 * delta):
-            tree_update(tree_ab, depth, abs(z[i] - z[j]), 1)
-    best = -3.0
-    best_tau = 0
-    forward = True
-    while True:
-        qa = tree_quantile(tree_a, depth, quantile) ** alpha
-        qab = tree_quantile(tree_ab, depth, quantile) ** alpha
-        tau_best = -3.0
-        if forward:
-            for kappa in range(tau + delta, n + 1):
-                if kappa > tau + delta:
-                    tree_update(tree_b, depth, abs(z[kappa - 1] - z[kappa - 2]), 1)
-                qb = tree_quantile(tree_b, depth, quantile) ** alpha
-                stat = (2.0 * qab - qa - qb) * (float(kappa - tau) * tau / kappa)
-                if stat > tau_best:
-                    tau_best = stat
+    x = edm_tail_window_terms(z, delta, depth, quantile, alpha)
+    count = n - 2 * delta + 1
+    bound = np.empty(count)
+    for r in range(count):
+        tau = delta + r
+        xt = x[tau]
+        bound[r] = xt * (float(n - tau) * tau / n) if xt > 0.0 else 0.0
+    top = int(np.argmax(bound))  # first τ of the largest bound
+    if bound[top] <= 0.0:
+        return 0, 0.0
+    tree_b = np.zeros(1 << (depth + 1), dtype=np.int64)
+    best_tau = delta + top
+    best = edm_tail_kappa_sweep(z, delta, depth, quantile, alpha, best_tau, x[best_tau], tree_b)
+    # The other τ whose bound reaches the best, in increasing order, on one shared tree of
+    # the consecutive differences D_j = |z[j-1] - z[j-2]|, j in [lo, n] (lo = τ + δ + 1).
+    lo = n + 1
+    for r in range(count):
+        tau = delta + r
+        if r == top or bound[r] <= 0.0 or bound[r] < best:
+            continue
+        if lo == n + 1:  # first candidate: fill the shared tree
+            for j in range(tau + delta + 1, n + 1):
+                tree_update(tree_b, depth, abs(z[j - 1] - z[j - 2]), 1)
         else:
-            for kappa in range(n, tau + delta - 1, -1):
-                qb = tree_quantile(tree_b, depth, quantile) ** alpha
-                stat = (2.0 * qab - qa - qb) * (float(kappa - tau) * tau / kappa)
-                if stat > tau_best:
-                    tau_best = stat
-                if kappa > tau + delta:
-                    tree_update(tree_b, depth, abs(z[kappa - 1] - z[kappa - 2]), -1)
-        if tau_best > best:
-            best = tau_best
+            for j in range(lo, tau + delta + 1):
+                tree_update(tree_b, depth, abs(z[j - 1] - z[j - 2]), -1)
+        lo = tau + delta + 1
+        stat = edm_tail_kappa_descent(z, delta, depth, quantile, alpha, tau, x[tau], best, tree_b)
+        if stat > best or (stat == best and tau < best_tau):
+            best = stat
             best_tau = tau
-        if tau >= n - delta:
-            break
-        # after a forward sweep B holds the differences k in [tau + delta, n);
-        # the next window excludes k = tau + delta (now inside the right window)
-        if forward:
-            tree_update(tree_b, depth, abs(z[tau + delta] - z[tau + delta - 1]), -1)
-        old = z[tau - delta]
-        mover = z[tau]
-        arriving = z[tau + delta]
-        # A: drop the departing point's pairs, add the mover's pairs with the common part
-        for j in range(tau - delta + 1, tau):
-            tree_update(tree_a, depth, abs(old - z[j]), -1)
-            tree_update(tree_a, depth, abs(mover - z[j]), 1)
-        # AB: remove (old, R) and (common L, mover); add (mover, R') and (common L, arriving)
-        for j in range(tau, tau + delta):
-            tree_update(tree_ab, depth, abs(old - z[j]), -1)
-        for j in range(tau + 1, tau + delta + 1):
-            tree_update(tree_ab, depth, abs(mover - z[j]), 1)
-        for j in range(tau - delta + 1, tau):
-            tree_update(tree_ab, depth, abs(z[j] - mover), -1)
-            tree_update(tree_ab, depth, abs(z[j] - arriving), 1)
-        # B pairs inside the right window: mover leaves, arriving enters
-        for j in range(tau + 1, tau + delta):
-            tree_update(tree_b, depth, abs(mover - z[j]), -1)
-            tree_update(tree_b, depth, abs(arriving - z[j]), 1)
-        tau += 1
-        forward = not forward
     if best > 0.0:
         return best_tau, best
     return 0, 0.0
+
+
+@kernel
+def edm_tail_kappa_descent(
+    z: np.ndarray,
+    delta: int,
+    depth: int,
+    quantile: float,
+    alpha: float,
+    tau: int,
+    x_tau: float,
+    best: float,
+    tree_b: np.ndarray,
+) -> float:
+    """The κ sweep of one τ, downwards from κ = n, stopped when it cannot matter.
+
+    ``tree_b`` holds the consecutive differences ``D_j``, ``τ + δ < j <= n`` (restored on
+    return). With ``X(τ) = x_tau > 0``, every statistic at ``κ`` is at most
+    ``X(τ)·w(κ)`` (``q(B) >= 0``), and ``w`` decreases with κ: the sweep stops at the first
+    κ whose bound is below ``max(best, best of this τ so far)``. Returns the maximum over
+    κ when it is at least ``best``; otherwise some value below ``best``.
+    """
+    n = z.shape[0]
+    for i in range(tau, tau + delta):
+        for j in range(i + 1, tau + delta):
+            tree_update(tree_b, depth, abs(z[i] - z[j]), 1)
+    tau_best = -3.0
+    kappa = n
+    while kappa >= tau + delta:
+        weight = float(kappa - tau) * tau / kappa
+        if x_tau * weight < max(best, tau_best):
+            break
+        qb = tree_quantile(tree_b, depth, quantile) ** alpha
+        stat = (x_tau - qb) * weight
+        if stat > tau_best:
+            tau_best = stat
+        if kappa > tau + delta:
+            tree_update(tree_b, depth, abs(z[kappa - 1] - z[kappa - 2]), -1)
+        kappa -= 1
+    # restore: the differences removed, then drop the window pairs
+    for j in range(max(kappa, tau + delta) + 1, n + 1):
+        tree_update(tree_b, depth, abs(z[j - 1] - z[j - 2]), 1)
+    for i in range(tau, tau + delta):
+        for j in range(i + 1, tau + delta):
+            tree_update(tree_b, depth, abs(z[i] - z[j]), -1)
+    return tau_best
 
 
 # ----------------------------------------------------------------------------------------

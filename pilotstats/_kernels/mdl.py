@@ -205,7 +205,10 @@ def mdl_advance(
     open_size_l: np.ndarray,
     open_size_h: np.ndarray,
     scratch: np.ndarray,
+    keep: np.ndarray,
     n_open: int,
+    max_history: int,
+    anchors: int,
 ) -> int:
     """Advance the optimal-partitioning programme over runs ``start .. stop − 1``.
 
@@ -249,8 +252,15 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
         non-decreasing in k, so they bound the current size terms from below).
     scratch : ndarray of float64, shape (n_runs,)
         Work space for the pruning bounds.
+    keep : ndarray of bool, shape (n_runs,)
+        Work space (which candidates survive a pruning or forgetting pass).
     n_open : int
         Number of open candidates on entry.
+    max_history : int
+        0: the exact programme. ``H > 0``: bounded history, an approximation (see Notes).
+    anchors : int
+        With ``max_history > 0``: group starts of the current best partition that are
+        kept however old they are.
 
     Returns
     -------
@@ -297,8 +307,18 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
     future group's (``|a_U − p| ≤ |a1 − p| + |q − a1| + |a2 − q|``) only moves it to −10
     (maximum −4 to −6). This is the known worst case of PELT-type exact pruning (no change
     points: quadratic); only a level change makes candidates before it prunable.
+
+    Bounded history (``max_history = H > 0``; not exact). At every run index ``i`` that is
+    a multiple of ``max(1, H // 16)``, the candidates whose start lies more than H runs
+    back are closed, except the starts of the last ``anchors`` groups of the best
+    partition of runs ``0..i``. At most ``H + H // 16 + anchors`` candidates stay open, so
+    the cost is O(N·H). The answer differs from the exact programme only when a closed
+    start (an old start that is not a recent group start of the best partition) would
+    have become the best last group later; ``docs/algorithms/mdl.md`` states how often
+    that happens on CSIT-like series.
     """
     inv_unit = 1.0 / unit
+    period = max(1, max_history // 16)
     log2_m1 = math.log(max_u + 1.0) / LN2
     c_term = math.log(1.0 - 1.0 / (max_u + 2.0)) / LN2
     for i in range(start, stop):
@@ -426,30 +446,130 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
             q_u = winner_avg / unit
             log2_zq = math.log(mean_norm(q_u, max_u)) / LN2
             limit = record + margin * (1.0 + abs(record)) + log2_zq
-            kept = 0
             for u in range(n_open):
-                if scratch[u] > limit:
-                    continue
-                if kept != u:
-                    open_start[kept] = open_start[u]
-                    open_n[kept] = open_n[u]
-                    open_avg[kept] = open_avg[u]
-                    open_sd[kept] = open_sd[u]
-                    open_base[kept] = open_base[u]
-                    open_prev[kept] = open_prev[u]
-                    open_norm[kept] = open_norm[u]
-                    open_log2norm[kept] = open_log2norm[u]
-                    open_far[kept] = open_far[u]
-                    open_mean_y[kept] = open_mean_y[u]
-                    open_mean_ln[kept] = open_mean_ln[u]
-                    open_mean_inv[kept] = open_mean_inv[u]
-                    open_sd_y[kept] = open_sd_y[u]
-                    open_sd_ln[kept] = open_sd_ln[u]
-                    open_size_l[kept] = open_size_l[u]
-                    open_size_h[kept] = open_size_h[u]
-                kept += 1
-            n_open = kept
+                keep[u] = not scratch[u] > limit  # (NaN is kept, as before)
+            n_open = compact(
+                keep, n_open, open_start, open_n, open_avg, open_sd, open_base, open_prev,
+                open_norm, open_log2norm, open_far, open_mean_y, open_mean_ln,
+                open_mean_inv, open_sd_y, open_sd_ln, open_size_l, open_size_h,
+            )
+        # (5) Bounded history (approximate mode): forget old starts, keeping the starts of
+        # the last groups of the best partition of runs 0..i.
+        if max_history > 0 and i % period == 0 and n_open > max_history:
+            n_open = forget(
+                i, max_history, anchors, best_start, keep, n_open, open_start, open_n,
+                open_avg, open_sd, open_base, open_prev, open_norm, open_log2norm,
+                open_far, open_mean_y, open_mean_ln, open_mean_inv, open_sd_y, open_sd_ln,
+                open_size_l, open_size_h,
+            )
     return n_open
+
+
+@kernel
+def compact(
+    keep: np.ndarray,
+    n_open: int,
+    open_start: np.ndarray,
+    open_n: np.ndarray,
+    open_avg: np.ndarray,
+    open_sd: np.ndarray,
+    open_base: np.ndarray,
+    open_prev: np.ndarray,
+    open_norm: np.ndarray,
+    open_log2norm: np.ndarray,
+    open_far: np.ndarray,
+    open_mean_y: np.ndarray,
+    open_mean_ln: np.ndarray,
+    open_mean_inv: np.ndarray,
+    open_sd_y: np.ndarray,
+    open_sd_ln: np.ndarray,
+    open_size_l: np.ndarray,
+    open_size_h: np.ndarray,
+) -> int:
+    """Keep the open candidates ``u`` with ``keep[u]`` (order preserved); return their count.
+
+    Parameters are the candidate arrays of :func:`mdl_advance` and a boolean mask
+    ``keep`` over its first ``n_open`` entries.
+    """
+    kept = 0
+    for u in range(n_open):
+        if not keep[u]:
+            continue
+        if kept != u:
+            open_start[kept] = open_start[u]
+            open_n[kept] = open_n[u]
+            open_avg[kept] = open_avg[u]
+            open_sd[kept] = open_sd[u]
+            open_base[kept] = open_base[u]
+            open_prev[kept] = open_prev[u]
+            open_norm[kept] = open_norm[u]
+            open_log2norm[kept] = open_log2norm[u]
+            open_far[kept] = open_far[u]
+            open_mean_y[kept] = open_mean_y[u]
+            open_mean_ln[kept] = open_mean_ln[u]
+            open_mean_inv[kept] = open_mean_inv[u]
+            open_sd_y[kept] = open_sd_y[u]
+            open_sd_ln[kept] = open_sd_ln[u]
+            open_size_l[kept] = open_size_l[u]
+            open_size_h[kept] = open_size_h[u]
+        kept += 1
+    return kept
+
+
+@kernel
+def forget(
+    i: int,
+    max_history: int,
+    anchors: int,
+    best_start: np.ndarray,
+    keep: np.ndarray,
+    n_open: int,
+    open_start: np.ndarray,
+    open_n: np.ndarray,
+    open_avg: np.ndarray,
+    open_sd: np.ndarray,
+    open_base: np.ndarray,
+    open_prev: np.ndarray,
+    open_norm: np.ndarray,
+    open_log2norm: np.ndarray,
+    open_far: np.ndarray,
+    open_mean_y: np.ndarray,
+    open_mean_ln: np.ndarray,
+    open_mean_inv: np.ndarray,
+    open_sd_y: np.ndarray,
+    open_sd_ln: np.ndarray,
+    open_size_l: np.ndarray,
+    open_size_h: np.ndarray,
+) -> int:
+    """Bounded history: drop the candidates that start more than ``max_history`` runs
+    before run ``i + 1``, except the starts of the last ``anchors`` groups of the best
+    partition of runs ``0..i`` (its backtrack chain through ``best_start``).
+
+    Returns the number of candidates kept (order preserved).
+    """
+    oldest = i + 1 - max_history
+    # the chain of group starts, newest first (decreasing)
+    chain = np.empty(max(anchors, 1), dtype=np.int64)
+    n_chain = 0
+    end = i + 1
+    while end > 0 and n_chain < anchors:
+        first = best_start[end - 1]
+        chain[n_chain] = first
+        n_chain += 1
+        end = first
+    pos = n_chain - 1  # smallest chain start first, as open_start increases
+    for u in range(n_open):
+        start = open_start[u]
+        while pos >= 0 and chain[pos] < start:
+            pos -= 1
+        keep[u] = start >= oldest or (pos >= 0 and chain[pos] == start)
+    return int(
+        compact(
+            keep, n_open, open_start, open_n, open_avg, open_sd, open_base, open_prev,
+            open_norm, open_log2norm, open_far, open_mean_y, open_mean_ln, open_mean_inv,
+            open_sd_y, open_sd_ln, open_size_l, open_size_h,
+        )
+    )
 
 
 @kernel(interpret="linear")  # type: ignore[untyped-decorator]

@@ -162,10 +162,12 @@ class _Engine:
         prune: bool,
         name: str = "x",
         capacity: int = 16,
+        max_history: int | None = None,
     ) -> None:
         self.resolution_given = resolution
         self.sbps_given = sbps
         self.prune = prune
+        self.max_history = 0 if max_history is None else int(max_history)
         self.name = name
         self.capacity = 0
         self.n = 0  # runs held
@@ -212,6 +214,7 @@ class _Engine:
         ``capacity + 1`` entries (per prefix length; the per-run arrays leave the last
         entry unused).
         """
+        self.keep = np.zeros(capacity + 1, dtype=np.bool_)
         ints = np.zeros((len(self._INT_ARRAYS), capacity + 1), dtype=np.int64)
         floats = np.zeros((len(self._FLOAT_ARRAYS), capacity + 1), dtype=np.float64)
         if self.capacity:
@@ -310,7 +313,10 @@ class _Engine:
             self.open_size_l,
             self.open_size_h,
             self.scratch,
+            self.keep,
             self.n_open,
+            self.max_history,
+            _config.MDL_HISTORY_ANCHORS,
         )
         self.done = self.n
 

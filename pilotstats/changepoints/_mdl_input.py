@@ -40,7 +40,8 @@ def _warn_size(n_runs: int, what: str) -> None:
         warnings.warn(
             f"{what}: {n_runs} runs is above {_config.MDL_WARN_SIZE}; the MDL programme is "
             "O(N²) when no level change lets the pruning discard candidates (i.i.d. noise) "
-            "and can take minutes; partition a window or per-day means instead",
+            "and can take minutes; pass max_history= (bounded history, O(N·H)) or "
+            "partition a window or per-day means instead",
             PerformanceWarning,
             stacklevel=3,
         )

@@ -23,7 +23,7 @@ import numpy as np
 
 from pilotstats import _config
 from pilotstats._typing import NanPolicy
-from pilotstats._validation import check_bool, check_choice
+from pilotstats._validation import check_bool, check_choice, check_int
 from pilotstats.changepoints._mdl_engine import _Engine
 from pilotstats.changepoints._mdl_input import (
     _check_range,
@@ -47,6 +47,7 @@ def mdl_partition(
     higher_is_better: bool = True,
     nan_policy: NanPolicy = "raise",
     pruning: bool = True,
+    max_history: int | None = None,
 ) -> TrendGroups:
     """Partition a trend series into normal groups by minimum description length.
 
@@ -84,6 +85,13 @@ def mdl_partition(
         Skip candidate groups that provably can never become optimal again (see
         :func:`pilotstats._kernels.mdl.mdl_advance`). The output is identical with
         ``pruning=False``; only the run time differs.
+    max_history : int, optional
+        None (default): the exact programme, O(N²) on long change-free series. An integer
+        ``H >= 1``: bounded history, an approximation in O(N·H) time: a candidate group
+        whose start lies more than H runs back is closed, unless it starts one of the
+        last ``_config.MDL_HISTORY_ANCHORS`` (16) groups of the current best partition
+        (see Notes). No exact sub-quadratic search exists for this code length
+        (``docs/algorithms/mdl.md``, "Why the exact search stays quadratic").
 
     Returns
     -------
@@ -124,6 +132,12 @@ def mdl_partition(
     best prefix and jumpavg's tie rule. It is O(N²) time without pruning and
     O(N) memory. Labels compare each group mean with the previous one strictly.
 
+    With ``max_history=H`` the result is no longer jumpavg's: it differs only where an
+    old start that is not a recent group start would have won later (a slow drift that
+    becomes significant more than H runs after it began). On CSIT-like series (10^4 runs,
+    shifts of 2–10 %, outliers, noise 1–5 %) ``H = 1000`` reproduced every boundary of the
+    exact programme (``benchmarks/RESULTS_mdl.md``).
+
     References
     ----------
     .. [1] FD.io CSIT, "Trend analysis", methodology documentation
@@ -141,6 +155,7 @@ def mdl_partition(
     resolution_value, sbps_value = _check_resolution_sbps(resolution, sbps)
     check_bool(higher_is_better, "higher_is_better")
     check_bool(pruning, "pruning")
+    history = _check_history(max_history)
     runs = _parse_values(x, policy)
     if runs.original.size == 0:
         raise NotEnoughDataError(
@@ -148,9 +163,14 @@ def mdl_partition(
             "least one finite sample"
         )
     bounds = _check_range(runs.samples, "x")
-    _warn_size(runs.n_original, "mdl_partition")
+    if history is None:
+        _warn_size(runs.n_original, "mdl_partition")
     engine = _Engine(
-        resolution_value, sbps_value, bool(pruning), capacity=runs.offsets.shape[0] - 1
+        resolution_value,
+        sbps_value,
+        bool(pruning),
+        capacity=runs.offsets.shape[0] - 1,
+        max_history=history,
     )
     engine.add_runs(runs.samples, runs.offsets, bounds)
     engine.resolved_resolution()  # named error for a non-positive maximum before any work
@@ -158,6 +178,13 @@ def mdl_partition(
     return engine.result(
         bool(higher_is_better), runs.original, runs.n_original, runs.replaced, runs.missing
     )
+
+
+def _check_history(max_history: Any) -> int | None:
+    """``max_history``: None or an integer >= 1."""
+    if max_history is None:
+        return None
+    return check_int(max_history, "max_history", low=1)
 
 
 def _push(buffer: np.ndarray, used: int, values: np.ndarray) -> np.ndarray:
@@ -187,8 +214,9 @@ class MdlStream:
 
     Parameters
     ----------
-    resolution, sbps, higher_is_better, nan_policy, pruning
-        As in :func:`mdl_partition`.
+    resolution, sbps, higher_is_better, nan_policy, pruning, max_history
+        As in :func:`mdl_partition` (with ``max_history``, the stream gives the bounded
+        mode's batch result).
 
     See Also
     --------
@@ -213,12 +241,17 @@ class MdlStream:
         higher_is_better: bool = True,
         nan_policy: NanPolicy = "raise",
         pruning: bool = True,
+        max_history: int | None = None,
     ) -> None:
         self._policy = check_choice(nan_policy, "nan_policy", ("raise", "omit", "zero"))
         resolution_value, sbps_value = _check_resolution_sbps(resolution, sbps)
         self.higher_is_better = check_bool(higher_is_better, "higher_is_better")
         self._engine = _Engine(
-            resolution_value, sbps_value, check_bool(pruning, "pruning"), name="stream"
+            resolution_value,
+            sbps_value,
+            check_bool(pruning, "pruning"),
+            name="stream",
+            max_history=_check_history(max_history),
         )
         # per-run bookkeeping in growing buffers (no list -> array copy per result)
         self._original = np.empty(16, dtype=np.int64)
@@ -287,7 +320,9 @@ class MdlStream:
         bounds = _check_range(parsed.samples, name)
         engine = self._engine
         before = self._n_runs
-        if before <= _config.MDL_WARN_SIZE < before + parsed.n_original:
+        if engine.max_history == 0 and (
+            before <= _config.MDL_WARN_SIZE < before + parsed.n_original
+        ):
             _warn_size(before + parsed.n_original, "MdlStream (in total over its appends)")
         old_max, old_low = engine.max_used, engine.low_used
         engine.add_runs(parsed.samples, parsed.offsets, bounds)
