@@ -54,6 +54,7 @@ __all__ = ["LazyKernel", "kernel", "numba_available"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 
 #: Cost classes of :func:`kernel`'s ``interpret`` (keys of ``_config.INTERPRETED_MAX_SIZE``).
 CostClass = Literal["linear", "quadratic", "quadratic_heavy"]
@@ -238,11 +239,27 @@ class LazyKernel(Generic[P, R]):
 
     def _interpreted(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Run the twin (nested kernels too) and charge its CPU time to the budget."""
+        return self.rented(self.twin(), *args, **kwargs)
+
+    def rents(self, size: int, limit: int) -> bool:
+        """Whether a call on arrays of ``size`` elements may run as a vectorised (numpy)
+        twin of this kernel instead of compiling it: the kernel is not compiled yet, the
+        interpreted tier is on, ``size <= limit`` and neither budget is spent (module
+        notes). The caller then runs the twin through :meth:`rented`."""
+        if (self._compiled is not None or not _config.INTERPRETED_TIER
+                or _config.jit_disabled() or size > limit):
+            return False
+        return (self.interpreted_seconds < _config.INTERPRETED_KERNEL_BUDGET
+                and _interpreted_total < _config.INTERPRETED_TIER_BUDGET)
+
+    def rented(self, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``func`` (a twin of this kernel, nested kernels as twins too) and charge its
+        CPU time to this kernel's and the process's interpreted budgets."""
         global _interpreted_total
         start = time.thread_time()
         _interpreting.active = True
         try:
-            return self.twin()(*args, **kwargs)
+            return func(*args, **kwargs)
         finally:
             _interpreting.active = False
             spent = time.thread_time() - start
