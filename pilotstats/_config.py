@@ -305,9 +305,16 @@ DETECT_CANDIDATE_DEGREE: int = 1
 #: Longest series searched point by point for candidates; longer series are searched on
 #: the medians of DETECT_EDM_MAX_POINTS blocks of ``floor`` or ``ceil(n / DETECT_EDM_MAX_POINTS)``
 #: samples (EDM is O(n²); issue 26: a constant number of blocks, so that the cost does not
-#: drop from n to n + 1), and every location is then refined on the raw data. 6,000 since
-#: issue 11 (was 12,000).
-DETECT_EDM_MAX_POINTS: int = 6000
+#: drop from n to n + 1), and every location is then refined on the raw data. 1,000 since
+#: issue 26 (6,000 since issue 11, 12,000 before): the O(L²) search on up to 6,000 points
+#: made detect_changes 2-3x slower than ruptures Binseg between 3,000 and 10,000 points;
+#: at 1,000 it stays below Binseg at every n (``benchmarks/RESULTS_detect.md``) and within
+#: the vectorised EDM tier (``EDM_VECTORISED_MAX_POINTS``), so no call of detect_changes
+#: waits for the EDM kernel to compile. TCPD series (at most 816 points) are searched point
+#: by point either way; on the 294 JMH forks of 3,000 points (RESULTS_warmup.md) the
+#: default stable_phase went from 0.813 to 0.816 accuracy, method="robust" from 0.548 to
+#: 0.544 (one fork), onset errors and in-band shares unchanged.
+DETECT_EDM_MAX_POINTS: int = 1000
 
 #: Cap on the lag-1 autocorrelation of the rank residuals used for the variance inflation
 #: ``(1 + rho) / (1 - rho)`` of the rank statistic (keeps the factor finite: at most 39).

@@ -30,6 +30,19 @@ operations in the same order, so results are identical bit for bit in either tie
 ``PILOTSTATS_INTERPRETED_TIER=0``) compiles on the first call, as ``python -m pilotstats
 warmup`` does.
 
+**Vectorised twins and background compilation.** A kernel may also have a *vectorised*
+twin (``kernel(vectorised=f)``): a numpy function with bit-identical results and a cost
+near the compiled kernel's (``_kernels/detect_numpy.py``; the EDM programme of
+``_kernels/edm_numpy.py`` is one for series up to ``_config.EDM_VECTORISED_MAX_POINTS``,
+dispatched by :meth:`LazyKernel.rents`). While the kernel is not compiled, its calls run
+the vectorised twin at any size, charged to the same budgets; once a budget is spent the
+kernel compiles in a daemon thread (for the argument types of the call that found the
+budget spent) and calls keep running the twin until the compiled code is ready, so no
+call waits for the compiler. A fresh process that analyses a few series thus neither
+imports numba nor compiles anything (issue 26: ``detect_changes`` and ``edm`` on 1,000
+points in 0.23-0.32 s CPU and 56 MB for the whole process), and a later call at another
+size does not stop to compile; a long batch still ends up on compiled code.
+
 The pure-Python path is selected by numba's own ``NUMBA_DISABLE_JIT=1`` or by
 ``PILOTSTATS_DISABLE_JIT=1`` (which does not even import numba). If numba is missing or fails
 to import, the dispatcher falls back to the pure-Python path and emits
@@ -125,12 +138,15 @@ class LazyKernel(Generic[P, R]):
         error_model: str = "python",
         python_entry: bool = False,
         interpret: CostClass | None = None,
+        vectorised: Callable[P, R] | None = None,
     ) -> None:
         if interpret is not None and interpret not in _config.INTERPRETED_MAX_SIZE:
             raise ValueError(f"interpret must be one of {list(_config.INTERPRETED_MAX_SIZE)}"
                              f" or None, not {interpret!r}")
         self.py_func = func
         self.interpret = interpret
+        self.vectorised = vectorised
+        self._background: threading.Thread | None = None
         self.interpreted_seconds = 0.0
         self.parallel = parallel
         self.error_model = error_model
@@ -223,16 +239,52 @@ class LazyKernel(Generic[P, R]):
             return compiled(*args, **kwargs)
         if _interpreting.active:  # called by an interpreted kernel: stay in Python
             return self.py_func(*args, **kwargs)
+        if self.vectorised is not None and self._tier_on():
+            if self._budget_spent():
+                self.compile_in_background(*args)
+            return self.rented(self.vectorised, *args, **kwargs)
         if self._interpretable(args):
             return self._interpreted(*args, **kwargs)
         return self.compiled()(*args, **kwargs)
 
+    def _tier_on(self) -> bool:
+        return bool(_config.INTERPRETED_TIER) and not _config.jit_disabled()
+
+    def _budget_spent(self) -> bool:
+        return (self.interpreted_seconds >= _config.INTERPRETED_KERNEL_BUDGET
+                or _interpreted_total >= _config.INTERPRETED_TIER_BUDGET)
+
+    def compile_in_background(self, *example: Any) -> None:
+        """Compile this kernel for the argument types of ``example`` in a daemon thread
+        (once); until it is done, calls keep running the vectorised twin, so no call
+        waits for the compiler (module notes). Does nothing without numba."""
+        if self._compiled is not None or self._background is not None:
+            return
+        with self._lock:
+            if self._background is not None:
+                return
+            self._background = threading.Thread(
+                target=self._compile_for, args=example, daemon=True,
+                name=f"pilotstats-compile-{self.__name__}",
+            )
+        self._background.start()
+
+    def _compile_for(self, *example: Any) -> None:
+        numba = _import_numba()
+        if numba is None:
+            return
+        try:
+            dispatcher = self._build(from_python=True)
+            dispatcher.compile(tuple(numba.typeof(value) for value in example))  # type: ignore[attr-defined]
+        except Exception:  # the foreground compiles (and reports) if it ever must
+            return
+        with self._lock:
+            if self._compiled is None:
+                self._compiled = dispatcher
+
     def _interpretable(self, args: tuple[Any, ...]) -> bool:
         """Whether this call may run as the twin (see the module notes)."""
-        if self.interpret is None or not _config.INTERPRETED_TIER or _config.jit_disabled():
-            return False
-        if (self.interpreted_seconds >= _config.INTERPRETED_KERNEL_BUDGET
-                or _interpreted_total >= _config.INTERPRETED_TIER_BUDGET):
+        if self.interpret is None or not self._tier_on() or self._budget_spent():
             return False
         limit = _config.INTERPRETED_MAX_SIZE[self.interpret]
         return all(arg.size <= limit for arg in args if isinstance(arg, np.ndarray))
@@ -241,16 +293,18 @@ class LazyKernel(Generic[P, R]):
         """Run the twin (nested kernels too) and charge its CPU time to the budget."""
         return self.rented(self.twin(), *args, **kwargs)
 
-    def rents(self, size: int, limit: int) -> bool:
+    def rents(self, size: int, limit: int, example: Callable[[], tuple[Any, ...]]) -> bool:
         """Whether a call on arrays of ``size`` elements may run as a vectorised (numpy)
         twin of this kernel instead of compiling it: the kernel is not compiled yet, the
-        interpreted tier is on, ``size <= limit`` and neither budget is spent (module
-        notes). The caller then runs the twin through :meth:`rented`."""
-        if (self._compiled is not None or not _config.INTERPRETED_TIER
-                or _config.jit_disabled() or size > limit):
+        interpreted tier is on and ``size <= limit``. Once the budgets are spent the kernel
+        compiles in the background while the twin
+        keeps answering (module notes); ``example()`` returns arguments of those types.
+        The caller runs the twin through :meth:`rented`."""
+        if self._compiled is not None or not self._tier_on() or size > limit:
             return False
-        return (self.interpreted_seconds < _config.INTERPRETED_KERNEL_BUDGET
-                and _interpreted_total < _config.INTERPRETED_TIER_BUDGET)
+        if self._budget_spent():
+            self.compile_in_background(*example())
+        return True
 
     def rented(self, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run ``func`` (a twin of this kernel, nested kernels as twins too) and charge its
@@ -278,6 +332,7 @@ def kernel(
     error_model: str = "python",
     python_entry: bool = False,
     interpret: CostClass | None = None,
+    vectorised: Callable[..., Any] | None = None,
 ) -> Any:
     """Decorate a plain Python function as a lazily compiled numba kernel.
 
@@ -293,11 +348,15 @@ def kernel(
     grows with the size of its arrays; limits in ``_config.INTERPRETED_MAX_SIZE``) lets small
     first calls run as the pure-Python twin instead of compiling (module notes). Use it only
     for kernels whose twin gives bit-identical results and whose cost the array sizes bound.
+    ``vectorised=f`` names a numpy function with the kernel's signature and bit-identical
+    results whose cost is near the compiled kernel's: while the kernel is not compiled,
+    every call runs ``f`` (at any size); once the interpreted budgets are spent the kernel
+    compiles in a background thread and later calls use it (module notes).
     """
     def build(inner: Callable[P, R]) -> LazyKernel[P, R]:
         return LazyKernel(
             inner, parallel=parallel, error_model=error_model, python_entry=python_entry,
-            interpret=interpret,
+            interpret=interpret, vectorised=vectorised,
         )
 
     return build if func is None else build(func)

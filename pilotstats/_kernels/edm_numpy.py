@@ -46,8 +46,11 @@ def edm_dp_tiered(
     """
     columns = _dp.edm_columns
     limit = int(_config.EDM_VECTORISED_MAX_POINTS)
-    if lanes == 1 and columns.rents(int(z.shape[0]), limit):
-        return columns.rented(edm_dp_numpy, z, delta, penalty, degree, percent_mode)
+    if lanes == 1 and columns.rents(int(z.shape[0]), limit, _columns_example):
+        result: tuple[np.ndarray, np.ndarray, np.ndarray] = columns.rented(
+            edm_dp_numpy, z, delta, penalty, degree, percent_mode
+        )
+        return result
     return _dp.edm_dp(z, delta, penalty, degree, percent_mode, lanes)
 
 
@@ -122,6 +125,15 @@ def window_medians(z: np.ndarray, rows: np.ndarray, delta: int) -> np.ndarray:
         prv[r, after] = before
         s -= 1
     return out
+
+
+def _columns_example() -> tuple[object, ...]:
+    """Arguments of :func:`pilotstats._kernels.edm_dp.edm_columns` with the types that
+    :func:`pilotstats._kernels.edm_dp.edm_dp` passes (for its background compilation)."""
+    floats, ints = np.zeros(3), np.zeros(3, dtype=np.int64)
+    return (np.zeros(4), 2, 0.25, 1, True, floats, ints, ints, floats, floats,
+            np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64),
+            np.zeros(2, dtype=np.int64), np.zeros(4, dtype=np.int64), 1, 3)
 
 
 def edm_dp_numpy(
