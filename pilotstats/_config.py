@@ -84,9 +84,11 @@ INTERPRETED_MAX_SIZE: dict[str, int] = {"linear": 20_000, "quadratic": 1_100,
 #: Longest series whose EDM-multi / EDM-percent programme runs vectorised in numpy
 #: (``_kernels/edm_numpy.py``, identical results) while the compiled kernel is not needed:
 #: no numba import and no compilation for a process that analyses short series. Its time
-#: and memory grow as n² (1,000 points: about 55 ms and 12 MB; 2,000: 0.25 s and 48 MB);
-#: it is charged to the interpreted tier's budgets.
-EDM_VECTORISED_MAX_POINTS: int = 2000
+#: and memory grow as n² (CPU and extra peak memory: 1,000 points 0.05 s and 5 MB, 2,000
+#: 0.13 s and 16 MB, 3,000 0.23 s and 35 MB, 5,000 0.49 s and 97 MB), against about 1.8 s
+#: CPU and 110 MB of LLVM to import numba and compile the kernel; it is charged to the
+#: interpreted tier's budgets, whose exhaustion compiles the kernel in the background.
+EDM_VECTORISED_MAX_POINTS: int = 5000
 
 #: Idle probabilities of load-dependent MVA in [-MVA_P0_CLAMP, 0) are clamped to 0 silently;
 #: below that a NumericalAccuracyWarning is emitted.

@@ -40,8 +40,10 @@ kernel compiles in a daemon thread (for the argument types of the call that foun
 budget spent) and calls keep running the twin until the compiled code is ready, so no
 call waits for the compiler. A fresh process that analyses a few series thus neither
 imports numba nor compiles anything (issue 26: ``detect_changes`` and ``edm`` on 1,000
-points in 0.23-0.32 s CPU and 56 MB for the whole process), and a later call at another
-size does not stop to compile; a long batch still ends up on compiled code.
+points in about 0.2 s CPU and 56 MB for the whole process, ``benchmarks/RESULTS_detect.md``),
+and a later call at another size does not stop to compile (``edm`` on more than
+``EDM_VECTORISED_MAX_POINTS`` = 5,000 points excepted); a long batch still ends up on
+compiled code.
 
 The pure-Python path is selected by numba's own ``NUMBA_DISABLE_JIT=1`` or by
 ``PILOTSTATS_DISABLE_JIT=1`` (which does not even import numba). If numba is missing or fails
