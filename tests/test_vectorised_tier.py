@@ -191,3 +191,39 @@ def test_fresh_process_needs_no_numba_and_gives_the_compiled_results() -> None:
         expected.append(detect_changes(x).to_dict())
     expected.append(edm(np.random.default_rng(5).standard_normal(1000)).to_dict())
     assert fresh["results"] == json.loads(json.dumps(expected))
+
+
+def _double_py(x: np.ndarray) -> np.ndarray:
+    return x * 2.0
+
+
+def _double_numpy(x: np.ndarray) -> np.ndarray:
+    return np.multiply(x, 2.0)
+
+
+_double = LazyKernel(_double_py, python_entry=True, vectorised=_double_numpy)
+
+
+def _sum_doubled_py(x: np.ndarray) -> float:
+    return float(_double(x[1:]).sum())
+
+
+def test_dispatcher_published_by_a_caller_is_not_used_before_it_is_ready(
+    tier_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Building a kernel that calls a python_entry kernel publishes the latter's
+    dispatcher before it has code for Python's calls; until then calls run the twin, so
+    they never stop to compile (issue 26)."""
+    outer = LazyKernel(_sum_doubled_py)
+    assert outer.compiled()(np.arange(4.0)) == 12.0  # builds and compiles _double nested
+    assert _double._compiled is not None and not _double._ready
+    spent = _double.interpreted_seconds
+    assert np.array_equal(_double(np.arange(3.0)), [0.0, 2.0, 4.0])
+    assert _double.interpreted_seconds > spent  # the vectorised twin answered
+    monkeypatch.setattr(_config, "INTERPRETED_KERNEL_BUDGET", 0.0)
+    _double(np.arange(3.0))
+    thread = _double._background
+    assert thread is not None
+    thread.join(120)
+    assert _double._ready
+    assert np.array_equal(_double(np.arange(3.0)), [0.0, 2.0, 4.0])

@@ -149,6 +149,10 @@ class LazyKernel(Generic[P, R]):
         self.interpret = interpret
         self.vectorised = vectorised
         self._background: threading.Thread | None = None
+        # True once a call through _compiled cannot stop to compile (the kernel compiled
+        # for its arguments): a python_entry kernel's dispatcher is published by the
+        # build of a kernel that calls it before it has machine code for Python's calls
+        self._ready = False
         self.interpreted_seconds = 0.0
         self.parallel = parallel
         self.error_model = error_model
@@ -237,7 +241,7 @@ class LazyKernel(Generic[P, R]):
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         compiled = self._compiled
-        if compiled is not None:
+        if compiled is not None and (self._ready or self.vectorised is None):
             return compiled(*args, **kwargs)
         if _interpreting.active:  # called by an interpreted kernel: stay in Python
             return self.py_func(*args, **kwargs)
@@ -247,7 +251,9 @@ class LazyKernel(Generic[P, R]):
             return self.rented(self.vectorised, *args, **kwargs)
         if self._interpretable(args):
             return self._interpreted(*args, **kwargs)
-        return self.compiled()(*args, **kwargs)
+        result = self.compiled()(*args, **kwargs)
+        self._ready = True
+        return result
 
     def _tier_on(self) -> bool:
         return bool(_config.INTERPRETED_TIER) and not _config.jit_disabled()
@@ -256,33 +262,53 @@ class LazyKernel(Generic[P, R]):
         return (self.interpreted_seconds >= _config.INTERPRETED_KERNEL_BUDGET
                 or _interpreted_total >= _config.INTERPRETED_TIER_BUDGET)
 
-    def compile_in_background(self, *example: Any) -> None:
+    def compile_in_background(
+        self, *example: Any,
+        companions: tuple[tuple[LazyKernel[Any, Any], tuple[Any, ...]], ...] = (),
+    ) -> None:
         """Compile this kernel for the argument types of ``example`` in a daemon thread
         (once); until it is done, calls keep running the vectorised twin, so no call
-        waits for the compiler (module notes). Does nothing without numba."""
-        if self._compiled is not None or self._background is not None:
+        waits for the compiler (module notes). ``companions`` (kernel, example arguments)
+        compile first in the same thread: kernels that the compiled path calls from Python
+        next to this one, which would otherwise compile in the foreground on its first
+        call. Does nothing without numba."""
+        if self._ready or self._background is not None:
             return
         with self._lock:
             if self._background is not None:
                 return
             self._background = threading.Thread(
-                target=self._compile_for, args=example, daemon=True,
+                target=self._compile_all, args=(example, companions), daemon=True,
                 name=f"pilotstats-compile-{self.__name__}",
             )
         self._background.start()
 
+    def _compile_all(
+        self, example: tuple[Any, ...],
+        companions: tuple[tuple[LazyKernel[Any, Any], tuple[Any, ...]], ...],
+    ) -> None:
+        for companion, arguments in companions:
+            companion._compile_for(*arguments)
+        self._compile_for(*example)
+
     def _compile_for(self, *example: Any) -> None:
+        """Compile for the types of ``example``; mark the kernel ready only when done."""
+        if self._ready:
+            return
         numba = _import_numba()
         if numba is None:
             return
         try:
-            dispatcher = self._build(from_python=True)
+            dispatcher = self._compiled  # published by a caller's build (python_entry)
+            if dispatcher is None:
+                dispatcher = self._build(from_python=True)
             dispatcher.compile(tuple(numba.typeof(value) for value in example))  # type: ignore[attr-defined]
         except Exception:  # the foreground compiles (and reports) if it ever must
             return
         with self._lock:
             if self._compiled is None:
                 self._compiled = dispatcher
+            self._ready = True
 
     def _interpretable(self, args: tuple[Any, ...]) -> bool:
         """Whether this call may run as the twin (see the module notes)."""
@@ -295,17 +321,22 @@ class LazyKernel(Generic[P, R]):
         """Run the twin (nested kernels too) and charge its CPU time to the budget."""
         return self.rented(self.twin(), *args, **kwargs)
 
-    def rents(self, size: int, limit: int, example: Callable[[], tuple[Any, ...]]) -> bool:
+    def rents(
+        self, size: int, limit: int, example: Callable[[], tuple[Any, ...]],
+        companions: Callable[[], tuple[tuple[LazyKernel[Any, Any], tuple[Any, ...]], ...]]
+        = tuple,
+    ) -> bool:
         """Whether a call on arrays of ``size`` elements may run as a vectorised (numpy)
         twin of this kernel instead of compiling it: the kernel is not compiled yet, the
         interpreted tier is on and ``size <= limit``. Once the budgets are spent the kernel
         compiles in the background while the twin
-        keeps answering (module notes); ``example()`` returns arguments of those types.
+        keeps answering (module notes); ``example()`` returns arguments of those types and
+        ``companions()`` the kernels to compile with it (:meth:`compile_in_background`).
         The caller runs the twin through :meth:`rented`."""
-        if self._compiled is not None or not self._tier_on() or size > limit:
+        if self._ready or not self._tier_on() or size > limit:
             return False
         if self._budget_spent():
-            self.compile_in_background(*example())
+            self.compile_in_background(*example(), companions=companions())
         return True
 
     def rented(self, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -27,11 +27,13 @@ order, and ``argmax`` returns the smallest t among equal maxima, as the kernel's
 from __future__ import annotations
 
 import bisect
+from typing import Any
 
 import numpy as np
 
 from pilotstats import _config
 from pilotstats._kernels import edm_dp as _dp
+from pilotstats._kernels.edm_list import insertion_predecessors
 
 __all__ = ["edm_dp_numpy", "edm_dp_tiered"]
 
@@ -50,7 +52,7 @@ def edm_dp_tiered(
     """
     columns = _dp.edm_columns
     limit = int(_config.EDM_VECTORISED_MAX_POINTS)
-    if lanes == 1 and columns.rents(int(z.shape[0]), limit, _columns_example):
+    if lanes == 1 and columns.rents(int(z.shape[0]), limit, _columns_example, _companions):
         result: tuple[np.ndarray, np.ndarray, np.ndarray] = columns.rented(
             edm_dp_numpy, z, delta, penalty, degree, percent_mode
         )
@@ -167,6 +169,15 @@ class _WindowLists:
             odd, np.where(x < m, self.prev_flat[at_m], m),
             np.where(x < m, m, self.next_flat[at_m]),
         )
+
+
+def _companions() -> tuple[tuple[Any, tuple[Any, ...]], ...]:
+    """:func:`pilotstats._kernels.edm_list.insertion_predecessors`, which the compiled
+    programme calls from Python before :func:`~pilotstats._kernels.edm_dp.edm_columns`:
+    compiled in the same background thread, so that the first compiled call does not
+    compile it in the foreground."""
+    zz = np.zeros(4)
+    return ((insertion_predecessors, (zz, np.zeros(2, dtype=np.int64), 2)),)
 
 
 def _columns_example() -> tuple[object, ...]:
