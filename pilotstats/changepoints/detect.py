@@ -490,6 +490,8 @@ def _detect(
             # of changing slope turns into a staircase of variance changes. Both inflations
             # only ever grow, so this ends after a few refits
             for _ in range(int(_config.DETECT_MAX_REFITS)):
+                if not guarded.locations:  # nothing confirmed that a refit could fail
+                    break
                 fitted = _segment_residual_autocorrelation(data, guarded.locations)
                 fitted_steps = (
                     _variance_inflation(_segment_residual_autocorrelation(steps, guarded.locations))
