@@ -248,7 +248,8 @@ class LazyKernel(Generic[P, R]):
         if self.vectorised is not None and self._tier_on():
             if self._budget_spent():
                 self.compile_in_background(*args)
-            return self.rented(self.vectorised, *args, **kwargs)
+            with np.errstate(all="ignore"):  # IEEE results without warnings, as compiled
+                return self.rented(self.vectorised, *args, **kwargs)
         if self._interpretable(args):
             return self._interpreted(*args, **kwargs)
         result = self.compiled()(*args, **kwargs)

@@ -53,9 +53,10 @@ def edm_dp_tiered(
     columns = _dp.edm_columns
     limit = int(_config.EDM_VECTORISED_MAX_POINTS)
     if lanes == 1 and columns.rents(int(z.shape[0]), limit, _columns_example, _companions):
-        result: tuple[np.ndarray, np.ndarray, np.ndarray] = columns.rented(
-            edm_dp_numpy, z, delta, penalty, degree, percent_mode
-        )
+        with np.errstate(all="ignore"):  # IEEE results without warnings, as compiled
+            result: tuple[np.ndarray, np.ndarray, np.ndarray] = columns.rented(
+                edm_dp_numpy, z, delta, penalty, degree, percent_mode
+            )
         return result
     return _dp.edm_dp(z, delta, penalty, degree, percent_mode, lanes)
 
