@@ -227,3 +227,32 @@ def test_dispatcher_published_by_a_caller_is_not_used_before_it_is_ready(
     thread.join(120)
     assert _double._ready
     assert np.array_equal(_double(np.arange(3.0)), [0.0, 2.0, 4.0])
+
+
+def test_extreme_inputs_give_the_compiled_results_without_warnings(
+    tier_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Values near the float64 limits, tiny values, ties and spikes: the vectorised twins
+    give the compiled results and, like them, no RuntimeWarning (warnings are errors in the
+    test suite)."""
+    rng = np.random.default_rng(0)
+    cases = [
+        np.full(100, 1e308),
+        np.concatenate([np.full(60, -8e307), np.full(60, 8e307)]),
+        rng.standard_normal(200) * 1e-308,
+        np.r_[np.zeros(100), np.ones(100)],
+        rng.standard_normal(200) * 1e300,
+        np.arange(500.0) ** 3,
+        rng.integers(0, 2, 400).astype(np.float64),
+        np.r_[rng.standard_normal(100), 1e307, rng.standard_normal(100)],
+    ]
+
+    def results() -> list[object]:
+        return [
+            (detect_changes(x).to_dict(), edm(x).to_dict(), edm(x, percent=0.1).to_dict())
+            for x in cases
+        ]
+
+    vectorised = results()
+    monkeypatch.setattr(_config, "INTERPRETED_TIER", False)
+    assert json.dumps(vectorised, sort_keys=True) == json.dumps(results(), sort_keys=True)
