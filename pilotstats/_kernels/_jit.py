@@ -290,11 +290,11 @@ class LazyKernel(Generic[P, R]):
         companions: tuple[tuple[LazyKernel[Any, Any], tuple[Any, ...]], ...] = (),
     ) -> None:
         """Compile this kernel for the argument types of ``example`` in a daemon thread
-        (once); until it is done, calls keep running the vectorised twin, so no call
-        waits for the compiler (module notes). ``companions`` (kernel, example arguments)
-        compile first in the same thread: kernels that the compiled path calls from Python
-        next to this one, which would otherwise compile in the foreground on its first
-        call. Does nothing without numba."""
+        (once); until it is done, calls keep running the vectorised twin (they wait for the
+        compiler only as :meth:`_await_compiler` says; module notes). ``companions``
+        (kernel, example arguments) compile first in the same thread: kernels that the
+        compiled path calls from Python next to this one, which would otherwise compile in
+        the foreground on its first call. Does nothing without numba."""
         if self._ready or self._background is not None:
             return
         with self._lock:
@@ -352,10 +352,10 @@ class LazyKernel(Generic[P, R]):
         """Whether a call on arrays of ``size`` elements may run as a vectorised (numpy)
         twin of this kernel instead of compiling it: the kernel is not compiled yet, the
         interpreted tier is on and ``size <= limit``. Once the budgets are spent the kernel
-        compiles in the background while the twin
-        keeps answering (module notes); ``example()`` returns arguments of those types and
-        ``companions()`` the kernels to compile with it (:meth:`compile_in_background`).
-        The caller runs the twin through :meth:`rented`."""
+        compiles in the background while the twin keeps answering (module notes);
+        ``example()`` returns arguments of those types and ``companions()`` the kernels to
+        compile with it (:meth:`compile_in_background`). The caller runs the twin through
+        :meth:`rented`."""
         if self._ready or not self._tier_on() or size > limit:
             return False
         if self._budget_spent():
@@ -409,7 +409,8 @@ def kernel(
     ``vectorised=f`` names a numpy function with the kernel's signature and bit-identical
     results whose cost is near the compiled kernel's: while the kernel is not compiled,
     every call runs ``f`` (at any size); once the interpreted budgets are spent the kernel
-    compiles in a background thread and later calls use it (module notes).
+    compiles in a background thread and later calls use it once it is ready (module
+    notes).
     """
     def build(inner: Callable[P, R]) -> LazyKernel[P, R]:
         return LazyKernel(
