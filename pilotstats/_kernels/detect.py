@@ -9,7 +9,10 @@ They release the GIL, so the threads of ``detect_many`` run them on several core
 floating-point operations are NumPy's, in NumPy's order (BLAS ``np.dot``, libm ``exp``; the
 one pairwise mean, ``values.mean()``, is taken by the caller), so they give bit for bit
 what the NumPy statement of the method gives (``tests/test_detect_kernels.py``). NumPy's
-own ``argsort`` and ``median`` are not used: they take seconds to compile.
+own ``argsort`` and ``median`` are not used: they take seconds to compile. The kernels
+called from Python have numpy twins with the same results in
+:mod:`pilotstats._kernels.detect_numpy` (``vectorised=``), which answer until they are
+compiled, so a process that analyses a few series never imports numba (issue 26).
 
 The permutation test (*Permutation variant*): the
 statistic is the EDM contrast for a single split of one window,
