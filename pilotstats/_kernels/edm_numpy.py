@@ -1,12 +1,12 @@
 """EDM kernels, vectorised tier: the EDM-multi / EDM-percent programme in numpy.
 
-The compiled programme (:func:`pilotstats._kernels.edm_dp.edm_dp`) costs about 3 s CPU to
-compile and 0.1 s to import numba (plus about 110 MB of resident LLVM), and its pure-Python
+The compiled programme (:func:`pilotstats._kernels.edm_dp.edm_dp`) costs about 1.8 s CPU
+to compile, 0.1 s of it to import numba (plus about 110 MB of resident LLVM), and its pure-Python
 twin takes 0.6-0.7 s on 1,000 points. A process that analyses one short series (a CLI
 invocation, a CI job) pays either price for a few milliseconds of work. :func:`edm_dp_numpy`
 computes the same programme with numpy array operations only, without numba: 0.05 s CPU
 at 1,000 points, 0.13 s at 2,000, 0.49 s at 5,000 (O(n²) time and memory: 4n² bytes of
-links). Its results are identical bit for bit (``tests/test_edm_numpy.py``): the
+links). Its results are identical bit for bit (``tests/test_vectorised_tier.py``): the
 medians are the same order statistics, and the recurrence performs the same floating-point
 operations in the same order, only for all t of a column at once.
 
@@ -44,11 +44,12 @@ def edm_dp_tiered(
     """:func:`pilotstats._kernels.edm_dp.edm_dp`, run by :func:`edm_dp_numpy` while the
     compiled programme is not needed.
 
-    The vectorised tier answers when the DP kernel is not compiled yet, the series holds at
-    most ``_config.EDM_VECTORISED_MAX_POINTS`` values and the interpreted tier's budgets are
-    not spent (:meth:`pilotstats._kernels._jit.LazyKernel.rents`; its CPU time is charged to
-    them, so a process that keeps calling compiles the kernel once the rent reaches the
-    price of compiling). Results are identical either way.
+    The vectorised tier answers while the DP kernel is not compiled and the series holds at
+    most ``_config.EDM_VECTORISED_MAX_POINTS`` values
+    (:meth:`pilotstats._kernels._jit.LazyKernel.rents`). Its CPU time is charged to the
+    interpreted tier's budgets; once they are spent the kernel compiles in a background
+    thread (with :func:`~pilotstats._kernels.edm_list.insertion_predecessors`, which the
+    compiled path calls first) and is used when ready. Results are identical either way.
     """
     columns = _dp.edm_columns
     limit = int(_config.EDM_VECTORISED_MAX_POINTS)
