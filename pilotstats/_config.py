@@ -84,6 +84,15 @@ INTERPRETED_TIER_BUDGET: float = 2.0
 INTERPRETED_MAX_SIZE: dict[str, int] = {"linear": 20_000, "quadratic": 1_100,
                                         "quadratic_heavy": 500}
 
+#: Longest series whose EDM-multi / EDM-percent programme runs vectorised in numpy
+#: (``_kernels/edm_numpy.py``, identical results) while the compiled kernel is not needed:
+#: no numba import and no compilation for a process that analyses short series. Its time
+#: and memory grow as n² (CPU and extra peak memory: 1,000 points 0.05 s and 5 MB, 2,000
+#: 0.13 s and 16 MB, 3,000 0.23 s and 35 MB, 5,000 0.49 s and 97 MB), against about 1.8 s
+#: CPU and 110 MB of LLVM to import numba and compile the kernel; it is charged to the
+#: interpreted tier's budgets, whose exhaustion compiles the kernel in the background.
+EDM_VECTORISED_MAX_POINTS: int = 5000
+
 #: Idle probabilities of load-dependent MVA in [-MVA_P0_CLAMP, 0) are clamped to 0 silently;
 #: below that a NumericalAccuracyWarning is emitted.
 MVA_P0_CLAMP: float = 1e-9
@@ -228,6 +237,7 @@ _DEFAULTS = {
     "INTERPRETED_KERNEL_BUDGET": INTERPRETED_KERNEL_BUDGET,
     "INTERPRETED_TIER_BUDGET": INTERPRETED_TIER_BUDGET,
     "INTERPRETED_MAX_SIZE": dict(INTERPRETED_MAX_SIZE),
+    "EDM_VECTORISED_MAX_POINTS": EDM_VECTORISED_MAX_POINTS,
 }
 
 
@@ -302,9 +312,16 @@ DETECT_CANDIDATE_DEGREE: int = 1
 #: Longest series searched point by point for candidates; longer series are searched on
 #: the medians of DETECT_EDM_MAX_POINTS blocks of ``floor`` or ``ceil(n / DETECT_EDM_MAX_POINTS)``
 #: samples (EDM is O(n²); issue 26: a constant number of blocks, so that the cost does not
-#: drop from n to n + 1), and every location is then refined on the raw data. 6,000 since
-#: issue 11 (was 12,000).
-DETECT_EDM_MAX_POINTS: int = 6000
+#: drop from n to n + 1), and every location is then refined on the raw data. 1,000 since
+#: issue 26 (6,000 since issue 11, 12,000 before): the O(L²) search on up to 6,000 points
+#: made detect_changes 2-3x slower than ruptures Binseg between 3,000 and 10,000 points;
+#: at 1,000 it stays below Binseg at every n (``benchmarks/RESULTS_detect.md``) and within
+#: the vectorised EDM tier (``EDM_VECTORISED_MAX_POINTS``), so no call of detect_changes
+#: waits for the EDM kernel to compile. TCPD series (at most 816 points) are searched point
+#: by point either way; on the 294 JMH forks of 3,000 points (RESULTS_warmup.md) the
+#: default stable_phase went from 0.813 to 0.816 accuracy, method="robust" from 0.548 to
+#: 0.544 (one fork), onset errors and in-band shares unchanged.
+DETECT_EDM_MAX_POINTS: int = 1000
 
 #: Cap on the lag-1 autocorrelation of the rank residuals used for the variance inflation
 #: ``(1 + rho) / (1 - rho)`` of the rank statistic (keeps the factor finite: at most 39).

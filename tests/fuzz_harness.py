@@ -688,7 +688,7 @@ EXCLUDED: dict[str, str] = {
     **{name: "DataFrame pipeline or plot" for name in (
         "analyze_regions", "contributors", "plot_contributor_ranking", "plot_flag_heatmap",
         "plot_sma_difference", "plot_timeline", "plot_umami", "plot_analysis",
-        "plot_comparison", "plot_measurements", "plot_trend", "to_otava_csv",
+        "plot_comparison", "plot_measurements", "plot_trend", "plot_half_width", "to_otava_csv",
         "write_parquet",
     )},
     # Owned by the session engineer (issue 13, "Sessions and bad rounds").

@@ -108,16 +108,17 @@ def test_detect_stream_across_block_sizes(monkeypatch: pytest.MonkeyPatch) -> No
                     "same code paths run on shorter series above")
 @pytest.mark.parametrize("kind", ["shifts", "heavy"])
 def test_detect_stream_every_1000th_append_past_the_edm_limit(kind: str) -> None:
-    """The acceptance property of issue 26 with the real limit (6,000 points): one value at
-    a time, result() == detect_changes at every 1,000th append up to 13,000 (block sizes
-    1, 2 and 3)."""
+    """The acceptance property of issue 26 with the real limit (1,000 points since issue
+    26): one value at a time, result() == detect_changes at every 1,000th append up to
+    13,000 (block sizes 1 to 13)."""
     x = series(kind, 13_000, 12)
     stream = DetectStream()
     for k, value in enumerate(x, start=1):
         stream.append(value)
         if k % 1_000 == 0:
             assert same(stream.result(), detect_changes(x[:k])), k
-    assert stream.result().parameters["candidate_block_size"] == 3
+    limit = int(_config.DETECT_EDM_MAX_POINTS)
+    assert stream.result().parameters["candidate_block_size"] == -(-13_000 // limit) > 1
 
 
 def test_detect_stream_chunking_and_extremes() -> None:

@@ -30,6 +30,25 @@ operations in the same order, so results are identical bit for bit in either tie
 ``PILOTSTATS_INTERPRETED_TIER=0``) compiles on the first call, as ``python -m pilotstats
 warmup`` does.
 
+**Vectorised twins and background compilation.** A kernel may also have a *vectorised*
+twin (``kernel(vectorised=f)``): a numpy function with bit-identical results and a cost
+near the compiled kernel's (``_kernels/detect_numpy.py``; the EDM programme of
+``_kernels/edm_numpy.py`` is one for series up to ``_config.EDM_VECTORISED_MAX_POINTS``,
+dispatched by :meth:`LazyKernel.rents`). While the kernel is not compiled, its calls run
+the vectorised twin at any size, charged to the same budgets; once a budget is spent the
+kernel compiles in a daemon thread (for the argument types of the call that found the
+budget spent) and calls keep running the twin until the compiled code is ready, so no
+call waits for the compiler, unless the rent paid meanwhile reaches the budget again (twice
+the kernel's or the process's budget): then calls wait for it, so that a batch whose
+threads keep calling (and compete with the compiler for the GIL) stops paying rent (300
+series of 500 points in ``detect_many(workers=2)`` in a fresh process: 3.4 s CPU, against
+12.2 s without the wait, 5.2 s compiling at once and 8.4 s with the pure-Python twins
+alone). A fresh process that analyses a few series thus neither imports numba nor compiles
+anything (issue 26: ``detect_changes`` and ``edm`` on 1,000 points in about 0.23 s CPU and
+42 MB for the whole process, ``benchmarks/RESULTS_detect.md``), and a later call at another
+size does not stop to compile (``edm`` on more than ``EDM_VECTORISED_MAX_POINTS`` = 5,000
+points excepted); a long batch still ends up on compiled code.
+
 The pure-Python path is selected by numba's own ``NUMBA_DISABLE_JIT=1`` or by
 ``PILOTSTATS_DISABLE_JIT=1`` (which does not even import numba). If numba is missing or fails
 to import, the dispatcher falls back to the pure-Python path and emits
@@ -54,6 +73,7 @@ __all__ = ["LazyKernel", "kernel", "numba_available"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 
 #: Cost classes of :func:`kernel`'s ``interpret`` (keys of ``_config.INTERPRETED_MAX_SIZE``).
 CostClass = Literal["linear", "quadratic", "quadratic_heavy"]
@@ -124,12 +144,19 @@ class LazyKernel(Generic[P, R]):
         error_model: str = "python",
         python_entry: bool = False,
         interpret: CostClass | None = None,
+        vectorised: Callable[P, R] | None = None,
     ) -> None:
         if interpret is not None and interpret not in _config.INTERPRETED_MAX_SIZE:
             raise ValueError(f"interpret must be one of {list(_config.INTERPRETED_MAX_SIZE)}"
                              f" or None, not {interpret!r}")
         self.py_func = func
         self.interpret = interpret
+        self.vectorised = vectorised
+        self._background: threading.Thread | None = None
+        # True once a call through _compiled cannot stop to compile (the kernel compiled
+        # for its arguments): a python_entry kernel's dispatcher is published by the
+        # build of a kernel that calls it before it has machine code for Python's calls
+        self._ready = False
         self.interpreted_seconds = 0.0
         self.parallel = parallel
         self.error_model = error_model
@@ -218,31 +245,133 @@ class LazyKernel(Generic[P, R]):
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         compiled = self._compiled
-        if compiled is not None:
+        if compiled is not None and (self._ready or self.vectorised is None):
             return compiled(*args, **kwargs)
         if _interpreting.active:  # called by an interpreted kernel: stay in Python
             return self.py_func(*args, **kwargs)
+        if self.vectorised is not None and self._tier_on():
+            if self._budget_spent():
+                self.compile_in_background(*args)
+                if self._await_compiler():
+                    return self(*args, **kwargs)
+            with np.errstate(all="ignore"):  # IEEE results without warnings, as compiled
+                return self.rented(self.vectorised, *args, **kwargs)
         if self._interpretable(args):
             return self._interpreted(*args, **kwargs)
-        return self.compiled()(*args, **kwargs)
+        result = self.compiled()(*args, **kwargs)
+        self._ready = True
+        return result
+
+    def _tier_on(self) -> bool:
+        return bool(_config.INTERPRETED_TIER) and not _config.jit_disabled()
+
+    def _budget_spent(self) -> bool:
+        return (self.interpreted_seconds >= _config.INTERPRETED_KERNEL_BUDGET
+                or _interpreted_total >= _config.INTERPRETED_TIER_BUDGET)
+
+    def _await_compiler(self) -> bool:
+        """Wait for the background compilation once the rent paid since the budget ran
+        out equals the budget again (twice ``INTERPRETED_KERNEL_BUDGET`` for this kernel,
+        or twice ``INTERPRETED_TIER_BUDGET`` for the process): a batch that keeps calling
+        while the compiler runs (threads of ``detect_many`` competing with it for the GIL)
+        then stops paying rent. Returns True when the kernel is ready afterwards."""
+        thread = self._background
+        if thread is None or self._ready:
+            return self._ready
+        if (self.interpreted_seconds < 2.0 * _config.INTERPRETED_KERNEL_BUDGET
+                and _interpreted_total < 2.0 * _config.INTERPRETED_TIER_BUDGET):
+            return False
+        if thread is not threading.current_thread():
+            thread.join()
+        return self._ready
+
+    def compile_in_background(
+        self, *example: Any,
+        companions: tuple[tuple[LazyKernel[Any, Any], tuple[Any, ...]], ...] = (),
+    ) -> None:
+        """Compile this kernel for the argument types of ``example`` in a daemon thread
+        (once); until it is done, calls keep running the vectorised twin (they wait for the
+        compiler only as :meth:`_await_compiler` says; module notes). ``companions``
+        (kernel, example arguments) compile first in the same thread: kernels that the
+        compiled path calls from Python next to this one, which would otherwise compile in
+        the foreground on its first call. Does nothing without numba."""
+        if self._ready or self._background is not None:
+            return
+        with self._lock:
+            if self._background is not None:
+                return
+            self._background = threading.Thread(
+                target=self._compile_all, args=(example, companions), daemon=True,
+                name=f"pilotstats-compile-{self.__name__}",
+            )
+        self._background.start()
+
+    def _compile_all(
+        self, example: tuple[Any, ...],
+        companions: tuple[tuple[LazyKernel[Any, Any], tuple[Any, ...]], ...],
+    ) -> None:
+        for companion, arguments in companions:
+            companion._compile_for(*arguments)
+        self._compile_for(*example)
+
+    def _compile_for(self, *example: Any) -> None:
+        """Compile for the types of ``example``; mark the kernel ready only when done."""
+        if self._ready:
+            return
+        numba = _import_numba()
+        if numba is None:
+            return
+        try:
+            dispatcher = self._compiled  # published by a caller's build (python_entry)
+            if dispatcher is None:
+                dispatcher = self._build(from_python=True)
+            dispatcher.compile(tuple(numba.typeof(value) for value in example))  # type: ignore[attr-defined]
+        except Exception:  # the foreground compiles (and reports) if it ever must
+            return
+        with self._lock:
+            if self._compiled is None:
+                self._compiled = dispatcher
+            self._ready = True
 
     def _interpretable(self, args: tuple[Any, ...]) -> bool:
         """Whether this call may run as the twin (see the module notes)."""
-        if self.interpret is None or not _config.INTERPRETED_TIER or _config.jit_disabled():
-            return False
-        if (self.interpreted_seconds >= _config.INTERPRETED_KERNEL_BUDGET
-                or _interpreted_total >= _config.INTERPRETED_TIER_BUDGET):
+        if self.interpret is None or not self._tier_on() or self._budget_spent():
             return False
         limit = _config.INTERPRETED_MAX_SIZE[self.interpret]
         return all(arg.size <= limit for arg in args if isinstance(arg, np.ndarray))
 
     def _interpreted(self, *args: P.args, **kwargs: P.kwargs) -> R:
         """Run the twin (nested kernels too) and charge its CPU time to the budget."""
+        return self.rented(self.twin(), *args, **kwargs)
+
+    def rents(
+        self, size: int, limit: int, example: Callable[[], tuple[Any, ...]],
+        companions: Callable[[], tuple[tuple[LazyKernel[Any, Any], tuple[Any, ...]], ...]]
+        = tuple,
+    ) -> bool:
+        """Whether a call on arrays of ``size`` elements may run as a vectorised (numpy)
+        twin of this kernel instead of compiling it: the kernel is not compiled yet, the
+        interpreted tier is on and ``size <= limit``. Once the budgets are spent the kernel
+        compiles in the background while the twin keeps answering (module notes);
+        ``example()`` returns arguments of those types and ``companions()`` the kernels to
+        compile with it (:meth:`compile_in_background`). The caller runs the twin through
+        :meth:`rented`."""
+        if self._ready or not self._tier_on() or size > limit:
+            return False
+        if self._budget_spent():
+            self.compile_in_background(*example(), companions=companions())
+            if self._await_compiler():
+                return False
+        return True
+
+    def rented(self, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``func`` (a twin of this kernel, nested kernels as twins too) and charge its
+        CPU time to this kernel's and the process's interpreted budgets."""
         global _interpreted_total
         start = time.thread_time()
         _interpreting.active = True
         try:
-            return self.twin()(*args, **kwargs)
+            return func(*args, **kwargs)
         finally:
             _interpreting.active = False
             spent = time.thread_time() - start
@@ -261,6 +390,7 @@ def kernel(
     error_model: str = "python",
     python_entry: bool = False,
     interpret: CostClass | None = None,
+    vectorised: Callable[..., Any] | None = None,
 ) -> Any:
     """Decorate a plain Python function as a lazily compiled numba kernel.
 
@@ -276,11 +406,16 @@ def kernel(
     grows with the size of its arrays; limits in ``_config.INTERPRETED_MAX_SIZE``) lets small
     first calls run as the pure-Python twin instead of compiling (module notes). Use it only
     for kernels whose twin gives bit-identical results and whose cost the array sizes bound.
+    ``vectorised=f`` names a numpy function with the kernel's signature and bit-identical
+    results whose cost is near the compiled kernel's: while the kernel is not compiled,
+    every call runs ``f`` (at any size); once the interpreted budgets are spent the kernel
+    compiles in a background thread and later calls use it once it is ready (module
+    notes).
     """
     def build(inner: Callable[P, R]) -> LazyKernel[P, R]:
         return LazyKernel(
             inner, parallel=parallel, error_model=error_model, python_entry=python_entry,
-            interpret=interpret,
+            interpret=interpret, vectorised=vectorised,
         )
 
     return build if func is None else build(func)

@@ -14,6 +14,10 @@ pilotstats._kernels import edm``):
 * :mod:`pilotstats._kernels.edm_single`: the single change-point searches EDM-X and EDM-tail
   (interval tree, and the reference's variant).
 
+The batch programme also has a numpy twin with the same results,
+:mod:`pilotstats._kernels.edm_numpy` (``edm_dp_tiered`` chooses it while the kernel is not
+compiled, up to ``_config.EDM_VECTORISED_MAX_POINTS`` values; issue 26).
+
 Every kernel is compiled lazily on first call (``numba.njit(cache=True)``) and keeps its
 pure-Python twin as ``py_func``.
 """

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from pilotstats import _config
 from pilotstats._kernels import detect as _kd
+from pilotstats._stats import normal_cdf
 from pilotstats._typing import Float64Array1D
 from pilotstats.changepoints._edm import _edm_percent_locations
 
@@ -100,7 +100,7 @@ def _scan_p_value(b: float, length: int, min_size: int) -> float:
     """
     if b <= 0.0:
         return 1.0
-    tail = 2.0 * float(special.ndtr(-b))
+    tail = 2.0 * normal_cdf(-b)
     span = math.log((length - min_size) / min_size) if length > 2 * min_size else 0.0
     density = math.exp(-0.5 * b * b) / _SQRT_2PI
     return min(1.0, tail + 2.0 * b * density * span)

@@ -19,6 +19,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._kernels import edm as _k
 from pilotstats._kernels._jit import numba_available
+from pilotstats._kernels.edm_numpy import edm_dp_tiered as _edm_dp_tiered
 from pilotstats._typing import ArrayLike1D, EdmScale, EdmTree, Float64Array1D
 from pilotstats._validation import (
     as_float_array,
@@ -132,7 +133,7 @@ def _edm_locations(
     if low == high:
         return ()
     z = _range_scale(x, low, high) if scale else np.ascontiguousarray(x, dtype=np.float64)
-    _, prev, _ = _k.edm_dp(z, min_size, float(penalty), degree, percent_mode, _lanes())
+    _, prev, _ = _edm_dp_tiered(z, min_size, float(penalty), degree, percent_mode, _lanes())
     return tuple(_k.backtrack(prev, n).tolist())
 
 
@@ -364,7 +365,7 @@ def edm(
             too_short=n < 2 * delta,
         )
     z = _range_scale(data, low, high) if scale_mode == "range" else data
-    F, prev, _ = _k.edm_dp(z, delta, penalty, deg, percent_mode, _lanes())
+    F, prev, _ = _edm_dp_tiered(z, delta, penalty, deg, percent_mode, _lanes())
     locations = tuple(int(c) for c in _k.backtrack(prev, n))
     baseline = 0.0 if percent_mode else -3.0
     return _make_result(

@@ -4,9 +4,10 @@
 Both follow :class:`pilotstats.Stream`: :meth:`append` and :meth:`extend` only store the
 values (amortised O(1) per value), :meth:`result` brings the analysis up to date and equals
 the batch call on all values so far. What stays valid between two calls on growing prefixes
-of one series is kept: the EDM-percent dynamic programme of the candidates up to 6,000
-values (causal, one column per new value: :class:`~pilotstats.changepoints.EdmStream`) and
-the rank scans of windows that lie in the part already seen.
+of one series is kept: the EDM-percent dynamic programme of the candidates up to
+``_config.DETECT_EDM_MAX_POINTS`` (1,000) values (causal, one column per new value:
+:class:`~pilotstats.changepoints.EdmStream`) and the rank scans of windows that lie in the
+part already seen.
 """
 
 from __future__ import annotations
@@ -160,13 +161,14 @@ variance_changes, unit
     on the parts that depend on the whole series; it reuses what stays valid:
 
     * The EDM-percent candidates (the O(n²) part of :func:`detect_changes`) up to
-      ``_config.DETECT_EDM_MAX_POINTS`` = 6,000 values: the dynamic programme is causal
+      ``_config.DETECT_EDM_MAX_POINTS`` = 1,000 values: the dynamic programme is causal
       (James, Kejariwal & Matteson 2014, arXiv:1411.7955), so each value added since the
       last call adds one column at O(n), as in :class:`EdmStream`, instead of the batch
       O(n²). It is recomputed when the range-scaled values change (a new minimum or maximum:
       O(log n) times on stationary noise) or the exact power-of-two data scale changes.
-      Beyond 6,000 values the batch call searches the medians of 6,000 blocks whose
-      boundaries move with n, so this search, O(6,000²), runs again at every call.
+      Beyond 1,000 values the batch call searches the medians of 1,000 blocks whose
+      boundaries move with n, so this search, O(1,000²) (about 2 ms), runs again at every
+      call.
     * The rank scans and location estimates of windows inside the values already seen,
       when the autocorrelation inflation is the same as in an earlier call (it is 1 on
       series whose residual ranks are not positively autocorrelated); not kept for the
@@ -175,14 +177,16 @@ variance_changes, unit
 
     Recomputed at every call, O(n log n): the residual autocorrelations (ranks of the
     whole series), the scans of windows that end at the newest value, and the segment
-    statistics. So a result costs about one batch call beyond 6,000 values, and less below.
+    statistics. So a result costs about one batch call beyond 1,000 values, and less below.
 
     Measured (``benchmarks/bench_streams.py``, ``benchmarks/RESULTS_streams.md``; process
     CPU on a shared 2-core machine): 10^5 appends of N(0, 1) noise cost 0.33 s, 1.0× one
     batch call at 10^5 (0.34 s); with a result after every 1,000th append the 100 results
-    cost 21.7 s, as much as 100 batch calls on the same prefixes (21.9 s). Within 6,000
-    values the reuse pays: a result every 100th of 6,000 appends, 0.32–0.49 s for the 60
-    results against 1.5–1.7 s for the batch calls.
+    cost 21.7 s, as much as 100 batch calls on the same prefixes (21.9 s). Within the EDM
+    limit the reuse pays: with the limit at 6,000 (before issue 26 lowered it to 1,000), a
+    result every 100th of 6,000 appends took 0.32–0.49 s for the 60 results against
+    1.5–1.7 s for the batch calls; with the limit at 1,000 the batch calls themselves cost
+    about that (0.3–0.5 s), and so do the results.
 
     Examples
     --------
@@ -339,8 +343,8 @@ tolerance, min_steady_fraction, min_warmup_fraction, higher_is_better, unit
 
     * ``"robust"``: that of :meth:`DetectStream.result` (it holds one), plus O(n) for the
       statistics and the confidence interval of the stable phase (a result every 100th of
-      6,000 appends: 0.33–0.49 s CPU for the 60 results against 1.6–1.7 s for the batch
-      calls, ``benchmarks/RESULTS_streams.md``).
+      6,000 appends, EDM limit then 6,000: 0.33–0.49 s CPU for the 60 results against
+      1.6–1.7 s for the batch calls, ``benchmarks/RESULTS_streams.md``).
     * ``"pilot"``: EDM-percent on the raw values is causal; new values add one column each
       (O(n) per value, as :class:`EdmStream`) instead of the batch O(n²); plus O(n).
     * ``"equivalence"``: recomputed at every call, O(n) plus one :func:`detect_changes` of

@@ -230,12 +230,14 @@ def detect_changes(
     arXiv:1411.7955, 2014; reference ``twitter/BreakoutDetection`` ``src/edm-per.cpp``) with
     δ = ``min_size``, percent 0.25, degree 1 on ``(x − min)/(max − min)``. EDM accepts the
     first split whatever the data, so candidates alone mean nothing. Series
-    longer than L = ``_config.DETECT_EDM_MAX_POINTS`` (6,000) are searched on the medians of
+    longer than L = ``_config.DETECT_EDM_MAX_POINTS`` (1,000) are searched on the medians of
     L blocks (block i: ``x[floor(i·n/L):floor((i+1)·n/L)]``, ``floor(n/L)`` or ``ceil(n/L)``
     samples; δ_b = ``max(2, ceil(δ·L/n))``; ``candidate_block_size`` is ``ceil(n/L)``),
     locations then refined on the raw data. The search thus costs the same O(L²) at every
     n >= L and the total cost grows with n (issue 26: blocks of ``ceil(n/L)`` samples made
-    it drop from 70 ms at n = 6,000 to 24 ms at 6,001).
+    it drop from 70 ms at n = 6,000 to 24 ms at 6,001). L was 6,000 until issue 26 lowered it
+    to 1,000 so that the search never makes the call slower than ruptures Binseg (l2); series
+    of up to 1,000 points (all of TCPD) are searched point by point as before.
 
     **Test** (``"rank"``): change point c_j is tested on the pooled window
     ``x[c_{j−1}:c_{j+1}]`` (c_0 = 0, c_{K+1} = n) with the scan form of the two-sided
@@ -313,10 +315,12 @@ def detect_changes(
     of runs. On the 25 TCPD series (TCPDBench protocol, defaults) F1 0.712 and cover 0.657
     (``variance_changes=False``: 0.684 and 0.595); see ``benchmarks/RESULTS_detect.md``.
 
-    Cost: EDM candidates O(n²) (O(m²), m <= 6,000, for long series) plus O(K·n log n) for
-    K elimination rounds (``"permutation"``: O(K·B·n log n)); on heavy-tailed
-    pytest-benchmark-like rounds 0.4–0.8 s at n = 16,000 and 1.4–6.1 s at n = 10^5 on a
-    shared 2-core machine (load average 2–7).
+    Cost: EDM candidates O(n²) (O(L²), L = 1,000, for long series) plus O(K·n log n) for
+    K elimination rounds (``"permutation"``: O(K·B·n log n)); on N(0, 1) noise 2.6 ms at
+    n = 1,000, about 30 ms at 10^4 and 0.4 s at 10^5, never above ruptures Binseg (l2)
+    from 100 to 10^6 points (``benchmarks/RESULTS_detect.md``). A fresh process runs it
+    without numba (vectorised numpy twins of the kernels, identical results; see
+    ``pilotstats/_kernels/_jit.py``).
 
     References
     ----------
@@ -486,6 +490,8 @@ def _detect(
             # of changing slope turns into a staircase of variance changes. Both inflations
             # only ever grow, so this ends after a few refits
             for _ in range(int(_config.DETECT_MAX_REFITS)):
+                if not guarded.locations:  # nothing confirmed that a refit could fail
+                    break
                 fitted = _segment_residual_autocorrelation(data, guarded.locations)
                 fitted_steps = (
                     _variance_inflation(_segment_residual_autocorrelation(steps, guarded.locations))
