@@ -12,8 +12,9 @@ The interval uses the runs' own statistics: with ``R`` runs whose statistics are
 sqrt(R)``. It needs no model of the dependence inside a run (run statistics of
 independent runs are independent). Runs made one after the other on a machine whose load
 drifts are *not* independent: on the real harness files of ``tests/data/real_harness``
-the lag-1 autocorrelation of consecutive run means is 0.3-0.6 (pyperf processes, hyperfine
-timings, Google Benchmark repetitions). So when the run statistics show serial dependence
+the median lag-1 autocorrelation of consecutive run means is 0.3-0.6 for pyperf processes,
+Google Benchmark repetitions and hyperfine timings made on the loaded machine (about 0
+for asv's processes). So when the run statistics show serial dependence
 (the von Neumann ratio test, one-sided at 5 %, from 8 runs on), consecutive runs are
 batched, as the subsession analysis batches samples (``max(4, floor(sqrt(R)))`` batches);
 the batches are then the units. The variance components are diagnostics and feed
