@@ -14,6 +14,11 @@ CEIL_RELATIVE_TOLERANCE: float = 1e-9
 #: Default two-sided confidence level of every interval.
 DEFAULT_CONFIDENCE_LEVEL: float = 0.95
 
+#: Default precision goal, in percent of the estimate: the half-width of the interval that
+#: :func:`~pilotstats.analysis.analyze` plans for, and the resolution that
+#: :func:`~pilotstats.analysis.compare` plans for when no ``min_change_percent`` is given.
+DEFAULT_HALF_WIDTH_PERCENT: float = 1.0
+
 #: Default limit on |lag-1 autocorrelation| of subsession means (Pilot's default).
 DEFAULT_AUTOCORRELATION_LIMIT: float = 0.1
 
@@ -214,6 +219,7 @@ _DEFAULTS = {
     "CEIL_RELATIVE_TOLERANCE": CEIL_RELATIVE_TOLERANCE,
     "DEFAULT_CONFIDENCE_LEVEL": DEFAULT_CONFIDENCE_LEVEL,
     "DEFAULT_AUTOCORRELATION_LIMIT": DEFAULT_AUTOCORRELATION_LIMIT,
+    "DEFAULT_HALF_WIDTH_PERCENT": DEFAULT_HALF_WIDTH_PERCENT,
     "PARALLEL": PARALLEL,
     "NOGIL": NOGIL,
     "MDL_PRUNING_MARGIN": MDL_PRUNING_MARGIN,

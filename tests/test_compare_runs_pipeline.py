@@ -321,6 +321,17 @@ def test_quiet_machine_one_file_a_side(tool: str) -> None:
     assert slow[("single", "improvement")] == 0
 
 
+def test_asv_two_processes_say_how_many_would_decide() -> None:
+    """asv's default of 2 processes a side leaves +22 % undecided (interval about ±100 %);
+    the comparison says how many processes a side would resolve a change of that size."""
+    base = load(REAL / QUIET / "asv" / "base" / "1.json")
+    slow = load(REAL / QUIET / "asv" / "slow" / "3.json")
+    item = compare(base, slow)["bench.time_sum_squares_default"]
+    assert item.verdict == "no significant change" and item.base_n_runs == 2
+    assert item.units_needed == 4
+    assert "about 4 runs a side would narrow the interval to ±22.2 %" in item.note
+
+
 # -- compare-level simulation over cells of the issue's grid --------------------------------
 
 

@@ -247,7 +247,7 @@ def analyze(
     *,
     confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
     autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
-    half_width_percent: float = 1.0,
+    half_width_percent: float = _config.DEFAULT_HALF_WIDTH_PERCENT,
     detect_warmup: bool = True,
     wps_analysis: bool = True,
     method: str = "pilot",

@@ -27,6 +27,7 @@ from pilotstats.analysis._runs import (
     combine_runs,
     compare_kept,
     compare_run_values,
+    units_to_resolve,
 )
 from pilotstats.autocorrelation.two_level import SUMMARY_STATISTICS
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
@@ -105,6 +106,12 @@ class BenchmarkComparison(Result):
     new_name : str or None
         The new benchmark compared with the baseline's ``name`` when its name differs
         (paired by :func:`compare`'s ``pairs`` or ``match``); None for the same name.
+    units_needed : int or None
+        For a ``"no significant change"`` whose interval is wider than the change to
+        resolve (``min_change_percent``, else the larger of the observed change and 1 %):
+        about how many runs (files, when ``interval_units == "files"``) per side would
+        narrow the interval that far with the measured spread (Kalibera & Jones 2013, §4);
+        the note says so. None otherwise.
 
     Examples
     --------
@@ -164,6 +171,7 @@ class BenchmarkComparison(Result):
     runs_assumed_equivalent: bool = False
     interval_units: str | None = None
     new_name: str | None = None
+    units_needed: int | None = None
 
     @property
     def label(self) -> str:
@@ -486,6 +494,39 @@ def _finite(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
+def _units_needed(change: RunChange, verdict: str, min_change: float,
+                  level: float) -> tuple[int | None, str]:
+    """Runs (or files) per side that would resolve an undecided change, and the note.
+
+    For a "no significant change" whose interval is wider than the change it should
+    resolve, the number of units per side at which the interval would be that narrow with
+    the same unit means and variances (:func:`~pilotstats.analysis._runs.units_to_resolve`;
+    in runs when drifting runs were batched); the note says so. The change to resolve is
+    ``min_change`` percent when given, else the larger of the observed change and
+    ``_config.DEFAULT_HALF_WIDTH_PERCENT`` (1 %, the precision :func:`analyze` plans for),
+    so that an observed change within the noise does not ask for ever more runs.
+    """
+    if verdict != "no significant change" or change.unit_moments is None:
+        return None, change.note
+    target = (min_change / 100.0 if min_change > 0 else
+              max(abs(change.ratio - 1.0), _config.DEFAULT_HALF_WIDTH_PERCENT / 100.0))
+    half = (change.ci_high - change.ci_low) / 2.0
+    if not (target >= 1e-4 and (half > target or not math.isfinite(half))):
+        return None, change.note
+    units = units_to_resolve(change.unit_moments, target, level)
+    if units is None:
+        return None, change.note
+    units *= change.runs_per_unit
+    have = max(change.base_units, change.new_units) * change.runs_per_unit
+    if units <= have:
+        return None, change.note
+    what = "files" if change.by_file else "runs"
+    now = f" (now ±{format_number(half * 100.0, 3)} %)" if math.isfinite(half) else ""
+    extra = (f"about {units} {what} a side would narrow the interval to "
+             f"±{format_number(target * 100.0, 3)} % with this spread{now}")
+    return units, "; ".join(part for part in (change.note, extra) if part)
+
+
 def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis,
                  runs: tuple[KeptRuns, KeptRuns] | None, *, level: float,
                  limit: float, min_change: float, statistic: str,
@@ -551,13 +592,14 @@ def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis,
     difference = (None if change.base_mean is None or change.new_mean is None
                   else change.new_mean - change.base_mean)
     low, high = change.difference_ci or (None, None)
+    needed, note = _units_needed(change, verdict, min_change, level)
     return BenchmarkComparison(
         **common, difference=difference, ci_low=_finite(low), ci_high=_finite(high),
         relative_change=None if ratio is None else ratio - 1.0,
         relative_ci_low=_finite(change.ci_low - 1.0),
         relative_ci_high=_finite(change.ci_high - 1.0),
         p_value=_finite(change.p_value), dof=_finite(change.dof), verdict=verdict,
-        note=change.note, ratio=ratio,
+        note=note, ratio=ratio, units_needed=needed,
     )
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "compare_run_values",
     "file_groups",
     "run_level_fields",
+    "units_to_resolve",
 ]
 
 def _one_sample_note(statistic: str, block: int | None) -> str:
@@ -264,6 +265,10 @@ class RunChange:
     base_mean: float | None = None
     new_mean: float | None = None
     by_file: bool = False
+    #: ``((mean, variance, count), (mean, variance, count))`` of each side's units and the
+    #: runs in one unit (batches of drifting runs), for :func:`units_to_resolve`.
+    unit_moments: tuple[tuple[float, float, int], tuple[float, float, int]] | None = None
+    runs_per_unit: int = 1
 
 
 def _welch_difference(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float]:
@@ -335,6 +340,11 @@ def compare_kept(
     common: dict[str, Any] = {"base_units": result.base.n_units,
                               "new_units": result.new.n_units, "blocks": blocks,
                               "note": note, "by_file": by_file}
+    if result.conclusive and not blocks:
+        common["unit_moments"] = tuple(
+            (float(np.mean(v)), float(np.var(v, ddof=1)), int(v.size))
+            for v in (np.asarray(result.base.unit_values), np.asarray(result.new.unit_values)))
+        common["runs_per_unit"] = max(result.base.runs_per_unit, result.new.runs_per_unit)
     if harmonic:
         ratio = 1.0 / result.ratio if result.ratio else math.nan
         low = 1.0 / result.ci_high if result.ci_high > 0 else math.inf
@@ -376,6 +386,52 @@ def _side_moments(item: Any, equivalent: bool, harmonic: bool
         return None, (float(item.mean), float(item.subsession_variance),
                       int(item.n_subsessions)), ""
     return None, None, item.status
+
+
+def units_to_resolve(moments: tuple[tuple[float, float, int], tuple[float, float, int]],
+                     half_width: float, confidence_level: float,
+                     limit: int = 1_000_000) -> int | None:
+    """Units per side whose ratio interval would be at most ``half_width`` wide each way.
+
+    The units' means and variances are taken as measured and the count of both sides set
+    to ``k``; the Fieller interval of the ratio (:func:`ratio_interval_from_moments`)
+    narrows as ``k`` grows, so the smallest ``k`` with ``(high - low) / 2 <= half_width``
+    (a fraction of the ratio, e.g. 0.05) is found by bisection. This is Kalibera & Jones's
+    planning of the number of repetitions at the level that dominates the variance (ISMM
+    2013, §4), applied to a comparison. None when no ``k <= limit`` reaches it.
+
+    Parameters
+    ----------
+    moments : ((mean, variance, count), (mean, variance, count))
+        Base and new unit means, unit variances (ddof 1) and counts.
+    half_width : float
+        Target half-width of the ratio interval, > 0.
+    confidence_level : float
+        Level of the interval.
+    limit : int, default 1_000_000
+        Largest count tried.
+    """
+    (mx, vx, _), (my, vy, _) = moments
+    if not (half_width > 0 and mx > 0 and math.isfinite(vx) and math.isfinite(vy)):
+        return None
+
+    def narrow(k: int) -> bool:
+        _, low, high, _, _ = ratio_interval_from_moments(mx, vx, k, my, vy, k,
+                                                         confidence_level)
+        return bool(math.isfinite(high) and (high - low) / 2.0 <= half_width)
+
+    if not narrow(limit):
+        return None
+    if narrow(2):
+        return 2
+    low_k, high_k = 2, limit  # narrow(high_k) holds, narrow(low_k) does not
+    while high_k - low_k > 1:
+        middle = (low_k + high_k) // 2
+        if narrow(middle):
+            high_k = middle
+        else:
+            low_k = middle
+    return high_k
 
 
 def compare_run_values(base: Any, new: Any, *, confidence_level: float,
@@ -427,12 +483,13 @@ def compare_run_values(base: Any, new: Any, *, confidence_level: float,
     blocks = x is None or y is None
     note = "runs assumed equivalent: the interval excludes run-to-run variation" if blocks \
         else ""
+    moments_kept = None if blocks else ((mx, vx, kx), (my, vy, ky))
     if harmonic:
         ratio, low, high = (1.0 / ratio, 1.0 / high if high > 0 else math.inf,
                             1.0 / low if low > 0 else math.inf)
         return RunChange(ratio, low, high, p_value, dof, True, kx, ky, blocks, note,
-                         base_mean=1.0 / mx, new_mean=1.0 / my)
+                         base_mean=1.0 / mx, new_mean=1.0 / my, unit_moments=moments_kept)
     return RunChange(ratio, low, high, p_value, dof, True, kx, ky, blocks, note,
-                     base_mean=mx, new_mean=my,
+                     base_mean=mx, new_mean=my, unit_moments=moments_kept,
                      base_components=(base.between_variance, base.within_variance),
                      new_components=(new.between_variance, new.within_variance))
