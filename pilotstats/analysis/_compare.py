@@ -348,7 +348,7 @@ class ComparisonReport(Result):
 
     def _units(self) -> str:
         kinds = {c.interval_units for c in self.comparisons if c.interval_units}
-        return "/".join(sorted(kinds, key=("files", "runs", "blocks").index)) or "runs"
+        return "/".join(sorted(kinds, key=("files", "runs", "blocks").index))
 
     def _tested(self) -> str:
         kinds = {c.summary_statistic for c in self.comparisons}
@@ -382,13 +382,14 @@ class ComparisonReport(Result):
             lines.append(f"only in the new results: {', '.join(self.only_in_new)}")
         undecided = (f", {len(self.inconclusive)} inconclusive (1 run or file on a side)"
                      if self.inconclusive else "")
+        units = self._units()
+        method = (f"Fieller interval of the ratio new/base of {self._tested()}, {units} as "
+                  f"units, p < {format_number(1 - self.confidence_level)}"
+                  + (f", change >= {format_number(self.min_change_percent)} %"
+                     if self.min_change_percent > 0 else "")) if units else \
+            "no benchmark had an interval"
         lines.append(f"{len(self.regressions)} significant regression(s), "
-                     f"{len(self.improvements)} improvement(s){undecided} (Fieller interval "
-                     f"of the ratio new/base of {self._tested()}, {self._units()} as "
-                     "units, p < "
-                     f"{format_number(1 - self.confidence_level)}"
-                     + (f", change >= {format_number(self.min_change_percent)} %"
-                        if self.min_change_percent > 0 else "") + ")")
+                     f"{len(self.improvements)} improvement(s){undecided} ({method})")
         return header, rows, lines
 
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:

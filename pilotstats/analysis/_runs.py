@@ -197,8 +197,12 @@ def run_level_fields(
                                "unit": None if harmonic else unit}
     per_run = two_level_analysis(series, summary_statistic=statistic, **options)
     result, kind, per_unit = per_run, "runs", None
+    label, caveat = "runs", ""
     if _one_file(files) and not assume_runs_equivalent:
         notes.append(ONE_PROCESS_NOTE)
+        # more repetitions of the same process cannot add the process-to-process variation
+        label, caveat = "repetitions", " (of one process: several files add the variation " \
+            "between processes)"
     elif _several_runs_per_file(files) and not assume_runs_equivalent:
         assert files is not None
         groups = [[1.0 / r for r in group] for group in files] if harmonic else files
@@ -215,10 +219,12 @@ def run_level_fields(
     plan = required_runs(result, half_width_percent=half_width_percent,
                          run_cost=run_cost if kind == "runs" else None)
     samples_per_unit = plan.samples_per_run if per_unit is None else per_unit
+    if kind == "files":
+        label = "files"
     if plan.planned_runs is not None and plan.additional_runs:
-        notes.append(f"±{half_width_percent:g} % needs {plan.planned_runs} {kind} x "
-                     f"{samples_per_unit} samples: {plan.additional_runs} more {kind[:-1]}(s) "
-                     f"than the {result.n_runs} measured")
+        notes.append(f"±{half_width_percent:g} % needs {plan.planned_runs} {label} x "
+                     f"{samples_per_unit} samples: {plan.additional_runs} more {label[:-1]}(s) "
+                     f"than the {result.n_runs} measured{caveat}")
     elif plan.planned_runs is None:
         notes.append(f"no plan: {plan.note}")
     if harmonic:
