@@ -31,6 +31,7 @@ from pilotstats.autocorrelation.run_comparison import (
     ratio_interval,
     ratio_interval_from_moments,
 )
+from pilotstats.autocorrelation.sample_size import smallest_passing
 from pilotstats.autocorrelation.two_level import block_statistics
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
 from pilotstats.io import Measurements
@@ -208,7 +209,7 @@ def run_level_fields(
         groups = [[1.0 / r for r in group] for group in files] if harmonic else files
         result = two_level_analysis(file_values(groups, statistic, per_run.block_size),
                                     summary_statistic="mean", **options)
-        kind = "files"
+        kind = label = "files"
         per_unit = max(1, round(per_run.n / len(files)))
         notes.append(f"files as units: {len(files)} files of {per_run.n_runs} runs in all "
                      "(the interval includes the variation between files)")
@@ -219,8 +220,6 @@ def run_level_fields(
     plan = required_runs(result, half_width_percent=half_width_percent,
                          run_cost=run_cost if kind == "runs" else None)
     samples_per_unit = plan.samples_per_run if per_unit is None else per_unit
-    if kind == "files":
-        label = "files"
     if plan.planned_runs is not None and plan.additional_runs:
         notes.append(f"±{half_width_percent:g} % needs {plan.planned_runs} {label} x "
                      f"{samples_per_unit} samples: {plan.additional_runs} more {label[:-1]}(s) "
@@ -402,9 +401,10 @@ def units_to_resolve(moments: tuple[tuple[float, float, int], tuple[float, float
     The units' means and variances are taken as measured and the count of both sides set
     to ``k``; the Fieller interval of the ratio (:func:`ratio_interval_from_moments`)
     narrows as ``k`` grows, so the smallest ``k`` with ``(high - low) / 2 <= half_width``
-    (a fraction of the ratio, e.g. 0.05) is found by bisection. This is Kalibera & Jones's
-    planning of the number of repetitions at the level that dominates the variance (ISMM
-    2013, §4), applied to a comparison. None when no ``k <= limit`` reaches it.
+    (a fraction of the ratio, e.g. 0.05) is found by galloping and bisection
+    (``pilotstats.autocorrelation.sample_size.smallest_passing``). This is Kalibera &
+    Jones's planning of the number of repetitions at the level that dominates the variance
+    (ISMM 2013, §4), applied to a comparison. None when no ``k <= limit`` reaches it.
 
     Parameters
     ----------
@@ -428,16 +428,7 @@ def units_to_resolve(moments: tuple[tuple[float, float, int], tuple[float, float
 
     if not narrow(limit):
         return None
-    if narrow(2):
-        return 2
-    low_k, high_k = 2, limit  # narrow(high_k) holds, narrow(low_k) does not
-    while high_k - low_k > 1:
-        middle = (low_k + high_k) // 2
-        if narrow(middle):
-            high_k = middle
-        else:
-            low_k = middle
-    return high_k
+    return smallest_passing(narrow, 2)  # narrowing is upward-closed in k
 
 
 def compare_run_values(base: Any, new: Any, *, confidence_level: float,
