@@ -7,7 +7,7 @@ robust on a shared machine) and wall time, and the ratio port / pilotstats.
 
 Usage::
 
-    python benchmarks/bench_edm.py                  # 1k, 10k (port and ours), 30k and 100k ours
+    python benchmarks/bench_edm.py                  # 1k, 10k (port and ours), 30k to 1e6 ours
     python benchmarks/bench_edm.py --port-30k       # also the port at 30k (about 4 min CPU)
     python benchmarks/bench_edm.py --quick          # 1k and 10k only
     python benchmarks/bench_edm.py --write benchmarks/RESULTS_edm.md
@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import _compiled  # noqa: F401
 
 import pilotstats
+from pilotstats import _config
 from pilotstats.changepoints import EdmStream, edm, edm_single
 
 try:
@@ -54,6 +55,22 @@ def series(n: int, seed: int = 0) -> np.ndarray:
     x[2 * n // 3 :] -= 0.5
     x[rng.integers(0, n, max(3, n // 500))] += 8.0
     return x
+
+
+def shifts(n: int, seed: int = 1) -> np.ndarray:
+    """Hard case for the pruning: 20 level shifts of N(0, 3) levels in N(0, 1) noise."""
+    rng = np.random.default_rng(seed)
+    return np.repeat(rng.normal(0.0, 3.0, 20), -(-n // 20))[:n] + rng.normal(0.0, 1.0, n)
+
+
+def swept_edm(x: np.ndarray, **kwargs: Any) -> Any:
+    """``edm`` with the pruning off: the plain sweep over every (t, s) pair."""
+    limit = _config.EDM_PRUNE_MIN_POINTS
+    _config.EDM_PRUNE_MIN_POINTS = 10**12
+    try:
+        return edm(x, min_size=30, **kwargs)
+    finally:
+        _config.EDM_PRUNE_MIN_POINTS = limit
 
 
 def timed(func: Callable[[], Any], repeats: int) -> tuple[float, float, Any]:
@@ -114,43 +131,58 @@ def main() -> None:
     out(f"- first calls including JIT compilation or cache load: {fmt(time.perf_counter() - c0)}")
     out()
 
-    sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 30_000, 100_000]
+    sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 30_000, 100_000, 1_000_000]
     out("### `edm` (EDM-multi, β = 0.008, degree 1) and EDM-percent (percent 0.25)")
     out()
     out(
-        "| n | variant | pilotstats CPU | pilotstats wall | port CPU | port wall | "
-        "port / pilotstats (CPU) | same locations |"
+        "Pruned: the default programme (exact bounds skip candidates from "
+        "`_config.EDM_PRUNE_MIN_POINTS` = 5,001 values on); swept: the same call with pruning "
+        "off (every (t, s) pair). *shifts*: 20 level shifts of N(0, 3) levels in N(0, 1) "
+        "noise, the hard case for the bounds (the objective keeps rising)."
     )
-    out("|---|---|---|---|---|---|---|---|")
+    out()
+    out(
+        "| n | data | variant | pilotstats CPU | pilotstats wall | swept CPU | swept / pruned | "
+        "port CPU | port wall | port / pilotstats (CPU) | same locations |"
+    )
+    out("|---|---|---|---|---|---|---|---|---|---|---|")
     for n in sizes:
-        x = series(n)
-        for variant, kwargs, port_kwargs in (
-            ("multi", {"beta": 0.008}, {"beta": 0.008}),
-            ("percent", {"percent": 0.25}, {"percent": 0.25}),
-        ):
-            if n > 30_000 and variant == "percent":
+        for data, x in (("warm-up", series(n)), ("shifts", shifts(n))):
+            if data == "shifts" and not 30_000 <= n <= 100_000:
                 continue
-            repeats = 5 if n <= 1_000 else (3 if n <= 10_000 else 1)
-            cpu, wall, ours = timed(lambda x=x, kw=kwargs: edm(x, min_size=30, **kw), repeats)
-            port_cpu = port_wall = None
-            same = "–"
-            run_port = port_module is not None and (
-                n <= 10_000 or (n == 30_000 and args.port_30k and variant == "multi")
-            )
-            if run_port:
-                port_repeats = 3 if n <= 1_000 else 1
-                port_cpu, port_wall, ref = timed(
-                    lambda x=x, kw=port_kwargs: port_module.breakout(
-                        x.tolist(), min_size=30, method="multi", **kw
-                    ),
-                    port_repeats,
+            for variant, kwargs in (("multi", {"beta": 0.008}), ("percent", {"percent": 0.25})):
+                if (n > 100_000 or data == "shifts") and variant == "percent":
+                    continue
+                repeats = 5 if n <= 1_000 else (3 if n <= 10_000 else 1)
+                cpu, wall, ours = timed(lambda x=x, kw=kwargs: edm(x, min_size=30, **kw), repeats)
+                checks = []  # same locations as the swept programme and as the port
+                swept_cpu = None
+                if 10_000 <= n <= 100_000:
+                    swept_cpu, _, swept = timed(
+                        lambda x=x, kw=kwargs: swept_edm(x, **kw), repeats
+                    )
+                    checks.append(list(swept.locations) == list(ours.locations))
+                port_cpu = port_wall = None
+                run_port = port_module is not None and data == "warm-up" and (
+                    n <= 10_000 or (n == 30_000 and args.port_30k and variant == "multi")
                 )
-                same = "yes" if list(ours.locations) == ref else "NO"
-            ratio = f"{port_cpu / cpu:.1f}x" if port_cpu is not None else "–"
-            out(
-                f"| {n:,} | {variant} | {fmt(cpu)} | {fmt(wall)} | {fmt(port_cpu)} | "
-                f"{fmt(port_wall)} | {ratio} | {same} |"
-            )
+                if run_port:
+                    port_repeats = 3 if n <= 1_000 else 1
+                    port_cpu, port_wall, ref = timed(
+                        lambda x=x, kw=kwargs: port_module.breakout(
+                            x.tolist(), min_size=30, method="multi", **kw
+                        ),
+                        port_repeats,
+                    )
+                    checks.append(list(ours.locations) == ref)
+                same = "–" if not checks else ("yes" if all(checks) else "NO")
+                ratio = f"{port_cpu / cpu:.1f}x" if port_cpu is not None else "–"
+                gain = f"{swept_cpu / cpu:.1f}x" if swept_cpu is not None else "–"
+                out(
+                    f"| {n:,} | {data} | {variant} | {fmt(cpu)} | {fmt(wall)} | "
+                    f"{fmt(swept_cpu)} | {gain} | {fmt(port_cpu)} | {fmt(port_wall)} | "
+                    f"{ratio} | {same} |"
+                )
     out()
 
     out("### `edm_single` (EDM-X exact, EDM-tail)")

@@ -98,6 +98,14 @@ INTERPRETED_MAX_SIZE: dict[str, int] = {"linear": 20_000, "quadratic": 1_100,
 #: interpreted tier's budgets, whose exhaustion compiles the kernel in the background.
 EDM_VECTORISED_MAX_POINTS: int = 5000
 
+#: Shortest series whose compiled EDM-multi / EDM-percent programme skips candidates by an
+#: exact upper bound (``_kernels/edm_prune.py``, identical results; issue 26). Around 1,000
+#: points the bounds cost about what they save (noise: 2.6 ms pruned, 2.3 ms swept; 5,000:
+#: 26 ms and 47 ms). Above ``EDM_VECTORISED_MAX_POINTS``, so that a series the vectorised
+#: tier can answer never waits for this kernel to compile. ``EDM_PARALLEL`` runs the
+#: unpruned sweep on several workers instead.
+EDM_PRUNE_MIN_POINTS: int = 5001
+
 #: Idle probabilities of load-dependent MVA in [-MVA_P0_CLAMP, 0) are clamped to 0 silently;
 #: below that a NumericalAccuracyWarning is emitted.
 MVA_P0_CLAMP: float = 1e-9
@@ -144,6 +152,11 @@ SMOOTHING_CORRELATION_P_THRESHOLD: float = 1e-5
 #: (PerformanceWarning): EDM is O(n²); n = 1e5 took 39 s on the reference machine
 #: (benchmarks/RESULTS_edm.md), so 1.5e5 is about a minute and a half.
 EDM_WARN_SIZE: int = 150_000
+
+#: The same for ``edm`` (EDM-multi / EDM-percent): its exact pruning takes noise-like series
+#: of 10^6 points in about 7 s, but a series with many large shifts can stay O(n²) (10^5
+#: points with 20 shifts of several standard deviations: 6.7 s), so minutes from 10^6 on.
+EDM_MULTI_WARN_SIZE: int = 1_000_000
 
 #: The same for EDM-tail (``edm_single(exact=False)``): with its exact τ pruning 1e6 points
 #: take 3–5 s (worst case O(n² log n)).
@@ -212,6 +225,7 @@ _DEFAULTS = {
     "MAX_REPORTED_COUNT": MAX_REPORTED_COUNT,
     "MDL_WARN_SIZE": MDL_WARN_SIZE,
     "EDM_WARN_SIZE": EDM_WARN_SIZE,
+    "EDM_MULTI_WARN_SIZE": EDM_MULTI_WARN_SIZE,
     "EDM_TAIL_WARN_SIZE": EDM_TAIL_WARN_SIZE,
     "MAX_INTEGER_PARAMETER": MAX_INTEGER_PARAMETER,
     "MAX_MVA_CELLS": MAX_MVA_CELLS,
@@ -244,6 +258,7 @@ _DEFAULTS = {
     "INTERPRETED_TIER_BUDGET": INTERPRETED_TIER_BUDGET,
     "INTERPRETED_MAX_SIZE": dict(INTERPRETED_MAX_SIZE),
     "EDM_VECTORISED_MAX_POINTS": EDM_VECTORISED_MAX_POINTS,
+    "EDM_PRUNE_MIN_POINTS": EDM_PRUNE_MIN_POINTS,
 }
 
 

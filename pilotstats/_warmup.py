@@ -63,6 +63,13 @@ def _edm() -> Any:
     return edm(_series())
 
 
+def _edm_long() -> Any:
+    from pilotstats.changepoints import edm
+
+    # long enough for the pruned programme (``_kernels/edm_prune.py``)
+    return edm(_series(max(int(_config.EDM_PRUNE_MIN_POINTS), 2 * SERIES_LENGTH)))
+
+
 def _edm_single() -> Any:
     from pilotstats.changepoints import edm_single
 
@@ -148,6 +155,10 @@ ENTRY_POINTS: dict[str, Callable[[], Any]] = {
     "sma": _sma,
 }
 
+#: Extra calls :func:`warmup` makes for an entry point whose kernels for large inputs differ
+#: from those of :data:`ENTRY_POINTS`' small call (not timed by the cold-start benchmark).
+LARGE_INPUTS: dict[str, Callable[[], Any]] = {"edm": _edm_long}
+
 
 def cache_location() -> str:
     """Where numba keeps the compiled kernels of this installation.
@@ -224,7 +235,8 @@ class WarmupReport(Result):
 
 def warmup(names: list[str] | None = None) -> WarmupReport:
     """Call each public entry point once with the interpreted tier off, so that its kernels
-    are compiled and cached.
+    are compiled and cached (and once more on a long series where :data:`LARGE_INPUTS`
+    says that large inputs use other kernels).
 
     Parameters
     ----------
@@ -263,6 +275,8 @@ def warmup(names: list[str] | None = None) -> WarmupReport:
             start = time.process_time()
             try:
                 ENTRY_POINTS[name]()
+                if name in LARGE_INPUTS:
+                    LARGE_INPUTS[name]()
             except Exception as exc:  # report and go on: one failure must not stop the rest
                 errors[name] = f"{type(exc).__name__}: {exc}"
                 continue

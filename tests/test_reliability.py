@@ -422,8 +422,9 @@ def test_edm_warns_above_the_size_where_it_takes_minutes(
 
     x = np.random.default_rng(3).standard_normal(300)
     monkeypatch.setattr(_config, "EDM_WARN_SIZE", 200)
+    monkeypatch.setattr(_config, "EDM_MULTI_WARN_SIZE", 200)
     monkeypatch.setattr(_config, "EDM_TAIL_WARN_SIZE", 100)
-    with pytest.warns(PerformanceWarning, match=r"O\(n²\)"):
+    with pytest.warns(PerformanceWarning, match=r"O\(n²\) in the series length in the worst"):
         edm(x, min_size=30)
     with pytest.warns(PerformanceWarning):
         edm_single(x, min_size=30, exact=False)

@@ -5,12 +5,15 @@ experience from 'breaking bad'", arXiv:1411.7955 (2014); behaviour of the refere
 ``twitter/BreakoutDetection`` as described in ``docs/algorithms/edm.md``. Implemented from the
 paper and that description, not from the (GPL) reference sources.
 
-This module gathers the kernels of three private modules under one name (``from
+This module gathers the kernels of four private modules under one name (``from
 pilotstats._kernels import edm``):
 
 * :mod:`pilotstats._kernels.edm_list`: the sorted doubly linked list with a median pointer
   (O(1) amortised medians, "dancing links" deletions);
 * :mod:`pilotstats._kernels.edm_dp`: the EDM-multi / EDM-percent dynamic programme;
+* :mod:`pilotstats._kernels.edm_prune`: the same programme skipping candidates by exact
+  upper bounds (wavelet-matrix order statistics, dyadic block aggregates), used from
+  ``_config.EDM_PRUNE_MIN_POINTS`` values on;
 * :mod:`pilotstats._kernels.edm_single`: the single change-point searches EDM-X and EDM-tail
   (interval tree, and the reference's variant).
 
@@ -47,6 +50,7 @@ from pilotstats._kernels.edm_list import (
     relink_track,
     unlink_track,
 )
+from pilotstats._kernels.edm_prune import edm_dp_pruned
 from pilotstats._kernels.edm_single import (
     edm_tail_kappa_descent,
     edm_tail_kappa_sweep,
@@ -72,6 +76,7 @@ __all__ = [
     "edm_columns",
     "edm_columns_parallel",
     "edm_dp",
+    "edm_dp_pruned",
     "edm_tail_kappa_descent",
     "edm_tail_kappa_sweep",
     "edm_tail_search",

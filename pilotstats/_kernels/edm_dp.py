@@ -199,21 +199,7 @@ def dp_column(
             LM[s] = list_median(zz, nxt, m, c)
         return
     full_median = list_median(zz, nxt, m, c)
-    mm = m
-    cc = c
-    for i in range(delta):
-        mm = unlink_track(zz, nxt, prv, i + 2, mm, cc)
-        cc -= 1
-    last = s - delta
-    for t in range(delta, last + 1):
-        tmp[t] = list_median(zz, nxt, mm, cc)
-        if t < last:
-            mm = unlink_track(zz, nxt, prv, t + 2, mm, cc)
-            cc -= 1
-    for i in range(last - 1, -1, -1):
-        node = i + 2
-        nxt[prv[node]] = node
-        prv[nxt[node]] = node
+    right_medians(zz, nxt, prv, m, c, 0, delta, s - delta, tmp)
     dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp, delta, s, full_median)
 
 
@@ -234,22 +220,97 @@ def dp_finish(
     """DP recurrence of column ``s`` given its right medians ``tmp[t] = med(z[t:s])`` for
     ``t`` in ``[delta, s - delta]`` and ``full_median = med(z[0:s])``."""
     baseline = 0.0 if percent_mode else -3.0
-    last = s - delta
     best = baseline
     best_t = 0
     sf = float(s)
-    for t in range(delta, last + 1):
-        a = prev[t]
-        af = float(a)
-        tf = float(t)
-        w = ((tf - af) * (sf - tf)) / ((sf - af) * (sf - af))
-        d = LM[t] - tmp[t]
-        cand = F[t] + w * (d * d)
-        if not percent_mode:
-            cand = cand - penalty * penalty_factor(degree, number[t])
+    for t in range(delta, s - delta + 1):
+        cand = candidate(
+            penalty, degree, percent_mode, F[t], prev[t], number[t], LM[t], t, sf, tmp[t]
+        )
         if cand > best:
             best = cand
             best_t = t
+    dp_commit(penalty, degree, percent_mode, F, prev, number, best, best_t, s)
+    a = prev[s]
+    LM[s] = full_median if a == 0 else tmp[a]
+
+
+@kernel
+def right_medians(
+    zz: np.ndarray,
+    nxt: np.ndarray,
+    prv: np.ndarray,
+    m: int,
+    c: int,
+    lo: int,
+    first: int,
+    last: int,
+    tmp: np.ndarray,
+) -> None:
+    """``tmp[t] = med(z[t:s])`` for ``t`` in ``[first, last]`` by one deletion sweep.
+
+    The list holds ``z[lo:s]`` (``c`` nodes, lower median ``m``) with ``lo <= first <= last
+    < s``; samples ``lo, lo + 1, ...`` are unlinked in turn (O(1) each) and relinked in
+    reverse order before returning, so the list is unchanged.
+    """
+    mm = m
+    cc = c
+    for i in range(lo, first):
+        mm = unlink_track(zz, nxt, prv, i + 2, mm, cc)
+        cc -= 1
+    for t in range(first, last + 1):
+        tmp[t] = list_median(zz, nxt, mm, cc)
+        if t < last:
+            mm = unlink_track(zz, nxt, prv, t + 2, mm, cc)
+            cc -= 1
+    for i in range(last - 1, lo - 1, -1):
+        node = i + 2
+        nxt[prv[node]] = node
+        prv[nxt[node]] = node
+
+
+@kernel
+def candidate(
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    f: float,
+    a: int,
+    count: int,
+    left: float,
+    t: int,
+    sf: float,
+    right: float,
+) -> float:
+    """``cand(t)`` of column ``sf`` from ``f = F[t]``, ``a = prev[t]``,
+    ``count = number[t]``, ``left = LM[t]`` and ``right = med(z[t:s])``:
+    ``(F[t] + w·(LM[t] − right)²) − β·G(number[t])`` (no β term in EDM-percent), in the
+    reference's order of operations. Scalars only: array arguments would cost reference
+    counting on every call in the hot loops."""
+    af = float(a)
+    tf = float(t)
+    w = ((tf - af) * (sf - tf)) / ((sf - af) * (sf - af))
+    d = left - right
+    cand = f + w * (d * d)
+    if not percent_mode:
+        cand = cand - penalty * penalty_factor(degree, count)
+    return float(cand)
+
+
+@kernel
+def dp_commit(
+    penalty: float,
+    degree: int,
+    percent_mode: bool,
+    F: np.ndarray,
+    prev: np.ndarray,
+    number: np.ndarray,
+    best: float,
+    best_t: int,
+    s: int,
+) -> None:
+    """Write column ``s`` from its best candidate (``best_t = 0``: none beat the baseline),
+    with EDM-percent's relative-gain test."""
     if best_t != 0:
         F[s] = best
         prev[s] = best_t
@@ -261,11 +322,9 @@ def dp_finish(
                 number[s] = number[ts]
                 prev[s] = prev[ts]
     else:
-        F[s] = baseline
+        F[s] = 0.0 if percent_mode else -3.0
         prev[s] = 0
         number[s] = 0
-    a = prev[s]
-    LM[s] = full_median if a == 0 else tmp[a]
 
 
 @kernel
@@ -563,5 +622,3 @@ def edm_dp(
             n + 1,
         )
     return F, prev, number
-
-

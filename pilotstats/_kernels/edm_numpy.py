@@ -34,6 +34,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._kernels import edm_dp as _dp
 from pilotstats._kernels.edm_list import insertion_predecessors
+from pilotstats._kernels.edm_prune import edm_dp_pruned
 
 __all__ = ["edm_dp_numpy", "edm_dp_tiered"]
 
@@ -42,7 +43,9 @@ def edm_dp_tiered(
     z: np.ndarray, delta: int, penalty: float, degree: int, percent_mode: bool, lanes: int = 1
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`pilotstats._kernels.edm_dp.edm_dp`, run by :func:`edm_dp_numpy` while the
-    compiled programme is not needed.
+    compiled programme is not needed, and by
+    :func:`~pilotstats._kernels.edm_prune.edm_dp_pruned` from
+    ``_config.EDM_PRUNE_MIN_POINTS`` values on (serial runs).
 
     The vectorised tier answers while the DP kernel is not compiled and the series holds at
     most ``_config.EDM_VECTORISED_MAX_POINTS`` values
@@ -59,6 +62,8 @@ def edm_dp_tiered(
                 edm_dp_numpy, z, delta, penalty, degree, percent_mode
             )
         return result
+    if lanes == 1 and int(z.shape[0]) >= int(_config.EDM_PRUNE_MIN_POINTS):
+        return edm_dp_pruned(z, delta, penalty, degree, percent_mode)
     return _dp.edm_dp(z, delta, penalty, degree, percent_mode, lanes)
 
 
