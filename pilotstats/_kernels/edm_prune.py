@@ -325,9 +325,10 @@ def tile_search(
                     best_t = t
                 work += 1
         else:
-            half = st + (1 << (kk - 1))
-            for child in (st, half):  # pushed far first, so the nearer half is searched first
-                if child + (1 << (kk - 1)) > delta:
+            size = 1 << (kk - 1)
+            for i in range(2):  # the far half is pushed first, so the near one is searched first
+                child = st + i * size
+                if child + size > delta:
                     work += 1
                     if block_bound(blocks, wavelet, delta, kk - 1, child, s, s + 1) >= best:
                         stack[top, 0] = kk - 1
