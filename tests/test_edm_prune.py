@@ -1,6 +1,7 @@
 """EDM-multi / EDM-percent with exact pruning (``pilotstats._kernels.edm_prune``): the same
 F, prev and number as the plain sweep bit for bit, valid bounds (brute force), the wavelet
-matrix's order statistics, and the public ``edm`` across the size threshold."""
+matrix's order statistics (``pilotstats._kernels.order_statistics``), and the public
+``edm`` across the size threshold."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from pilotstats import _config
 from pilotstats._kernels import edm_prune as P
+from pilotstats._kernels import order_statistics as O
 from pilotstats._kernels.edm_dp import edm_dp, penalty_factor
 from pilotstats.changepoints import edm
 
@@ -113,10 +115,10 @@ def test_wavelet_order_statistics(seed: int) -> None:
             continue
         window = np.sort(z[lo:hi])
         k = int(rng.integers(0, hi - lo))
-        assert values[P.wavelet_kth(zeros_before, zeros, lo, hi, k)] == window[k]
+        assert values[O.wavelet_kth(zeros_before, zeros, lo, hi, k)] == window[k]
         c = hi - lo
         expected = window[c // 2] if c % 2 else (window[c // 2 - 1] + window[c // 2]) / 2.0
-        assert P.window_median(wavelet, lo, hi) == expected
+        assert O.window_median(wavelet, lo, hi) == expected
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -12,7 +12,8 @@ pilotstats._kernels import edm``):
   (O(1) amortised medians, "dancing links" deletions);
 * :mod:`pilotstats._kernels.edm_dp`: the EDM-multi / EDM-percent dynamic programme;
 * :mod:`pilotstats._kernels.edm_prune`: the same programme skipping candidates by exact
-  upper bounds (wavelet-matrix order statistics, dyadic block aggregates), used from
+  upper bounds (order statistics of any window from
+  :mod:`pilotstats._kernels.order_statistics`, dyadic block aggregates), used from
   ``_config.EDM_PRUNE_MIN_POINTS`` values on;
 * :mod:`pilotstats._kernels.edm_single`: the single change-point searches EDM-X and EDM-tail
   (interval tree, and the reference's variant).

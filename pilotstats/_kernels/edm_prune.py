@@ -65,6 +65,11 @@ from pilotstats._kernels.edm_list import (
     padded_values,
     unlink_track,
 )
+from pilotstats._kernels.order_statistics import (
+    wavelet_kth,
+    window_median,
+    window_order,
+)
 
 #: Relative margin added to every bound before it may skip a tile (rounding of ``cand``).
 BOUND_MARGIN = 1e-10
@@ -79,78 +84,6 @@ HOPELESS = 8
 #: Most strips swept in a row before pruning is tried again (after strips where every
 #: column needed the sweep).
 MAX_BACKOFF = 32
-
-
-# ----------------------------------------------------------------------------------------
-# Order statistics of any window: wavelet matrix over the value ranks
-# ----------------------------------------------------------------------------------------
-
-
-@kernel
-def wavelet_build(ranks: np.ndarray, levels: int) -> tuple[np.ndarray, np.ndarray]:
-    """Wavelet matrix of ``ranks`` (a permutation of ``0..n-1``) with ``levels`` bit levels.
-
-    Returns ``zeros_before`` (int32, shape (levels, n + 1): zero bits before each position
-    on each level) and ``zeros`` (int64, shape (levels,): zero bits per level).
-    """
-    n = ranks.shape[0]
-    zeros_before = np.zeros((levels, n + 1), dtype=np.int32)
-    zeros = np.zeros(levels, dtype=np.int64)
-    cur = ranks.copy()
-    out = np.empty_like(cur)
-    for level in range(levels):
-        shift = levels - 1 - level
-        count = 0
-        for i in range(n):
-            zeros_before[level, i] = count
-            if ((cur[i] >> shift) & 1) == 0:
-                count += 1
-        zeros_before[level, n] = count
-        zeros[level] = count
-        low = 0
-        high = count
-        for i in range(n):
-            if ((cur[i] >> shift) & 1) == 0:
-                out[low] = cur[i]
-                low += 1
-            else:
-                out[high] = cur[i]
-                high += 1
-        cur, out = out, cur
-    return zeros_before, zeros
-
-
-@kernel
-def wavelet_kth(zeros_before: np.ndarray, zeros: np.ndarray, lo: int, hi: int, k: int) -> int:
-    """Rank of the ``k``-th smallest (0-based) of the ranks at positions ``[lo, hi)``."""
-    levels = zeros.shape[0]
-    result = 0
-    for level in range(levels):
-        zl = zeros_before[level, lo]
-        zh = zeros_before[level, hi]
-        below = zh - zl
-        if k < below:
-            lo = zl
-            hi = zh
-        else:
-            k -= below
-            lo = zeros[level] + lo - zl
-            hi = zeros[level] + hi - zh
-            result |= 1 << (levels - 1 - level)
-    return result
-
-
-@kernel
-def window_median(wavelet: tuple[np.ndarray, np.ndarray, np.ndarray], lo: int, hi: int) -> float:
-    """Exact median of ``z[lo:hi]`` (``hi > lo``) with :func:`list_median`'s arithmetic;
-    ``wavelet`` is ``(zeros_before, zeros, sorted_values)``."""
-    zeros_before, zeros, values = wavelet
-    c = hi - lo
-    if c & 1:
-        return float(values[wavelet_kth(zeros_before, zeros, lo, hi, (c - 1) // 2)])
-    first = values[wavelet_kth(zeros_before, zeros, lo, hi, c // 2 - 1)]
-    second = values[wavelet_kth(zeros_before, zeros, lo, hi, c // 2)]
-    return float((first + second) / 2.0)
 
 
 # ----------------------------------------------------------------------------------------
@@ -550,16 +483,12 @@ def edm_columns_pruned(
 def prepared(
     z: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Padded values, insertion predecessors and wavelet ``(zeros_before, zeros,
-    sorted_values)`` of ``z`` (n >= 1) for :func:`edm_columns_pruned`: O(n log n)."""
+    """Padded values, insertion predecessors and wavelet matrix (:func:`window_order`) of
+    ``z`` (n >= 1) for :func:`edm_columns_pruned`: O(n log n)."""
     n = int(z.shape[0])
     zz = padded_values(z, n)
     order = np.argsort(z, kind="stable").astype(np.int64)
-    pred = insertion_predecessors(zz, order, n)
-    ranks = np.empty(n, dtype=np.int64)
-    ranks[order] = np.arange(n, dtype=np.int64)
-    zeros_before, zeros = wavelet_build(ranks, max(1, (n - 1).bit_length()))
-    return zz, pred, (zeros_before, zeros, np.ascontiguousarray(z[order]))
+    return zz, insertion_predecessors(zz, order, n), window_order(z, order)
 
 
 def edm_dp_pruned(

@@ -325,14 +325,20 @@ def edm(
     the squared data range, so one large outlier makes EDM-multi less sensitive; a single
     balanced shift Δ is added only if Δ/range > 2√β (0.18 of the range at β = 0.008).
 
-    Complexity: O(n²) time and O(n) memory (the reference needs O(n² log n)). Each DP column
-    obtains all its right medians by deleting samples from a sorted doubly linked list with
-    a median pointer (O(1) per deletion, undone afterwards), and the left medians
-    ``med z[prev[t]:t]`` are computed once per column. Pair products are formed in float64,
-    so there is no overflow beyond n = 92,680 (the reference's 32-bit product overflows).
-    Measured: n = 10,000 in 0.27 s, n = 100,000 in about 40 s (one core). Setting
-    ``pilotstats._config.EDM_PARALLEL = True`` computes independent columns (blocks of
-    ``min_size``) on numba's threads with identical results.
+    Complexity: O(n²) time in the worst case and O(n log n) memory (the reference needs
+    O(n² log n)). Each DP column obtains its right medians by deleting samples from a sorted
+    doubly linked list with a median pointer (O(1) per deletion, undone afterwards), and the
+    left medians ``med z[prev[t]:t]`` are computed once per column. From
+    ``_config.EDM_PRUNE_MIN_POINTS`` (5,001) values on, candidates whose exact upper bound
+    (order statistics of the windows, block maxima of the columns already final) is below
+    the best one found are skipped, with identical results. Pair products are formed in
+    float64, so there is no overflow beyond n = 92,680 (the reference's 32-bit product
+    overflows). Measured (``benchmarks/RESULTS_edm.md``, one core): n = 10,000 in 25 ms,
+    n = 100,000 in 0.36 s and n = 10^6 in 6.9 s on a warm-up-like series; 6.7 s at 100,000
+    with 20 large level shifts; EDM-percent, which the bounds do not help, 25 s at
+    100,000. Setting ``pilotstats._config.EDM_PARALLEL = True`` computes independent
+    columns of the unpruned programme (blocks of ``min_size``) on numba's threads with
+    identical results.
 
     References
     ----------
