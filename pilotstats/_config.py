@@ -148,9 +148,10 @@ SMOOTHING_SIGNIFICANCE_LEVEL: float = 0.10
 #: Default p-value threshold of per-region Pearson correlations.
 SMOOTHING_CORRELATION_P_THRESHOLD: float = 1e-5
 
-#: Series length above which ``edm``/``edm_single`` (EDM-X) and ``EdmStream`` warn
-#: (PerformanceWarning): EDM is O(n²); n = 1e5 took 39 s on the reference machine
-#: (benchmarks/RESULTS_edm.md), so 1.5e5 is about a minute and a half.
+#: Series length above which ``edm_single`` (EDM-X) and ``EdmStream`` warn
+#: (PerformanceWarning): they are O(n²) (EDM-X O(n² log n)); the unpruned EDM programme took
+#: 39 s at n = 1e5 on the reference machine (benchmarks/RESULTS_edm.md), so 1.5e5 is about
+#: a minute and a half. ``edm`` has its own limit, ``EDM_MULTI_WARN_SIZE``.
 EDM_WARN_SIZE: int = 150_000
 
 #: The same for ``edm`` (EDM-multi / EDM-percent): its exact pruning takes noise-like series
