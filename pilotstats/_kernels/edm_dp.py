@@ -292,9 +292,15 @@ def candidate(
     w = ((tf - af) * (sf - tf)) / ((sf - af) * (sf - af))
     d = left - right
     cand = f + w * (d * d)
-    if not percent_mode:
-        cand = cand - penalty * penalty_factor(degree, count)
-    return float(cand)
+    return float(cand - penalty_term(penalty, degree, percent_mode, count))
+
+
+@kernel
+def penalty_term(penalty: float, degree: int, percent_mode: bool, k: int) -> float:
+    """``β·G(k)``, what a candidate of EDM-multi loses per change (0 in EDM-percent)."""
+    if percent_mode:
+        return 0.0
+    return float(penalty * penalty_factor(degree, k))
 
 
 @kernel

@@ -54,7 +54,7 @@ from pilotstats._kernels.edm_dp import (
     dp_column_pair,
     dp_commit,
     list_insert,
-    penalty_factor,
+    penalty_term,
     right_medians,
 )
 from pilotstats._kernels.edm_list import (
@@ -207,14 +207,6 @@ def strip_tiles(
 
 
 @kernel
-def penalty_term(penalty: float, degree: int, percent_mode: bool, k: int) -> float:
-    """``penalty·G(k)`` as subtracted from a candidate (0 in EDM-percent)."""
-    if percent_mode:
-        return 0.0
-    return float(penalty * penalty_factor(degree, k))
-
-
-@kernel
 def tile_search(
     blocks: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     wavelet: tuple[np.ndarray, np.ndarray, np.ndarray],
@@ -314,10 +306,12 @@ def column_pruned(
             best = cand
             best_t = t
     # the winners of the previous columns are likely candidates: they raise the bar early
+    seen = 0
     for j in range(s - 1, max(2 * delta, s - 8) - 1, -1):
         t = prev[j]
-        if t == 0 or t >= first:
+        if t == 0 or t >= first or t == seen:  # consecutive columns often share a winner
             continue
+        seen = t
         rm = window_median(wavelet, t, s)
         cand = candidate(penalty, degree, percent_mode, F[t], prev[t], number[t], LM[t], t, sf, rm)
         if cand > best or (cand == best and t < best_t):
