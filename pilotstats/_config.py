@@ -156,7 +156,7 @@ EDM_WARN_SIZE: int = 150_000
 
 #: The same for ``edm`` (EDM-multi / EDM-percent): its exact pruning takes noise-like series
 #: of 10^6 points in about 7 s, but a series with many large shifts can stay O(n²) (10^5
-#: points with 20 shifts of several standard deviations: 6.7 s), so minutes from 10^6 on.
+#: points with 20 shifts of several standard deviations: 6.9 s), so minutes from 10^6 on.
 EDM_MULTI_WARN_SIZE: int = 1_000_000
 
 #: The same for EDM-tail (``edm_single(exact=False)``): with its exact τ pruning 1e6 points

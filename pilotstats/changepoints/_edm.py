@@ -333,9 +333,9 @@ def edm(
     (order statistics of the windows, block maxima of the columns already final) is below
     the best one found are skipped, with identical results. Pair products are formed in
     float64, so there is no overflow beyond n = 92,680 (the reference's 32-bit product
-    overflows). Measured (``benchmarks/RESULTS_edm.md``, one core): n = 10,000 in 25 ms,
-    n = 100,000 in 0.36 s and n = 10^6 in 6.9 s on a warm-up-like series; 6.7 s at 100,000
-    with 20 large level shifts; EDM-percent, which the bounds do not help, 25 s at
+    overflows). Measured (``benchmarks/RESULTS_edm.md``, one core): n = 10,000 in 28 ms,
+    n = 100,000 in 0.36 s and n = 10^6 in 6.9 s on a warm-up-like series; 6.9 s at 100,000
+    with 20 large level shifts; EDM-percent, which the bounds do not help, 26 s at
     100,000. Setting ``pilotstats._config.EDM_PARALLEL = True`` computes independent
     columns of the unpruned programme (blocks of ``min_size``) on numba's threads with
     identical results.
