@@ -107,6 +107,14 @@ def as_float_array(
     -----
     Complexity O(n) time and memory.
     """
+    raw = _numeric_ndarray(values, name, ndim)
+    array = np.array(raw, dtype=np.float64, order="C", copy=True)
+    _check_values(array, name, min_length, allow_nonfinite, positive, nonnegative)
+    return array
+
+
+def _numeric_ndarray(values: Any, name: str, ndim: int) -> np.ndarray:
+    """``values`` as a real-valued numpy array of ``ndim`` dimensions (maybe a view), or raise."""
     if ndim == 1 and hasattr(values, "columns") and hasattr(values, "iloc"):
         values = _single_column(values, name)  # a 1-column pandas DataFrame is a series
     if isinstance(values, (str, bytes)):
@@ -151,7 +159,12 @@ def as_float_array(
         raise InvalidInputError(
             f"{name} must be {ndim}-dimensional, got an array of shape {raw.shape}"
         )
-    array = np.array(raw, dtype=np.float64, order="C", copy=True)
+    return raw
+
+
+def _check_values(array: np.ndarray, name: str, min_length: int, allow_nonfinite: bool,
+                  positive: bool, nonnegative: bool) -> None:
+    """Raise unless ``array`` has ``min_length`` rows and values in the required range."""
     if array.shape[0] < min_length:
         if array.shape[0] == 0:
             raise NotEnoughDataError(f"{name} is empty; need at least {min_length} value(s)")
@@ -174,7 +187,6 @@ def as_float_array(
         raise InvalidInputError(
             f"{name} must be non-negative; value {array.ravel()[index]!r} at index {index}"
         )
-    return array
 
 
 def as_real_array(values: Any, name: str, *, ndims: tuple[int, ...] = (1, 2),
