@@ -7,14 +7,24 @@ printed together.
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import math
 import re
 
 import numpy as np
+import pytest
 
 from pilotstats.analysis import analyze
 from pilotstats.autocorrelation import subsession_analysis
 from pilotstats.io import Measurements
-from pilotstats.results import format_interval, format_quantity
+from pilotstats.results import (
+    ConfidenceInterval,
+    Result,
+    format_interval,
+    format_quantity,
+    json_safe,
+)
 
 
 def test_interval_in_the_estimates_unit() -> None:
@@ -51,3 +61,30 @@ def test_subsession_result_prints_one_unit() -> None:
     assert result.mean < 1.0 < result.ci_high  # the mean is in ms, the upper bound above 1 s
     text = str(result)
     assert re.search(r"mean [0-9.]+ ms \(95 % CI \[[0-9.]+, [0-9.]+\] ms", text), text
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Example(Result):
+    value: float
+    values: np.ndarray
+    nested: dict[str, object]
+
+
+def test_result_to_dict_is_json_safe() -> None:
+    example = _Example(math.inf, np.array([1.0, math.nan]), {"a": np.float64(2.0), 3: (1, 2)})
+    data = example.to_dict()
+    # issue 13: infinities are encoded losslessly as "inf"/"-inf"; NaN becomes None.
+    assert data == {"value": "inf", "values": [1.0, None], "nested": {"a": 2.0, "3": [1, 2]}}
+    json.dumps(data, allow_nan=False)
+    assert "<table>" in example._repr_html_()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        example.value = 1.0  # type: ignore[misc]
+
+
+def test_formatting() -> None:
+    assert format_quantity(0.00123, "s") == "1.23 ms"
+    assert format_quantity(12.5, "MB/s") == "12.5 MB/s"
+    assert format_interval(0.001, 0.002, 0.95, "s") == "95 % CI [1, 2] ms"
+    assert format_interval(1.0, 2.0, 0.99) == "99 % CI [1, 2]"
+    assert json_safe(np.int64(3)) == 3 and json_safe(np.bool_(True)) is True
+    assert ConfidenceInterval(1.0, 2.0).low == 1.0
