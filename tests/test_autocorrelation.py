@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -431,3 +432,88 @@ def test_naive_iid_interval_undercovers_at_phi_08() -> None:
     rate = coverage(0.8, 1000, naive_iid=True)
     print(f"naive q=1 coverage phi=0.8: {rate:.3f}")
     assert rate < 0.75  # theory: about 2 Phi(1.96 sqrt((1-phi)/(1+phi))) - 1 = 0.57
+
+
+def test_wilson_interval_validates() -> None:
+    from pilotstats.autocorrelation.proportion import wilson_interval
+
+    with pytest.raises(InvalidInputError, match="n must lie"):
+        wilson_interval(0.3, -1, 1.96)
+    with pytest.raises(InvalidInputError, match="n must lie"):
+        wilson_interval(0.3, 0, 1.96)
+    with pytest.raises(InvalidInputError, match="p_hat"):
+        wilson_interval(1.3, 10, 1.96)
+    low, high = wilson_interval(0.3, 10, 1.96)
+    assert 0.0 <= low <= 0.3 <= high <= 1.0
+
+
+def test_subsession_mean_at_offset_1e9_is_correctly_rounded() -> None:
+    from pilotstats import subsession_analysis
+
+    x = 1e9 + np.random.default_rng(0).standard_normal(100_000)
+    result = subsession_analysis(x)
+    exact = float(sum(Fraction(v) for v in x.tolist()) / x.size)
+    assert result.ci_low <= exact <= result.ci_high
+    assert abs(result.mean - exact) <= 4 * np.spacing(exact)
+
+
+def test_lag1_autocorrelation_at_offset_1e9_matches_the_centred_series() -> None:
+    from pilotstats.autocorrelation import lag1_autocorrelation
+
+    rng = np.random.default_rng(1)
+    noise = rng.standard_normal(50_000)
+    centred = lag1_autocorrelation(noise, 5)
+    shifted = lag1_autocorrelation(1e9 + noise, 5)
+    assert shifted == pytest.approx(centred, abs=1e-6)
+
+
+def test_subsession_search_matches_the_direct_scan_on_a_level_shift() -> None:
+    """The O(n log n) prefix-sum scan chooses the same q as the O(n) per-q direct scan."""
+    from pilotstats._kernels import autocorrelation as kernels
+    from pilotstats.autocorrelation import optimal_subsession_size
+
+    rng = np.random.default_rng(2)
+    for shift in (0.0, 0.5, 5.0):
+        x = rng.standard_normal(3_000)
+        x[1_500:] += shift
+        m = float(kernels.overall_mean(x, False))
+        direct = next((q for q in range(1, x.size // 3 + 1)
+                       if abs(kernels.lag1_coefficient(x, q, False, m)) <= 0.1), None)
+        assert optimal_subsession_size(x) == direct
+
+
+def test_welch_degenerate_case_is_finite() -> None:
+    from pilotstats import welch_test
+
+    result = welch_test(0, 0, 2, 0, 1.7e-203, 2)
+    assert math.isfinite(result.dof) and math.isfinite(result.ci_low)
+    assert result.ci_low <= 0.0 <= result.ci_high
+    with pytest.raises(InvalidInputError, match="overflows"):
+        welch_test(1.7e308, 1.0, 10, -1.7e308, 1.0, 10)
+
+
+def test_proportion_interval_pilot_is_clipped_to_0_1() -> None:
+    from pilotstats.autocorrelation import proportion_interval
+
+    result = proportion_interval([0, 1], method="pilot", confidence_level=0.99)
+    assert result.ci_low == 0.0 and result.ci_high == 1.0
+    result = proportion_interval([0, 1, 0, 1, 1], method="pilot")
+    assert 0.0 <= result.ci_low <= result.proportion <= result.ci_high <= 1.0
+
+
+def test_required_sample_size_tiny_target_is_unreachable_not_zero_division() -> None:
+    from pilotstats.autocorrelation import required_sample_size
+    from pilotstats.exceptions import UnreachableTargetError
+
+    x = 1 + 0.05 * np.random.default_rng(0).standard_normal(64)
+    with pytest.raises(UnreachableTargetError):
+        required_sample_size(x, half_width=5e-324)
+
+
+def test_comparison_sample_size_names_the_baseline_arguments() -> None:
+    from pilotstats.autocorrelation import required_sample_size_for_comparison
+
+    with pytest.raises(InvalidInputError, match=r"^baseline_mean must"):
+        required_sample_size_for_comparison(math.nan, 1, 10, 1, 1, 10)
+    with pytest.raises(InvalidInputError, match=r"^var must"):
+        required_sample_size_for_comparison(1, 1, 10, 1, -1, 10)

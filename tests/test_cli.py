@@ -222,3 +222,20 @@ class TestSeveralFilesPerSide:
         with pytest.raises(SystemExit) as info:
             main(argv)
         assert info.value.code == 2
+
+
+def test_cli_header_only_csv_says_no_rows() -> None:
+    import contextlib
+    import io
+
+    from pilotstats.cli import main
+
+    path = ROOT / "tests" / "_header_only_tmp.csv"
+    try:
+        path.write_text("t\n")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            assert main(["changepoints", str(path), "--column", "t"]) == 2
+        assert "no data rows" in err.getvalue() and "header []" not in err.getvalue()
+    finally:
+        path.unlink(missing_ok=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,12 @@ from pilotstats import _config
 from pilotstats._kernels import mdl as kernels
 from pilotstats.changepoints import MdlStream, TrendGroups, mdl_partition
 from pilotstats.changepoints._mdl_engine import _C0, _H_MAX, _H_MIN, _tables
-from pilotstats.exceptions import DataRangeWarning, InvalidInputError, NotEnoughDataError
+from pilotstats.exceptions import (
+    DataRangeWarning,
+    InvalidInputError,
+    NotEnoughDataError,
+    PerformanceWarning,
+)
 from tests import naive_mdl
 
 
@@ -494,3 +500,33 @@ def test_pandas_series_input() -> None:
     values = [10.0, 10.1, 9.9, 12.0, 12.1, 11.9]
     res = mdl_partition(pd.Series(values))
     assert res.total_bits == mdl_partition(values).total_bits
+
+
+def test_mappings_are_rejected_by_mdl_and_trend_compliance() -> None:
+    from pilotstats.changepoints import MdlStream, mdl_partition, trend_compliance
+
+    values = {i: 5.0 for i in range(200)}
+    for call in (lambda: mdl_partition(values), lambda: MdlStream().extend(values),
+                 lambda: trend_compliance(values)):
+        with pytest.raises(InvalidInputError, match=r"values\(\)"):
+            call()
+    # the documented way: the values in key order
+    assert len(mdl_partition(list(values.values())).groups) == 1
+
+
+def test_mdl_warns_above_the_size_where_it_takes_minutes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pilotstats.changepoints import MdlStream, mdl_partition
+
+    x = 10.0 + np.random.default_rng(5).standard_normal(300)
+    monkeypatch.setattr(_config, "MDL_WARN_SIZE", 200)
+    with pytest.warns(PerformanceWarning, match=r"O\(N²\)"):
+        mdl_partition(x)
+    stream = MdlStream()
+    stream.extend(x[:150])
+    with pytest.warns(PerformanceWarning):
+        stream.extend(x[150:])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PerformanceWarning)
+        mdl_partition(x[:150])

@@ -88,3 +88,16 @@ def test_formatting() -> None:
     assert format_interval(1.0, 2.0, 0.99) == "99 % CI [1, 2]"
     assert json_safe(np.int64(3)) == 3 and json_safe(np.bool_(True)) is True
     assert ConfidenceInterval(1.0, 2.0).low == 1.0
+
+
+def test_to_dict_encodes_infinity_losslessly() -> None:
+    from pilotstats.regression import wps
+    from pilotstats.results import decode_float
+
+    work = np.array([10.0, 20.0, 30.0, 40.0, 50.0, 60.0])
+    durations = 1.0 + work / 100 + np.array([0.3, -0.3, 0.2, -0.25, 0.3, -0.2])
+    result = wps(work, durations, autocorrelation_limit=1.0, alpha_filter=False)
+    data = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    assert decode_float(data["throughput_ci_high"]) == result.throughput_ci_high
+    if math.isinf(result.throughput_ci_high):
+        assert data["throughput_ci_high"] == "inf"

@@ -370,3 +370,13 @@ def test_session_bad_input() -> None:
         run_session(lambda w: 1.0, 10, session=BenchmarkSession(10))
     with pytest.raises(InvalidInputError, match="tuple of length 3"):
         run_session(lambda w: (1.0, [1.0], 2), 10, min_round_duration=0.0)
+
+
+def test_trim_warmup_validates() -> None:
+    from pilotstats.session import trim_warmup
+
+    with pytest.raises(InvalidInputError):
+        trim_warmup(["a"] * 200)
+    with pytest.raises(InvalidInputError):
+        trim_warmup(np.ones((2, 5)))
+    assert trim_warmup([1.0] * 25, 0.1) == (3, 25)

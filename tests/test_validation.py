@@ -76,3 +76,54 @@ def test_scalar_checks() -> None:
     assert isinstance(coerce_rng(1), np.random.Generator)
     with pytest.raises(InvalidInputError, match="rng"):
         coerce_rng("seed")
+
+
+def test_size_parameters_are_bounded_everywhere() -> None:
+    from pilotstats import subsession_analysis
+    from pilotstats.changepoints import edm, edm_single
+
+    x = np.random.default_rng(0).normal(size=50)
+    for call in (lambda: edm(x, min_size=2**62), lambda: edm_single(x, min_size=2**63),
+                 lambda: subsession_analysis(x, subsession_size=2**62),
+                 lambda: edm(x, min_size=10**400)):
+        with pytest.raises(InvalidInputError, match="at most"):
+            call()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: __import__("pilotstats.changepoints").changepoints.MdlStream(pruning="False"),
+        lambda: __import__("pilotstats.changepoints").changepoints.mdl_partition(
+            [1.0, 2.0], higher_is_better="no"),
+        lambda: __import__("pilotstats.regression").regression.mva(
+            [1.0, 2.0], 5, all_populations="False"),
+        lambda: __import__("pilotstats.regression").regression.WorkPlanner(
+            1, 100, integer_work="False"),
+        lambda: __import__("pilotstats.regression").regression.WorkPlanner(
+            1, 100, wps_analysis=1),
+        lambda: __import__("pilotstats.regression").regression.work_sequence(
+            1, 10, integer_work="no"),
+        lambda: __import__("pilotstats.regression").regression.wps(
+            [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.5], alpha_filter="yes"),
+        lambda: __import__("pilotstats.analysis").analysis.analyze(
+            __import__("pilotstats.io").io.Measurements([1.0] * 20), detect_warmup="no"),
+    ],
+    ids=["MdlStream.pruning", "mdl.higher_is_better", "mva.all_populations",
+         "WorkPlanner.integer_work", "WorkPlanner.wps_analysis",
+         "work_sequence.integer_work", "wps.alpha_filter", "analyze.detect_warmup"],
+)
+def test_boolean_flags_reject_truthy_objects(call: object) -> None:
+    with pytest.raises(InvalidInputError, match="must be True or False"):
+        call()  # type: ignore[operator]
+
+
+def test_confidence_level_hint_only_for_percentages() -> None:
+    from pilotstats import subsession_analysis
+
+    x = np.arange(30.0)
+    with pytest.raises(InvalidInputError) as info:
+        subsession_analysis(x, confidence_level=1.5)
+    assert "did you mean" not in str(info.value)
+    with pytest.raises(InvalidInputError, match=r"did you mean 0\.95"):
+        subsession_analysis(x, confidence_level=95)
