@@ -102,7 +102,7 @@ def test_analysis_plot_of_one_benchmark_shows_absolute_values_and_runs() -> None
 
 def test_comparison_plot_colours_verdicts() -> None:
     rng = np.random.default_rng(4)
-    runs = np.repeat(np.arange(8), 25)  # 8 processes per side (issue 22: runs are the units)
+    runs = np.repeat(np.arange(8), 25)  # 8 processes per side (runs are the units)
     base = Measurements(rng.normal(1.0, 0.01, 200), run=runs, benchmark="b")
     new = Measurements(rng.normal(1.05, 0.01, 200), run=runs, benchmark="b")
     report = compare(base, new, min_change_percent=1)
@@ -183,7 +183,7 @@ def test_compare_and_trend_plots_are_titled_with_uncertainty() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    runs = np.tile(np.repeat(np.arange(5), 20), 2)  # 5 processes per benchmark (issue 22)
+    runs = np.tile(np.repeat(np.arange(5), 20), 2)  # 5 processes per benchmark
     base, new = _two_benchmarks(1), _two_benchmarks(2, slow=1.1)
     base, new = (Measurements(m.elapsed, run=runs, benchmark=m.benchmark) for m in (base, new))
     ax = compare(base, new, detect_warmup=False).plot()

@@ -1,5 +1,4 @@
-"""Analysis extras of issue 15: titled plots with uncertainty, the median and minimum
-statistics' intervals, progress inside long analyses."""
+"""The median and minimum statistics' intervals (``pilotstats.analysis._robust``)."""
 
 from __future__ import annotations
 

@@ -60,8 +60,7 @@ def test_lag1_matches_brute_force(x: np.ndarray, q: int, harmonic: bool) -> None
     got = lag1_autocorrelation(x, q, mean_method="harmonic" if harmonic else "arithmetic")
     if np.ptp(x) == 0:
         # Constant data: zero variance, r1 undefined -> 1.0 as in Pilot. The naive sums
-        # turn rounding noise into a spurious variance here; the compensated kernels do not
-        # (issue 13).
+        # turn rounding noise into a spurious variance here; the compensated kernels do not.
         assert got == 1.0
         return
     if not not_constant(x):
@@ -394,7 +393,7 @@ def test_other_bad_parameters() -> None:
         welch_test(1.0, 1.0, 10, 2.0, 1.0, 10, alternative="both")  # type: ignore[arg-type]
 
 
-# --- coverage simulation (issue 2 acceptance) -------------------------------------------
+# --- coverage simulation -------------------------------------------
 
 
 def ar1(rng: np.random.Generator, phi: float, n: int, size: int) -> np.ndarray:
@@ -421,7 +420,7 @@ def coverage(phi: float, replications: int, *, naive_iid: bool = False) -> float
 
 
 @pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::pilotstats.exceptions.DataRangeWarning")  # issue 24
+@pytest.mark.filterwarnings("ignore::pilotstats.exceptions.DataRangeWarning")
 @pytest.mark.parametrize(("phi", "low", "high"), [(0.0, 0.93, 0.97), (0.5, 0.90, 1.0),
                                                   (0.8, 0.90, 1.0)])
 def test_coverage_ar1(phi: float, low: float, high: float) -> None:

@@ -356,7 +356,7 @@ def test_integer_server_count_found_from_both_sides(start_servers: float) -> Non
     configurations = dict(fit.integer_profile)
     assert (2,) in configurations and len(configurations) >= 2
     assert configurations[(2,)] == min(configurations.values())
-    # issue 25: no linearised se for an integer, but a profile interval (noise-free data:
+    # No linearised se for an integer, but a profile interval (noise-free data:
     # S(x̂) ~ 0, so the interval shrinks onto the estimate)
     assert np.isnan(fit.stderr[3])
     assert fit.ci_low[3] <= 2.0 <= fit.ci_high[3] and fit.ci_high[3] - fit.ci_low[3] < 0.1
@@ -518,7 +518,7 @@ def test_f_test_two_versus_three_queues() -> None:
     two = ClosedNetworkModel(2, think_time=10.0, measures=("response_time", "throughput"))
     conditions = np.arange(1, 26, 2)
     z = noisy(three.evaluate_all(TRUE_D, conditions), 0.01, 12)
-    # R and f do not say which queue is which (issue 25: label switching is flagged)
+    # R and f do not say which queue is which (label switching is flagged)
     with pytest.warns(LabelSwitchingWarning, match="D1, D2, D3"):
         full = calibrate(three, conditions, z, [1.0, 1.5, 2.0])
     assert full.interchangeable == (("D1", "D2", "D3"),)

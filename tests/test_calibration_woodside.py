@@ -1,10 +1,10 @@
-"""Issue 25, calibration: the gaps of the audit against Woodside's tutorial (WOSP/SIPEW 2010).
+"""Calibration against Woodside's tutorial (WOSP/SIPEW 2010), step by step.
 
 Held parameters (slide 47), utilizations as measures (slides 31-32), label switching, H and M
 (slide 23), joint confidence regions and contours of E (slides 23, 38-40), residual diagnostics
 (slide 47), integer intervals from the profile of E, F tests on different measure sets, open
 systems as closed (slides 46/49), weights by trial length (slide 15), the half width in % and
-the utilization law. Each test failed (or could not run) before issue 25.
+the utilization law.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_fixed_by_index_holds_x0_value_and_by_index_mapping() -> None:
 
 
 def test_equal_bounds_mean_fixed_not_an_overflow_error() -> None:
-    """Before issue 25, lower == upper raised an InvalidInputError blaming float overflow."""
+    """lower == upper holds the parameter fixed; no InvalidInputError blaming float overflow."""
     z = noisy(MODEL.evaluate_all(TRUE_D, POPULATIONS), 0.03, 6)
     pinned = calibrate(MODEL, POPULATIONS, z, [1.0, 1.0, 1.0],
                        bounds=([2.0, 0.0, 0.0], [2.0, np.inf, np.inf]))
@@ -104,7 +104,7 @@ def test_fixed_errors() -> None:
 
 
 def test_utilizations_measure_matches_rc1_and_the_utilization_law() -> None:
-    """ClosedNetworkModel(measures=("utilization",)) was rejected before issue 25."""
+    """ClosedNetworkModel(measures=("utilization",)) is accepted."""
     model = ClosedNetworkModel(3, think_time=10.0, measures=("utilization",))
     assert model.measures == ("utilizations",) and model.measure_names == ("U1", "U2", "U3")
     u = model(TRUE_D, 10)
@@ -124,8 +124,8 @@ def test_utilizations_measure_matches_rc1_and_the_utilization_law() -> None:
 
 def test_r_and_u_calibration_recovers_truth_where_r_only_swaps_queues() -> None:
     """Slides 31-32: R and U identify the stations; R alone (and f) does not say which is
-    which. Before issue 25 the R-only fit from an asymmetric start returned swapped queues
-    with nothing flagged."""
+    which: a fit on R and f from an asymmetric start can return swapped queues, and that
+    is flagged."""
     z = noisy(R_AND_U.evaluate_all(TRUE_D, POPULATIONS), 0.02, 1)
     fit = calibrate(R_AND_U, POPULATIONS, z, [1.0, 1.0, 1.0])
     assert ((fit.ci_low <= TRUE_D) & (TRUE_D <= fit.ci_high)).all()
@@ -341,8 +341,8 @@ def test_summary_shows_half_width_percent() -> None:
 
 
 def test_f_test_on_different_measure_sets_refits_on_the_common_measures() -> None:
-    """The restricted model is fitted on R (m = 1), the full one on R and U (m = 4): before
-    issue 25 f_test refused. Brute force: refit both on R with common frozen weights."""
+    """The restricted model is fitted on R (m = 1), the full one on R and U (m = 4): f_test
+    accepts this. Brute force: refit both on R with common frozen weights."""
     two_r = ClosedNetworkModel(2, think_time=10.0, measures=("response_time",))
     three_r = ClosedNetworkModel(3, think_time=10.0, measures=("response_time",))
     conditions = np.arange(1, 26, 2)

@@ -1,4 +1,4 @@
-"""Issue 25 acceptance (slow): utilization-law demand estimation and the R+U calibration
+"""Slow: utilization-law demand estimation and the R+U calibration
 recover the truth within their 95 % intervals in >= 93 % of 500 seeded simulations.
 
 The measurements are the exact model values with seeded Gaussian noise (as the spec's §4

@@ -184,7 +184,7 @@ def test_module_entry_point() -> None:
 
 
 class TestSeveralFilesPerSide:
-    """Issue 22: '--' separates groups of files; each group is one measurement (its runs)."""
+    """'--' separates groups of files; each group is one measurement (its runs)."""
 
     @staticmethod
     def _job(path: Path, level: float, seed: int) -> Path:

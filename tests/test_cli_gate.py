@@ -129,7 +129,7 @@ class TestCompareGate:
     def test_not_analysable_exits_2(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        # Issue 22: 4 repetitions per benchmark are 4 runs, so the comparison is made
+        # 4 repetitions per benchmark are 4 runs, so the comparison is made
         # (it was "not analysable": no subsession size on the flattened 4 samples); they
         # ran in one process, so one file a side is inconclusive unless stated equivalent.
         path = DATA / "gbench.json"
@@ -229,7 +229,7 @@ def test_median_and_min_statistics_on_heavy_tails(
 ) -> None:
     """pyperf-like timings (20 processes x 20 values) with rare 100x outliers: the run
     medians' interval is narrow and stays near the typical value; the mean's is pulled by
-    the outliers. (Issue 22: one run per side is inconclusive, so several runs here.)"""
+    the outliers. (One run per side is inconclusive, so several runs here.)"""
     rng = np.random.default_rng(4)
 
     def write(name: str, level: float) -> Path:

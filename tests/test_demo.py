@@ -1,4 +1,4 @@
-"""The EDM demo runs and is deterministic."""
+"""The demos: ``pilotstats demo`` and the package demo run; the EDM demo is deterministic."""
 
 from __future__ import annotations
 

@@ -1,17 +1,18 @@
-"""Issue 13: the public API never crashes, never hangs and never returns garbage.
+"""The public API never crashes, never hangs and never returns garbage.
 
 Three parts:
 
 * the bad-value matrix of ``tests/fuzz_harness.py`` over every public callable (a quick
   subset in the fast suite, the whole matrix marked slow), run in watched worker processes
   so that a segfault or a hang is an outcome, not the end of the test run;
-* the command-line matrix: exit status 0 ok, 1 regression found, 2 bad input or usage,
-  3 internal error, and a traceback only with ``--debug``;
 * hypothesis properties (streams equal batch, affine invariance, segments partition
   [0, n), intervals contain the estimate and widen with the level, JSON round trip with
-  infinities).
+  infinities);
+* named bad-value cases that raise a named error.
 
-Named regression tests for each defect of the issue are in ``tests/test_reliability.py``.
+The command-line matrix (exit status 0 ok, 1 regression found, 2 bad input or usage,
+3 internal error, and a traceback only with ``--debug``) is in ``tests/test_cli.py``; the
+named tests of single bad inputs are in the test file of the function they call.
 """
 
 from __future__ import annotations
@@ -276,11 +277,11 @@ def test_json_round_trip_of_an_analysis_report_with_an_unbounded_end() -> None:
 
 
 # ------------------------------------------------------------------------------------
-# Issue 24: the cases an independent matrix found, each by name
+# The cases an independent matrix found, each by name
 # ------------------------------------------------------------------------------------
 
 
-def _issue_24_cases() -> list[tuple[str, object]]:
+def _named_bad_value_cases() -> list[tuple[str, object]]:
     from pilotstats import regression
     from pilotstats.analysis import detect_many, fleet_report, trend_many
     from pilotstats.autocorrelation import welch_test
@@ -319,10 +320,10 @@ def _issue_24_cases() -> list[tuple[str, object]]:
 
 
 @pytest.mark.parametrize("case", range(14))
-def test_issue_24_case_raises_a_named_error(case: int) -> None:
+def test_named_bad_value_case_raises_a_named_error(case: int) -> None:
     from pilotstats.exceptions import PilotStatsError
 
-    name, call = _issue_24_cases()[case]
+    name, call = _named_bad_value_cases()[case]
     try:
         call()  # type: ignore[operator]
     except PilotStatsError:
@@ -330,8 +331,8 @@ def test_issue_24_case_raises_a_named_error(case: int) -> None:
     pytest.fail(f"{name}: accepted (no named error)")
 
 
-def test_issue_24_cases_are_all_listed() -> None:
-    assert len(_issue_24_cases()) == 14
+def test_named_bad_value_cases_are_all_listed() -> None:
+    assert len(_named_bad_value_cases()) == 14
 
 
 def test_wps_with_durations_near_the_smallest_normal_is_finite_or_named() -> None:

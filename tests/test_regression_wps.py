@@ -287,7 +287,7 @@ def test_str_and_dict() -> None:
 
 
 def test_unbounded_to_dict_encodes_inf() -> None:
-    # issue 13: "unbounded" survives JSON ("inf", not None, which would read as "unknown").
+    # "unbounded" survives JSON ("inf", not None, which would read as "unknown").
     work, durations = _V53.data
     data = wps(work, durations, autocorrelation_limit=1.0).to_dict()
     assert data["throughput_ci_high"] == "inf" and data["throughput_half_width"] == "inf"
@@ -308,7 +308,7 @@ def test_non_positive_slope_is_invalid() -> None:
 
 
 def test_undetermined_throughput_has_no_bound_even_when_the_slope_interval_is_positive() -> None:
-    # issue 23: slope estimate <= 0 while its interval reaches positive slopes: the
+    # Slope estimate <= 0 while its interval reaches positive slopes: the
     # throughput is undetermined, so no bound (not [1/slope_high, inf]) at any level.
     work = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
     durations = [3.0, 3.2, 2.9, 3.1, 2.95, 3.0]
@@ -479,8 +479,8 @@ def test_invalid_parameters() -> None:
         wps(work, durations, subsession_size=0)
     with pytest.raises(NotEnoughDataError, match="subsession_size=4 leaves 2 subsession"):
         wps(work, durations, subsession_size=4)
-    # No size meets the limit: the least correlated identifiable size, with a note (issue 25:
-    # the planner's own schedules never raise SubsessionSizeNotFoundError).
+    # No size meets the limit: the least correlated identifiable size, with a note (the
+    # planner's own schedules never raise SubsessionSizeNotFoundError).
     fallback = wps(pv.V55_IDENTICAL_DIFF, [pv.v55_duration(w) for w in pv.V55_IDENTICAL_DIFF])
     assert fallback.subsession_size == 1
     assert len(fallback.notes) == 1 and "autocorrelation_limit=0.1" in fallback.notes[0]

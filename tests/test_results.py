@@ -1,8 +1,9 @@
-"""One unit per table cell: an interval is printed in its estimate's unit (issue 28).
+"""``pilotstats.results``: the base result class (JSON-safe ``to_dict``, HTML, frozen) and
+the formatting of numbers and intervals.
 
-``mean 923 ms [0.8409, 1.005 s]`` mixed milliseconds and seconds in one cell; the
-interval now follows the estimate's scale everywhere an estimate and its interval are
-printed together.
+One unit per table cell: an interval is printed in its estimate's unit, never
+``mean 923 ms [0.8409, 1.005 s]``; the interval follows the estimate's scale everywhere an
+estimate and its interval are printed together.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ class _Example(Result):
 def test_result_to_dict_is_json_safe() -> None:
     example = _Example(math.inf, np.array([1.0, math.nan]), {"a": np.float64(2.0), 3: (1, 2)})
     data = example.to_dict()
-    # issue 13: infinities are encoded losslessly as "inf"/"-inf"; NaN becomes None.
+    # Infinities are encoded losslessly as "inf"/"-inf"; NaN becomes None.
     assert data == {"value": "inf", "values": [1.0, None], "nested": {"a": 2.0, "3": [1, 2]}}
     json.dumps(data, allow_nan=False)
     assert "<table>" in example._repr_html_()

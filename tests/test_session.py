@@ -49,7 +49,7 @@ def test_trim_warmup_v4(r0: list[int], kept: list[int]) -> None:
     assert got == kept
     # The session applies the same trimming per round.
     session = BenchmarkSession(warmup_removal="trim", min_rounds=1, unit_readings_min_subsessions=0)
-    # An empty first round cannot register an index (issue 13); later rounds may be empty.
+    # An empty first round cannot register an index; later rounds may be empty.
     for values in ((R1, r0) if not r0 else (r0, R1)):
         session.record(None, 1.0, unit_readings=values)
     item = session.result().unit_readings[0]
@@ -321,7 +321,7 @@ def _hash_kib(kib: float | None) -> None:
 def test_session_real_hashing_workload() -> None:
     # A real workload timed with time.perf_counter. The machine may be loaded (CI runs on
     # shared cores), so the live timings are illustrative: only properties that hold for any
-    # timing are asserted (issue 13: no assertion on a live wall-clock timing).
+    # timing are asserted (no assertion on a live wall-clock timing).
     result = run_session(
         _hash_kib,
         60_000,
@@ -418,7 +418,7 @@ def test_short_rounds_warmup_is_flagged_with_default_min_size() -> None:
 
 
 def test_short_rounds_warmup_removed_across_rounds_whatever_min_size() -> None:
-    # Issue 23: the pooled search needs no 2 * min_size readings per round.
+    # The pooled search needs no 2 * min_size readings per round.
     result = warmup_session(0, 50)
     item = result.unit_readings[0]
     assert item.analysis is not None and not result.warmup_kept
@@ -444,12 +444,12 @@ def test_min_size_is_validated() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("n", "min_size"), [(50, 8), (500, 30)], ids=["rounds-50", "rounds-500"])
 def test_warmup_session_coverage(n: int, min_size: int) -> None:
-    # Issue 12 acceptance: 200 seeded sessions whose rounds start with a 3-sigma warm-up
+    # 200 seeded sessions whose rounds start with a 3-sigma warm-up
     # over the first 40 % of the readings; the 95 % CI must cover the stable mean in at
     # least 93 % of them (min_size = n / 6 for rounds of 50, as the README recommended).
     # Measured: 94.0 % (rounds of 50) and 95.5 % (rounds of 500) with per-round
     # stable_phase; 99.5 % and 98.5 % with the pooled search and rounds as replicates
-    # (issue 23; min_size no longer matters).
+    # (min_size does not matter there).
     sessions = 200
     covered = 0
     for seed in range(sessions):
@@ -504,7 +504,7 @@ def test_planner_doubling_rounds_are_not_used_by_readings() -> None:
 
 
 def test_zero_duration_from_coarse_timer_does_not_abort() -> None:
-    # Issue 13: a timer with 10 ms resolution measures small rounds as 0 s. They are stored
+    # A timer with 10 ms resolution measures small rounds as 0 s. They are stored
     # as short rounds, the planner doubles the work, and the session finishes.
     clock = [0.0]
 
@@ -706,7 +706,7 @@ def test_outlier_round_is_excluded_and_reported() -> None:
 
 
 def test_undetermined_session_throughput_has_no_finite_bound() -> None:
-    # issue 23: durations that do not grow with the work (slope estimate < 0 whose interval
+    # Durations that do not grow with the work (slope estimate < 0 whose interval
     # reaches positive slopes): SessionResult.to_dict() holds no bound of the throughput.
     session = BenchmarkSession(1e4, min_round_duration=0.0, max_rounds=30)
     rng = np.random.default_rng(1)

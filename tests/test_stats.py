@@ -1,5 +1,5 @@
-"""normal_cdf equals scipy.special.ndtr bit for bit (issue 26: detect_changes and edm do not
-import scipy; their p-values must not move)."""
+"""``pilotstats._stats``: normal_cdf equals scipy.special.ndtr bit for bit (detect_changes
+and edm do not import scipy; their p-values must not move), and ceil_tol."""
 
 from __future__ import annotations
 
