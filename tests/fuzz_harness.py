@@ -680,9 +680,9 @@ EXCLUDED: dict[str, str] = {
     "HarnessFormat": "a Literal type alias, not a function",
     "Stream": "a typing.Protocol (tests/test_protocols.py), not a function",
     "ResultCollection": "a typing.Protocol (tests/test_protocols.py), not a function",
-    # Loaders over folders of files: tests/test_io.py, tests/test_input_limits.py.
+    # Loaders over folders of files: tests/test_io.py, tests/test_io_limits.py.
     "load_criterion": "folder loader (test_io: criterion folders)",
-    "read_tokio_summaries": "TOKIO CSV loader (test_smoothing_tokio, test_input_limits)",
+    "read_tokio_summaries": "TOKIO CSV loader (test_smoothing_tokio, test_io_limits)",
     # DataFrame pipelines and plots: pandas/matplotlib front-ends, validated by their
     # own test modules (tests/test_smoothing*.py, tests/test_plots.py).
     **{name: "DataFrame pipeline or plot" for name in (
