@@ -1,8 +1,10 @@
-"""The demos: ``pilotstats demo`` and the package demo run; the EDM demo is deterministic."""
+"""The demos: ``pilotstats demo`` and the package demo run; the EDM and WPS demos are
+deterministic."""
 
 from __future__ import annotations
 
 from pilotstats.changepoints._demo_edm import demo_edm
+from pilotstats.regression import demo_wps
 
 
 def test_demo_edm() -> None:
@@ -23,3 +25,13 @@ def test_cli_demo() -> None:
     from pilotstats.__main__ import main
 
     assert main(["demo"]) == 0
+
+
+def test_demo_wps_report() -> None:
+    text = demo_wps()
+    lines = text.splitlines()
+    assert lines[0].startswith("WPS demo: simulated workload")
+    assert "stop reason targets_met" in lines[1]
+    assert lines[2].startswith("fit: v = ")
+    assert "naive" in lines[3]
+    assert demo_wps() == text  # deterministic
