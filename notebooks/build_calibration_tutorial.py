@@ -127,7 +127,7 @@ CELLS = [
         "The model `h(params, N)` is exact MVA for the 3-station network with Z = 10 s; it returns "
         "T_1, T_2, T_3 and f. The default weighting is IRLS (weights 1/y(x̂)², i.e. a constant "
         "coefficient of variation), which our Monte Carlo study "
-        "(tests/test_calibration_simulation.py) shows gives nominal CI "
+        "(tests/test_calibration_slow.py) shows gives nominal CI "
         "coverage, unlike OLS."
     ),
     new_code_cell(

@@ -3,7 +3,7 @@
 The notebook estimates the stable throughput of a real small workload (SHA-256 hashing of
 in-memory bytes) with a CI-driven benchmark session and the work-per-second regression, and
 plots the fit with its confidence and prediction bands. It is executed by
-``tests/test_notebook_wps.py``.
+``tests/test_wps_notebook.py``.
 
 Live timings are illustrative only: on a loaded machine a real workload can give any
 answer (even "v undetermined"), so no cell asserts on them and the figure falls back to a

@@ -1,7 +1,7 @@
 """Write ``notebooks/tour.ipynb`` (without outputs) with nbformat.
 
 Run ``python notebooks/make_tour.py`` after editing the cells below;
-``tests/test_notebooks.py`` executes the notebook.
+``tests/test_tour_notebook.py`` executes the notebook.
 """
 
 from __future__ import annotations

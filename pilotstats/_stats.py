@@ -129,7 +129,7 @@ def normal_cdf(value: float) -> float:
 
     The same Cephes rational approximations in the same floating-point operations, so the
     result is that of scipy bit for bit (checked on 350,000 arguments in
-    ``tests/test_stats_normal.py``); computed here so that the change-point detectors do
+    ``tests/test_stats.py``); computed here so that the change-point detectors do
     not import scipy (see the module notes). NaN gives NaN.
     """
     a = float(value)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 # The suite compares compiled kernels with their twins and times nothing: every kernel
-# compiles on its first call here. tests/test_interpreted_tier.py turns the interpreted
+# compiles on its first call here. tests/test_jit_interpreted.py turns the interpreted
 # first calls on where it tests them.
 os.environ.setdefault("PILOTSTATS_INTERPRETED_TIER", "0")
 

@@ -1,4 +1,4 @@
-"""Bad-value matrix over the public API (issue 13), run in a watched worker process.
+"""Bad-value matrix over the public API, run in a watched worker process.
 
 Every public callable named in a module's ``__all__`` is either a :class:`Target` below or
 listed in :data:`EXCLUDED` with the reason. Each target has a valid baseline call; the
@@ -18,7 +18,7 @@ data) or :func:`scalar_values` (keywords), and classifies the outcome:
     a result whose ``to_dict()`` is not JSON-safe;
 ``non-finite``
     a result holding NaN or an infinity for finite input, in a field the target does not
-    document as possibly non-finite (issue 24);
+    document as possibly non-finite;
 ``mutated``
     the call modified one of its inputs;
 ``crash`` / ``hang``
@@ -104,7 +104,7 @@ def data_values(n: int = N) -> list[tuple[str, Callable[[], Any], bool]]:
         ("-inf", lambda: np.where(np.arange(n) == 3, -np.inf, base), True),
         ("numeric strings", lambda: [str(v) for v in base], True),
         ("datetime64", lambda: np.arange(n).astype("datetime64[s]"), True),
-        # issue 24: coercions that numpy performs silently
+        # Coercions that numpy performs silently
         ("dates", lambda: [datetime.date(2024, 1, 1 + i % 28) for i in range(n)], True),
         ("complex 0j", lambda: base.astype(complex), True),
         ("complex list", lambda: [complex(v, 0.0) for v in base], True),
@@ -142,7 +142,7 @@ def scalar_values() -> list[tuple[str, Callable[[], Any], bool]]:
         ("complex", lambda: 1 + 1j, True),
         ("NaN", lambda: math.nan, True),
         ("400-digit int", lambda: 10**400, True),
-        # issue 24: numeric strings, dates, complex numbers with no imaginary part and dicts
+        # Numeric strings, dates, complex numbers with no imaginary part and dicts
         # of numbers (whose keys look like data) are not numbers either
         ("'1.5'", lambda: "1.5", True),
         ("date", lambda: datetime.date(2024, 1, 1), True),
@@ -471,7 +471,7 @@ def _targets() -> list[Target]:
                valid=frozenset({(0, "datetime64"), (1, "NaN")}),
                flags=frozenset({"higher_is_better"})),
         # io
-        # None is not a value of the per-sample columns (issue 24: warmup=None was False);
+        # None is not a value of the per-sample columns (warmup=None was False);
         # omitting the argument gives the default.
         Target("Measurements", io.Measurements, lambda: [x()],
                kwargs=lambda: {"run": np.repeat([0, 1], N // 2),
@@ -526,7 +526,7 @@ def _targets() -> list[Target]:
                                       "offset 1e9", "negative", "zeros", "huge ints",
                                       "booleans", "tuple", "short"}),
                note="a sequence of Measurements: numeric data are wrong-typed"),
-        # calibration models as functions of (params, conditions) (issue 24: NaN parameters,
+        # calibration models as functions of (params, conditions) (NaN parameters,
         # numeric strings, dates and complex numbers as conditions)
         Target("PolynomialModel.evaluate_all", model.evaluate_all,
                lambda: [[2.0, 3.0], cal_u], data=(0, 1)),
@@ -574,7 +574,7 @@ def _targets() -> list[Target]:
                         "unit", "workers"),
                valid_none=frozenset({"unit", "workers"}), free_strings=frozenset({"unit"}),
                flags=frozenset({"higher_is_better"})),
-        # loaders (issue 24): a fixture as the baseline; any value in place of the source
+        # loaders: a fixture as the baseline; any value in place of the source
         # is read as a path, text, bytes, open file or parsed document, and must give a
         # FormatError (never a raw exception) when it is none of them
         *[Target(name, getattr(io, name), lambda fixture=fixture: [str(HARNESSES / fixture)],
@@ -680,9 +680,9 @@ EXCLUDED: dict[str, str] = {
     "HarnessFormat": "a Literal type alias, not a function",
     "Stream": "a typing.Protocol (tests/test_protocols.py), not a function",
     "ResultCollection": "a typing.Protocol (tests/test_protocols.py), not a function",
-    # Loaders over folders of files: tests/test_io.py, tests/test_input_limits.py.
+    # Loaders over folders of files: tests/test_io.py, tests/test_io_limits.py.
     "load_criterion": "folder loader (test_io: criterion folders)",
-    "read_tokio_summaries": "TOKIO CSV loader (test_smoothing_tokio, test_input_limits)",
+    "read_tokio_summaries": "TOKIO CSV loader (test_smoothing_tokio, test_io_limits)",
     # DataFrame pipelines and plots: pandas/matplotlib front-ends, validated by their
     # own test modules (tests/test_smoothing*.py, tests/test_plots.py).
     **{name: "DataFrame pipeline or plot" for name in (
@@ -691,10 +691,10 @@ EXCLUDED: dict[str, str] = {
         "plot_comparison", "plot_measurements", "plot_trend", "plot_half_width", "to_otava_csv",
         "write_parquet",
     )},
-    # Owned by the session engineer (issue 13, "Sessions and bad rounds").
-    "BenchmarkSession": "pilotstats.session, owned by another change of issue 13",
-    "run_session": "pilotstats.session, owned by another change of issue 13",
-    "main": "the CLI: see the CLI matrix in tests/test_fuzz.py",
+    # Sessions run workloads: their bad rounds are tested in tests/test_session.py.
+    "BenchmarkSession": "pilotstats.session: bad rounds in tests/test_session.py",
+    "run_session": "pilotstats.session: bad rounds in tests/test_session.py",
+    "main": "the CLI: see the CLI matrix in tests/test_cli.py",
 }
 
 PUBLIC_MODULES = (

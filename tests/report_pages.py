@@ -91,7 +91,7 @@ def build_pages(folder: Path) -> dict[str, Path]:
 
 
 def build_plots(folder: Path) -> dict[str, Path]:
-    """Save each plot of the issue, drawn from the real fixtures, as a PNG in ``folder``."""
+    """Save each report plot, drawn from the real fixtures, as a PNG in ``folder``."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -4,7 +4,7 @@ N users with exponential think time Z cycle through single-server FCFS stations 
 exponential service (one visit each, in series). After a warm-up, per-station residence
 times (departure − arrival at the station) and the throughput (completed cycles per
 second) are recorded. Two implementations: a small heapq event loop (fast, used for the
-coverage study) and a simpy process model (the independent library the issue names).
+coverage study) and a simpy process model (an independent library).
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ def runs_measurements(mean: float, rel_noise: float, n_runs: int, per_run: int, 
 
 class TestAnalyze:
     def test_matches_autocorrelation_pillar(self) -> None:
-        # One run: the subsession analysis of that run (unchanged by issue 22).
+        # One run: the subsession analysis of that run (runs as units change nothing here).
         m = runs_measurements(2e-6, 0.02, 1, 120, seed=1, warmups=2)
         item = analyze(m, detect_warmup=False)["bench"]
         kept = m.without_warmups().time_per_work
@@ -67,7 +67,7 @@ class TestAnalyze:
         assert low < item.ci_low and high > item.ci_high
 
     def test_several_runs_use_the_runs_as_units(self) -> None:
-        # Issue 22: pyperf-like processes; the interval has the runs as its units.
+        # Pyperf-like processes; the interval has the runs as its units.
         m = runs_measurements(2e-6, 0.02, 10, 12, seed=1, warmups=2)
         item = analyze(m, detect_warmup=False)["bench"]
         kept = [part.without_warmups().time_per_work for _, part in m.by_run()]
@@ -197,7 +197,7 @@ class TestCompare:
         assert item.relative_ci_low is not None and item.relative_ci_low > 0
 
     def test_fieller_ratio_of_run_level_means(self) -> None:
-        # Issue 22: the change is the ratio of run-level estimates (compare_runs), not a
+        # The change is the ratio of run-level estimates (compare_runs), not a
         # Welch test on the subsessions of the concatenated runs.
         base = runs_measurements(1e-6, 0.01, 20, 10, seed=11)
         new = runs_measurements(1.01e-6, 0.01, 20, 10, seed=12)

@@ -11,6 +11,7 @@ import pytest
 
 from pilotstats.analysis import analyze, compare, trend
 from pilotstats.io import Measurements, load
+from tests.test_pandas import _two_benchmarks
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
@@ -101,7 +102,7 @@ def test_analysis_plot_of_one_benchmark_shows_absolute_values_and_runs() -> None
 
 def test_comparison_plot_colours_verdicts() -> None:
     rng = np.random.default_rng(4)
-    runs = np.repeat(np.arange(8), 25)  # 8 processes per side (issue 22: runs are the units)
+    runs = np.repeat(np.arange(8), 25)  # 8 processes per side (runs are the units)
     base = Measurements(rng.normal(1.0, 0.01, 200), run=runs, benchmark="b")
     new = Measurements(rng.normal(1.05, 0.01, 200), run=runs, benchmark="b")
     report = compare(base, new, min_change_percent=1)
@@ -175,3 +176,60 @@ def test_progress_bar_path() -> None:
     m = load(DATA / "pytest_benchmark.json")
     with_bar = analyze(m, progress=True)
     assert with_bar.to_dict() == analyze(m).to_dict()
+
+
+def test_compare_and_trend_plots_are_titled_with_uncertainty() -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    runs = np.tile(np.repeat(np.arange(5), 20), 2)  # 5 processes per benchmark
+    base, new = _two_benchmarks(1), _two_benchmarks(2, slow=1.1)
+    base, new = (Measurements(m.elapsed, run=runs, benchmark=m.benchmark) for m in (base, new))
+    ax = compare(base, new, detect_warmup=False).plot()
+    assert ax.get_title().startswith("new vs baseline: 1 regression(s)")
+    single = compare(_two_benchmarks(1), _two_benchmarks(2, slow=1.1), detect_warmup=False)
+    assert "2 inconclusive (1 run on a side)" in single.plot().get_title().replace("\n", " ")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["regression",
+                                                                  "no significant change"]
+    rng = np.random.default_rng(5)
+    files = [Measurements(rng.normal(1.0 + 0.5 * (i >= 3), 0.01, 100), benchmark="b")
+             for i in range(6)]
+    report = trend(files, labels=[f"v{i}" for i in range(6)], detect_warmup=False)
+    assert all(low is not None and low < mean < high for low, mean, high in
+               zip(report["b"].ci_low, report["b"].means, report["b"].ci_high, strict=True))
+    ax = report.plot()
+    (bars,) = ax.containers
+    assert len(bars.lines[2][0].get_segments()) == 6
+    assert ax.get_xlabel() == "result (oldest first)"
+    assert "interval of each mean (95 % CI)" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_progress_moves_inside_each_benchmark(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One step per run and one per benchmark's intervals, each naming what it does."""
+    import sys
+    import types
+
+    events: list[tuple[str, object]] = []
+
+    class FakeBar:
+        def __init__(self, total: int, **kwargs: object) -> None:
+            events.append(("total", total))
+
+        def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+            events.append(("at", text))
+
+        def update(self, n: int) -> None:
+            events.append(("update", n))
+
+        def close(self) -> None:
+            events.append(("close", None))
+
+    monkeypatch.setitem(sys.modules, "tqdm", types.SimpleNamespace(tqdm=FakeBar))
+    rng = np.random.default_rng(0)
+    m = Measurements(rng.normal(1.0, 0.01, 60), run=np.repeat([0, 1, 2], 20), benchmark="b")
+    analyze(m, progress=True, detect_warmup=False)
+    assert events[0] == ("total", 4) and events[-1] == ("close", None)
+    assert [text for kind, text in events if kind == "at"] == [
+        "b, run 0", "b, run 1", "b, run 2", "b, intervals"]
+    assert sum(1 for kind, _ in events if kind == "update") == 4

@@ -1,4 +1,4 @@
-"""asv folders for ``trend`` and ``fleet`` (issue 28): both take the project folder, the
+"""asv folders for ``trend`` and ``fleet``: both take the project folder, the
 results root or a machine folder; commits of equal date come in git order where the
 repository is available, else in asv's revision order, else by hash, and the output
 says which; ``--fail-on-regression`` judges the truly newest result."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from pilotstats import _config
 from pilotstats._kernels import autocorrelation as kernels
 from pilotstats.autocorrelation import (
     compare_subsession_means,
@@ -26,6 +29,7 @@ from pilotstats.autocorrelation import (
 from pilotstats.autocorrelation.proportion import wilson_interval
 from pilotstats.datasets import ferrari_response_times
 from pilotstats.exceptions import (
+    DataRangeWarning,
     InvalidInputError,
     NotEnoughDataError,
     SubsessionSizeNotFoundError,
@@ -56,8 +60,7 @@ def test_lag1_matches_brute_force(x: np.ndarray, q: int, harmonic: bool) -> None
     got = lag1_autocorrelation(x, q, mean_method="harmonic" if harmonic else "arithmetic")
     if np.ptp(x) == 0:
         # Constant data: zero variance, r1 undefined -> 1.0 as in Pilot. The naive sums
-        # turn rounding noise into a spurious variance here; the compensated kernels do not
-        # (issue 13).
+        # turn rounding noise into a spurious variance here; the compensated kernels do not.
         assert got == 1.0
         return
     if not not_constant(x):
@@ -390,7 +393,7 @@ def test_other_bad_parameters() -> None:
         welch_test(1.0, 1.0, 10, 2.0, 1.0, 10, alternative="both")  # type: ignore[arg-type]
 
 
-# --- coverage simulation (issue 2 acceptance) -------------------------------------------
+# --- coverage simulation -------------------------------------------
 
 
 def ar1(rng: np.random.Generator, phi: float, n: int, size: int) -> np.ndarray:
@@ -417,7 +420,7 @@ def coverage(phi: float, replications: int, *, naive_iid: bool = False) -> float
 
 
 @pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::pilotstats.exceptions.DataRangeWarning")  # issue 24
+@pytest.mark.filterwarnings("ignore::pilotstats.exceptions.DataRangeWarning")
 @pytest.mark.parametrize(("phi", "low", "high"), [(0.0, 0.93, 0.97), (0.5, 0.90, 1.0),
                                                   (0.8, 0.90, 1.0)])
 def test_coverage_ar1(phi: float, low: float, high: float) -> None:
@@ -431,3 +434,166 @@ def test_naive_iid_interval_undercovers_at_phi_08() -> None:
     rate = coverage(0.8, 1000, naive_iid=True)
     print(f"naive q=1 coverage phi=0.8: {rate:.3f}")
     assert rate < 0.75  # theory: about 2 Phi(1.96 sqrt((1-phi)/(1+phi))) - 1 = 0.57
+
+
+def test_wilson_interval_validates() -> None:
+    from pilotstats.autocorrelation.proportion import wilson_interval
+
+    with pytest.raises(InvalidInputError, match="n must lie"):
+        wilson_interval(0.3, -1, 1.96)
+    with pytest.raises(InvalidInputError, match="n must lie"):
+        wilson_interval(0.3, 0, 1.96)
+    with pytest.raises(InvalidInputError, match="p_hat"):
+        wilson_interval(1.3, 10, 1.96)
+    low, high = wilson_interval(0.3, 10, 1.96)
+    assert 0.0 <= low <= 0.3 <= high <= 1.0
+
+
+def test_subsession_mean_at_offset_1e9_is_correctly_rounded() -> None:
+    from pilotstats import subsession_analysis
+
+    x = 1e9 + np.random.default_rng(0).standard_normal(100_000)
+    result = subsession_analysis(x)
+    exact = float(sum(Fraction(v) for v in x.tolist()) / x.size)
+    assert result.ci_low <= exact <= result.ci_high
+    assert abs(result.mean - exact) <= 4 * np.spacing(exact)
+
+
+def test_lag1_autocorrelation_at_offset_1e9_matches_the_centred_series() -> None:
+    from pilotstats.autocorrelation import lag1_autocorrelation
+
+    rng = np.random.default_rng(1)
+    noise = rng.standard_normal(50_000)
+    centred = lag1_autocorrelation(noise, 5)
+    shifted = lag1_autocorrelation(1e9 + noise, 5)
+    assert shifted == pytest.approx(centred, abs=1e-6)
+
+
+def test_subsession_search_matches_the_direct_scan_on_a_level_shift() -> None:
+    """The O(n log n) prefix-sum scan chooses the same q as the O(n) per-q direct scan."""
+    from pilotstats._kernels import autocorrelation as kernels
+    from pilotstats.autocorrelation import optimal_subsession_size
+
+    rng = np.random.default_rng(2)
+    for shift in (0.0, 0.5, 5.0):
+        x = rng.standard_normal(3_000)
+        x[1_500:] += shift
+        m = float(kernels.overall_mean(x, False))
+        direct = next((q for q in range(1, x.size // 3 + 1)
+                       if abs(kernels.lag1_coefficient(x, q, False, m)) <= 0.1), None)
+        assert optimal_subsession_size(x) == direct
+
+
+def test_welch_degenerate_case_is_finite() -> None:
+    from pilotstats import welch_test
+
+    result = welch_test(0, 0, 2, 0, 1.7e-203, 2)
+    assert math.isfinite(result.dof) and math.isfinite(result.ci_low)
+    assert result.ci_low <= 0.0 <= result.ci_high
+    with pytest.raises(InvalidInputError, match="overflows"):
+        welch_test(1.7e308, 1.0, 10, -1.7e308, 1.0, 10)
+
+
+def test_proportion_interval_pilot_is_clipped_to_0_1() -> None:
+    from pilotstats.autocorrelation import proportion_interval
+
+    result = proportion_interval([0, 1], method="pilot", confidence_level=0.99)
+    assert result.ci_low == 0.0 and result.ci_high == 1.0
+    result = proportion_interval([0, 1, 0, 1, 1], method="pilot")
+    assert 0.0 <= result.ci_low <= result.proportion <= result.ci_high <= 1.0
+
+
+def test_required_sample_size_tiny_target_is_unreachable_not_zero_division() -> None:
+    from pilotstats.autocorrelation import required_sample_size
+    from pilotstats.exceptions import UnreachableTargetError
+
+    x = 1 + 0.05 * np.random.default_rng(0).standard_normal(64)
+    with pytest.raises(UnreachableTargetError):
+        required_sample_size(x, half_width=5e-324)
+
+
+def test_comparison_sample_size_names_the_baseline_arguments() -> None:
+    from pilotstats.autocorrelation import required_sample_size_for_comparison
+
+    with pytest.raises(InvalidInputError, match=r"^baseline_mean must"):
+        required_sample_size_for_comparison(math.nan, 1, 10, 1, 1, 10)
+    with pytest.raises(InvalidInputError, match=r"^var must"):
+        required_sample_size_for_comparison(1, 1, 10, 1, -1, 10)
+
+
+# Small samples say so: ``subsession_analysis`` warns when strong autocorrelation leaves too few
+# effective samples for its nominal coverage (README, "Small samples say so";
+# ``benchmarks/bench_subsession_coverage.py`` for the full table).
+def _ar1(seed: int, phi: float, n: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    e = rng.standard_normal(n)
+    x = np.empty(n)
+    x[0] = e[0] / np.sqrt(1.0 - phi * phi)
+    for i in range(1, n):
+        x[i] = phi * x[i - 1] + e[i]
+    return x
+
+
+def test_strong_autocorrelation_with_few_effective_samples_warns() -> None:
+    x = _ar1(3, 0.95, 500)
+    with pytest.warns(DataRangeWarning, match="strong autocorrelation") as caught:
+        result = subsession_analysis(x)
+    message = str(caught[0].message)
+    assert f"h = {result.n_subsessions}" in message and "collect more samples" in message
+
+
+@pytest.mark.parametrize(("phi", "n"), [(0.0, 200), (0.5, 500), (0.95, 50_000)])
+def test_no_warning_when_the_sample_is_large_enough_or_independent(phi: float, n: int) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        subsession_analysis(_ar1(4, phi, n))
+
+
+def test_textbook_example_and_explicit_subsession_size_do_not_warn() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        subsession_analysis(ferrari_response_times())  # lag-1 r = 0.64: below 0.7
+        subsession_analysis(_ar1(3, 0.95, 500), subsession_size=100)  # the user's choice
+
+
+def test_thresholds_are_tunables(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = _ar1(3, 0.95, 500)
+    monkeypatch.setattr(_config, "SUBSESSION_MAX_IMPLIED_AUTOCORRELATION", 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        subsession_analysis(x)
+
+
+@pytest.mark.slow
+def test_warned_intervals_are_the_ones_that_undercover() -> None:
+    """Seeded AR(1) phi = 0.95, n = 200 (300 series): the intervals that warned cover well
+    below 95 %; i.i.d. series of the same length never warn and cover near 95 %."""
+    warned_hits = warned = 0
+    for seed in range(300):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = subsession_analysis(_ar1(1000 + seed, 0.95, 200))
+        if any(issubclass(w.category, DataRangeWarning) for w in caught):
+            warned += 1
+            warned_hits += result.ci_low <= 0.0 <= result.ci_high
+    assert warned >= 150
+    assert warned_hits / warned < 0.9
+    hits = 0
+    for seed in range(300):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            result = subsession_analysis(_ar1(5000 + seed, 0.0, 200))
+        hits += result.ci_low <= 0.0 <= result.ci_high
+    assert 0.91 <= hits / 300 <= 0.99
+
+
+@pytest.mark.parametrize(("phi", "q"), [(0.9, 10), (0.5, 3)])
+def test_ar1_block_autocorrelation_matches_simulated_block_means(phi: float, q: int) -> None:
+    from scipy.signal import lfilter
+
+    from pilotstats.autocorrelation.subsession import _ar1_block_autocorrelation
+
+    x = lfilter([1.0], [1.0, -phi], np.random.default_rng(0).standard_normal(1_000_000))
+    blocks = x[: x.size // q * q].reshape(-1, q).mean(axis=1)
+    simulated = np.corrcoef(blocks[:-1], blocks[1:])[0, 1]
+    assert _ar1_block_autocorrelation(phi, q) == pytest.approx(simulated, abs=0.01)

@@ -307,7 +307,7 @@ def _naive(path: Path, commits: list[str]) -> str:
 
 @pytest.mark.slow
 def test_forty_real_repositories(tmp_path: Path) -> None:
-    """Issue 27: 64 commits, the work grows by 15 % at a random commit k, 5 % run-to-run
+    """64 commits, the work grows by 15 % at a random commit k, 5 % run-to-run
     noise added by the program: ``bisect`` names k in >= 95 % of 40 seeded repositories,
     naive one-run-per-commit bisection in a lower share; with no change, "no regression
     in range" in >= 95 % of 40. Two repositories are bisected at a time (about 9,000

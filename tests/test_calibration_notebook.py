@@ -1,4 +1,4 @@
-"""Execute notebooks/calibration_tutorial.ipynb with nbclient (issue 6 acceptance)."""
+"""Execute notebooks/calibration_tutorial.ipynb with nbclient."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def test_calibration_tutorial_notebook_runs() -> None:
     assert "covers the true" in text or "MISSES the true" in text
     assert "F = " in text and "a third queue is needed" in text
     assert "NOT identifiable" in text
-    # issue 25: the rest of Woodside's workflow
+    # The rest of Woodside's workflow
     assert "contours of E are" in text and "agree on" in text
     assert "residuals: trend p" in text and "(TREND)" in text
     assert "label switching" in text and "(fixed)" in text

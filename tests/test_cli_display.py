@@ -1,4 +1,4 @@
-"""The live display of ``pilotstats run`` (issue 28): it fits the terminal, shows the
+"""The live display of ``pilotstats run``: it fits the terminal, shows the
 fraction done and an ETA, and falls back to plain lines when not on a terminal."""
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def test_status_line_fits_the_terminal(width: int) -> None:
     if width == 200:  # room for everything, in full
         assert re.search(r"latency [45]\.\d+ ms, 95 % CI ±\d\.\d % \(target ±0\.5 %\)", line)
         assert "ok 0.9" in line and "not required" in line
-    if width == 80:  # the issue's case: two indices in an 80-column terminal
+    if width == 80:  # the reported case: two indices in an 80-column terminal
         assert line.startswith("round 12 · 2.4 s · ") and "latency ±" in line
         assert "ok ±" in line
     if width == 40:  # the lagging required index first, the rest counted

@@ -1,4 +1,4 @@
-"""A closed reader (``pilotstats ... | head -1``) ends every subcommand quietly (issue 28).
+"""A closed reader (``pilotstats ... | head -1``) ends every subcommand quietly.
 
 Real subprocesses: a reader that has already gone (the deterministic case) for every
 subcommand, and real ``| head -1`` pipelines whose output outlives the reader. The

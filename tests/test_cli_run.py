@@ -1,4 +1,4 @@
-"""End-to-end tests of ``pilotstats run`` with real subprocesses (issue 12).
+"""End-to-end tests of ``pilotstats run`` with real subprocesses.
 
 The benchmark programs are small Python scripts written into temporary directories. They
 print *simulated* readings (seeded by a per-directory call counter), so every assertion is
@@ -289,7 +289,7 @@ for i in range(work):
 def test_baseline_verdict_uses_run_to_run_variation(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # issue 23: the verdict compares the sessions with rounds as runs (compare_runs). The
+    # The verdict compares the sessions with rounds as runs (compare_runs). The
     # success rate of this program varies from round to round; pooled over 1,500 readings
     # per session, Welch's test calls a chance difference significant (a regression under
     # the previous verdict), the run comparison does not.

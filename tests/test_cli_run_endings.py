@@ -1,4 +1,4 @@
-"""Honest endings of ``pilotstats run`` (issue 23) and its exit-status table (issue 24).
+"""Honest endings of ``pilotstats run`` and its exit-status table.
 
 Every ending has its exit status: targets met (0), limits reached (5, also with ``--wps``),
 early stops when the targets cannot be reached (5: rounds too short at the largest work,

@@ -1,4 +1,4 @@
-"""Faults of ``pilotstats run`` sessions, each with real subprocesses (issue 24).
+"""Faults of ``pilotstats run`` sessions, each with real subprocesses.
 
 Torn tail, damaged middle line, full disk, SIGTERM/SIGHUP, concurrent runs, planted
 symbolic links and a tampered ``session.json``; and a property test that kills sessions at

@@ -1,5 +1,5 @@
 """``compare(pairs=, match=)`` and ``pilotstats compare --pair OLD=NEW --match REGEX``:
-differently named benchmarks compared with each other (issue 28)."""
+differently named benchmarks compared with each other."""
 
 from __future__ import annotations
 

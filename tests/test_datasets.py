@@ -110,7 +110,7 @@ def test_offline_is_a_clear_error(
 def test_pooch_import_does_not_warn_in_a_jupyter_kernel(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 28: ``changepoints.ipynb`` showed "TqdmWarning: IProgress not found" (pooch
+    """No "TqdmWarning: IProgress not found" in ``changepoints.ipynb`` (pooch
     imports ``tqdm.auto``, which in a Jupyter kernel without ipywidgets warns). A kernel
     is simulated the way tqdm detects one; the warning is real without the guard."""
     import sys

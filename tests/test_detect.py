@@ -665,8 +665,8 @@ def test_drifting_slope_is_not_cut_into_variance_steps() -> None:
     """The absolute differences of a trend whose slope grows steadily (here a parabola
     with little noise) form a ramp; the variance scan's inflation is re-estimated under
     the fitted segmentation like the level scan's, so the ramp is not reported as a
-    staircase of variance changes (before issue 11's refit of that inflation: 8 to 10
-    "variance" change points in each of these series)."""
+    staircase of variance changes (without that refit: 8 to 10 "variance" change points
+    in each of these series)."""
     t = np.arange(400.0)
     for seed in range(5):
         x = 0.002 * t**2 + np.random.default_rng(seed).normal(0.0, 0.01, 400)

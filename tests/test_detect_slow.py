@@ -1,6 +1,6 @@
 """Slow, seeded simulations: false-alarm and warm-up recovery rates (spec ``edm.md`` §8).
 
-Acceptance targets of the issue for the default ``detect_changes`` / ``stable_phase``
+Acceptance targets for the default ``detect_changes`` / ``stable_phase``
 (δ = 30): any change reported in <= 5 % of i.i.d. N(0, 1) series (n = 100, 300, 1000, 200
 series each) and in <= 10 % of AR(1) series with φ = 0.5; warm-up recovery (500 points,
 first 50 shifted by −dσ) with the stable phase starting within ±10 of 50 in >= 95 % of runs
@@ -110,7 +110,7 @@ def band(p: float, runs: int, reference_runs: int) -> float:
 
 
 # ------------------------------------------------------------------------------------------
-# default method: the issue's acceptance targets
+# default method: the acceptance targets
 # ------------------------------------------------------------------------------------------
 
 
@@ -131,7 +131,7 @@ def test_warmup_recovery_two_sigma() -> None:
 
 
 def test_warmup_recovery_one_sigma() -> None:
-    """d = 1: the issue asks for >= 95 % within ±10 (Pilot: 62.5 % within ±20, spec §8.1).
+    """d = 1: the target is >= 95 % within ±10 (Pilot: 62.5 % within ±20, spec §8.1).
 
     This is near the information limit: the maximum-likelihood split with both means and σ
     *known* lands within ±10 of the true change in only 94.5 % of such series, and the
@@ -181,7 +181,7 @@ def test_pilot_kept_fraction(n: int, expected: float) -> None:
 
 
 # ------------------------------------------------------------------------------------------
-# beyond the issue's table: longer series and spiky noise
+# beyond the acceptance table: longer series and spiky noise
 # ------------------------------------------------------------------------------------------
 
 
@@ -214,7 +214,7 @@ def test_default_quiet_on_long_and_spiky_noise() -> None:
 
 def test_autocorrelation_correction_is_needed() -> None:
     """Without the variance inflation (cap set to 0) the same guard reports a change on
-    AR(1) φ = 0.5 noise far more often than the issue's 10 %: the correction is what keeps
+    AR(1) φ = 0.5 noise far more often than the target 10 %: the correction is what keeps
     the default quiet (measured: about 50 % at n = 300)."""
     from pilotstats import _config
     from pilotstats.changepoints import detect_changes
@@ -233,7 +233,7 @@ def test_autocorrelation_correction_is_needed() -> None:
 
 
 # ------------------------------------------------------------------------------------------
-# changes of variance (issue 11): detect_changes scans level and variance by default
+# changes of variance: detect_changes scans level and variance by default
 # ------------------------------------------------------------------------------------------
 
 VARIANCE_RUNS = 100
@@ -277,7 +277,7 @@ def test_variance_option_quiet_on_noise(kind: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------
-# heavy-tailed pytest-benchmark-like rounds (issue 11): a bounded guard
+# heavy-tailed pytest-benchmark-like rounds: a bounded guard
 # ------------------------------------------------------------------------------------------
 
 
@@ -307,7 +307,7 @@ def test_heavy_tailed_rounds_bounded_guard(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 # ------------------------------------------------------------------------------------------
-# real data: TCPD floors (issue 11), run whenever ../shared/datasets/tcpd is present
+# real data: TCPD floors, run whenever ../shared/datasets/tcpd is present
 # ------------------------------------------------------------------------------------------
 
 # floors slightly below the figures of benchmarks/RESULTS_detect.md (defaults, level and

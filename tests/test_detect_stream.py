@@ -1,4 +1,4 @@
-"""DetectStream and StablePhaseStream (issue 26): result() equals the batch call at every
+"""DetectStream and StablePhaseStream: result() equals the batch call at every
 k-th append, on seeded series with shifts, warm-ups, heavy tails and autocorrelation, under
 the options that matter; the Stream protocol and atomic validation."""
 
@@ -108,8 +108,8 @@ def test_detect_stream_across_block_sizes(monkeypatch: pytest.MonkeyPatch) -> No
                     "same code paths run on shorter series above")
 @pytest.mark.parametrize("kind", ["shifts", "heavy"])
 def test_detect_stream_every_1000th_append_past_the_edm_limit(kind: str) -> None:
-    """The acceptance property of issue 26 with the real limit (1,000 points since issue
-    26): one value at a time, result() == detect_changes at every 1,000th append up to
+    """The batch-equivalence property with the real limit (1,000 points): one value at a
+    time, result() == detect_changes at every 1,000th append up to
     13,000 (block sizes 1 to 13)."""
     x = series(kind, 13_000, 12)
     stream = DetectStream()
@@ -243,7 +243,7 @@ def test_stable_phase_stream_protocol_and_validation() -> None:
 def test_long_series_search_a_constant_number_of_block_medians(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 26 (no cost cliff): beyond DETECT_EDM_MAX_POINTS the EDM candidate search
+    """No cost cliff: beyond DETECT_EDM_MAX_POINTS the EDM candidate search
     always runs on that many block medians, so its cost does not drop from n to n + 1."""
     from pilotstats.changepoints import _detect_scan as scan_module
 

@@ -126,6 +126,22 @@ def test_example_lines_parser() -> None:
 
 @pytest.mark.parametrize(("qualified", "obj"), CALLABLES, ids=[q for q, _ in CALLABLES])
 def test_public_name_has_example(qualified: str, obj: Callable[..., Any]) -> None:
-    """Issue 8: every public function and class (result classes too) shows a runnable example
+    """Every public function and class (result classes too) shows a runnable example
     in its numpydoc ``Examples`` section; ``tests/test_doctests.py`` runs them."""
     assert example_lines(inspect.getdoc(obj) or ""), f"{qualified}: no Examples section with >>>"
+
+
+def test_every_public_function_documents_its_complexity() -> None:
+    """Every function states its cost (a "Complexity" note or an O(...) bound)."""
+    import inspect
+
+    from tests import fuzz_harness as harness
+
+    skipped = {name for name, reason in harness.EXCLUDED.items()
+               if reason == "result container" or "pilotstats.session" in reason
+               or reason.startswith("a typing.Protocol")}
+    skipped |= {"HarnessFormat", "main"} | harness.owned_elsewhere()  # pilotstats.session
+    missing = [name for name, obj in harness.public_callables().items()
+               if name not in skipped
+               and not any(mark in (inspect.getdoc(obj) or "") for mark in ("O(", "Complexity"))]
+    assert not missing, f"no complexity documented for {sorted(missing)}"

@@ -7,6 +7,7 @@ import hashlib
 import itertools
 import json
 import re
+import warnings
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,12 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pilotstats import _config
 from pilotstats.changepoints import ChangePoints, SingleChangePoint, edm, edm_single
 from pilotstats.changepoints._edm import (
     _edm_multi_locations,
     _edm_percent_locations,
 )
-from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
+from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, PerformanceWarning
 
 REFERENCE = Path(__file__).resolve().parent / "reference" / "edm"
 CV1 = [3, 1, 2, 3, 2, 1, 1, 2, 2, 3, 6, 4, 4, 5, 6, 4, 4, 4, 6, 5, 9, 8, 7, 9, 8, 9, 9, 9, 7, 9]
@@ -497,3 +499,31 @@ def test_locations_respect_min_size() -> None:
             result = edm(x, min_size=delta, **kwargs)
             bounds = [0, *result.locations, n]
             assert all(b - a >= delta for a, b in itertools.pairwise(bounds))
+
+
+def test_edm_warns_above_the_size_where_it_takes_minutes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pilotstats.changepoints import EdmStream, edm, edm_single
+
+    x = np.random.default_rng(3).standard_normal(300)
+    monkeypatch.setattr(_config, "EDM_WARN_SIZE", 200)
+    monkeypatch.setattr(_config, "EDM_MULTI_WARN_SIZE", 200)
+    monkeypatch.setattr(_config, "EDM_TAIL_WARN_SIZE", 100)
+    with pytest.warns(PerformanceWarning, match=r"O\(n²\) in the series length in the worst"):
+        edm(x, min_size=30)
+    with pytest.warns(PerformanceWarning):
+        edm_single(x, min_size=30, exact=False)
+    stream = EdmStream(min_size=30)
+    stream.extend(x[:150])
+    with pytest.warns(PerformanceWarning) as record:
+        stream.extend(x[150:])
+    assert record[0].filename == __file__  # attributed to the caller
+    stream = EdmStream(min_size=30)
+    stream.extend(x[:200])
+    with pytest.warns(PerformanceWarning) as record:
+        stream.append(float(x[200]))
+    assert record[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PerformanceWarning)
+        edm(x[:150], min_size=30)

@@ -1,6 +1,6 @@
 """Cross-check against the PyPI port ``breakout-detection`` (module ``breakout``), which runs
 the reference C++ of ``twitter/BreakoutDetection``: 200 random series with random min_size,
-beta or percent and degree must give identical locations (issue 3, spec §10).
+beta or percent and degree must give identical locations (spec §10).
 
 Skipped with a reason when the port is not installed (it is in the ``test``/``bench``
 extras) or when the kernels run as plain Python (``PILOTSTATS_DISABLE_JIT=1``), where the

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -153,3 +157,28 @@ def test_stream_bad_parameters() -> None:
         EdmStream(degree=5)
     with pytest.raises(InvalidInputError, match="scale"):
         EdmStream(scale="z")  # type: ignore[arg-type]
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_edm_stream_huge_min_size_is_a_named_error_not_a_segfault() -> None:
+    code = (
+        "from pilotstats.changepoints import EdmStream\n"
+        "from pilotstats.exceptions import InvalidInputError\n"
+        "for size in (2**62, 2**63, 2**64 - 1):\n"
+        "    try:\n"
+        "        EdmStream(min_size=size).extend([1.0, 2.0, 3.0])\n"
+        "    except InvalidInputError as error:\n"
+        "        assert 'min_size must be at most' in str(error)\n"
+        "    else:\n"
+        "        raise SystemExit('accepted')\n"
+        "s = EdmStream(min_size=2**40)\n"
+        "s.extend([1.0, 2.0, 3.0])\n"
+        "assert s.result().too_short\n"
+        "print('ok')\n"
+    )
+    process = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=600)
+    assert process.returncode == 0, process.stderr
+    assert process.stdout.strip() == "ok"

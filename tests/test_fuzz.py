@@ -1,41 +1,33 @@
-"""Issue 13: the public API never crashes, never hangs and never returns garbage.
+"""The public API never crashes, never hangs and never returns garbage.
 
 Three parts:
 
 * the bad-value matrix of ``tests/fuzz_harness.py`` over every public callable (a quick
   subset in the fast suite, the whole matrix marked slow), run in watched worker processes
   so that a segfault or a hang is an outcome, not the end of the test run;
-* the command-line matrix: exit status 0 ok, 1 regression found, 2 bad input or usage,
-  3 internal error, and a traceback only with ``--debug``;
 * hypothesis properties (streams equal batch, affine invariance, segments partition
   [0, n), intervals contain the estimate and widen with the level, JSON round trip with
-  infinities).
+  infinities);
+* named bad-value cases that raise a named error.
 
-Named regression tests for each defect of the issue are in ``tests/test_reliability.py``.
+The command-line matrix (exit status 0 ok, 1 regression found, 2 bad input or usage,
+3 internal error, and a traceback only with ``--debug``) is in ``tests/test_cli.py``; the
+named tests of single bad inputs are in the test file of the function they call.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gzip
-import io
 import itertools
 import json
 import math
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pilotstats.cli import main
 from tests import fuzz_harness as harness
 
-ROOT = Path(__file__).resolve().parents[1]
 
 def _failures(results: list[tuple[harness.Call, str, str]]) -> list[str]:
     return [f"{outcome} {call.target}[{call.where}={call.value}]: {detail}"
@@ -102,136 +94,6 @@ def test_watchdog_reports_crash_and_hang_and_resumes(monkeypatch: pytest.MonkeyP
     assert outcomes["None"] == "hang"
     assert outcomes["baseline"] == "answer" and outcomes["2**62"] == "answer"
     assert len(results) == len(harness.calls(quick=True, only={"probe"}))
-
-
-# ------------------------------------------------------------------------------------
-# The command line
-# ------------------------------------------------------------------------------------
-
-
-def _hyperfine(path: Path, times: list[float]) -> Path:
-    path.write_text(json.dumps({"results": [{"command": "job", "times": times}]}))
-    return path
-
-
-@pytest.fixture
-def files(tmp_path: Path) -> dict[str, Path]:
-    rng = np.random.default_rng(0)
-    out = {
-        "base": _hyperfine(tmp_path / "base.json", (0.1 + rng.normal(0, 1e-3, 60)).tolist()),
-        "slow": _hyperfine(tmp_path / "slow.json", (0.105 + rng.normal(0, 1e-3, 60)).tolist()),
-    }
-    corrupt = tmp_path / "corrupt.json.gz"
-    corrupt.write_bytes(gzip.compress(b'{"results": []}')[:12] + b"garbage-not-deflate")
-    out["corrupt_gz"] = corrupt
-    nested = tmp_path / "nested.json"
-    nested.write_text("[" * 100_000 + "]" * 100_000)
-    out["nested"] = nested
-    bigint = tmp_path / "bigint.json"
-    bigint.write_text('{"results": [{"command": "a", "times": [%s, 0.1, 0.1]}]}' % ("9" * 400))
-    out["bigint"] = bigint
-    hugeint = tmp_path / "hugeint.json"
-    hugeint.write_text('{"results": [{"command": "a", "times": [%s, 0.1]}]}' % ("9" * 5000))
-    out["hugeint"] = hugeint
-    field = tmp_path / "field.csv"
-    field.write_text("t\n" + "1" * 200_000 + "\n2\n")
-    out["field"] = field
-    header = tmp_path / "header.csv"
-    header.write_text("t\n")
-    out["header"] = header
-    good = tmp_path / "good.csv"
-    good.write_text("t\n" + "\n".join(str(1 + 0.01 * v) for v in rng.normal(size=80)) + "\n")
-    out["good"] = good
-    binary = tmp_path / "binary.json"
-    binary.write_bytes(bytes(range(256)))
-    out["binary"] = binary
-    empty = tmp_path / "empty.json"
-    empty.write_text("")
-    out["empty"] = empty
-    return out
-
-
-CLI_CASES = [
-    # (arguments with {name} placeholders, exit status, text expected on stderr)
-    (["compare", "{base}", "{slow}", "--no-warmup-detection"], 1, ""),
-    (["compare", "{base}", "{base}", "--no-warmup-detection"], 0, ""),
-    (["analyze", "{base}", "--no-warmup-detection"], 0, ""),
-    (["analyze", "{corrupt_gz}"], 2, "corrupt gzip"),
-    (["analyze", "{nested}"], 2, "nested too deeply"),
-    (["analyze", "{bigint}"], 2, "beyond the float64 range"),
-    (["analyze", "{hugeint}"], 2, "digits"),
-    (["analyze", "{field}", "--column", "t"], 2, "field larger than field limit"),
-    (["changepoints", "{field}", "--column", "t"], 2, "field larger than field limit"),
-    (["changepoints", "{good}", "--column", "t", "--delimiter", ""], 2, "single character"),
-    (["changepoints", "{header}", "--column", "t"], 2, "no data rows"),
-    (["changepoints", "{good}", "--column", "x"], 2, "not found"),
-    (["changepoints", "{good}", "--column", "t", "--min-size", "99999999999999999999"], 2,
-     "min_size must be at most"),
-    (["analyze", "{header}", "--column", "t"], 2, "no data rows"),
-    (["analyze", "{binary}"], 2, "UTF-8"),
-    (["analyze", "{empty}"], 2, "not valid JSON"),
-    (["analyze", "{base}", "--confidence-level", "1.5"], 2, "confidence_level"),
-    (["analyze", "/nonexistent/file.json"], 2, "no such"),
-]
-
-
-@pytest.mark.parametrize(("arguments", "status", "message"), CLI_CASES,
-                         ids=[" ".join(c[0])[:60] for c in CLI_CASES])
-def test_cli_exit_status(files: dict[str, Path], arguments: list[str], status: int,
-                         message: str) -> None:
-    argv = [a.format(**{k: str(v) for k, v in files.items()}) for a in arguments]
-    err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-        code = main(argv)
-    assert code == status, err.getvalue()
-    assert message in err.getvalue()
-    assert "Traceback" not in err.getvalue()
-
-
-@pytest.mark.parametrize("arguments", [[], ["bogus"], ["analyze"], ["compare", "a"]])
-def test_cli_usage_errors_exit_2(arguments: list[str]) -> None:
-    with contextlib.redirect_stderr(io.StringIO()), pytest.raises(SystemExit) as info:
-        main(arguments)
-    assert info.value.code == 2
-
-
-def test_cli_internal_error_exits_3_and_debug_prints_traceback(
-    files: dict[str, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import pilotstats.analysis
-
-    def broken(*args: object, **kwargs: object) -> object:
-        raise ZeroDivisionError("simulated bug")
-
-    monkeypatch.setattr(pilotstats.analysis, "analyze", broken)
-    for argv, traceback_expected in ((["analyze", str(files["base"])], False),
-                                     (["analyze", str(files["base"]), "--debug"], True),
-                                     (["--debug", "analyze", str(files["base"])], True)):
-        err = io.StringIO()
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-            code = main(argv)
-        assert code == 3
-        assert "internal error" in err.getvalue() and "simulated bug" in err.getvalue()
-        assert ("Traceback" in err.getvalue()) is traceback_expected
-
-
-def test_cli_debug_traceback_on_bad_input(files: dict[str, Path]) -> None:
-    err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-        code = main(["analyze", str(files["corrupt_gz"]), "--debug"])
-    assert code == 2 and "Traceback" in err.getvalue() and "FormatError" in err.getvalue()
-
-
-def test_cli_process_exit_status(files: dict[str, Path]) -> None:
-    """The real entry point (a subprocess): statuses reach the shell unchanged."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    for argv, status in (([str(files["nested"])], 2), ([str(files["base"])], 0)):
-        process = subprocess.run(
-            [sys.executable, "-m", "pilotstats", "analyze", *argv, "--no-warmup-detection"],
-            capture_output=True, text=True, env=env, timeout=300,
-        )
-        assert process.returncode == status, process.stderr
-        assert "Traceback" not in process.stderr
 
 
 # ------------------------------------------------------------------------------------
@@ -415,11 +277,11 @@ def test_json_round_trip_of_an_analysis_report_with_an_unbounded_end() -> None:
 
 
 # ------------------------------------------------------------------------------------
-# Issue 24: the cases an independent matrix found, each by name
+# The cases an independent matrix found, each by name
 # ------------------------------------------------------------------------------------
 
 
-def _issue_24_cases() -> list[tuple[str, object]]:
+def _named_bad_value_cases() -> list[tuple[str, object]]:
     from pilotstats import regression
     from pilotstats.analysis import detect_many, fleet_report, trend_many
     from pilotstats.autocorrelation import welch_test
@@ -458,10 +320,10 @@ def _issue_24_cases() -> list[tuple[str, object]]:
 
 
 @pytest.mark.parametrize("case", range(14))
-def test_issue_24_case_raises_a_named_error(case: int) -> None:
+def test_named_bad_value_case_raises_a_named_error(case: int) -> None:
     from pilotstats.exceptions import PilotStatsError
 
-    name, call = _issue_24_cases()[case]
+    name, call = _named_bad_value_cases()[case]
     try:
         call()  # type: ignore[operator]
     except PilotStatsError:
@@ -469,8 +331,8 @@ def test_issue_24_case_raises_a_named_error(case: int) -> None:
     pytest.fail(f"{name}: accepted (no named error)")
 
 
-def test_issue_24_cases_are_all_listed() -> None:
-    assert len(_issue_24_cases()) == 14
+def test_named_bad_value_cases_are_all_listed() -> None:
+    assert len(_named_bad_value_cases()) == 14
 
 
 def test_wps_with_durations_near_the_smallest_normal_is_finite_or_named() -> None:

@@ -1,4 +1,4 @@
-"""The README glossary against the public API (issue 16).
+"""The README glossary against the public API.
 
 The glossary (README section "Glossary", included verbatim by ``docs/glossary.md``) lists every
 recurring parameter and result-field name with a *kind*. This module checks, from the live

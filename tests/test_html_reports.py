@@ -1,4 +1,4 @@
-"""HTML reports (issue 28): pages of analyze / compare / trend / fleet, in a real browser.
+"""HTML reports: pages of analyze / compare / trend / fleet, in a real browser.
 
 The pages are built from the real harness fixtures (``tests/report_pages.py``: Google
 Benchmark with ``--clock cpu``, pytest-benchmark with several files a side, pyperf, asv),

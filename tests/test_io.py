@@ -602,3 +602,49 @@ def test_load_unknown() -> None:
         load({"a": 1})
     with pytest.raises(FormatError, match="unknown format"):
         load({"a": 1}, format="nope")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"run": [0, math.nan]}, "run"),
+        ({"warmup": [0, math.nan]}, "warmup"),
+        ({"warmup": ["yes", "no"]}, "warmup"),
+        ({"order": [0, 1.5]}, "order"),
+        ({"work": -1.0}, "work"),
+        ({"work": [1.0, -2.0]}, "work must be strictly positive"),
+        ({"benchmark": 3}, "benchmark"),
+    ],
+)
+def test_measurements_validates_columns(kwargs: dict[str, object], message: str) -> None:
+    from pilotstats.io import Measurements
+
+    with pytest.raises(InvalidInputError, match=message):
+        Measurements([1.0, 2.0], **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "elapsed",
+    [
+        [1 + 1j, 2.0],
+        [[1.0, 2.0], [3.0, 4.0]],
+        ["1.0", "2.0"],
+        np.array(["2020-01-01", "2020-01-02"], dtype="datetime64[D]"),
+        {0: 1.0, 1: 2.0},
+        [10**400, 1.0],
+    ],
+    ids=["complex", "2-D", "numeric strings", "datetime64", "dict", "400 digits"],
+)
+def test_measurements_rejects_what_it_used_to_coerce(elapsed: object) -> None:
+    from pilotstats.io import Measurements
+
+    with pytest.raises(InvalidInputError, match="elapsed"):
+        Measurements(elapsed)
+
+
+def test_measurements_negative_work_names_work_not_elapsed() -> None:
+    from pilotstats.io import Measurements
+
+    with pytest.raises(InvalidInputError, match="work") as info:
+        Measurements.from_values([1.0, 2.0], work=-3)
+    assert "elapsed" not in str(info.value)

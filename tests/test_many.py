@@ -126,7 +126,7 @@ class TestDetectMany:
         assert pd.isna(out.loc[1, "last_trend"])
 
     def test_one_text_cell_fails_its_series_only(self) -> None:
-        """Issue 24: one string cell in the value column must not abort a 1,000-series batch;
+        """One string cell in the value column must not abort a 1,000-series batch;
         numeric strings are not numbers either."""
         rng = np.random.default_rng(2)
         table = pd.DataFrame({"k": np.repeat([f"s{i:04d}" for i in range(1000)], 20),
@@ -334,7 +334,7 @@ class TestCsitChanges:
                 _, change, reference = csit_changes(np.asarray(groups.trend_mean), short,
                                                     long, bool(trial % 2))
                 if n <= short:
-                    # issue 25: a history of S runs or fewer takes the earliest trend
+                    # A history of S runs or fewer takes the earliest trend
                     # (CSIT's rule), in both implementations
                     assert comp.reference_is_earliest
                     assert comp.reference == groups.trend_mean[0] == reference
@@ -442,7 +442,7 @@ class TestAsvHistory:
 @pytest.mark.parametrize(
     "keys, want",
     [
-        # issue 24: a missing key of a non-float column is named <NA>, never "nan"
+        # A missing key of a non-float column is named <NA>, never "nan"
         (["b", None, "a"], ["a", "b", "<NA>"]),
         (pd.to_datetime(["2024-01-02", None, "2024-01-01"]),
          ["2024-01-01 00:00:00", "2024-01-02 00:00:00", "<NA>"]),

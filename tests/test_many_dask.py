@@ -105,7 +105,7 @@ class _KillOnce(distributed.WorkerPlugin):  # type: ignore[misc]
 
 
 def test_a_worker_killed_mid_batch_costs_a_recomputation_not_the_batch(tmp_path: Any) -> None:
-    """Issue 24 acceptance: 200 series on 2 Dask workers, one worker killed while it holds a
+    """200 series on 2 Dask workers, one worker killed while it holds a
     finished batch and runs another: the rows equal the serial loop's."""
     rng = np.random.default_rng(11)
     series = {f"s{i:03d}": np.r_[rng.normal(10, 1, 60), rng.normal(10 + (i % 3), 1, 60)]

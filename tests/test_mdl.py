@@ -3,8 +3,12 @@ pruning, properties, edge cases, result objects and the streaming API."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import sys
+import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,8 +20,16 @@ from pilotstats import _config
 from pilotstats._kernels import mdl as kernels
 from pilotstats.changepoints import MdlStream, TrendGroups, mdl_partition
 from pilotstats.changepoints._mdl_engine import _C0, _H_MAX, _H_MIN, _tables
-from pilotstats.exceptions import DataRangeWarning, InvalidInputError, NotEnoughDataError
+from pilotstats.exceptions import (
+    DataRangeWarning,
+    InvalidInputError,
+    NotEnoughDataError,
+    PerformanceWarning,
+)
 from tests import naive_mdl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from _csit_like import csit_like
 
 
 def random_values(rng: np.random.Generator, n: int, runs: bool = False) -> list[Any]:
@@ -494,3 +506,266 @@ def test_pandas_series_input() -> None:
     values = [10.0, 10.1, 9.9, 12.0, 12.1, 11.9]
     res = mdl_partition(pd.Series(values))
     assert res.total_bits == mdl_partition(values).total_bits
+
+
+def test_mappings_are_rejected_by_mdl_and_trend_compliance() -> None:
+    from pilotstats.changepoints import MdlStream, mdl_partition, trend_compliance
+
+    values = {i: 5.0 for i in range(200)}
+    for call in (lambda: mdl_partition(values), lambda: MdlStream().extend(values),
+                 lambda: trend_compliance(values)):
+        with pytest.raises(InvalidInputError, match=r"values\(\)"):
+            call()
+    # the documented way: the values in key order
+    assert len(mdl_partition(list(values.values())).groups) == 1
+
+
+def test_mdl_warns_above_the_size_where_it_takes_minutes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pilotstats.changepoints import MdlStream, mdl_partition
+
+    x = 10.0 + np.random.default_rng(5).standard_normal(300)
+    monkeypatch.setattr(_config, "MDL_WARN_SIZE", 200)
+    with pytest.warns(PerformanceWarning, match=r"O\(N²\)"):
+        mdl_partition(x)
+    stream = MdlStream()
+    stream.extend(x[:150])
+    with pytest.warns(PerformanceWarning):
+        stream.extend(x[150:])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PerformanceWarning)
+        mdl_partition(x[:150])
+
+
+# MdlStream keeps its per-run bookkeeping in growing buffers: results equal the batch.
+@pytest.mark.parametrize("policy", ["omit", "zero"])
+def test_stream_with_missing_runs_equals_batch_across_buffer_growth(policy: str) -> None:
+    rng = np.random.default_rng(8)
+    values: list[object] = list(rng.normal(100.0, 1.0, 90))
+    values[60:] = [v + 5.0 for v in values[60:]]  # type: ignore[operator]
+    for i in (3, 17, 40, 41, 77):
+        values[i] = float("nan")
+    values[50] = [101.0, float("nan"), 99.0]  # a run of trials with a NaN
+    stream = MdlStream(nan_policy=policy)  # type: ignore[arg-type]
+    position = 0
+    for size in (1, 2, 13, 1, 30, 5, 38):  # chunks crossing the 16, 32, 64 buffer sizes
+        stream.extend(values[position:position + size])
+        position += size
+        got = stream.result()
+        want = mdl_partition(values[:position], nan_policy=policy)  # type: ignore[arg-type]
+        assert len(stream) == position == got.n_runs
+        assert got.boundaries.tolist() == want.boundaries.tolist()
+        np.testing.assert_array_equal(got.trend_mean, want.trend_mean)
+        np.testing.assert_array_equal(got.anomaly, want.anomaly)
+        np.testing.assert_array_equal(got.replaced, want.replaced)
+        np.testing.assert_array_equal(got.missing, want.missing)
+    assert position == len(values)
+
+
+def test_result_arrays_are_not_the_stream_buffers() -> None:
+    stream = MdlStream(nan_policy="omit")
+    stream.extend([1.0, float("nan"), 2.0])
+    first = stream.result()
+    stream.extend([float("nan"), 3.0])
+    assert first.missing.tolist() == [False, True, False]
+    assert not first.missing.flags.writeable
+
+
+def _fields(result: TrendGroups) -> tuple[object, ...]:
+    """Every output of a result, floats by repr (NaN compares equal to NaN)."""
+    groups = tuple(
+        tuple(repr(getattr(g, f.name)) for f in dataclasses.fields(g)) for g in result.groups
+    )
+    arrays = tuple(
+        getattr(result, name).tobytes()
+        for name in ("boundaries", "trend_mean", "trend_std", "replaced", "missing")
+    )
+    scalars = tuple(
+        repr(getattr(result, name))
+        for name in ("total_bits", "resolution", "max_value", "sbps", "n_runs", "n_samples")
+    )
+    return groups, arrays, result.anomaly.tolist(), scalars
+
+
+def _reopening_series(rng: np.random.Generator, n: int) -> list[object]:
+    """Level changes that later data first confirms, then dissolves into wider groups:
+    a short excursion looks like a new group until the level comes back, and alternating
+    levels make earlier boundaries appear and vanish as runs arrive."""
+    values = rng.normal(100.0, 1.0, n)
+    for start in range(0, n, int(rng.integers(6, 15))):
+        values[start : start + int(rng.integers(1, 6))] += rng.choice([-6.0, 0.0, 6.0])
+    runs: list[object] = [float(v) for v in values]
+    for i in rng.choice(n, size=n // 10, replace=False):
+        runs[int(i)] = [float(runs[int(i)]), float(rng.normal(100.0, 1.0))]  # type: ignore[arg-type]
+    return runs
+
+
+@pytest.mark.parametrize("resolution", [0.01, None])
+def test_result_memo_equals_batch_across_interleavings(resolution: float | None) -> None:
+    """result() reuses merge chains and groups of earlier results; every output must still
+    equal the batch, including when earlier groups merge or split after more data."""
+    rng = np.random.default_rng(31)
+    values = _reopening_series(rng, 160)
+    stream = MdlStream(resolution=resolution)
+    position = 0
+    seen: set[tuple[int, ...]] = set()
+    vanished = 0
+    while position < len(values):
+        size = int(rng.choice([1, 1, 1, 2, 5]))
+        stream.extend(values[position : position + size])
+        position += size
+        if rng.random() < 0.7 or position >= len(values):
+            got = stream.result()
+            again = stream.result()  # a result with nothing new reuses everything
+            want = mdl_partition(values[:position], resolution=resolution)
+            assert _fields(got) == _fields(want) == _fields(again)
+            bounds = tuple(got.boundaries.tolist())
+            vanished += any(b not in bounds for old in seen for b in old if b < position - 20)
+            seen.add(bounds)
+    assert vanished > 0  # the series did make earlier boundaries disappear
+
+
+def _outputs(n: int) -> list[np.ndarray]:
+    return [np.zeros(n, dtype=np.int64) for _ in range(3)] + [np.zeros(n) for _ in range(3)]
+
+
+def test_describe_groups_kernel_matches_python_twin_with_warm_memo() -> None:
+    rng = np.random.default_rng(4)
+    n = 60
+    run_n = rng.integers(1, 4, n).astype(np.int64)
+    run_avg = rng.normal(100.0, 3.0, n)
+    run_sd = np.abs(rng.normal(0.0, 1.0, n)) * (run_n > 1)
+    last_avg = np.r_[np.nan, rng.normal(100.0, 3.0, n)]
+    tables = _tables(int(run_n.sum()) + 2)
+    for trial in range(8):
+        cuts = np.sort(rng.choice(np.arange(1, n), size=int(rng.integers(0, 8)), replace=False))
+        best_start = np.zeros(n, dtype=np.int64)
+        for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), n], strict=True):
+            best_start[hi - 1] = lo
+        outputs = []
+        for func in (kernels.describe_groups, kernels.describe_groups.py_func):
+            memo_rng = np.random.default_rng(trial)  # same warm memo for both
+            memo_end = np.zeros(n, dtype=np.int64)
+            memo_n = np.zeros(n, dtype=np.int64)
+            memo_avg, memo_sd = np.zeros(n), np.zeros(n)
+            for j in memo_rng.choice(n, size=20, replace=False).tolist():
+                end = int(memo_rng.integers(j + 1, n + 1))  # some beyond a group's end
+                size = int(run_n[j])
+                avg, sd = kernels.remerge(size, run_avg[j], run_sd[j])
+                for r in range(j + 1, end):
+                    size, avg, sd = kernels.merge_pair(
+                        size, avg, sd, run_n[r], run_avg[r], run_sd[r]
+                    )
+                memo_end[j], memo_n[j], memo_avg[j], memo_sd[j] = end, size, avg, sd
+            out = _outputs(n)
+            slot = func(run_n, run_avg, run_sd, best_start, n, last_avg, 0.01, 12000.0,
+                        tables.tab_l, tables.tab_c, tables.tab_d,
+                        memo_end, memo_n, memo_avg, memo_sd, *out)  # fmt: skip
+            outputs.append((slot, [a[slot:].tobytes() for a in out], memo_end.tobytes(),
+                            memo_avg.tobytes(), memo_sd.tobytes()))  # fmt: skip
+            fresh = _outputs(n)
+            zero_memo = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                         np.zeros(n), np.zeros(n))  # fmt: skip
+            assert func(run_n, run_avg, run_sd, best_start, n, last_avg, 0.01, 12000.0,
+                        tables.tab_l, tables.tab_c, tables.tab_d, *zero_memo, *fresh) == slot
+            assert [a[slot:].tobytes() for a in fresh] == outputs[-1][1]  # memo changes nothing
+        assert outputs[0] == outputs[1]
+        assert n - outputs[0][0] == len(cuts) + 1  # one slot per group
+        starts_found = np.frombuffer(outputs[0][1][0], dtype=np.int64).tolist()
+        assert starts_found == [0, *cuts.tolist()]
+
+
+def test_result_memo_when_the_last_group_closes() -> None:
+    """The last group reports live statistics, the others re-merged ones: a group that
+    was last in the previous result and is closed by new runs is described anew."""
+    rng = np.random.default_rng(12)
+    for _ in range(30):
+        head = [float(v) for v in rng.normal(100.0, 1.0, int(rng.integers(5, 40)))]
+        head[len(head) // 2 :] = [v + 7.0 for v in head[len(head) // 2 :]]
+        stream = MdlStream(resolution=0.01)
+        stream.extend(head)
+        stream.result()
+        tail = [float(v) for v in rng.normal(50.0, 1.0, 3)]  # no new maximum
+        for index, value in enumerate(tail):
+            stream.append(value)
+            want = mdl_partition(head + tail[: index + 1], resolution=0.01)
+            assert _fields(stream.result()) == _fields(want)
+
+
+# Bounded-history MDL search (``mdl_partition(max_history=H)``): an approximation, so these
+# tests pin what it guarantees: identical to the exact programme whenever nothing is forgotten,
+# deterministic, the same in batch and stream, and close to the exact partition on CSIT-like
+# series (measured, not timed).
+def _series(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Random series: shifts, heavy tails, exact ties and constant stretches."""
+    kind = int(rng.integers(0, 4))
+    if kind == 0:
+        x = rng.normal(100.0, 2.0, n)
+    elif kind == 1:
+        x = 100.0 + rng.standard_t(2, n)
+    elif kind == 2:
+        x = np.round(rng.normal(50.0, 1.5, n))
+    else:
+        x = np.full(n, 7.0)
+        x[int(rng.integers(0, n)) :] += 1.0
+    for _ in range(int(rng.integers(0, 4))):
+        x[int(rng.integers(0, n)) :] += rng.normal(0.0, 8.0)
+    return np.abs(x) + 1.0
+
+
+def test_identical_to_exact_when_history_covers_the_series() -> None:
+    rng = np.random.default_rng(26)
+    for _ in range(60):
+        n = int(rng.integers(1, 300))
+        x = _series(rng, n)
+        exact = mdl_partition(x)
+        bounded = mdl_partition(x, max_history=n)
+        assert bounded.boundaries.tolist() == exact.boundaries.tolist()
+        assert bounded.total_bits == exact.total_bits
+        # pruning and bounded history combine
+        plain = mdl_partition(x, max_history=n, pruning=False)
+        assert plain.boundaries.tolist() == exact.boundaries.tolist()
+
+
+def test_small_history_is_deterministic_and_mode_independent() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        x = _series(rng, int(rng.integers(50, 400)))
+        a = mdl_partition(x, max_history=16)
+        b = mdl_partition(x, max_history=16)
+        c = mdl_partition(x, max_history=16, pruning=False)
+        assert a.boundaries.tolist() == b.boundaries.tolist() == c.boundaries.tolist()
+        assert a.total_bits == c.total_bits
+
+
+def test_long_flat_series_stays_one_group() -> None:
+    # the first group's start is an anchor: a long change-free series is never cut
+    x = np.random.default_rng(0).normal(100.0, 1.0, 5000)
+    assert mdl_partition(x, max_history=50).boundaries.tolist() == []
+
+
+@pytest.mark.parametrize("pruning", [True, False])
+def test_stream_equals_batch(pruning: bool) -> None:
+    x = csit_like(700, 4)
+    stream = MdlStream(max_history=40, pruning=pruning)
+    for start in range(0, 700, 97):  # uneven chunks: forgetting depends on the run index
+        stream.extend(x[start : start + 97].tolist())
+        batch = mdl_partition(x[: start + 97], max_history=40, pruning=pruning)
+        result = stream.result()
+        assert result.boundaries.tolist() == batch.boundaries.tolist()
+        assert result.total_bits == batch.total_bits
+
+
+def test_agreement_on_csit_like_series() -> None:
+    """Pooled boundary agreement |exact ∩ bounded| / |exact ∪ bounded| at H = 1000
+    (the benchmark measures more series and longer ones)."""
+    inter = union = 0
+    for seed in range(6):
+        x = csit_like(3000, seed)
+        exact = set(mdl_partition(x).boundaries.tolist())
+        bounded = set(mdl_partition(x, max_history=1000).boundaries.tolist())
+        inter += len(exact & bounded)
+        union += len(exact | bounded)
+    assert union > 50
+    assert inter / union >= 0.999

@@ -50,7 +50,7 @@ def test_short_history_uses_earliest_trend() -> None:
     assert c.window_start == 0 and c.window_end == 45 - 1 - 10
     assert c.reference == groups.groups[0].mean and not c.reference_is_earliest
     # n <= S: "if the history is too short, the earliest available trend is used" (CSIT),
-    # not NaN (issue 25)
+    # not NaN
     history = [10.0, 10.1, 9.9, 10.0, 7.0, 7.1, 6.9, 7.0]
     short = trend_compliance(history)
     first = mdl_partition(history)
@@ -106,7 +106,7 @@ def test_real_time_window_keeps_the_nearer_limit() -> None:
     naive = [dt.datetime(2024, 1, 1) + dt.timedelta(days=3 * i) for i in range(n)]
     c4 = trend_compliance(values, times=naive, short_period="1W", long_period="4320h")
     assert (c4.window_start, c4.window_end) == (c2.window_start, c2.window_end)
-    # no run is a short period older than the last: the earliest trend (issue 25)
+    # no run is a short period older than the last: the earliest trend
     early = trend_compliance(values, times=seconds, short_period="10000D")
     oldest = n - 1 - 60  # the earliest run within 180 days (and 180 runs)
     assert early.reference_is_earliest
@@ -153,7 +153,7 @@ def test_bad_arguments(kwargs: dict, match: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------
-# Issue 25: CSIT's per-run averaging and its stated precision
+# CSIT's per-run averaging and its stated precision
 # ------------------------------------------------------------------------------------------
 
 

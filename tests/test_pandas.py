@@ -99,7 +99,7 @@ def test_comparison_report_to_frame_one_sided_benchmarks_on_request() -> None:
     new = Measurements.from_frame(
         pd.concat([_two_benchmarks(2, slow=1.1).to_frame(), extra], ignore_index=True)
     )
-    # one run per side: runs assumed equivalent, else inconclusive (issue 22)
+    # one run per side: runs assumed equivalent, else inconclusive
     report = compare(base, new, detect_warmup=False, assume_runs_equivalent=True)
     assert "extra" not in report.to_frame().index  # one row per item (compared benchmark)
     frame = report.to_frame(one_sided=True)

@@ -1,4 +1,4 @@
-"""The shared protocols (issue 16): :class:`pilotstats.Stream` and
+"""The shared protocols: :class:`pilotstats.Stream` and
 :class:`pilotstats.ResultCollection`, checked on every class that follows them."""
 
 from __future__ import annotations

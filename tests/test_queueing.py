@@ -603,3 +603,37 @@ def test_station_order_does_not_matter(demands, population, think) -> None:
     np.testing.assert_allclose(
         backward.residence_times[::-1], forward.residence_times, rtol=1e-11
     )
+
+
+def test_thread_pool_model_absurd_size_fails_up_front() -> None:
+    from pilotstats.regression import ClosedNetworkModel, ThreadPoolModel, thread_pool
+
+    with pytest.raises(InvalidInputError, match="n_inner must be at most"):
+        ThreadPoolModel(2**62, think_time=10.0)
+    with pytest.raises(InvalidInputError, match="at most"):
+        ClosedNetworkModel(10, classes=10**6)
+    with pytest.raises(InvalidInputError, match="too large"):
+        thread_pool([1.0, 2.0], 10**7, pool_size=2)
+
+
+def test_open_as_closed_with_a_million_stations_fails_up_front() -> None:
+    from pilotstats.regression import mva, open_as_closed
+
+    with pytest.raises(InvalidInputError, match="stations exceed"):
+        open_as_closed(np.full(10**6, 1e-9), 0.2)
+    with pytest.raises(InvalidInputError, match="cells"):
+        open_as_closed(np.full(20_000, 1e-9), 0.2)  # 20,000 x 5,001 lattice cells
+    with pytest.raises(InvalidInputError, match="amva"):
+        mva([1.0, 2.0], 10**9)
+
+
+def test_queueing_overflow_and_underflow_are_named_errors() -> None:
+    from pilotstats.regression import mva, open_as_closed, thread_pool
+
+    with pytest.raises(InvalidInputError, match="overflows"):
+        thread_pool(np.full(8, 1e308), 10, pool_size=2, think_time=10.0)
+    with pytest.raises(InvalidInputError, match="subnormal"):
+        mva(np.full(4, 5e-320), 3)
+    with pytest.raises(InvalidInputError, match="arrival_rate") as info:
+        open_as_closed([2.0, 3.0], 5e-324)
+    assert "think_time" not in str(info.value)  # the user passed no think time

@@ -1,4 +1,5 @@
-"""Every ```python block of README.md runs (each in a fresh namespace)."""
+"""Every ```python block of README.md runs (each in a fresh namespace); the WPS example
+estimates the throughput."""
 
 from __future__ import annotations
 
@@ -20,3 +21,17 @@ def test_readme_block_runs(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MPLBACKEND", "Agg")
     code = compile(BLOCKS[index], f"README.md block {index}", "exec")
     exec(code, {"__name__": "__readme__"})
+
+
+def test_readme_wps_example_estimates_throughput() -> None:
+    blocks = [
+        block
+        for block in re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+        if "from pilotstats.regression import wps" in block and "result = wps(" in block
+    ]
+    assert blocks, "README lost its WPS example"
+    namespace: dict[str, object] = {}
+    exec(blocks[0], namespace)
+    result = namespace["result"]
+    assert abs(result.throughput / 2.5e8 - 1) < 0.05  # type: ignore[attr-defined]
+    assert result.naive_throughput < 0.1 * result.throughput  # type: ignore[attr-defined]

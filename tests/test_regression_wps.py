@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,6 +21,7 @@ from pilotstats.exceptions import (
     InvalidInputError,
     LackOfFitWarning,
     NotEnoughDataError,
+    PilotStatsError,
 )
 from pilotstats.regression import WpsResult, wps
 from tests import naive_wps
@@ -285,7 +287,7 @@ def test_str_and_dict() -> None:
 
 
 def test_unbounded_to_dict_encodes_inf() -> None:
-    # issue 13: "unbounded" survives JSON ("inf", not None, which would read as "unknown").
+    # "unbounded" survives JSON ("inf", not None, which would read as "unknown").
     work, durations = _V53.data
     data = wps(work, durations, autocorrelation_limit=1.0).to_dict()
     assert data["throughput_ci_high"] == "inf" and data["throughput_half_width"] == "inf"
@@ -306,7 +308,7 @@ def test_non_positive_slope_is_invalid() -> None:
 
 
 def test_undetermined_throughput_has_no_bound_even_when_the_slope_interval_is_positive() -> None:
-    # issue 23: slope estimate <= 0 while its interval reaches positive slopes: the
+    # Slope estimate <= 0 while its interval reaches positive slopes: the
     # throughput is undetermined, so no bound (not [1/slope_high, inf]) at any level.
     work = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0]
     durations = [3.0, 3.2, 2.9, 3.1, 2.95, 3.0]
@@ -477,8 +479,8 @@ def test_invalid_parameters() -> None:
         wps(work, durations, subsession_size=0)
     with pytest.raises(NotEnoughDataError, match="subsession_size=4 leaves 2 subsession"):
         wps(work, durations, subsession_size=4)
-    # No size meets the limit: the least correlated identifiable size, with a note (issue 25:
-    # the planner's own schedules never raise SubsessionSizeNotFoundError).
+    # No size meets the limit: the least correlated identifiable size, with a note (the
+    # planner's own schedules never raise SubsessionSizeNotFoundError).
     fallback = wps(pv.V55_IDENTICAL_DIFF, [pv.v55_duration(w) for w in pv.V55_IDENTICAL_DIFF])
     assert fallback.subsession_size == 1
     assert len(fallback.notes) == 1 and "autocorrelation_limit=0.1" in fallback.notes[0]
@@ -552,3 +554,78 @@ def test_scale_equivariance(work_scale: float, time_scale: float, seed: int) -> 
             base.throughput_ci_high * factor, rel=1e-8
         )
     assert scaled.r_squared == pytest.approx(base.r_squared, rel=1e-8, abs=1e-12)
+
+
+def _cyclic(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    work = np.tile([1e5, 2e5, 4e5, 8e5], 10).astype(float)
+    return work, 0.01 + work * 1e-7 * (1 + 0.02 * rng.standard_normal(work.size))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_wps_accepts_a_cyclic_schedule(seed: int) -> None:
+    from pilotstats.regression import wps
+
+    work, durations = _cyclic(seed)
+    result = wps(work, durations)
+    assert result.subsession_size % 4 != 0  # a multiple of the period is degenerate
+    assert result.slope_ci_low <= 1e-7 <= result.slope_ci_high or abs(
+        result.slope - 1e-7) < 1e-8
+    with pytest.raises(DegenerateDesignError):  # an explicit degenerate size still fails
+        wps(work, durations, subsession_size=4)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_wps_auto_q_equals_explicit_q(seed: int) -> None:
+    from pilotstats.regression import wps
+
+    rng = np.random.default_rng(seed)
+    n = 32
+    work = rng.uniform(1.0, 100.0, n)
+    durations = np.abs(-0.5 + work / 10 * (1 + 0.3 * rng.standard_normal(n))) + 0.01
+    try:
+        auto = wps(work, durations)
+    except PilotStatsError:
+        return
+    if any("alpha filter rerun" in note for note in auto.notes):
+        # the size found does not fit a set the filter visits: the explicit call fails and
+        # the automatic one reports its first pass, saying so
+        with pytest.raises((NotEnoughDataError, DegenerateDesignError)):
+            wps(work, durations, subsession_size=auto.subsession_size)
+        return
+    explicit = wps(work, durations, subsession_size=auto.subsession_size)
+    assert {**auto.to_dict(), "notes": []} == {**explicit.to_dict(), "notes": []}
+
+
+def test_wps_alpha_filter_cycle_has_a_deterministic_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two fits that exclude each other's rounds: the fit keeping most rounds wins."""
+    import importlib
+
+    from pilotstats.exceptions import ConvergenceWarning
+
+    wps_module = importlib.import_module("pilotstats.regression.wps")
+    fit_module = importlib.import_module("pilotstats.regression._wps_fit")
+
+    rng = np.random.default_rng(1)
+    work = rng.uniform(10.0, 100.0, 40)
+    durations = 0.5 + work / 50 * (1 + 0.01 * rng.standard_normal(40))
+    thresholds = iter([30.0, 60.0, 30.0, 60.0, 30.0, 60.0] * 5)
+    monkeypatch.setattr(fit_module, "_alpha_minimum", lambda fit: next(thresholds))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        result = wps_module.wps(work, durations, subsession_size=1, autocorrelation_limit=1.0)
+    # base -> (w > 30) -> (w > 60) -> (w > 30) again: the cycle is {w > 30, w > 60}; the
+    # member keeping more rounds is w > 30.
+    assert result.n_rounds_used == int((work > 30.0).sum())
+    assert result.min_work == 30.0
+
+
+def test_wps_constant_durations_are_a_named_error_not_v_1e39() -> None:
+    from pilotstats.regression import wps
+
+    rng = np.random.default_rng(1)
+    work = rng.uniform(1e4, 1e6, 40)
+    with pytest.raises(DegenerateDesignError, match="durations"):
+        wps(work, np.full(40, 0.0039), autocorrelation_limit=1.0)

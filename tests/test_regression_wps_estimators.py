@@ -1,10 +1,10 @@
-"""Issue 25, WPS: no exception on the planner's own schedules, lack of fit, estimators.
+"""WPS estimators: no exception on the planner's own schedules, lack of fit, estimators.
 
 The README quick-start schedule is ``work = tile([1e5, 2e5, 4e5, 8e5], 6)`` with
-``seconds = 0.3 + work / 2e5 + noise``. Before issue 25, ``wps`` raised
-``SubsessionSizeNotFoundError`` or ``DegenerateDesignError`` on some seeds of it, a workload not
-linear in the work got a narrow interval and no warning, and only OLS existed (86 % coverage
-under 5 % multiplicative noise).
+``seconds = 0.3 + work / 2e5 + noise``: ``wps`` must not raise
+``SubsessionSizeNotFoundError`` or ``DegenerateDesignError`` on any seed of it, a workload not
+linear in the work must get a lack-of-fit warning, and the estimators beyond OLS must keep
+their coverage (OLS alone: 86 % under 5 % multiplicative noise).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _quiet_wps(work: np.ndarray, seconds: np.ndarray, **options: object) -> obje
 
 
 # ------------------------------------------------------------------------------------------
-# Never raises on the planner's schedules (seeds that raised before issue 25)
+# Never raises on the planner's schedules
 # ------------------------------------------------------------------------------------------
 
 
@@ -120,7 +120,7 @@ def test_genuinely_degenerate_input_still_raises() -> None:
 
 
 def test_nonlinear_workload_warns_and_is_flagged() -> None:
-    # The issue's case: t grows faster than linearly; R^2 stays 0.995 and the interval narrow.
+    # The reported case: t grows faster than linearly; R^2 stays 0.995 and the interval narrow.
     rng = np.random.default_rng(3)
     seconds = 0.3 + CYCLE / V + 0.4 * (CYCLE / 8e5) ** 2 + rng.normal(0, 0.02, CYCLE.size)
     with pytest.warns(LackOfFitWarning, match="pure error lack-of-fit test"):
@@ -273,7 +273,7 @@ COVERAGE_TARGETS = {
 
 @pytest.mark.slow
 def test_readme_schedule_400_runs_no_exception_and_coverage() -> None:
-    """0 exceptions on 10 %, 30 % and random-work runs; coverage >= 93 % (issue 25).
+    """0 exceptions on 10 %, 30 % and random-work runs; coverage >= 93 %.
 
     Measured (``pytest -s --only-slow -k 400_runs``): see ``benchmarks/RESULTS_wps.md``.
     """

@@ -1,4 +1,4 @@
-"""Sessions with rounds as replicates and pooled warm-up removal (issue 23)."""
+"""Sessions with rounds as replicates and pooled warm-up removal."""
 
 from __future__ import annotations
 
@@ -240,10 +240,10 @@ def coverage(one_round: Callable[[np.random.Generator], np.ndarray], sessions: i
 
 @pytest.mark.slow
 def test_bench_py_coverage_with_cli_defaults() -> None:
-    # Issue 23 acceptance: README bench.py (rounds of 50, first 40 % +3 sigma), the
+    # README bench.py (rounds of 50, first 40 % +3 sigma), the
     # command's default options; 200 seeded sessions must cover the stable mean >= 93 %.
     # Measured with benchmarks/bench_session_coverage.py: 99.5 % (was 86.5 % with the
-    # README's --min-size 8; 84 % in the issue's 70 sessions).
+    # README's --min-size 8; 84 % in the 70 sessions first reported).
     covered, _ = coverage(step_round, 200, **quick_options())
     assert covered >= 0.93
 
@@ -251,7 +251,7 @@ def test_bench_py_coverage_with_cli_defaults() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [50, 500], ids=["rounds-50", "rounds-500"])
 def test_gradual_warmup_coverage(n: int) -> None:
-    # Issue 23 acceptance: 3 sigma exp(-i / (n / 10)), 200 seeded sessions with the
+    # 3 sigma exp(-i / (n / 10)), 200 seeded sessions with the
     # command's defaults: coverage >= 90 % and covered or flagged >= 98 %. Measured:
     # 99.0 % (rounds of 50) and 98.5 % (rounds of 500); before: 0 % and 9.5 %.
     covered, either = coverage(lambda rng: gradual_round(rng, n), 200, **quick_options())
@@ -260,7 +260,7 @@ def test_gradual_warmup_coverage(n: int) -> None:
 
 @pytest.mark.slow
 def test_short_rounds_coverage() -> None:
-    # Issue 23 acceptance: rounds of 20 whose first 3 readings are +6 sigma (the old
+    # Rounds of 20 whose first 3 readings are +6 sigma (the old
     # session reported mean 10.36 [10.21, 10.52] with no note), 200 seeded sessions:
     # covered or flagged >= 98 %. Measured: 98.0 % (none flagged); before: 0 %.
     covered, either = coverage(short_round, 200, **quick_options(min_size=3))

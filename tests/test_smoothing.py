@@ -817,3 +817,16 @@ def test_demo() -> None:
     text = demo_smoothing()
     assert text.startswith("Smoothing (SC'18 divergence regions)")
     assert "contention_bw" in text.splitlines()[4]  # the planted contributor ranks first
+
+
+def test_sma_keeps_small_windows_on_data_spanning_600_decades() -> None:
+    from pilotstats.smoothing import sma
+
+    times = 1.5e9 + 86400.0 * np.arange(300)
+    values = np.logspace(-300, 300, 300)
+    means = sma(times, values, "3D")
+    assert not np.any(means == 0)
+    expected = [math.fsum(values[max(0, i - 1):i + 2]) / len(values[max(0, i - 1):i + 2])
+                for i in range(300)]
+    np.testing.assert_allclose(means, expected, rtol=1e-14)
+    assert np.all(np.isfinite(sma(times, np.full(300, 1.7e308), "3D")))

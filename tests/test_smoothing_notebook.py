@@ -34,7 +34,7 @@ def test_notebook_executes(datasets_dir: Path, data_mirror: dict[str, str]) -> N
 
 @pytest.mark.slow
 def test_notebook_runs_offline_on_the_bundled_sample(offline_data: dict[str, str]) -> None:
-    """Issue 24: with every download failing (nothing listens at the data URL), the notebook
+    """With every download failing (nothing listens at the data URL), the notebook
     runs to its end on the bundled 162-job sample and does not claim the paper's numbers."""
     notebook = execute_notebook("tokio_sc18.ipynb", env=offline_data, timeout=300,
                                 cwd=NOTEBOOKS)

@@ -1,9 +1,10 @@
-"""Issue 25, TOKIO: ranking by significance then effect, and the target's aliases.
+"""Contributor ranking (``pilotstats.smoothing._ranking``): by significance then effect,
+and the target's aliases.
 
-Before issue 25 ``Contributors.summary()`` sorted by the flagged fraction, so a metric flagged
-once in a single significant record ranked first and was marked significant (binomial
+Sorting ``Contributors.summary()`` by the flagged fraction would rank first, and mark
+significant, a metric flagged once in a single significant record (binomial
 p = p0 = 1/11 < 0.10); and without an explicit metric list the target's own copies (the
-performance before normalisation) topped the ranking, flagged at every anomaly.
+performance before normalisation) would top the ranking, flagged at every anomaly.
 """
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ def test_alias_needs_enough_pairs_and_strict_order() -> None:
 
 
 def test_tokio_auto_metrics_rank_real_contributors(datasets_dir: Path) -> None:
-    """The TOKIO year without the preset's metric list (issue 25's reproduction)."""
+    """The TOKIO year without the preset's metric list (the reproduction of the SC'18 ranking)."""
     import warnings
 
     from pilotstats.smoothing import read_tokio_summaries

@@ -183,7 +183,7 @@ def test_ratio_interval_is_unbounded_when_the_base_is_indistinguishable_from_zer
 
 
 def test_compare_runs_separates_clear_changes_and_keeps_identical_code_quiet() -> None:
-    # The issue's Google Benchmark case: 62-65 us against 82-86 us, 20 repetitions each.
+    # The reported Google Benchmark case: 62-65 us against 82-86 us, 20 repetitions each.
     rng = np.random.default_rng(3)
     base = [rng.uniform(62e-6, 65e-6, 1) for _ in range(20)]
     new = [rng.uniform(82e-6, 86e-6, 1) for _ in range(20)]
@@ -288,7 +288,7 @@ def _cell(rng: np.random.Generator, sigma_b: float, phi: float, runs: int, n: in
 @pytest.mark.slow
 @pytest.mark.parametrize("statistic", ["mean", "median", "min"])
 def test_false_alarms_and_coverage_over_the_issue_grid(statistic: str) -> None:
-    """Issue 22: sigma_b in {0, 0.5, 2} x phi in {0, 0.7} x R in {2, 3, 5, 10, 30} x
+    """sigma_b in {0, 0.5, 2} x phi in {0, 0.7} x R in {2, 3, 5, 10, 30} x
     iterations in {10, 100, 1000}: A/A false alarms <= 5 % + Monte Carlo error in every
     cell; A/B (ratio 1.3) coverage 93-97 % in every cell with R >= 3."""
     rng = np.random.default_rng({"mean": 1, "median": 2, "min": 3}[statistic])

@@ -6,7 +6,7 @@ the environment running the tests (numpy, scipy, nbclient, ...) through a ``.pth
 naming that environment's site-packages. Not ``--system-site-packages``: when the tests
 themselves run in a venv (as the README's commands do), that flag gives the *base*
 interpreter's packages, not the venv's, and the demo died with ``ModuleNotFoundError:
-pandas`` (issue 24). The ``.pth`` file adds the folders only (their own ``.pth`` files, such
+pandas``. The ``.pth`` file adds the folders only (their own ``.pth`` files, such
 as an editable install of pilotstats, are not processed), so the package under test is the
 wheel's: every command runs outside the source tree, without ``PYTHONPATH``, and checks where
 pilotstats was imported from.
@@ -75,7 +75,7 @@ def _see_this_environment(python: Path) -> None:
 
 
 def test_the_new_venv_sees_this_environment_but_not_its_pilotstats(tmp_path: Path) -> None:
-    """The set-up of the wheel test, quickly: from inside a venv too (issue 24), the new
+    """The set-up of the wheel test, quickly: from inside a venv too, the new
     venv imports this environment's pandas, and no pilotstats (not installed there yet)."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

@@ -26,7 +26,7 @@ call, or any call once a budget is spent, compiles it (ski rental: the rent paid
 compile price stays bounded per kernel and per process).
 Kernels the twin calls run as their twins too. The twins compute the same floating-point
 operations in the same order, so results are identical bit for bit in either tier
-(``tests/test_interpreted_tier.py``). ``_config.INTERPRETED_TIER = False`` (environment
+(``tests/test_jit_interpreted.py``). ``_config.INTERPRETED_TIER = False`` (environment
 ``PILOTSTATS_INTERPRETED_TIER=0``) compiles on the first call, as ``python -m pilotstats
 warmup`` does.
 

@@ -6,7 +6,7 @@ twin takes 0.6-0.7 s on 1,000 points. A process that analyses one short series (
 invocation, a CI job) pays either price for a few milliseconds of work. :func:`edm_dp_numpy`
 computes the same programme with numpy array operations only, without numba: 0.05 s CPU
 at 1,000 points, 0.13 s at 2,000, 0.49 s at 5,000 (O(n²) time and memory: 4n² bytes of
-links). Its results are identical bit for bit (``tests/test_vectorised_tier.py``): the
+links). Its results are identical bit for bit (``tests/test_jit_vectorised.py``): the
 medians are the same order statistics, and the recurrence performs the same floating-point
 operations in the same order, only for all t of a column at once.
 

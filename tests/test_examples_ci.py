@@ -58,7 +58,7 @@ def test_stored_regression_fails_the_gate(harness: str, suffix: str, tmp_path: P
     new = SAMPLE / f"{harness}_pr{suffix}"
     extra: tuple[str, ...] = ()
     if harness == "pytest_benchmark":
-        # one pytest-benchmark file a side is one run a side: inconclusive (issue 22) ...
+        # one pytest-benchmark file a side is one run a side: inconclusive ...
         status, out, summary = compare_step(base, new, tmp_path)
         assert status == 5, out
         assert summary.startswith("### Benchmarks: inconclusive: one run per side")
@@ -85,7 +85,7 @@ def test_first_run_without_baseline_passes(tmp_path: Path) -> None:
 
 
 def test_incomplete_comparison_fails_unless_allowed(tmp_path: Path) -> None:
-    # nothing in common (gbench.json's 4 repetitions are 4 runs now: analysable, issue 22)
+    # nothing in common (gbench.json's 4 repetitions are 4 runs: analysable)
     base, new = DATA / "hyperfine.json", DATA / "gbench.json"
     status, out, summary = compare_step(base, new, tmp_path)
     assert status == 2 and "comparison failed or incomplete (exit status 2)" in summary

@@ -1,4 +1,4 @@
-"""Vectorised twins (issue 26: fresh processes): numpy functions with the kernels' results
+"""Vectorised twins (fresh processes): numpy functions with the kernels' results
 bit for bit, run while a kernel is not compiled, and the background compilation that
 replaces them in long runs (``pilotstats/_kernels/_jit.py``, ``detect_numpy.py``,
 ``edm_numpy.py``)."""
@@ -217,7 +217,7 @@ def test_dispatcher_published_by_a_caller_is_not_used_before_it_is_ready(
 ) -> None:
     """Building a kernel that calls a python_entry kernel publishes the latter's
     dispatcher before it has code for Python's calls; until then calls run the twin, so
-    they never stop to compile (issue 26)."""
+    they never stop to compile."""
     outer = LazyKernel(_sum_doubled_py)
     assert outer.compiled()(np.arange(4.0)) == 12.0  # builds and compiles _double nested
     assert _double._compiled is not None and not _double._ready

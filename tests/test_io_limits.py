@@ -1,4 +1,4 @@
-"""Issue 24, limits on input: every loader and folder walk bounds what it reads.
+"""Limits on input: every loader and folder walk bounds what it reads.
 
 A gzip bomb, a file larger than ``_config.MAX_INPUT_BYTES``, a 256 MiB benchmark name, a
 FIFO or a link to ``/dev/zero`` in a results folder each raise :class:`InputLimitError`
@@ -73,7 +73,7 @@ def test_a_gzip_bomb_is_stopped_at_the_decompressed_limit(tmp_path: Path) -> Non
 
 
 def test_a_huge_benchmark_name_is_refused_before_the_per_sample_copy() -> None:
-    name = "x" * (256 * 2**20)  # the issue: a 60 GiB allocation for 60 samples
+    name = "x" * (256 * 2**20)  # unbounded: a 60 GiB allocation for 60 samples
     with pytest.raises(InputLimitError) as info:
         Measurements(np.ones(60), benchmark=name)
     assert info.value.limit == "MAX_NAME_LENGTH" and info.value.size == len(name)

@@ -1,11 +1,12 @@
-"""Issue 22 at the pipeline level: analyze / compare / the CLI with runs (and files) as units.
+"""``compare`` (and analyze / the CLI) with runs (and files) as units.
 
-Every case listed under "Why" in issue 22 is a regression test here (each failed before:
-the runs of a file were flattened into one series), built from the real harness fixtures
+Each case is a test in which the runs of a file must not be flattened into one series,
+built from the real harness fixtures
 in ``tests/data/real_harness`` (see its README: pyperf, pytest-benchmark, hyperfine,
 Google Benchmark and asv output made with the real tools on a loaded 2-core machine)
 where they have the case, synthetically otherwise; then the real-fixture counts (A/A and
-A/B over file pairs) and a compare-level simulation over cells of the issue's grid.
+A/B over file pairs) and a compare-level simulation over cells of a grid of between-run
+and within-run noise.
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ def test_google_benchmark_cpu_time_slowdown_is_a_regression(
 
 
 def test_clear_separation_of_twenty_repetitions_is_a_regression() -> None:
-    """The issue's figures: 62-65 us against 82-86 us over 20 repetitions each."""
+    """The reported figures: 62-65 us against 82-86 us over 20 repetitions each."""
     rng = np.random.default_rng(22)
     runs = np.arange(20)
     base = Measurements(rng.uniform(62e-6, 65e-6, 20), run=runs, benchmark="b")
@@ -332,7 +333,7 @@ def test_asv_two_processes_say_how_many_would_decide() -> None:
     assert "about 4 runs a side would narrow the interval to ±22.2 %" in item.note
 
 
-# -- compare-level simulation over cells of the issue's grid --------------------------------
+# -- compare-level simulation over cells of a noise grid ------------------------------------
 
 
 def _side(rng: np.random.Generator, runs: int, n: int, sigma_b: float, phi: float,

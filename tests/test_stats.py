@@ -1,5 +1,5 @@
-"""normal_cdf equals scipy.special.ndtr bit for bit (issue 26: detect_changes and edm do not
-import scipy; their p-values must not move)."""
+"""``pilotstats._stats``: normal_cdf equals scipy.special.ndtr bit for bit (detect_changes
+and edm do not import scipy; their p-values must not move), and ceil_tol."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 import numpy as np
 from scipy import special
 
-from pilotstats._stats import normal_cdf
+from pilotstats._stats import ceil_tol, normal_cdf
 
 
 def test_normal_cdf_equals_scipy_bit_for_bit() -> None:
@@ -56,3 +56,10 @@ def _env() -> dict[str, str]:
     env.pop("PILOTSTATS_DISABLE_JIT", None)
     env.pop("NUMBA_DISABLE_JIT", None)
     return env
+
+
+def test_ceil_tol() -> None:
+    assert ceil_tol(65.0000000001) == 65
+    assert ceil_tol(65.001) == 66
+    assert ceil_tol(4.0) == 4
+    assert ceil_tol(0.0) == 0

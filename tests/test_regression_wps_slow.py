@@ -1,4 +1,4 @@
-"""Slow coverage simulations of the WPS throughput interval (issue acceptance).
+"""Slow coverage simulations of the WPS throughput interval (acceptance targets).
 
 Rounds follow ``t = alpha + w / v + e`` with true ``alpha = -0.5 s``, ``v = 100 units/s``,
 work amounts uniform in [200, 1000] units, and noise ``e`` either i.i.d. N(0, 0.2^2) or AR(1)
