@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pilotstats._plotting import INSTALL_HINT, axis_label, time_scale, value_scale
 from pilotstats.changepoints import detect_changes, edm, edm_single, stable_phase
 from pilotstats.exceptions import InvalidInputError, MissingDependencyError
+from pilotstats.plotting._common import INSTALL_HINT, axis_label
 from pilotstats.regression import ClosedNetworkModel, calibrate, wps
 from pilotstats.regression._demo_calibration import SAMPLE_MEASUREMENTS, SAMPLE_POPULATIONS
-from pilotstats.results import format_number
+from pilotstats.results import format_number, time_scale, value_scale
 from pilotstats.smoothing import analyze_regions, divergence_regions
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -414,8 +414,9 @@ class TestTrendGroups:
 
 class TestHalfWidth:
     def test_gaps_without_an_interval_are_shaded_and_named(self) -> None:
-        from pilotstats.autocorrelation import plot_half_width, subsession_analysis
+        from pilotstats.autocorrelation import subsession_analysis
         from pilotstats.datasets import ferrari_response_times
+        from pilotstats.plotting import plot_half_width
 
         x = ferrari_response_times()
         ax = plot_half_width(x, unit="s")
@@ -434,7 +435,7 @@ class TestHalfWidth:
         assert ax.get_title().startswith("half width at n = 48: ±145.8 ms (8.3 % of the mean")
 
     def test_long_series_and_bad_input(self) -> None:
-        from pilotstats.autocorrelation import plot_half_width
+        from pilotstats.plotting import plot_half_width
 
         rng = np.random.default_rng(1)
         ax = plot_half_width(rng.normal(10, 1, 5000), min_samples=10)
@@ -452,3 +453,65 @@ class TestHalfWidth:
         names = {t.get_text() for t in short.get_legend().get_texts()}
         assert names <= {"95 % CI half width", "no interval: fewer than 2 subsessions",
                          "no interval: no subsession size brings |r1| <= 0.1"}
+
+
+class TestRendererRegistry:
+    """``plot`` methods delegate to :func:`pilotstats.results.draw` and its registry."""
+
+    def test_every_registered_name_is_a_result_type_of_its_package(self) -> None:
+        import importlib
+
+        from pilotstats.results import registered_renderers
+
+        names = registered_renderers()
+        assert len(names) >= 16
+        for name in names:
+            module, _, attribute = name.rpartition(".")
+            found = getattr(importlib.import_module(module), attribute, None)
+            assert isinstance(found, type), f"{name} is not a type any more"
+
+    def test_every_result_with_a_plot_method_has_a_renderer(self) -> None:
+        import importlib
+        import inspect
+
+        from pilotstats.results import registered_renderers
+
+        registered = set(registered_renderers())
+        for package in ("changepoints", "regression", "smoothing", "analysis", "io"):
+            module = importlib.import_module(f"pilotstats.{package}")
+            for name in module.__all__:
+                obj = getattr(module, name)
+                if inspect.isclass(obj) and callable(getattr(obj, "plot", None)):
+                    bases = {f"pilotstats.{package}.{base.__name__}" for base in obj.__mro__}
+                    assert bases & registered, f"pilotstats.{package}.{name} has no renderer"
+
+    def test_draw_without_a_renderer_raises_a_named_error(self) -> None:
+        from pilotstats.exceptions import PilotStatsError, RendererNotFoundError
+        from pilotstats.results import draw
+
+        with pytest.raises(RendererNotFoundError, match="no plot renderer") as caught:
+            draw(object())
+        assert isinstance(caught.value, PilotStatsError)
+
+    def test_no_module_below_plotting_imports_it_or_matplotlib_at_import(self) -> None:
+        import ast
+
+        package = ROOT / "pilotstats"
+        for path in package.rglob("*.py"):
+            if path.parent.name == "plotting" or path == package / "__init__.py":
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom):
+                    names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+                elif isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                else:
+                    continue
+                bad = [n for n in names if n.startswith("pilotstats.plotting")]
+                assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+            for node in tree.body:  # module level: no matplotlib
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    module = node.module if isinstance(node, ast.ImportFrom) else (
+                        node.names[0].name)
+                    assert not (module or "").startswith("matplotlib"), path

@@ -36,6 +36,7 @@ from pilotstats.results import (
     Result,
     decode_float,
     decode_float_fields,
+    draw,
     format_number,
     format_quantity,
 )
@@ -397,9 +398,7 @@ class ComparisonReport(Result):
 
         See :func:`pilotstats.analysis.plot_comparison`.
         """
-        from pilotstats.analysis._plot import plot_comparison
-
-        return plot_comparison(self, benchmark=benchmark, ax=ax)
+        return draw(self, benchmark=benchmark, ax=ax)
 
     def to_html(self, *, title: str | None = None,
                 command_line: str | Sequence[str] | None = None,

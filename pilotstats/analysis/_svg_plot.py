@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pilotstats.results import format_number
+from pilotstats.results import format_number, value_scale
 
 __all__ = ["COLOURS", "nice_ticks", "series_svg"]
 
@@ -80,8 +80,6 @@ def series_svg(values: np.ndarray, levels: Sequence[tuple[int, int, float, str]]
             f'font-size="10">')
     if n == 0 or finite.size == 0:
         return head + f"<title>{html.escape(name)}: no data</title></svg>"
-    from pilotstats._plotting import value_scale
-
     unit, factor = value_scale(finite, unit)  # seconds shown in s, ms, µs or ns
     x = x / factor
     finite = finite / factor

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 from pilotstats._protocols import select_items
-from pilotstats.results import ConfidenceInterval, Result, format_interval, format_quantity
+from pilotstats.results import ConfidenceInterval, Result, draw, format_interval, format_quantity
 
 if TYPE_CHECKING:  # the autocorrelation pillar (scipy.stats) is imported on first use
     from pilotstats.autocorrelation.two_level import TwoLevelResult
@@ -266,9 +266,7 @@ class SteadyState(Result):
         >>> ax.get_ylabel(), ax.get_title()[:27]
         ('value (ms)', 'consistent: 3 of 3 forks st')
         """
-        from pilotstats.changepoints._plots import plot_steady_state
-
-        return plot_steady_state(self, forks, ax=ax, unit=unit, ylabel=ylabel, title=title)
+        return draw(self, forks, ax=ax, unit=unit, ylabel=ylabel, title=title)
 
     def __str__(self) -> str:
         count = len(self.forks)

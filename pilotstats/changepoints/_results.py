@@ -24,7 +24,7 @@ import numpy as np
 from pilotstats._protocols import select_items
 from pilotstats._stats import arithmetic_scale
 from pilotstats.exceptions import InvalidInputError
-from pilotstats.results import Result, format_number, json_safe
+from pilotstats.results import Result, draw, format_number, json_safe
 
 __all__ = [
     "ChangePoints",
@@ -428,11 +428,7 @@ class ChangePoints(Result):
         >>> ax.get_xlabel(), len(ax.get_lines())
         ('sample index', 4)
         """
-        from pilotstats.changepoints._plots import plot_change_points
-
-        return plot_change_points(
-            self, x, ax=ax, level=level, unit=unit, ylabel=ylabel, title=title
-        )
+        return draw(self, x, ax=ax, level=level, unit=unit, ylabel=ylabel, title=title)
 
     def to_records(
         self,
@@ -624,8 +620,4 @@ class SingleChangePoint(Result):
         >>> ax.get_ylabel()
         'value (ms)'
         """
-        from pilotstats.changepoints._plots import plot_change_points
-
-        return plot_change_points(
-            self, x, ax=ax, level=level, unit=unit, ylabel=ylabel, title=title
-        )
+        return draw(self, x, ax=ax, level=level, unit=unit, ylabel=ylabel, title=title)

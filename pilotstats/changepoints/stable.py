@@ -41,6 +41,7 @@ from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 from pilotstats.results import (
     ConfidenceInterval,
     Result,
+    draw,
     format_interval,
     format_quantity,
 )
@@ -324,16 +325,9 @@ class StablePhase(Result):
         >>> ax.get_ylabel(), ax.get_title()[:25]
         ('value (ms)', 'stable phase [50, 300) of')
         """
-        from pilotstats.changepoints._plots import plot_stable_phase
-
-        return plot_stable_phase(
-            self,
-            x,
-            ax=ax,
-            unit=unit,
-            ylabel=ylabel,
-            title=title,
-            show_change_points=show_change_points,
+        return draw(
+            self, x, ax=ax, unit=unit, ylabel=ylabel, title=title,
+            show_change_points=show_change_points
         )
 
 

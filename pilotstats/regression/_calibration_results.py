@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pilotstats.regression._confidence_region import ConfidenceRegion
     from pilotstats.regression._residual_diagnostics import ResidualDiagnostics
 from pilotstats.regression._prediction import Prediction
-from pilotstats.results import Result, format_number
+from pilotstats.results import Result, draw, format_number
 
 __all__ = ["CalibrationResult", "Prediction"]
 
@@ -474,20 +474,10 @@ class CalibrationResult(Result):
         >>> ax.get_ylabel()
         'response time (s)'
         """
-        from pilotstats.regression._plots import plot_calibration
-
-        return plot_calibration(
-            self,
-            output,
-            conditions=conditions,
-            x_axis=x_axis,
-            condition_index=condition_index,
-            ax=ax,
-            prediction_band=prediction_band,
-            xlabel=xlabel,
-            ylabel=ylabel,
-            unit=unit,
-            title=title,
+        return draw(
+            self, output, conditions=conditions, x_axis=x_axis, condition_index=condition_index,
+            ax=ax, prediction_band=prediction_band, xlabel=xlabel, ylabel=ylabel, unit=unit,
+            title=title
         )
 
     def summary(self) -> str:

@@ -13,7 +13,7 @@ from pilotstats._stats import t_quantile
 from pilotstats._validation import as_float_array
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.regression._calibration_problem import FloatArray
-from pilotstats.results import Result, format_number
+from pilotstats.results import Result, draw, format_number
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -151,9 +151,7 @@ class Prediction(Result):
         >>> ax.get_ylabel()
         'output 0 (s)'
         """
-        from pilotstats.regression._plots import plot_prediction
-
-        return plot_prediction(
+        return draw(
             self, x_axis, output, ax=ax, xlabel=xlabel, ylabel=ylabel, unit=unit, title=title
         )
 

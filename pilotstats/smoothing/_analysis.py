@@ -13,7 +13,7 @@ import pandas as pd
 from pilotstats._typing import ContributorClassifier, SmoothingPreset
 from pilotstats._validation import check_choice, check_int, check_probability
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError, TargetNotExtremeWarning
-from pilotstats.results import Result, json_safe
+from pilotstats.results import Result, draw, json_safe
 from pilotstats.smoothing._contributors import (
     Contributors,
     check_target_extreme,
@@ -190,21 +190,7 @@ class DivergenceAnalysis(Result):
         MissingDependencyError
             matplotlib is not installed (``pip install "pilotstats[plot]"``).
         """
-        from pilotstats.smoothing._plots import (
-            plot_contributor_ranking,
-            plot_flag_heatmap,
-            plot_sma_difference,
-            plot_timeline,
-        )
-
-        chosen = check_choice(kind, "kind", ("timeline", "sma_difference", "ranking", "heatmap"))
-        if chosen == "timeline":
-            return plot_timeline(self, group=group, ax=ax, **options)
-        if chosen == "sma_difference":
-            return plot_sma_difference(self, group=group, ax=ax, **options)
-        if chosen == "ranking":
-            return plot_contributor_ranking(self, ax=ax, **options)
-        return plot_flag_heatmap(self, ax=ax, **options)
+        return draw(self, kind=kind, group=group, ax=ax, **options)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe data: every table as a list of records (times as UTC epoch s)."""

@@ -15,9 +15,9 @@ import pandas as pd
 
 from pilotstats._protocols import select_items
 from pilotstats._typing import Float64Array1D, Int64Array1D
-from pilotstats._validation import as_float_array, check_choice, check_int
+from pilotstats._validation import as_float_array, check_int
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError
-from pilotstats.results import Result, format_number
+from pilotstats.results import Result, draw, format_number
 from pilotstats.smoothing._sma import _PrefixSums
 from pilotstats.smoothing._time import (
     as_utc_seconds,
@@ -424,12 +424,7 @@ class Regions(Result):
         >>> ax.get_xlabel()
         'time (UTC)'
         """
-        from pilotstats.smoothing._plots import plot_sma_difference, plot_timeline
-
-        chosen = check_choice(kind, "kind", ("timeline", "sma_difference"))
-        if chosen == "timeline":
-            return plot_timeline(self, ax=ax, **options)
-        return plot_sma_difference(self, ax=ax, **options)
+        return draw(self, kind=kind, ax=ax, **options)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per region (times in UTC epoch seconds).

@@ -1,4 +1,7 @@
-"""Figure of the subsession interval as a session grows: :func:`plot_half_width`."""
+"""Figure of the subsession interval as a session grows: :func:`plot_half_width`.
+
+It draws the half width that :func:`~pilotstats.autocorrelation.subsession_analysis`
+reports for every prefix of the series (the plot computes no statistic of its own)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,9 @@ from typing import Any
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._plotting import (
+from pilotstats._validation import as_float_array, check_int, check_text
+from pilotstats.exceptions import NotEnoughDataError, SubsessionSizeNotFoundError
+from pilotstats.plotting._common import (
     LEVEL_COLOUR,
     axis_label,
     fit_title,
@@ -17,10 +22,7 @@ from pilotstats._plotting import (
     outside_legend,
     value_scale,
 )
-from pilotstats._validation import as_float_array, check_int, check_text
-from pilotstats.autocorrelation.subsession import subsession_analysis
-from pilotstats.exceptions import NotEnoughDataError, SubsessionSizeNotFoundError
-from pilotstats.results import format_number, format_quantity
+from pilotstats.results import format_number, format_quantity, plot_doc
 
 __all__ = ["plot_half_width"]
 
@@ -33,6 +35,7 @@ _REASONS = {
 }
 
 
+@plot_doc
 def plot_half_width(
     x: Any,
     *,
@@ -63,21 +66,17 @@ def plot_half_width(
         First prefix length drawn.
     unit : str, optional
         Unit of ``x``; seconds are auto-scaled.
-    ax : matplotlib Axes, optional
-        Where to draw (default: a new figure).
+    {ax}
     title : str, optional
         Title (default: the half width at ``k = n``).
 
-    Returns
-    -------
-    matplotlib Axes
+    {returns}
 
     Raises
     ------
     InvalidInputError
         ``x`` is not a finite 1-D series; ``min_samples`` not an integer in [2, n].
-    MissingDependencyError
-        matplotlib is not installed.
+    {no_matplotlib}
 
     Notes
     -----
@@ -103,23 +102,8 @@ def plot_half_width(
         sizes = np.unique(np.linspace(first, n, _MAX_PREFIXES).round().astype(int))
     else:
         sizes = np.arange(first, n + 1)
-    widths = np.full(sizes.size, np.nan)
-    reasons: list[str | None] = []
-    last = None
-    for i, k in enumerate(sizes):
-        try:
-            last = subsession_analysis(data[:k], confidence_level=confidence_level,
-                                       autocorrelation_limit=autocorrelation_limit)
-        except SubsessionSizeNotFoundError:
-            reasons.append("size")
-            last = None
-            continue
-        except NotEnoughDataError:
-            reasons.append("few")
-            last = None
-            continue
-        widths[i] = last.half_width
-        reasons.append(None)
+    widths, reasons, last = _prefix_half_widths(data, sizes, confidence_level,
+                                                autocorrelation_limit)
     shown, factor = value_scale(widths[np.isfinite(widths)], unit)
     ax = new_axes(ax)
     level = level_text(confidence_level)
@@ -147,3 +131,30 @@ def plot_half_width(
     fit_title(ax, title, fontsize="medium")
     outside_legend(ax)
     return ax
+
+
+def _prefix_half_widths(
+    data: np.ndarray, sizes: np.ndarray, confidence_level: float, autocorrelation_limit: float
+) -> tuple[np.ndarray, list[str | None], Any]:
+    """Half width of :func:`subsession_analysis` of each prefix ``data[:k]``, ``k`` in
+    ``sizes`` (NaN and a reason where there is none), and the result of the last prefix."""
+    from pilotstats.autocorrelation import subsession_analysis
+
+    widths = np.full(sizes.size, np.nan)
+    reasons: list[str | None] = []
+    last = None
+    for i, k in enumerate(sizes):
+        try:
+            last = subsession_analysis(data[:k], confidence_level=confidence_level,
+                                       autocorrelation_limit=autocorrelation_limit)
+        except SubsessionSizeNotFoundError:
+            reasons.append("size")
+            last = None
+            continue
+        except NotEnoughDataError:
+            reasons.append("few")
+            last = None
+            continue
+        widths[i] = last.half_width
+        reasons.append(None)
+    return widths, reasons, last

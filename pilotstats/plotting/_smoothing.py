@@ -1,21 +1,27 @@
-"""Plots of the smoothing pillar; matplotlib is imported lazily.
+"""Renderers of the smoothing results; matplotlib and pandas are imported lazily.
 
 Every function draws on an existing Axes when given one and returns what it drew on.
+:meth:`Regions.plot <pilotstats.smoothing.Regions.plot>` and
+:meth:`DivergenceAnalysis.plot <pilotstats.smoothing.DivergenceAnalysis.plot>` reach them
+through :func:`pilotstats.results.draw` and the ``kind`` they are given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from pilotstats._plotting import new_axes, pyplot
+from pilotstats._validation import check_choice
 from pilotstats.exceptions import InvalidInputError
-from pilotstats.smoothing._contributors import resolve_directions, resolve_metrics
-from pilotstats.smoothing._regions import Regions
-from pilotstats.smoothing._time import window_label
+from pilotstats.plotting._common import new_axes, pyplot
+from pilotstats.results import renders
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from pilotstats.smoothing import DivergenceAnalysis, Regions
 
 __all__ = [
     "UMAMI_COLOURS",
@@ -34,6 +40,8 @@ _GREY = "#CCCCCC"
 
 
 def _to_datetimes(seconds: Any) -> pd.DatetimeIndex:
+    import pandas as pd
+
     return pd.DatetimeIndex(pd.to_datetime(np.asarray(seconds, dtype=float), unit="s", utc=True))
 
 
@@ -129,7 +137,8 @@ def plot_timeline(
     >>> ax.get_ylabel()
     'perf'
     """
-    from pilotstats.smoothing._time import parse_window
+    from pilotstats.smoothing import Regions
+    from pilotstats.smoothing._time import parse_window, window_label
 
     if isinstance(result, Regions):
         times = np.asarray(result.times)
@@ -256,6 +265,11 @@ def plot_umami(
     >>> axes.shape, [ax.get_ylabel() for ax in axes[:, 0]]
     ((2, 2), ['perf', 'load'])
     """
+    import pandas as pd
+
+    from pilotstats.smoothing import Regions
+    from pilotstats.smoothing._contributors import resolve_directions, resolve_metrics
+
     plt = pyplot()
     if not isinstance(regions, Regions):
         raise InvalidInputError("regions must be the Regions result of divergence_regions")
@@ -349,6 +363,8 @@ def plot_contributor_ranking(
     >>> ax.get_ylabel(), [label.get_text() for label in ax.get_xticklabels()]
     ('fraction of significant records flagged', ['load'])
     """
+    import pandas as pd
+
     if hasattr(summary, "summary") and callable(summary.summary):
         table = summary.summary()
     elif hasattr(summary, "summary") and isinstance(summary.summary, pd.DataFrame):
@@ -424,6 +440,8 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
     >>> ax.get_ylabel()
     'SMA short - SMA long'
     """
+    from pilotstats.smoothing import Regions
+
     if isinstance(result, Regions):
         times = np.asarray(result.times)
         diff = np.asarray(result.sma_short) - np.asarray(result.sma_long)
@@ -494,6 +512,8 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     >>> ax.get_xlabel(), [label.get_text() for label in ax.get_yticklabels()]
     ('region (2 jobs of interest)', ['load'])
     """
+    import pandas as pd
+
     if hasattr(records, "records") and isinstance(records.records, pd.DataFrame):
         table = records.records
     elif hasattr(records, "contributors") and isinstance(records.contributors, pd.DataFrame):
@@ -518,3 +538,27 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     ax.set_ylabel("metric")
     ax.set_title("flagged contributors at the jobs of interest", fontsize="medium")
     return ax
+
+
+@renders("pilotstats.smoothing.Regions")
+def _draw_regions(result: Regions, *, kind: str = "timeline", ax: Any = None,
+                  **options: Any) -> Any:
+    """:meth:`Regions.plot <pilotstats.smoothing.Regions.plot>`: the figure ``kind``."""
+    chosen = check_choice(kind, "kind", ("timeline", "sma_difference"))
+    if chosen == "timeline":
+        return plot_timeline(result, ax=ax, **options)
+    return plot_sma_difference(result, ax=ax, **options)
+
+
+@renders("pilotstats.smoothing.DivergenceAnalysis")
+def _draw_analysis(result: DivergenceAnalysis, *, kind: str = "timeline", group: Any = None,
+                   ax: Any = None, **options: Any) -> Any:
+    """:meth:`DivergenceAnalysis.plot <pilotstats.smoothing.DivergenceAnalysis.plot>`."""
+    chosen = check_choice(kind, "kind", ("timeline", "sma_difference", "ranking", "heatmap"))
+    if chosen == "timeline":
+        return plot_timeline(result, group=group, ax=ax, **options)
+    if chosen == "sma_difference":
+        return plot_sma_difference(result, group=group, ax=ax, **options)
+    if chosen == "ranking":
+        return plot_contributor_ranking(result, ax=ax, **options)
+    return plot_flag_heatmap(result, ax=ax, **options)
