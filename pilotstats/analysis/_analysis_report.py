@@ -396,7 +396,7 @@ class AnalysisReport(Result):
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
         """Estimates with their intervals in absolute values (needs matplotlib).
 
-        See :func:`pilotstats.analysis.plot_analysis`.
+        See :func:`pilotstats.plotting.plot_analysis`.
         """
         return draw(self, benchmark=benchmark, ax=ax)
 

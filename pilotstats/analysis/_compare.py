@@ -396,7 +396,7 @@ class ComparisonReport(Result):
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
         """Forest plot of the relative changes with their intervals (needs matplotlib).
 
-        See :func:`pilotstats.analysis.plot_comparison`.
+        See :func:`pilotstats.plotting.plot_comparison`.
         """
         return draw(self, benchmark=benchmark, ax=ax)
 

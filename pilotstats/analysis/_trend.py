@@ -267,7 +267,7 @@ class TrendReport(Result):
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
         """Means of one benchmark with its MDL levels (needs matplotlib).
 
-        See :func:`pilotstats.analysis.plot_trend`.
+        See :func:`pilotstats.plotting.plot_trend`.
         """
         return draw(self, benchmark=benchmark, ax=ax)
 

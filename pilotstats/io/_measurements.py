@@ -527,7 +527,7 @@ class Measurements:
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
         """Time per work unit of each sample, one colour per run (needs matplotlib).
 
-        See :func:`pilotstats.analysis.plot_measurements`.
+        See :func:`pilotstats.plotting.plot_measurements`.
         """
         return draw(self, benchmark=benchmark, ax=ax)
 

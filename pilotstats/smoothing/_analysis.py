@@ -165,12 +165,12 @@ class DivergenceAnalysis(Result):
         Parameters
         ----------
         kind : {"timeline", "sma_difference", "ranking", "heatmap"}, default "timeline"
-            ``"timeline"`` (:func:`~pilotstats.smoothing.plot_timeline`) and
-            ``"sma_difference"`` (:func:`~pilotstats.smoothing.plot_sma_difference`) draw
+            ``"timeline"`` (:func:`~pilotstats.plotting.plot_timeline`) and
+            ``"sma_difference"`` (:func:`~pilotstats.plotting.plot_sma_difference`) draw
             one group; ``"ranking"`` the contributor ranking
-            (:func:`~pilotstats.smoothing.plot_contributor_ranking`, the paper's Fig. 10);
+            (:func:`~pilotstats.plotting.plot_contributor_ranking`, the paper's Fig. 10);
             ``"heatmap"`` the flagged records
-            (:func:`~pilotstats.smoothing.plot_flag_heatmap`).
+            (:func:`~pilotstats.plotting.plot_flag_heatmap`).
         group : str or tuple, optional
             Group to draw (``"timeline"``, ``"sma_difference"``; needed when there are
             several).

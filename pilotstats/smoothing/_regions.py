@@ -392,9 +392,9 @@ class Regions(Result):
         ----------
         kind : {"timeline", "sma_difference"}, default "timeline"
             ``"timeline"``: raw values, both SMAs, crossovers, shaded regions and jobs of
-            interest (:func:`~pilotstats.smoothing.plot_timeline`). ``"sma_difference"``:
+            interest (:func:`~pilotstats.plotting.plot_timeline`). ``"sma_difference"``:
             short minus long SMA with the crossovers
-            (:func:`~pilotstats.smoothing.plot_sma_difference`).
+            (:func:`~pilotstats.plotting.plot_sma_difference`).
         ax : matplotlib Axes, optional
             Where to draw (default: a new figure). ``plt.show`` is never called.
         **options
