@@ -321,11 +321,6 @@ def plot_comparison(report: ComparisonReport, *, benchmark: str | None = None,
         f"change of the run-level mean, new vs baseline (%, "
         f"{level_text(report.confidence_level)})"
     )
-    from matplotlib.lines import Line2D
-
-    shown = [v for v in _VERDICT_COLORS if any(c.verdict == v for c in rows)]
-    handles = [Line2D([], [], color=_VERDICT_COLORS[v], marker="o", linewidth=3, label=v)
-               for v in shown]
     if len(chosen) == 1:
         ax.set_yticks([])  # the title names the benchmark
         for i, item in enumerate(rows):
@@ -335,9 +330,7 @@ def plot_comparison(report: ComparisonReport, *, benchmark: str | None = None,
                         fontsize=8)
         fit_title(ax, change_title(chosen[0]), fontsize="medium")
         return ax
-    if handles:
-        ax.legend(handles=handles, fontsize=7, title="verdict (point: change, bar: CI)",
-                  title_fontsize=7)
+    _verdict_legend(ax, rows)
     undecided = sum(c.verdict == "inconclusive" for c in chosen)
     missing = len(chosen) - len(rows) - undecided
     fit_title(ax, f"new vs baseline: {len(report.regressions)} regression(s), "
@@ -345,6 +338,18 @@ def plot_comparison(report: ComparisonReport, *, benchmark: str | None = None,
               + (f", {undecided} inconclusive (1 run on a side)" if undecided else "")
               + (f", {missing} not analysable" if missing else ""))
     return ax
+
+
+def _verdict_legend(ax: Any, rows: list[Any]) -> None:
+    """One legend entry per verdict drawn (point: change, bar: interval)."""
+    from matplotlib.lines import Line2D
+
+    shown = [v for v in _VERDICT_COLORS if any(c.verdict == v for c in rows)]
+    handles = [Line2D([], [], color=_VERDICT_COLORS[v], marker="o", linewidth=3, label=v)
+               for v in shown]
+    if handles:
+        ax.legend(handles=handles, fontsize=7, title="verdict (point: change, bar: CI)",
+                  title_fontsize=7)
 
 
 @renders("pilotstats.analysis.TrendReport")

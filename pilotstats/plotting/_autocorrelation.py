@@ -109,28 +109,35 @@ def plot_half_width(
     level = level_text(confidence_level)
     ax.plot(sizes, widths / factor, "o-", markersize=3, color=LEVEL_COLOUR,
             label=f"{level} half width")
+    _shade_gaps(ax, sizes, reasons, autocorrelation_limit)
+    ax.set_xlabel("samples collected (k)")
+    ax.set_ylabel(axis_label("half width of the interval of x[:k]", shown))
+    fit_title(ax, title if title is not None else _half_width_title(last, n, unit, level),
+              fontsize="medium")
+    outside_legend(ax)
+    return ax
+
+
+def _shade_gaps(ax: Any, sizes: np.ndarray, reasons: list[str | None], limit: float) -> None:
+    """Shade each prefix length without an interval, the reason named once in the legend."""
     labelled: set[str] = set()
     step = float(np.min(np.diff(sizes))) if sizes.size > 1 else 1.0
     for i, reason in enumerate(reasons):
         if reason is None:
             continue
-        text = _REASONS[reason].format(limit=format_number(autocorrelation_limit))
+        text = _REASONS[reason].format(limit=format_number(limit))
         ax.axvspan(sizes[i] - step / 2, sizes[i] + step / 2, color="0.85", linewidth=0,
                    label=None if text in labelled else text)
         labelled.add(text)
-    ax.set_xlabel("samples collected (k)")
-    ax.set_ylabel(axis_label("half width of the interval of x[:k]", shown))
-    if title is None:
-        if last is not None and math.isfinite(last.half_width):
-            share = (f"{format_number(100 * last.half_width / abs(last.mean), 2)} % of the "
-                     "mean, " if last.mean else "")
-            title = (f"half width at n = {n}: ±{format_quantity(last.half_width, unit)} "
-                     f"({share}{level})")
-        else:
-            title = f"no interval at n = {n}: collect more samples"
-    fit_title(ax, title, fontsize="medium")
-    outside_legend(ax)
-    return ax
+
+
+def _half_width_title(last: Any, n: int, unit: str | None, level: str) -> str:
+    if last is not None and math.isfinite(last.half_width):
+        share = (f"{format_number(100 * last.half_width / abs(last.mean), 2)} % of the "
+                 "mean, " if last.mean else "")
+        return (f"half width at n = {n}: ±{format_quantity(last.half_width, unit)} "
+                f"({share}{level})")
+    return f"no interval at n = {n}: collect more samples"
 
 
 def _prefix_half_widths(
