@@ -12,7 +12,7 @@ import numpy as np
 from pilotstats._protocols import select_items
 from pilotstats._stats import two_sided_t
 from pilotstats._typing import MdlLabel
-from pilotstats.results import Result, draw, format_number
+from pilotstats.results import Result, draw, format_number, plot_doc
 
 if TYPE_CHECKING:
     from pilotstats.changepoints.compliance import TrendCompliance
@@ -241,6 +241,7 @@ class TrendGroups(Result):
     def _extra_dict(self) -> dict[str, Any]:
         return {"confidence_level": None, "unit": None, "n_groups": len(self.groups)}
 
+    @plot_doc
     def plot(
         self,
         x: Any = None,
@@ -265,13 +266,11 @@ class TrendGroups(Result):
         x : sequence of runs, optional
             The runs the result was computed from (results do not keep them); without
             them only the groups are drawn.
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+        {ax}
         unit : str, optional
             Unit label of the values (a display label; the numeric coding resolution is
             :attr:`resolution`); ``"s"`` is auto-scaled to ms/µs/ns.
-        ylabel : str, optional
-            Name of the measured quantity on the y axis (default ``"value"``).
+        {ylabel}
         title : str, optional
             Title (default: groups, regressions and progressions).
         show_std : bool, default True
@@ -280,16 +279,13 @@ class TrendGroups(Result):
             Shade the t interval of each group mean, ``mean ± t s / sqrt(n_samples)``
             (None: no interval).
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             ``x`` is not ``n_runs`` runs of finite numbers.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
 
         Examples
         --------

@@ -18,6 +18,7 @@ from pilotstats.results import (
     format_interval,
     format_number,
     format_quantity,
+    plot_doc,
 )
 
 __all__ = ["WpsPrediction", "WpsResult"]
@@ -401,6 +402,7 @@ class WpsResult(Result):
             array.setflags(write=False)
         return WpsPrediction(values, duration, low, high, level, self.subsession_size)
 
+    @plot_doc
     def plot(
         self,
         work: ArrayLike1D,
@@ -423,23 +425,19 @@ class WpsResult(Result):
         work, durations : array_like, shape (n_rounds,)
             The rounds the result was computed from (the result does not keep them);
             durations in seconds (auto-scaled to ms/µs/ns on the axis).
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+        {ax}
         prediction_band : bool, default True
             Also draw the prediction band.
         title : str, optional
             Title (default: ``v`` with its confidence interval, q and h).
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             The rounds are not finite 1-D arrays of length ``n_rounds``.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
 
         Examples
         --------

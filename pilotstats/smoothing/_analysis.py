@@ -13,7 +13,7 @@ import pandas as pd
 from pilotstats._typing import ContributorClassifier, SmoothingPreset
 from pilotstats._validation import check_choice, check_int, check_probability
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError, TargetNotExtremeWarning
-from pilotstats.results import Result, draw, json_safe
+from pilotstats.results import Result, draw, json_safe, plot_doc
 from pilotstats.smoothing._contributors import (
     Contributors,
     check_target_extreme,
@@ -157,6 +157,7 @@ class DivergenceAnalysis(Result):
             f"observations with p < {self.settings['significance_level']:g}"
         )
 
+    @plot_doc
     def plot(
         self, *, kind: str = "timeline", group: Any = None, ax: Any = None, **options: Any
     ) -> Any:
@@ -174,21 +175,17 @@ class DivergenceAnalysis(Result):
         group : str or tuple, optional
             Group to draw (``"timeline"``, ``"sma_difference"``; needed when there are
             several).
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+        {ax}
         **options
             Further keyword arguments of the chosen function.
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             Unknown ``kind``, or ``group`` missing or unknown.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
         """
         return draw(self, kind=kind, group=group, ax=ax, **options)
 

@@ -17,7 +17,7 @@ from pilotstats._protocols import select_items
 from pilotstats._typing import Float64Array1D, Int64Array1D
 from pilotstats._validation import as_float_array, check_int
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError
-from pilotstats.results import Result, draw, format_number
+from pilotstats.results import Result, draw, format_number, plot_doc
 from pilotstats.smoothing._sma import _PrefixSums
 from pilotstats.smoothing._time import (
     as_utc_seconds,
@@ -385,6 +385,7 @@ class Regions(Result):
             "per region)"
         )
 
+    @plot_doc
     def plot(self, *, kind: str = "timeline", ax: Any = None, **options: Any) -> Any:
         """Draw the regions (needs matplotlib); delegates to the smoothing plot functions.
 
@@ -395,22 +396,18 @@ class Regions(Result):
             interest (:func:`~pilotstats.plotting.plot_timeline`). ``"sma_difference"``:
             short minus long SMA with the crossovers
             (:func:`~pilotstats.plotting.plot_sma_difference`).
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+        {ax}
         **options
             Further keyword arguments of the chosen function (e.g. ``ylabel``,
             ``min_region_duration``, ``shade_regions`` for the timeline).
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             Unknown ``kind``.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
 
         Examples
         --------
