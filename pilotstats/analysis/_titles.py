@@ -3,18 +3,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pilotstats.results import format_quantity, level_text
-
-if TYPE_CHECKING:  # pragma: no cover
-    from pilotstats.analysis._compare import BenchmarkComparison
 
 __all__ = ["change_title", "trend_title"]
 
 
-def change_title(item: BenchmarkComparison) -> str:
-    """``"b: +29.8 % [+25.1, +34.6 %] regression (95 % CI, 4 vs 4 files)"``: the answer."""
+def change_title(item: Any) -> str:
+    """``"b: +29.8 % [+25.1, +34.6 %] regression (95 % CI, 4 vs 4 files)"``: the answer
+    of a :class:`~pilotstats.analysis.BenchmarkComparison`."""
     level = level_text(item.confidence_level)
     units = item.interval_units or "runs"
     count = (f"{item.base_n_subsessions} vs {item.new_n_subsessions} {units}"
