@@ -515,3 +515,40 @@ class TestRendererRegistry:
                     module = node.module if isinstance(node, ast.ImportFrom) else (
                         node.names[0].name)
                     assert not (module or "").startswith("matplotlib"), path
+
+
+class TestStatisticsTheFiguresRead:
+    """The plots draw statistics the results carry; these are the ones added for them."""
+
+    def test_trend_group_mean_half_width_is_the_t_interval(self) -> None:
+        from scipy import stats
+
+        from pilotstats.changepoints import mdl_partition
+
+        runs = [12.5, 12.4, 12.6, 12.5, 12.4, 12.0, 11.9, 12.0, 11.9, 12.1]
+        group = mdl_partition(runs).groups[-1]
+        expected = stats.t.ppf(0.975, group.n_samples - 1) * group.std / np.sqrt(
+            group.n_samples)
+        assert group.mean_half_width(0.95) == pytest.approx(expected, rel=1e-12)
+        single = mdl_partition([1.0, 5.0], resolution=0.1).groups[-1]
+        assert np.isnan(single.mean_half_width())
+
+    def test_wps_mean_duration_interval_is_centred_on_the_line(self) -> None:
+        rng = np.random.default_rng(0)
+        w = rng.uniform(100, 1000, 60)
+        fit = wps(w, 0.5 + w / 200.0 + rng.normal(0, 0.05, 60))
+        grid = np.linspace(100.0, 1000.0, 7)
+        low, high = fit.mean_duration_interval(grid)
+        line = fit.alpha + fit.slope * grid
+        np.testing.assert_allclose((low + high) / 2, line, rtol=1e-12)
+        prediction = fit.predict(grid)
+        assert np.all(high - low < np.asarray(prediction.high) - np.asarray(prediction.low))
+
+    def test_benchmark_analysis_achieved_half_width_percent(self) -> None:
+        from pilotstats.analysis import analyze
+        from pilotstats.io import Measurements
+
+        rng = np.random.default_rng(0)
+        item = analyze(Measurements(rng.normal(1.0, 0.01, 100), benchmark="b"))["b"]
+        assert item.achieved_half_width_percent == pytest.approx(
+            50.0 * (item.ci_high - item.ci_low) / abs(item.mean))

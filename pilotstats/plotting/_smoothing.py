@@ -468,11 +468,12 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
         diff = np.asarray(result.sma_short) - np.asarray(result.sma_long)
         positions = np.asarray(result.crossovers.positions)
     elif hasattr(result, "sma") and hasattr(result, "regions"):
-        rows, _, _ = _analysis_group(result, group)
+        rows, _, label = _analysis_group(result, group)
         times = rows["t"].to_numpy(dtype=float)
         diff = rows["diff"].to_numpy(dtype=float)
-        above = rows["above"].to_numpy(dtype=bool)
-        positions = np.flatnonzero(above[1:] != above[:-1]) + 1
+        cross = result.crossovers
+        positions = (cross.loc[cross["group"] == label, "position"].to_numpy(dtype=np.int64)
+                     if "group" in cross.columns else np.zeros(0, dtype=np.int64))
     else:
         raise InvalidInputError(
             "result must be a Regions or DivergenceAnalysis, got " + type(result).__name__
