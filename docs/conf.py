@@ -82,6 +82,7 @@ PUBLIC_MODULES = [
     "pilotstats.analysis",
     "pilotstats.session",
     "pilotstats.io",
+    "pilotstats.plotting",
     "pilotstats.datasets",
     "pilotstats.exceptions",
     "pilotstats.results",

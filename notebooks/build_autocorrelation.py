@@ -21,7 +21,8 @@ the block means are nearly uncorrelated, then build the interval from the block 
 import numpy as np
 import matplotlib.pyplot as plt
 from pilotstats.autocorrelation import (lag1_autocorrelation, optimal_subsession_size,
-    subsession_analysis, required_sample_size, compare_subsession_means, plot_half_width)
+    subsession_analysis, required_sample_size, compare_subsession_means)
+from pilotstats.plotting import plot_half_width
 from pilotstats.datasets import ferrari_response_times
 
 x = ferrari_response_times()

@@ -40,9 +40,9 @@ from pilotstats.datasets import tokio_summaries
 from pilotstats.exceptions import DatasetDownloadError, MissingDependencyError
 from pilotstats.smoothing import (
     TOKIO_METRIC_LABELS, TOKIO_PLATFORM_LABELS, analyze_regions, crossovers,
-    divergence_regions, plot_contributor_ranking, plot_timeline, plot_umami,
-    read_tokio_summaries, sma,
+    divergence_regions, read_tokio_summaries, sma,
 )
+from pilotstats.plotting import plot_contributor_ranking, plot_timeline, plot_umami
 
 try:
     DATA = tokio_summaries()

@@ -123,3 +123,6 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+from pilotstats import plotting as plotting  # noqa: E402  (last: registers the renderers)

@@ -31,6 +31,7 @@ __all__ = [
     "PerformanceWarning",
     "PilotStatsError",
     "PilotStatsWarning",
+    "RendererNotFoundError",
     "SessionFinishedError",
     "SessionStateError",
     "ShortRoundWarning",
@@ -349,3 +350,12 @@ class DatasetDownloadError(PilotStatsError, OSError):
         super().__init__(message)
         self.url = url
         self.path = path
+
+
+class RendererNotFoundError(PilotStatsError, TypeError):
+    """No plot renderer is registered for the type of the result given to ``plot``.
+
+    :mod:`pilotstats.plotting` registers one renderer per result type when it is imported
+    (``import pilotstats`` imports it); a result type without a figure, or a result drawn
+    before :mod:`pilotstats.plotting` was imported, raises this error.
+    """

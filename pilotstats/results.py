@@ -17,6 +17,13 @@ numbers are JSON numbers, **except the non-finite floats, which JSON cannot hold
 :func:`decode_float` (and the ``from_dict`` class methods of the analysis reports, which
 use it) turns ``"inf"``/``"-inf"`` back into floats, so ``from_dict(to_dict())``
 round-trips infinities exactly.
+
+Plot renderers
+--------------
+Result ``plot`` methods call :func:`draw`, which looks up the renderer registered for the
+result's type (walking its MRO). :mod:`pilotstats.plotting` registers them with
+:func:`renders` when it is imported, and ``import pilotstats`` imports it last, so no result
+module imports the plotting layer or matplotlib.
 """
 
 from __future__ import annotations
@@ -24,21 +31,35 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+import re
+import sys
+import textwrap
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
+
+from pilotstats.exceptions import RendererNotFoundError
 
 __all__ = [
     "ConfidenceInterval",
     "Result",
     "decode_float",
     "decode_float_fields",
+    "draw",
     "format_interval",
     "format_number",
     "format_quantity",
     "json_safe",
+    "level_text",
+    "plot_doc",
+    "registered_renderers",
+    "renders",
+    "time_scale",
+    "value_scale",
 ]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class ConfidenceInterval(NamedTuple):
@@ -188,6 +209,75 @@ def _time_scale(values: list[float]) -> tuple[str, float]:
     return "ns", 1e-9
 
 
+def level_text(confidence_level: float, kind: str = "CI") -> str:
+    """``"95 % CI"`` (or another ``kind``, e.g. ``"PI"``) for a level in (0, 1).
+
+    Notes
+    -----
+    Complexity: O(1).
+
+    Examples
+    --------
+    >>> level_text(0.95), level_text(0.9, "PI")
+    ('95 % CI', '90 % PI')
+    """
+    return f"{format_number(confidence_level * 100, 6)} % {kind}"
+
+
+def time_scale(values: Any) -> tuple[str, float]:
+    """Display unit and factor of an axis of durations in seconds (s, ms, µs or ns).
+
+    The scale is chosen from the median of the finite non-zero magnitudes (None and NaN
+    ignored), so that typical values show 1 to 3 digits before the decimal point.
+
+    Returns
+    -------
+    label : str
+        ``"s"``, ``"ms"``, ``"µs"`` or ``"ns"``.
+    factor : float
+        Seconds per display unit: divide values in seconds by it.
+
+    Notes
+    -----
+    Complexity: O(n log n) for n values.
+
+    Examples
+    --------
+    >>> time_scale([0.002, 0.003, 0.5])
+    ('ms', 0.001)
+    """
+    raw = [v for v in np.ravel(np.asarray(values, dtype=object)) if v is not None]
+    finite = np.abs(np.asarray(raw, dtype=float))
+    finite = finite[np.isfinite(finite) & (finite > 0)]
+    if finite.size == 0:
+        return "s", 1.0
+    reference = float(np.median(finite))
+    for label, factor in _TIME_SCALES:
+        if reference >= factor:
+            return label, factor
+    return "ns", 1e-9
+
+
+def value_scale(values: Any, unit: str | None) -> tuple[str | None, float]:
+    """Display unit and divisor of an axis of values measured in ``unit``.
+
+    Seconds (``unit == "s"``) are auto-scaled with :func:`time_scale`; any other unit is
+    kept as it is (factor 1).
+
+    Notes
+    -----
+    Complexity: O(n log n) for n values.
+
+    Examples
+    --------
+    >>> value_scale([2e-6, 3e-6], "s"), value_scale([2e-6], "B")
+    (('µs', 1e-06), ('B', 1.0))
+    """
+    if unit == "s":
+        return time_scale(values)
+    return unit, 1.0
+
+
 def format_quantity(value: float | None, unit: str | None = None, digits: int = 4) -> str:
     """Format a value with its unit; seconds are auto-scaled to s/ms/µs/ns.
 
@@ -287,3 +377,156 @@ class Result:
             f"<div><strong>{title}</strong>: {summary}"
             f"<table>{''.join(rows)}</table></div>"
         )
+
+
+#: Docstring blocks shared by the plot functions and methods: in a docstring decorated with
+#: :func:`plot_doc`, a line holding only ``{name}`` becomes ``PLOT_DOC[name]`` (indented).
+PLOT_DOC = {
+    "ax": "ax : matplotlib Axes, optional\n"
+          "    Where to draw (default: a new figure). ``plt.show`` is never called.",
+    "unit": "unit : str, optional\n"
+            "    Unit of the values (default: the result's ``unit``); seconds are auto-scaled\n"
+            "    to ms/µs/ns.",
+    "ylabel": "ylabel : str, optional\n"
+              "    Name of the measured quantity on the y axis (default ``\"value\"``).",
+    "series": "x : array_like, shape (n,)\n"
+              "    The series the result was computed from (results do not keep it).",
+    "benchmark": "benchmark : str, optional\n"
+                 "    Draw only this benchmark (default: the first, or every benchmark of\n"
+                 "    a report that draws them side by side).",
+    "returns": "Returns\n-------\nmatplotlib.axes.Axes",
+    "no_matplotlib": "MissingDependencyError\n"
+                     "    matplotlib is not installed (``pip install \"pilotstats[plot]\"``).",
+}
+
+_PLACEHOLDER = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*$", re.MULTILINE)
+
+
+def plot_doc(function: _F) -> _F:
+    """Fill the shared blocks of :data:`PLOT_DOC` into the docstring of ``function``.
+
+    A docstring line holding only ``{ax}`` (or another key) is replaced by that block,
+    indented like the line, so the common parameters of the plots are written once.
+
+    Notes
+    -----
+    Complexity: O(length of the docstring).
+
+    Examples
+    --------
+    >>> @plot_doc
+    ... def figure(ax=None):
+    ...     '''A figure.
+    ...
+    ...     Parameters
+    ...     ----------
+    ...     {ax}
+    ...     '''
+    >>> print(figure.__doc__.splitlines()[4].strip())
+    ax : matplotlib Axes, optional
+    """
+    doc = function.__doc__
+    if doc:
+        function.__doc__ = _PLACEHOLDER.sub(
+            lambda match: textwrap.indent(PLOT_DOC[match.group(2)], match.group(1)), doc
+        )
+    return function
+
+
+#: Renderers registered with :func:`renders`: dotted type name -> renderer.
+_RENDERERS: dict[str, Callable[..., Any]] = {}
+
+#: The registered names resolved to their types (filled lazily by :func:`draw`).
+_RESOLVED: dict[type, Callable[..., Any]] = {}
+
+
+def renders(type_name: str) -> Callable[[_F], _F]:
+    """Register the decorated function as the renderer of results of type ``type_name``.
+
+    ``type_name`` is the dotted name under which the type's package exports it (e.g.
+    ``"pilotstats.changepoints.StablePhase"``). The type is looked up only when a result is
+    drawn, and only in packages already imported, so registering imports nothing. The
+    renderer is called as ``renderer(result, *args, **kwargs)`` by :func:`draw`.
+
+    Notes
+    -----
+    Complexity: O(1).
+
+    Examples
+    --------
+    >>> @renders("pilotstats.results.ConfidenceInterval")
+    ... def _draw_interval(ci, ax=None):
+    ...     return f"[{ci.low}, {ci.high}]"
+    >>> draw(ConfidenceInterval(1.0, 2.0))
+    '[1.0, 2.0]'
+    >>> _ = _RENDERERS.pop("pilotstats.results.ConfidenceInterval")
+    >>> _RESOLVED.clear()
+    """
+
+    def register(function: _F) -> _F:
+        _RENDERERS[type_name] = function
+        return function
+
+    return register
+
+
+def registered_renderers() -> dict[str, Callable[..., Any]]:
+    """The renderers registered with :func:`renders`, by dotted type name (a copy).
+
+    Notes
+    -----
+    Complexity: O(number of renderers).
+
+    Examples
+    --------
+    >>> import pilotstats
+    >>> "pilotstats.changepoints.StablePhase" in registered_renderers()
+    True
+    """
+    return dict(_RENDERERS)
+
+
+def _resolve_renderers() -> None:
+    """Map the registered names whose package is imported to their types."""
+    for name, renderer in _RENDERERS.items():
+        module_name, _, attribute = name.rpartition(".")
+        module = sys.modules.get(module_name)
+        found = getattr(module, attribute, None) if module is not None else None
+        if isinstance(found, type):
+            _RESOLVED[found] = renderer
+
+
+def draw(result: Any, /, *args: Any, **kwargs: Any) -> Any:
+    """Draw ``result`` with the renderer registered for its type (or a base type).
+
+    Every ``plot`` method of a result calls it; the arguments after ``result`` are passed
+    to the renderer unchanged, and its return value (usually the matplotlib Axes) is
+    returned.
+
+    Raises
+    ------
+    RendererNotFoundError
+        No renderer is registered for the type of ``result`` nor its bases
+        (:mod:`pilotstats.plotting`, imported by ``import pilotstats``, registers them).
+
+    Notes
+    -----
+    Complexity: O(number of renderers) plus the renderer's.
+
+    Examples
+    --------
+    >>> import pilotstats
+    >>> draw(object())
+    Traceback (most recent call last):
+    ...
+    pilotstats.exceptions.RendererNotFoundError: no plot renderer is registered for object ...
+    """
+    _resolve_renderers()
+    for cls in type(result).__mro__:
+        renderer = _RESOLVED.get(cls)
+        if renderer is not None:
+            return renderer(result, *args, **kwargs)
+    raise RendererNotFoundError(
+        f"no plot renderer is registered for {type(result).__name__} (import "
+        "pilotstats.plotting, which registers one per result type that has a figure)"
+    )

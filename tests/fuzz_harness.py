@@ -666,7 +666,11 @@ EXCLUDED: dict[str, str] = {
     "speed_of_light": "no arguments",
     # Formatting helpers of results (documented to format any number or None).
     "format_interval": "formatting helper", "format_number": "formatting helper",
-    "format_quantity": "formatting helper",
+    "format_quantity": "formatting helper", "level_text": "formatting helper",
+    "time_scale": "formatting helper", "value_scale": "formatting helper",
+    # The plot-renderer registry (tests/test_plots.py).
+    "draw": "plot-renderer registry", "renders": "plot-renderer registry",
+    "registered_renderers": "plot-renderer registry", "plot_doc": "docstring decorator",
     "decode_float_fields": "from_dict helper taking a result class (not user input)",
     # Data sets: no arguments, or downloads (tests/test_datasets.py serves them from a
     # local HTTP server); records of bundled data.
@@ -701,7 +705,7 @@ PUBLIC_MODULES = (
     "pilotstats", "pilotstats.autocorrelation", "pilotstats.autocorrelation.proportion",
     "pilotstats.changepoints", "pilotstats.regression", "pilotstats.smoothing",
     "pilotstats.io", "pilotstats.analysis", "pilotstats.session", "pilotstats.datasets",
-    "pilotstats.results", "pilotstats.cli",
+    "pilotstats.results", "pilotstats.cli", "pilotstats.plotting",
 )
 
 

@@ -99,9 +99,9 @@ def build_plots(folder: Path) -> dict[str, Path]:
     import numpy as np
 
     from pilotstats.analysis import analyze, compare, trend
-    from pilotstats.autocorrelation import plot_half_width
     from pilotstats.changepoints import mdl_partition
     from pilotstats.io import load, load_many
+    from pilotstats.plotting import plot_half_width
     from pilotstats.regression import wps
 
     folder.mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,7 @@ def public_callables() -> Iterator[tuple[str, Callable[..., Any]]]:
     seen: set[int] = set()
     modules: list[ModuleType] = [pilotstats]
     modules += [getattr(pilotstats, name) for name in SUBPACKAGES]
-    for extra in ("io", "session", "analysis"):
+    for extra in ("io", "session", "analysis", "plotting"):
         module = getattr(pilotstats, extra, None)
         if isinstance(module, ModuleType):
             modules.append(module)

@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pilotstats._plotting import INSTALL_HINT, axis_label, time_scale, value_scale
 from pilotstats.changepoints import detect_changes, edm, edm_single, stable_phase
 from pilotstats.exceptions import InvalidInputError, MissingDependencyError
+from pilotstats.plotting._common import INSTALL_HINT, axis_label
 from pilotstats.regression import ClosedNetworkModel, calibrate, wps
 from pilotstats.regression._demo_calibration import SAMPLE_MEASUREMENTS, SAMPLE_POPULATIONS
-from pilotstats.results import format_number
+from pilotstats.results import format_number, time_scale, value_scale
 from pilotstats.smoothing import analyze_regions, divergence_regions
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -414,8 +414,9 @@ class TestTrendGroups:
 
 class TestHalfWidth:
     def test_gaps_without_an_interval_are_shaded_and_named(self) -> None:
-        from pilotstats.autocorrelation import plot_half_width, subsession_analysis
+        from pilotstats.autocorrelation import subsession_analysis
         from pilotstats.datasets import ferrari_response_times
+        from pilotstats.plotting import plot_half_width
 
         x = ferrari_response_times()
         ax = plot_half_width(x, unit="s")
@@ -434,7 +435,7 @@ class TestHalfWidth:
         assert ax.get_title().startswith("half width at n = 48: ±145.8 ms (8.3 % of the mean")
 
     def test_long_series_and_bad_input(self) -> None:
-        from pilotstats.autocorrelation import plot_half_width
+        from pilotstats.plotting import plot_half_width
 
         rng = np.random.default_rng(1)
         ax = plot_half_width(rng.normal(10, 1, 5000), min_samples=10)
@@ -452,3 +453,102 @@ class TestHalfWidth:
         names = {t.get_text() for t in short.get_legend().get_texts()}
         assert names <= {"95 % CI half width", "no interval: fewer than 2 subsessions",
                          "no interval: no subsession size brings |r1| <= 0.1"}
+
+
+class TestRendererRegistry:
+    """``plot`` methods delegate to :func:`pilotstats.results.draw` and its registry."""
+
+    def test_every_registered_name_is_a_result_type_of_its_package(self) -> None:
+        import importlib
+
+        from pilotstats.results import registered_renderers
+
+        names = registered_renderers()
+        assert len(names) >= 16
+        for name in names:
+            module, _, attribute = name.rpartition(".")
+            found = getattr(importlib.import_module(module), attribute, None)
+            assert isinstance(found, type), f"{name} is not a type any more"
+
+    def test_every_result_with_a_plot_method_has_a_renderer(self) -> None:
+        import importlib
+        import inspect
+
+        from pilotstats.results import registered_renderers
+
+        registered = set(registered_renderers())
+        for package in ("changepoints", "regression", "smoothing", "analysis", "io"):
+            module = importlib.import_module(f"pilotstats.{package}")
+            for name in module.__all__:
+                obj = getattr(module, name)
+                if inspect.isclass(obj) and callable(getattr(obj, "plot", None)):
+                    bases = {f"pilotstats.{package}.{base.__name__}" for base in obj.__mro__}
+                    assert bases & registered, f"pilotstats.{package}.{name} has no renderer"
+
+    def test_draw_without_a_renderer_raises_a_named_error(self) -> None:
+        from pilotstats.exceptions import PilotStatsError, RendererNotFoundError
+        from pilotstats.results import draw
+
+        with pytest.raises(RendererNotFoundError, match="no plot renderer") as caught:
+            draw(object())
+        assert isinstance(caught.value, PilotStatsError)
+
+    def test_no_module_below_plotting_imports_it_or_matplotlib_at_import(self) -> None:
+        import ast
+
+        package = ROOT / "pilotstats"
+        for path in package.rglob("*.py"):
+            if path.parent.name == "plotting" or path == package / "__init__.py":
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom):
+                    names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+                elif isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                else:
+                    continue
+                bad = [n for n in names if n.startswith("pilotstats.plotting")]
+                assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+            for node in tree.body:  # module level: no matplotlib
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    module = node.module if isinstance(node, ast.ImportFrom) else (
+                        node.names[0].name)
+                    assert not (module or "").startswith("matplotlib"), path
+
+
+class TestStatisticsTheFiguresRead:
+    """The plots draw statistics the results carry; these are the ones added for them."""
+
+    def test_trend_group_mean_half_width_is_the_t_interval(self) -> None:
+        from scipy import stats
+
+        from pilotstats.changepoints import mdl_partition
+
+        runs = [12.5, 12.4, 12.6, 12.5, 12.4, 12.0, 11.9, 12.0, 11.9, 12.1]
+        group = mdl_partition(runs).groups[-1]
+        expected = stats.t.ppf(0.975, group.n_samples - 1) * group.std / np.sqrt(
+            group.n_samples)
+        assert group.mean_half_width(0.95) == pytest.approx(expected, rel=1e-12)
+        single = mdl_partition([1.0, 5.0], resolution=0.1).groups[-1]
+        assert np.isnan(single.mean_half_width())
+
+    def test_wps_mean_duration_interval_is_centred_on_the_line(self) -> None:
+        rng = np.random.default_rng(0)
+        w = rng.uniform(100, 1000, 60)
+        fit = wps(w, 0.5 + w / 200.0 + rng.normal(0, 0.05, 60))
+        grid = np.linspace(100.0, 1000.0, 7)
+        low, high = fit.mean_duration_interval(grid)
+        line = fit.alpha + fit.slope * grid
+        np.testing.assert_allclose((low + high) / 2, line, rtol=1e-12)
+        prediction = fit.predict(grid)
+        assert np.all(high - low < np.asarray(prediction.high) - np.asarray(prediction.low))
+
+    def test_benchmark_analysis_achieved_half_width_percent(self) -> None:
+        from pilotstats.analysis import analyze
+        from pilotstats.io import Measurements
+
+        rng = np.random.default_rng(0)
+        item = analyze(Measurements(rng.normal(1.0, 0.01, 100), benchmark="b"))["b"]
+        assert item.achieved_half_width_percent == pytest.approx(
+            50.0 * (item.ci_high - item.ci_low) / abs(item.mean))

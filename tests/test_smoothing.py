@@ -782,8 +782,8 @@ class TestPlots:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from pilotstats.smoothing import plot_contributor_ranking, plot_timeline, plot_umami
-        from pilotstats.smoothing._plots import UMAMI_COLOURS, umami_colour
+        from pilotstats.plotting import plot_contributor_ranking, plot_timeline, plot_umami
+        from pilotstats.plotting._smoothing import UMAMI_COLOURS, umami_colour
 
         frame, regions = contributor_fixture()
         ax = plot_timeline(regions)
@@ -797,7 +797,7 @@ class TestPlots:
         assert axes.shape == (3, 2)
         bars = plot_contributor_ranking(analysis)
         assert len(bars.patches) >= 2
-        from pilotstats.smoothing import plot_flag_heatmap, plot_sma_difference
+        from pilotstats.plotting import plot_flag_heatmap, plot_sma_difference
 
         assert plot_sma_difference(regions) is not None
         assert plot_sma_difference(analysis, group="fs2") is not None

@@ -16,12 +16,6 @@ from pilotstats.analysis._compare import BenchmarkComparison, ComparisonReport, 
 from pilotstats.analysis._export import to_otava_csv
 from pilotstats.analysis._fleet_report import FleetReport, fleet_report
 from pilotstats.analysis._many import detect_many, trend_many, write_parquet
-from pilotstats.analysis._plot import (
-    plot_analysis,
-    plot_comparison,
-    plot_measurements,
-    plot_trend,
-)
 from pilotstats.analysis._trend import BenchmarkTrend, TrendReport, TrendSegment, trend
 
 __all__ = [
@@ -37,10 +31,6 @@ __all__ = [
     "compare",
     "detect_many",
     "fleet_report",
-    "plot_analysis",
-    "plot_comparison",
-    "plot_measurements",
-    "plot_trend",
     "to_otava_csv",
     "trend",
     "trend_many",

@@ -18,6 +18,7 @@ from pilotstats.results import (
     Result,
     decode_float,
     decode_float_fields,
+    draw,
     format_interval,
     format_number,
     format_quantity,
@@ -205,6 +206,13 @@ class BenchmarkAnalysis(Result):
         return ConfidenceInterval(self.mean - half, self.mean + half)
 
     @property
+    def achieved_half_width_percent(self) -> float:
+        """Half width of the interval in % of the estimate (inf without an interval)."""
+        if not self.mean or self.ci_low is None or self.ci_high is None:
+            return math.inf
+        return 50.0 * (self.ci_high - self.ci_low) / abs(self.mean)
+
+    @property
     def warmup_text(self) -> str:
         """Human-readable warm-up summary."""
         if self.warmup_removal == "stable_phase":
@@ -388,11 +396,9 @@ class AnalysisReport(Result):
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
         """Estimates with their intervals in absolute values (needs matplotlib).
 
-        See :func:`pilotstats.analysis.plot_analysis`.
+        See :func:`pilotstats.plotting.plot_analysis`.
         """
-        from pilotstats.analysis._plot import plot_analysis
-
-        return plot_analysis(self, benchmark=benchmark, ax=ax)
+        return draw(self, benchmark=benchmark, ax=ax)
 
     def to_html(self, *, title: str | None = None,
                 command_line: str | Sequence[str] | None = None,

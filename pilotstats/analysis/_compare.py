@@ -36,6 +36,7 @@ from pilotstats.results import (
     Result,
     decode_float,
     decode_float_fields,
+    draw,
     format_number,
     format_quantity,
 )
@@ -395,11 +396,9 @@ class ComparisonReport(Result):
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
         """Forest plot of the relative changes with their intervals (needs matplotlib).
 
-        See :func:`pilotstats.analysis.plot_comparison`.
+        See :func:`pilotstats.plotting.plot_comparison`.
         """
-        from pilotstats.analysis._plot import plot_comparison
-
-        return plot_comparison(self, benchmark=benchmark, ax=ax)
+        return draw(self, benchmark=benchmark, ax=ax)
 
     def to_html(self, *, title: str | None = None,
                 command_line: str | Sequence[str] | None = None,

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from pilotstats._plotting import fit_title
 from pilotstats.analysis._html import page, plot_or_note, table
+from pilotstats.analysis._titles import change_title, trend_title
 from pilotstats.exceptions import InvalidInputError
-from pilotstats.results import format_number, format_quantity
+from pilotstats.results import draw, format_number, format_quantity
 
 if TYPE_CHECKING:  # pragma: no cover
     from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis
@@ -64,14 +64,8 @@ def _one_measurement(given: Any, side: str) -> Measurements | None:
 def _samples_plot(measurements: Measurements | None, name: str, heading: str) -> str:
     if measurements is None or name not in measurements.names:
         return ""
-    from pilotstats.analysis._plot import plot_measurements
-
-    def draw(ax: Any) -> None:
-        plot_measurements(measurements, benchmark=name, ax=ax)
-        title = ax.get_title().replace("\n", " ").removeprefix(f"{name}: ")
-        fit_title(ax, f"{heading}: {title}")
-
-    return plot_or_note(draw, (7.0, 3.0))
+    return plot_or_note(partial(draw, measurements, benchmark=name, heading=heading),
+                        (7.0, 3.0))
 
 
 def _analysis_structure(report: AnalysisReport) -> str:
@@ -99,8 +93,6 @@ def analysis_page(reports: Sequence[tuple[str | None, AnalysisReport]], *,
 
     ``measurements`` (optional, one per report) adds each benchmark's samples plot.
     """
-    from pilotstats.analysis._plot import plot_analysis
-
     if measurements is not None and len(measurements) != len(reports):
         raise InvalidInputError(f"measurements has {len(measurements)} entries for "
                                 f"{len(reports)} report(s)")
@@ -125,7 +117,7 @@ def analysis_page(reports: Sequence[tuple[str | None, AnalysisReport]], *,
                     "it includes the run-to-run variation.</p>" + _analysis_structure(report))
         for item in report:
             name = item.name
-            plots = plot_or_note(partial(plot_analysis, report, benchmark=name))
+            plots = plot_or_note(partial(report.plot, benchmark=name))
             plots += _samples_plot(shown, name, "samples")
             body.append(f"<h3>{_esc(name)}</h3><div class=\"plots\">{plots}</div>"
                         + _notes(item.notes))
@@ -141,8 +133,6 @@ def comparison_page(report: ComparisonReport, *, title: str | None = None,
                     measurements: tuple[Any, Any] | None = None,
                     sides: tuple[str, str] | None = None) -> str:
     """The page of a comparison; ``measurements`` = (base, new) adds the samples plots."""
-    from pilotstats.analysis._plot import change_title, plot_comparison
-
     base = _one_measurement(measurements[0], "base") if measurements else None
     new = _one_measurement(measurements[1], "new") if measurements else None
     header, rows, notes = report._table_parts()
@@ -176,10 +166,10 @@ def comparison_page(report: ComparisonReport, *, title: str | None = None,
                    if any(c.base_between_variance is None for c in report) else ""))
     if len(report) > 1:
         body.append("<h2>All changes</h2>" + plot_or_note(
-            partial(plot_comparison, report), (8.0, 1.2 + 0.35 * len(report))))
+            report.plot, (8.0, 1.2 + 0.35 * len(report))))
     for item in report:
         name = item.name
-        change = plot_or_note(partial(plot_comparison, report, benchmark=name), (8.0, 1.9))
+        change = plot_or_note(partial(report.plot, benchmark=name), (8.0, 1.9))
         samples = _samples_plot(base, name, "baseline") + _samples_plot(new, name, "new")
         body.append(f'<h2 class="verdict-{_esc(item.verdict.split()[0])}">'
                     f"{_esc(change_title(item))}</h2>{change}"
@@ -191,8 +181,6 @@ def comparison_page(report: ComparisonReport, *, title: str | None = None,
 def trend_page(report: TrendReport, *, title: str | None = None,
                command_line: str | Sequence[str] | None = None) -> str:
     """The page of a trend: the segment table, then each benchmark's trend plot."""
-    from pilotstats.analysis._plot import plot_trend, trend_title
-
     header, rows = report._table_parts()
     classes = []
     for b in report:
@@ -208,7 +196,7 @@ def trend_page(report: TrendReport, *, title: str | None = None,
     body.append("<h2>Runs per result</h2>" + table(["benchmark", *report.labels], structure))
     for item in report:
         name = item.name
-        plot = plot_or_note(partial(plot_trend, report, benchmark=name), (8.0, 3.6))
+        plot = plot_or_note(partial(report.plot, benchmark=name), (8.0, 3.6))
         body.append(f"<h2>{_esc(trend_title(item, len(report.labels)))}</h2>{plot}"
                     + _notes([item.note] if item.note else []))
     return page(title or "pilotstats trend", body, command_line=command_line)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from pilotstats.results import format_number
+from pilotstats.results import format_number, value_scale
 
 __all__ = ["COLOURS", "nice_ticks", "series_svg"]
 
@@ -80,8 +80,6 @@ def series_svg(values: np.ndarray, levels: Sequence[tuple[int, int, float, str]]
             f'font-size="10">')
     if n == 0 or finite.size == 0:
         return head + f"<title>{html.escape(name)}: no data</title></svg>"
-    from pilotstats._plotting import value_scale
-
     unit, factor = value_scale(finite, unit)  # seconds shown in s, ms, µs or ns
     x = x / factor
     finite = finite / factor
@@ -104,22 +102,7 @@ def series_svg(values: np.ndarray, levels: Sequence[tuple[int, int, float, str]]
              f"{html.escape(last)}</title>",
              f'<rect x="{_LEFT}" y="{_TOP}" width="{right - _LEFT}" height="{bottom - _TOP}" '
              'fill="none" stroke="#888" stroke-width="0.8"/>']
-    grid, labels = [], []
-    for tick in nice_ticks(low, high):
-        y = py(tick)
-        grid.append(f"M{_LEFT - 3},{y:.1f}H{right}")
-        labels.append(f'<text x="{_LEFT - 5}" y="{y + 3:.1f}" text-anchor="end">'
-                      f"{html.escape(_label(tick, unit))}</text>")
-    run_ticks = sorted({int(t) for t in nice_ticks(0.0, float(n - 1)) if float(t).is_integer()}
-                       | {0, n - 1})
-    for tick in run_ticks:
-        grid.append(f"M{px(tick):.1f},{bottom}v3")
-        labels.append(f'<text x="{px(tick):.1f}" y="{bottom + 13}" text-anchor="middle">'
-                      f"{tick}</text>")
-    parts.append(f'<path d="{"".join(grid)}" stroke="#ddd" stroke-width="0.7" fill="none"/>')
-    parts.extend(labels)
-    parts.append(f'<text x="{(_LEFT + right) / 2:.0f}" y="{_HEIGHT - 3}" '
-                 'text-anchor="middle" fill="#555">run (oldest first)</text>')
+    parts += _ticks_svg(low, high, n, unit, px, py)
     step = max(1, math.ceil(n / _MAX_POINTS))
     points = " ".join(f"{px(i):.1f},{py(float(x[i])):.1f}" for i in range(0, n, step)
                       if math.isfinite(x[i]))
@@ -141,3 +124,25 @@ def series_svg(values: np.ndarray, levels: Sequence[tuple[int, int, float, str]]
                      f"{html.escape(label)}</title></line>")
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _ticks_svg(low: float, high: float, n: int, unit: str | None,
+               px: Callable[[float], float], py: Callable[[float], float]) -> list[str]:
+    """Grid lines and labels of the value ticks and run ticks, and the x axis title."""
+    right, bottom = _WIDTH - _RIGHT, _HEIGHT - _BOTTOM
+    grid, labels = [], []
+    for tick in nice_ticks(low, high):
+        y = py(tick)
+        grid.append(f"M{_LEFT - 3},{y:.1f}H{right}")
+        labels.append(f'<text x="{_LEFT - 5}" y="{y + 3:.1f}" text-anchor="end">'
+                      f"{html.escape(_label(tick, unit))}</text>")
+    run_ticks = sorted({int(t) for t in nice_ticks(0.0, float(n - 1)) if float(t).is_integer()}
+                       | {0, n - 1})
+    for tick in run_ticks:
+        grid.append(f"M{px(tick):.1f},{bottom}v3")
+        labels.append(f'<text x="{px(tick):.1f}" y="{bottom + 13}" text-anchor="middle">'
+                      f"{tick}</text>")
+    return [f'<path d="{"".join(grid)}" stroke="#ddd" stroke-width="0.7" fill="none"/>',
+            *labels,
+            f'<text x="{(_LEFT + right) / 2:.0f}" y="{_HEIGHT - 3}" '
+            'text-anchor="middle" fill="#555">run (oldest first)</text>']

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, SupportsIndex, overload
 
 from pilotstats._protocols import select_items
+from pilotstats._stats import two_sided_t
 from pilotstats._validation import check_bool, check_confidence_level
 from pilotstats.analysis._analyze import AnalysisReport, analyze
 from pilotstats.analysis._progress import call_collecting_warnings, progress_items
@@ -17,7 +18,7 @@ from pilotstats.analysis._runs import combine_runs
 from pilotstats.changepoints import mdl_partition
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, PilotStatsError
 from pilotstats.io import Measurements
-from pilotstats.results import Result, decode_float, decode_float_fields, format_quantity
+from pilotstats.results import Result, decode_float, decode_float_fields, draw, format_quantity
 
 __all__ = ["BenchmarkTrend", "TrendReport", "TrendSegment", "trend"]
 
@@ -65,6 +66,25 @@ class TrendSegment(Result):
     def __str__(self) -> str:
         return (f"results [{self.start}, {self.end}): mean {format_quantity(self.mean, 's')}, "
                 f"{self.classification}")
+
+    def mean_half_width(self, confidence_level: float = 0.95) -> float:
+        """Half width of the t interval of the level over the segment's result means.
+
+        ``t_{n-1} std / sqrt(n_results)``; NaN for a segment of one result.
+
+        Parameters
+        ----------
+        confidence_level : float in (0, 1), default 0.95
+            Level of the interval.
+
+        Returns
+        -------
+        float
+        """
+        if self.n_results < 2 or not math.isfinite(self.std):
+            return math.nan
+        return float(two_sided_t(confidence_level, self.n_results - 1)
+                     * (self.std / math.sqrt(self.n_results)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,11 +267,9 @@ class TrendReport(Result):
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
         """Means of one benchmark with its MDL levels (needs matplotlib).
 
-        See :func:`pilotstats.analysis.plot_trend`.
+        See :func:`pilotstats.plotting.plot_trend`.
         """
-        from pilotstats.analysis._plot import plot_trend
-
-        return plot_trend(self, benchmark=benchmark, ax=ax)
+        return draw(self, benchmark=benchmark, ax=ax)
 
     def to_html(self, *, title: str | None = None,
                 command_line: str | Sequence[str] | None = None) -> str:

@@ -5,7 +5,6 @@ Documentation ``docs/algorithms/subsession.md`` (reproducing Pilot, ``ascar-io/p
 """
 
 from pilotstats.autocorrelation._blocks import lag1_autocorrelation, optimal_subsession_size
-from pilotstats.autocorrelation._plots import plot_half_width
 from pilotstats.autocorrelation.comparison import (
     ComparisonSampleSizeResult,
     WelchResult,
@@ -34,7 +33,6 @@ __all__ = [
     "compare_subsession_means",
     "lag1_autocorrelation",
     "optimal_subsession_size",
-    "plot_half_width",
     "proportion_interval",
     "required_runs",
     "required_sample_size",

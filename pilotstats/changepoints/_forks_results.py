@@ -10,7 +10,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 from pilotstats._protocols import select_items
-from pilotstats.results import ConfidenceInterval, Result, format_interval, format_quantity
+from pilotstats.results import (
+    ConfidenceInterval,
+    Result,
+    draw,
+    format_interval,
+    format_quantity,
+    plot_doc,
+)
 
 if TYPE_CHECKING:  # the autocorrelation pillar (scipy.stats) is imported on first use
     from pilotstats.autocorrelation.two_level import TwoLevelResult
@@ -217,6 +224,7 @@ class SteadyState(Result):
             columns=columns,
         )
 
+    @plot_doc
     def plot(
         self,
         forks: Any,
@@ -235,25 +243,20 @@ class SteadyState(Result):
         ----------
         forks : array_like or sequence of array_like
             The forks the result was computed from (results do not keep them).
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+        {ax}
         unit : str, optional
             Unit of the values (default: :attr:`unit`); seconds are auto-scaled.
-        ylabel : str, optional
-            Name of the measured quantity on the y axis (default ``"value"``).
+        {ylabel}
         title : str, optional
             Title (default: the one-line summary).
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             ``forks`` not the forks of this result (count or lengths).
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
 
         Examples
         --------
@@ -266,9 +269,7 @@ class SteadyState(Result):
         >>> ax.get_ylabel(), ax.get_title()[:27]
         ('value (ms)', 'consistent: 3 of 3 forks st')
         """
-        from pilotstats.changepoints._plots import plot_steady_state
-
-        return plot_steady_state(self, forks, ax=ax, unit=unit, ylabel=ylabel, title=title)
+        return draw(self, forks, ax=ax, unit=unit, ylabel=ylabel, title=title)
 
     def __str__(self) -> str:
         count = len(self.forks)

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, SupportsIndex, overload
 
 import numpy as np
 
 from pilotstats._protocols import select_items
+from pilotstats._stats import two_sided_t
 from pilotstats._typing import MdlLabel
-from pilotstats.results import Result, format_number
+from pilotstats.results import Result, draw, format_number, plot_doc
 
 if TYPE_CHECKING:
     from pilotstats.changepoints.compliance import TrendCompliance
@@ -73,6 +75,26 @@ class TrendGroup(Result):
             f"{self.n_samples} samples, {format_number(self.bits, 6)} bits, "
             f"{self.classification}"
         )
+
+    def mean_half_width(self, confidence_level: float = 0.95) -> float:
+        """Half width of the t confidence interval of the group mean.
+
+        ``t_{n-1} std / sqrt(n_samples)`` (the group is an i.i.d. normal sample in the MDL
+        model); NaN for a group of one sample.
+
+        Parameters
+        ----------
+        confidence_level : float in (0, 1), default 0.95
+            Level of the interval.
+
+        Returns
+        -------
+        float
+        """
+        if self.n_samples < 2 or math.isnan(self.std):
+            return math.nan
+        return float(two_sided_t(confidence_level, self.n_samples - 1) * self.std
+                     / math.sqrt(self.n_samples))
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -219,6 +241,7 @@ class TrendGroups(Result):
     def _extra_dict(self) -> dict[str, Any]:
         return {"confidence_level": None, "unit": None, "n_groups": len(self.groups)}
 
+    @plot_doc
     def plot(
         self,
         x: Any = None,
@@ -243,13 +266,11 @@ class TrendGroups(Result):
         x : sequence of runs, optional
             The runs the result was computed from (results do not keep them); without
             them only the groups are drawn.
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+        {ax}
         unit : str, optional
             Unit label of the values (a display label; the numeric coding resolution is
             :attr:`resolution`); ``"s"`` is auto-scaled to ms/µs/ns.
-        ylabel : str, optional
-            Name of the measured quantity on the y axis (default ``"value"``).
+        {ylabel}
         title : str, optional
             Title (default: groups, regressions and progressions).
         show_std : bool, default True
@@ -258,16 +279,13 @@ class TrendGroups(Result):
             Shade the t interval of each group mean, ``mean ± t s / sqrt(n_samples)``
             (None: no interval).
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             ``x`` is not ``n_runs`` runs of finite numbers.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
 
         Examples
         --------
@@ -281,15 +299,7 @@ class TrendGroups(Result):
         >>> ax.get_title().split(";")[0]  # the newest level with its 95 % interval
         'MDL trend: newest level 11.98 ± 0.1 Mpps (regression)'
         """
-        from pilotstats.changepoints._plots import plot_trend_groups
-
-        return plot_trend_groups(
-            self,
-            x,
-            ax=ax,
-            unit=unit,
-            ylabel=ylabel,
-            title=title,
-            show_std=show_std,
-            confidence_level=confidence_level,
+        return draw(
+            self, x, ax=ax, unit=unit, ylabel=ylabel, title=title, show_std=show_std,
+            confidence_level=confidence_level
         )

@@ -24,7 +24,7 @@ import numpy as np
 from pilotstats._protocols import select_items
 from pilotstats._stats import arithmetic_scale
 from pilotstats.exceptions import InvalidInputError
-from pilotstats.results import Result, format_number, json_safe
+from pilotstats.results import Result, draw, format_number, json_safe, plot_doc
 
 __all__ = [
     "ChangePoints",
@@ -375,6 +375,7 @@ class ChangePoints(Result):
     def _extra_dict(self) -> dict[str, Any]:
         return {"n_change_points": len(self.locations), "confidence_level": None}
 
+    @plot_doc
     def plot(
         self,
         x: Any,
@@ -393,29 +394,22 @@ class ChangePoints(Result):
 
         Parameters
         ----------
-        x : array_like, shape (n,)
-            The series the result was computed from (results do not keep it).
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+        {series}
+        {ax}
         level : {"median", "mean"}, default "median"
             Statistic drawn as each segment's horizontal level.
-        unit : str, optional
-            Unit of ``x`` (default: :attr:`unit`); seconds are auto-scaled to ms/µs/ns.
-        ylabel : str, optional
-            Name of the measured quantity on the y axis (default ``"value"``).
+        {unit}
+        {ylabel}
         title : str, optional
             Title (default: method, number of change points, test and n).
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             ``len(x) != n`` or ``x`` not finite and 1-D; unknown ``level``.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
 
         Examples
         --------
@@ -428,11 +422,7 @@ class ChangePoints(Result):
         >>> ax.get_xlabel(), len(ax.get_lines())
         ('sample index', 4)
         """
-        from pilotstats.changepoints._plots import plot_change_points
-
-        return plot_change_points(
-            self, x, ax=ax, level=level, unit=unit, ylabel=ylabel, title=title
-        )
+        return draw(self, x, ax=ax, level=level, unit=unit, ylabel=ylabel, title=title)
 
     def to_records(
         self,
@@ -575,6 +565,7 @@ class SingleChangePoint(Result):
     def _extra_dict(self) -> dict[str, Any]:
         return {"confidence_level": None}
 
+    @plot_doc
     def plot(
         self,
         x: Any,
@@ -589,29 +580,22 @@ class SingleChangePoint(Result):
 
         Parameters
         ----------
-        x : array_like, shape (n,)
-            The series the result was computed from (results do not keep it).
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+        {series}
+        {ax}
         level : {"median", "mean"}, default "median"
             Statistic drawn as each segment's horizontal level.
-        unit : str, optional
-            Unit of ``x`` (default: :attr:`unit`); seconds are auto-scaled to ms/µs/ns.
-        ylabel : str, optional
-            Name of the measured quantity on the y axis (default ``"value"``).
+        {unit}
+        {ylabel}
         title : str, optional
             Title (default: method, change point and n).
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             ``len(x) != n`` or ``x`` not finite and 1-D; unknown ``level``.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
 
         Examples
         --------
@@ -624,8 +608,4 @@ class SingleChangePoint(Result):
         >>> ax.get_ylabel()
         'value (ms)'
         """
-        from pilotstats.changepoints._plots import plot_change_points
-
-        return plot_change_points(
-            self, x, ax=ax, level=level, unit=unit, ylabel=ylabel, title=title
-        )
+        return draw(self, x, ax=ax, level=level, unit=unit, ylabel=ylabel, title=title)

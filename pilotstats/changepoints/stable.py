@@ -41,8 +41,10 @@ from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 from pilotstats.results import (
     ConfidenceInterval,
     Result,
+    draw,
     format_interval,
     format_quantity,
+    plot_doc,
 )
 
 if TYPE_CHECKING:  # the autocorrelation pillar (scipy.stats) is imported on first use
@@ -269,6 +271,7 @@ class StablePhase(Result):
     def _extra_dict(self) -> dict[str, Any]:
         return {"locations": list(self.locations), "kept_fraction": self.kept_fraction}
 
+    @plot_doc
     def plot(
         self,
         x: ArrayLike1D,
@@ -288,29 +291,22 @@ class StablePhase(Result):
 
         Parameters
         ----------
-        x : array_like, shape (n,)
-            The series the result was computed from (results do not keep it).
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
-        unit : str, optional
-            Unit of ``x`` (default: :attr:`unit`); seconds are auto-scaled to ms/µs/ns.
-        ylabel : str, optional
-            Name of the measured quantity on the y axis (default ``"value"``).
+        {series}
+        {ax}
+        {unit}
+        {ylabel}
         title : str, optional
             Title (default: the stable phase, its mean and confidence interval).
         show_change_points : bool, default True
             Draw the change points behind the decision.
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             ``len(x) != n`` or ``x`` not finite and 1-D.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
 
         Examples
         --------
@@ -324,16 +320,9 @@ class StablePhase(Result):
         >>> ax.get_ylabel(), ax.get_title()[:25]
         ('value (ms)', 'stable phase [50, 300) of')
         """
-        from pilotstats.changepoints._plots import plot_stable_phase
-
-        return plot_stable_phase(
-            self,
-            x,
-            ax=ax,
-            unit=unit,
-            ylabel=ylabel,
-            title=title,
-            show_change_points=show_change_points,
+        return draw(
+            self, x, ax=ax, unit=unit, ylabel=ylabel, title=title,
+            show_change_points=show_change_points
         )
 
 

@@ -27,7 +27,7 @@ from pilotstats._validation import (
 )
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 from pilotstats.io._source import check_name
-from pilotstats.results import format_quantity
+from pilotstats.results import draw, format_quantity
 
 __all__ = ["Measurements"]
 
@@ -527,11 +527,9 @@ class Measurements:
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
         """Time per work unit of each sample, one colour per run (needs matplotlib).
 
-        See :func:`pilotstats.analysis.plot_measurements`.
+        See :func:`pilotstats.plotting.plot_measurements`.
         """
-        from pilotstats.analysis._plot import plot_measurements
-
-        return plot_measurements(self, benchmark=benchmark, ax=ax)
+        return draw(self, benchmark=benchmark, ax=ax)
 
     def to_frame(self) -> Any:
         """Return a pandas DataFrame, one row per sample (pandas is imported here, lazily).

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pilotstats.regression._confidence_region import ConfidenceRegion
     from pilotstats.regression._residual_diagnostics import ResidualDiagnostics
 from pilotstats.regression._prediction import Prediction
-from pilotstats.results import Result, format_number
+from pilotstats.results import Result, draw, format_number, plot_doc
 
 __all__ = ["CalibrationResult", "Prediction"]
 
@@ -404,6 +404,7 @@ class CalibrationResult(Result):
             kind="new observation",
         )
 
+    @plot_doc
     def plot(
         self,
         output: int = 0,
@@ -439,8 +440,7 @@ class CalibrationResult(Result):
             or their entry ``condition_index``).
         condition_index : int, optional
             For conditions given as rows (e.g. ``[N, Z]``): which entry is the x axis.
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+        {ax}
         prediction_band : bool, default True
             Also draw the prediction band (skipped for weightings whose new-measurement
             variance is unknown: arrays, callables, covariances).
@@ -451,17 +451,14 @@ class CalibrationResult(Result):
         title : str, optional
             Title (default: parameter names, weighting and dof).
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             ``output`` out of range, conditions that are not numbers (without
             ``condition_index`` or ``x_axis``), or ``x_axis`` of another length than ``conditions``.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
 
         Examples
         --------
@@ -474,20 +471,10 @@ class CalibrationResult(Result):
         >>> ax.get_ylabel()
         'response time (s)'
         """
-        from pilotstats.regression._plots import plot_calibration
-
-        return plot_calibration(
-            self,
-            output,
-            conditions=conditions,
-            x_axis=x_axis,
-            condition_index=condition_index,
-            ax=ax,
-            prediction_band=prediction_band,
-            xlabel=xlabel,
-            ylabel=ylabel,
-            unit=unit,
-            title=title,
+        return draw(
+            self, output, conditions=conditions, x_axis=x_axis, condition_index=condition_index,
+            ax=ax, prediction_band=prediction_band, xlabel=xlabel, ylabel=ylabel, unit=unit,
+            title=title
         )
 
     def summary(self) -> str:

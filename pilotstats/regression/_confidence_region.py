@@ -26,7 +26,7 @@ from pilotstats._validation import check_confidence_level, check_int
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.regression._calibration_problem import FloatArray, _Problem, _readonly
 from pilotstats.regression._gauss_newton import _gauss_newton
-from pilotstats.results import Result, format_number
+from pilotstats.results import Result, draw, format_number
 
 _ELLIPSE_POINTS = 181
 _GRID_MARGIN = 1.6
@@ -129,9 +129,7 @@ class ConfidenceRegion(Result):
         >>> ax.get_xlabel()
         'x[0]'
         """
-        from pilotstats.regression._calibration_plots import plot_region
-
-        return plot_region(self, ax=ax, title=title)
+        return draw(self, ax=ax, title=title)
 
     def __str__(self) -> str:
         level = format_number(self.confidence_level * 100)

@@ -13,7 +13,7 @@ from pilotstats._stats import t_quantile
 from pilotstats._validation import as_float_array
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.regression._calibration_problem import FloatArray
-from pilotstats.results import Result, format_number
+from pilotstats.results import Result, draw, format_number, plot_doc
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -96,6 +96,7 @@ class Prediction(Result):
         variance = np.einsum("i,tij,j->t", a, self.covariance, a)
         return self.values @ a, t * np.sqrt(np.maximum(variance, 0.0))
 
+    @plot_doc
     def plot(
         self,
         x_axis: Any,
@@ -120,8 +121,7 @@ class Prediction(Result):
             prediction does not keep its conditions.
         output : int, default 0
             Column (measure) to draw.
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+        {ax}
         xlabel, ylabel : str, optional
             Axis names (default ``"condition"`` and ``"output <j>"``).
         unit : str, optional
@@ -129,16 +129,13 @@ class Prediction(Result):
         title : str, optional
             Title (default: the kind of interval and the degrees of freedom).
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             ``len(x_axis)`` is not the number of conditions, or ``output`` is out of range.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
 
         Examples
         --------
@@ -151,9 +148,7 @@ class Prediction(Result):
         >>> ax.get_ylabel()
         'output 0 (s)'
         """
-        from pilotstats.regression._plots import plot_prediction
-
-        return plot_prediction(
+        return draw(
             self, x_axis, output, ax=ax, xlabel=xlabel, ylabel=ylabel, unit=unit, title=title
         )
 

@@ -27,7 +27,7 @@ import numpy as np
 from pilotstats._validation import as_float_array, check_int, check_probability
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.regression._calibration_problem import FloatArray, _readonly
-from pilotstats.results import Result, format_number
+from pilotstats.results import Result, draw, format_number
 
 _SHAPIRO_MAX = 5000
 
@@ -112,9 +112,7 @@ class ResidualDiagnostics(Result):
         >>> ax.get_xlabel()
         'N'
         """
-        from pilotstats.regression._calibration_plots import plot_residuals
-
-        return plot_residuals(self, ax=ax, xlabel=xlabel, title=title)
+        return draw(self, ax=ax, xlabel=xlabel, title=title)
 
     def __str__(self) -> str:
         def p(value: float) -> str:

@@ -14,9 +14,11 @@ from pilotstats._validation import as_float_array, check_confidence_level
 from pilotstats.results import (
     ConfidenceInterval,
     Result,
+    draw,
     format_interval,
     format_number,
     format_quantity,
+    plot_doc,
 )
 
 __all__ = ["WpsPrediction", "WpsResult"]
@@ -317,6 +319,34 @@ class WpsResult(Result):
         v_low, v_high, _ = _invert_slope_interval(low, high)
         return ConfidenceInterval(v_low, v_high)
 
+    def mean_duration_interval(
+        self, work: ArrayLike1D, *, confidence_level: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Confidence band of the mean duration ``alpha + work * slope`` at each ``work``.
+
+        ``duration +/- t_{h-2}((1 + c)/2) * sqrt(var(fitted mean))``, the variance of the
+        fitted line at ``work`` (on the scale of a block mean); ``None`` means the stored
+        level.
+
+        Parameters
+        ----------
+        work : array_like
+            Work amounts.
+        confidence_level : float, optional
+            Level of the band; the result's level when None.
+
+        Returns
+        -------
+        low, high : ndarray
+            The ends of the band, of the shape of ``work`` (s).
+        """
+        level = self._level(confidence_level)
+        values = np.asarray(work, dtype=float)
+        fitted = self.alpha + self.slope * values
+        t = two_sided_t(level, self.dof)
+        spread = np.sqrt(self._mean_variance(values))
+        return fitted - t * spread, fitted + t * spread
+
     def predict(
         self, work: ArrayLike1D | float, *, confidence_level: float | None = None
     ) -> WpsPrediction:
@@ -372,6 +402,7 @@ class WpsResult(Result):
             array.setflags(write=False)
         return WpsPrediction(values, duration, low, high, level, self.subsession_size)
 
+    @plot_doc
     def plot(
         self,
         work: ArrayLike1D,
@@ -394,23 +425,19 @@ class WpsResult(Result):
         work, durations : array_like, shape (n_rounds,)
             The rounds the result was computed from (the result does not keep them);
             durations in seconds (auto-scaled to ms/µs/ns on the axis).
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+        {ax}
         prediction_band : bool, default True
             Also draw the prediction band.
         title : str, optional
             Title (default: ``v`` with its confidence interval, q and h).
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             The rounds are not finite 1-D arrays of length ``n_rounds``.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
 
         Examples
         --------
@@ -425,11 +452,7 @@ class WpsResult(Result):
         >>> ax.get_xlabel(), ax.get_ylabel()
         ('work per round (requests)', 'round duration (s)')
         """
-        from pilotstats.regression._plots import plot_wps
-
-        return plot_wps(
-            self, work, durations, ax=ax, prediction_band=prediction_band, title=title
-        )
+        return draw(self, work, durations, ax=ax, prediction_band=prediction_band, title=title)
 
     def __str__(self) -> str:
         rate_unit = f"{self.unit}/s"

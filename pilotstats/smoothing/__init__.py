@@ -4,19 +4,12 @@ Implements the feature-detection and contributor analysis of G. K. Lockwood et a
 *A Year in the Life of a Parallel File System* (SC'18): centred, time-based simple moving
 averages (:func:`sma`), their :func:`crossovers`, the :func:`divergence_regions` between
 crossovers, the :func:`contributors` classification of each region's worst job, and the
-frame-level pipeline :func:`analyze_regions`. Plot functions import matplotlib lazily.
+frame-level pipeline :func:`analyze_regions`. Figures: :mod:`pilotstats.plotting`.
 """
 
 from pilotstats.smoothing._analysis import DivergenceAnalysis, analyze_regions
 from pilotstats.smoothing._contributors import Contributors, contributors
 from pilotstats.smoothing._demo import demo_smoothing
-from pilotstats.smoothing._plots import (
-    plot_contributor_ranking,
-    plot_flag_heatmap,
-    plot_sma_difference,
-    plot_timeline,
-    plot_umami,
-)
 from pilotstats.smoothing._presets import (
     PRESETS,
     TOKIO_HIGHER_IS_WORSE,
@@ -45,11 +38,6 @@ __all__ = [
     "crossovers",
     "demo_smoothing",
     "divergence_regions",
-    "plot_contributor_ranking",
-    "plot_flag_heatmap",
-    "plot_sma_difference",
-    "plot_timeline",
-    "plot_umami",
     "read_tokio_summaries",
     "sma",
 ]

@@ -13,7 +13,7 @@ import pandas as pd
 from pilotstats._typing import ContributorClassifier, SmoothingPreset
 from pilotstats._validation import check_choice, check_int, check_probability
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError, TargetNotExtremeWarning
-from pilotstats.results import Result, json_safe
+from pilotstats.results import Result, draw, json_safe, plot_doc
 from pilotstats.smoothing._contributors import (
     Contributors,
     check_target_extreme,
@@ -157,6 +157,7 @@ class DivergenceAnalysis(Result):
             f"observations with p < {self.settings['significance_level']:g}"
         )
 
+    @plot_doc
     def plot(
         self, *, kind: str = "timeline", group: Any = None, ax: Any = None, **options: Any
     ) -> Any:
@@ -165,46 +166,28 @@ class DivergenceAnalysis(Result):
         Parameters
         ----------
         kind : {"timeline", "sma_difference", "ranking", "heatmap"}, default "timeline"
-            ``"timeline"`` (:func:`~pilotstats.smoothing.plot_timeline`) and
-            ``"sma_difference"`` (:func:`~pilotstats.smoothing.plot_sma_difference`) draw
+            ``"timeline"`` (:func:`~pilotstats.plotting.plot_timeline`) and
+            ``"sma_difference"`` (:func:`~pilotstats.plotting.plot_sma_difference`) draw
             one group; ``"ranking"`` the contributor ranking
-            (:func:`~pilotstats.smoothing.plot_contributor_ranking`, the paper's Fig. 10);
+            (:func:`~pilotstats.plotting.plot_contributor_ranking`, the paper's Fig. 10);
             ``"heatmap"`` the flagged records
-            (:func:`~pilotstats.smoothing.plot_flag_heatmap`).
+            (:func:`~pilotstats.plotting.plot_flag_heatmap`).
         group : str or tuple, optional
             Group to draw (``"timeline"``, ``"sma_difference"``; needed when there are
             several).
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+        {ax}
         **options
             Further keyword arguments of the chosen function.
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             Unknown ``kind``, or ``group`` missing or unknown.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
         """
-        from pilotstats.smoothing._plots import (
-            plot_contributor_ranking,
-            plot_flag_heatmap,
-            plot_sma_difference,
-            plot_timeline,
-        )
-
-        chosen = check_choice(kind, "kind", ("timeline", "sma_difference", "ranking", "heatmap"))
-        if chosen == "timeline":
-            return plot_timeline(self, group=group, ax=ax, **options)
-        if chosen == "sma_difference":
-            return plot_sma_difference(self, group=group, ax=ax, **options)
-        if chosen == "ranking":
-            return plot_contributor_ranking(self, ax=ax, **options)
-        return plot_flag_heatmap(self, ax=ax, **options)
+        return draw(self, kind=kind, group=group, ax=ax, **options)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe data: every table as a list of records (times as UTC epoch s)."""

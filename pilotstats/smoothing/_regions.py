@@ -15,9 +15,9 @@ import pandas as pd
 
 from pilotstats._protocols import select_items
 from pilotstats._typing import Float64Array1D, Int64Array1D
-from pilotstats._validation import as_float_array, check_choice, check_int
+from pilotstats._validation import as_float_array, check_int
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError
-from pilotstats.results import Result, format_number
+from pilotstats.results import Result, draw, format_number, plot_doc
 from pilotstats.smoothing._sma import _PrefixSums
 from pilotstats.smoothing._time import (
     as_utc_seconds,
@@ -385,6 +385,7 @@ class Regions(Result):
             "per region)"
         )
 
+    @plot_doc
     def plot(self, *, kind: str = "timeline", ax: Any = None, **options: Any) -> Any:
         """Draw the regions (needs matplotlib); delegates to the smoothing plot functions.
 
@@ -392,25 +393,21 @@ class Regions(Result):
         ----------
         kind : {"timeline", "sma_difference"}, default "timeline"
             ``"timeline"``: raw values, both SMAs, crossovers, shaded regions and jobs of
-            interest (:func:`~pilotstats.smoothing.plot_timeline`). ``"sma_difference"``:
+            interest (:func:`~pilotstats.plotting.plot_timeline`). ``"sma_difference"``:
             short minus long SMA with the crossovers
-            (:func:`~pilotstats.smoothing.plot_sma_difference`).
-        ax : matplotlib Axes, optional
-            Where to draw (default: a new figure). ``plt.show`` is never called.
+            (:func:`~pilotstats.plotting.plot_sma_difference`).
+        {ax}
         **options
             Further keyword arguments of the chosen function (e.g. ``ylabel``,
             ``min_region_duration``, ``shade_regions`` for the timeline).
 
-        Returns
-        -------
-        matplotlib.axes.Axes
+        {returns}
 
         Raises
         ------
         InvalidInputError
             Unknown ``kind``.
-        MissingDependencyError
-            matplotlib is not installed (``pip install "pilotstats[plot]"``).
+        {no_matplotlib}
 
         Examples
         --------
@@ -424,12 +421,7 @@ class Regions(Result):
         >>> ax.get_xlabel()
         'time (UTC)'
         """
-        from pilotstats.smoothing._plots import plot_sma_difference, plot_timeline
-
-        chosen = check_choice(kind, "kind", ("timeline", "sma_difference"))
-        if chosen == "timeline":
-            return plot_timeline(self, ax=ax, **options)
-        return plot_sma_difference(self, ax=ax, **options)
+        return draw(self, kind=kind, ax=ax, **options)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per region (times in UTC epoch seconds).

@@ -1,21 +1,27 @@
-"""Plots of the smoothing pillar; matplotlib is imported lazily.
+"""Renderers of the smoothing results; matplotlib and pandas are imported lazily.
 
 Every function draws on an existing Axes when given one and returns what it drew on.
+:meth:`Regions.plot <pilotstats.smoothing.Regions.plot>` and
+:meth:`DivergenceAnalysis.plot <pilotstats.smoothing.DivergenceAnalysis.plot>` reach them
+through :func:`pilotstats.results.draw` and the ``kind`` they are given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from pilotstats._plotting import new_axes, pyplot
+from pilotstats._validation import check_choice
 from pilotstats.exceptions import InvalidInputError
-from pilotstats.smoothing._contributors import resolve_directions, resolve_metrics
-from pilotstats.smoothing._regions import Regions
-from pilotstats.smoothing._time import window_label
+from pilotstats.plotting._common import new_axes, pyplot
+from pilotstats.results import plot_doc, renders
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from pilotstats.smoothing import DivergenceAnalysis, Regions
 
 __all__ = [
     "UMAMI_COLOURS",
@@ -34,6 +40,8 @@ _GREY = "#CCCCCC"
 
 
 def _to_datetimes(seconds: Any) -> pd.DatetimeIndex:
+    import pandas as pd
+
     return pd.DatetimeIndex(pd.to_datetime(np.asarray(seconds, dtype=float), unit="s", utc=True))
 
 
@@ -81,6 +89,7 @@ def _analysis_group(analysis: Any, group: Any) -> tuple[pd.DataFrame, pd.DataFra
     )
 
 
+@plot_doc
 def plot_timeline(
     result: Any,
     *,
@@ -99,8 +108,7 @@ def plot_timeline(
         Output of :func:`divergence_regions` or :func:`analyze_regions`.
     group : str or tuple, optional
         Group to draw from a multi-group analysis (its ``group`` label or key tuple).
-    ax : matplotlib Axes, optional
-        Axes to draw on (default: a new figure).
+    {ax}
     min_region_duration : duration, optional
         Draw crossover lines and shading only around regions at least this long (e.g.
         ``"30D"``, as the paper's single-panel Fig. 5 did).
@@ -109,9 +117,7 @@ def plot_timeline(
     ylabel : str, optional
         Label of the y axis (default: the analysis target, or ``"value"`` for Regions).
 
-    Returns
-    -------
-    matplotlib.axes.Axes
+    {returns}
 
     Notes
     -----
@@ -131,63 +137,70 @@ def plot_timeline(
     """
     from pilotstats.smoothing._time import parse_window
 
-    if isinstance(result, Regions):
-        times = np.asarray(result.times)
-        y = np.asarray(result.values)
-        short, long = np.asarray(result.sma_short), np.asarray(result.sma_long)
-        table = result.to_frame()
-        short_label = window_label(result.short_period)
-        long_label = window_label(result.long_period)
-        title = None
-        default_ylabel = "value"
-    elif hasattr(result, "sma") and hasattr(result, "regions"):
-        rows, table, title = _analysis_group(result, group)
-        times = rows["t"].to_numpy(dtype=float)
-        y = rows["y"].to_numpy(dtype=float)
-        short = rows["sma_short"].to_numpy(dtype=float)
-        long = rows["sma_long"].to_numpy(dtype=float)
-        short_label = str(result.settings["short"])
-        long_label = str(result.settings["long"])
-        default_ylabel = str(getattr(result, "target", "value"))
-    else:
-        raise InvalidInputError(
-            "result must be a Regions or DivergenceAnalysis, got " + type(result).__name__
-        )
+    data = _timeline_data(result, group)
+    table = data["table"]
     ax = new_axes(ax, figsize=(10, 4))
-    when = _to_datetimes(times)
-    ax.plot(when, y, ".", color="0.55", markersize=3, label="observations")
-    ax.plot(when, short, "-", color="C0", linewidth=1.5, label=f"SMA {short_label}")
+    when = _to_datetimes(data["times"])
+    ax.plot(when, data["y"], ".", color="0.55", markersize=3, label="observations")
+    ax.plot(when, data["short"], "-", color="C0", linewidth=1.5,
+            label=f"SMA {data['short_label']}")
+    long_label = data["long_label"]
     long_name = "global mean" if long_label == "inf" else f"SMA {long_label}"
-    ax.plot(when, long, "-", color="C1", linewidth=1.5, label=long_name)
+    ax.plot(when, data["long"], "-", color="C1", linewidth=1.5, label=long_name)
     minimum = parse_window(min_region_duration, "min_region_duration")
     durations = table["next_crossover_t"].to_numpy(dtype=float) - table["start_t"].to_numpy(
         dtype=float
     )
     chosen = np.ones(len(table), dtype=bool) if minimum is None else durations >= minimum
     shown = table[chosen]
-    for i, (_, region) in enumerate(shown.iterrows()):
-        start = _to_datetimes([region["start_t"]])[0]
-        stop = _to_datetimes([region["next_crossover_t"]])[0]
-        if shade_regions:
-            ax.axvspan(start, stop, color="C2" if i % 2 == 0 else "C4", alpha=0.08, linewidth=0)
-        ax.axvline(start, color="0.3", linestyle=":", linewidth=0.8)
-        ax.axvline(stop, color="0.3", linestyle=":", linewidth=0.8)
+    _mark_regions(ax, shown, shade_regions)
+    title = data["title"]
     if mark_jobs and len(shown):
         jobs = shown[shown["job_position"] >= 0]
-        ax.plot(
-            _to_datetimes(jobs["job_t"].to_numpy(dtype=float)),
-            jobs["job_y"].to_numpy(dtype=float),
-            "x",
-            color="#DA0017",
-            markersize=6,
-            label="job of interest",
-        )
+        ax.plot(_to_datetimes(jobs["job_t"].to_numpy(dtype=float)),
+                jobs["job_y"].to_numpy(dtype=float), "x", color="#DA0017", markersize=6,
+                label="job of interest")
     ax.set_xlabel("time (UTC)")
-    ax.set_ylabel(ylabel or default_ylabel)
+    ax.set_ylabel(ylabel or data["default_ylabel"])
     regions_text = f"{len(shown)} divergence region{'s' if len(shown) != 1 else ''}"
     ax.set_title(f"{title}: {regions_text}" if title else regions_text, fontsize="medium")
     ax.legend(loc="best", fontsize="small")
     return ax
+
+
+def _mark_regions(ax: Any, shown: pd.DataFrame, shade: bool) -> None:
+    """Dotted lines at both ends of each region, shaded alternately when ``shade``."""
+    for i, (_, region) in enumerate(shown.iterrows()):
+        start = _to_datetimes([region["start_t"]])[0]
+        stop = _to_datetimes([region["next_crossover_t"]])[0]
+        if shade:
+            ax.axvspan(start, stop, color="C2" if i % 2 == 0 else "C4", alpha=0.08, linewidth=0)
+        ax.axvline(start, color="0.3", linestyle=":", linewidth=0.8)
+        ax.axvline(stop, color="0.3", linestyle=":", linewidth=0.8)
+
+
+def _timeline_data(result: Any, group: Any) -> dict[str, Any]:
+    """Times, values, both SMAs, the region table and the labels of one timeline."""
+    from pilotstats.smoothing import Regions
+    from pilotstats.smoothing._time import window_label
+
+    if isinstance(result, Regions):
+        return {"times": np.asarray(result.times), "y": np.asarray(result.values),
+                "short": np.asarray(result.sma_short), "long": np.asarray(result.sma_long),
+                "table": result.to_frame(), "short_label": window_label(result.short_period),
+                "long_label": window_label(result.long_period), "title": None,
+                "default_ylabel": "value"}
+    if hasattr(result, "sma") and hasattr(result, "regions"):
+        rows, table, title = _analysis_group(result, group)
+        return {"times": rows["t"].to_numpy(dtype=float), "y": rows["y"].to_numpy(dtype=float),
+                "short": rows["sma_short"].to_numpy(dtype=float),
+                "long": rows["sma_long"].to_numpy(dtype=float), "table": table,
+                "short_label": str(result.settings["short"]),
+                "long_label": str(result.settings["long"]), "title": title,
+                "default_ylabel": str(getattr(result, "target", "value"))}
+    raise InvalidInputError(
+        "result must be a Regions or DivergenceAnalysis, got " + type(result).__name__
+    )
 
 
 def plot_umami(
@@ -203,12 +216,10 @@ def plot_umami(
 ) -> Any:
     """UMAMI panel of one region: per metric a time series and a box plot.
 
-    After NERSC/pytokio ``Umami.plot``: one row per metric (the target first) in a 2-column
-    grid with width ratio 4:1. Left: the region's values over time (line with ``x``
-    markers). Right: a box plot of all values except the highlighted job and NaN, whiskers
-    at the 5th and 95th percentiles. The job of interest is a star, a thicker segment from
-    the previous point, and a dashed line across the box plot, coloured by its quartile
-    among the other values (:func:`umami_colour`; pytokio excluded the *last* value instead).
+    After NERSC/pytokio ``Umami.plot``: one row per metric (the target first); left the
+    region's values over time, right a box plot of the other values (whiskers at the 5th and
+    95th percentiles); the job of interest is a star coloured by its quartile among them
+    (:func:`umami_colour`; pytokio excluded the *last* value instead).
 
     Parameters
     ----------
@@ -240,12 +251,10 @@ def plot_umami(
 
     Examples
     --------
-    One row per variable (target first), time series on the left, distribution on the right:
-
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import numpy as np, pandas as pd
-    >>> from pilotstats.smoothing import contributors, divergence_regions
+    >>> from pilotstats.smoothing import divergence_regions
     >>> t = np.arange(40) * 86400.0  # 40 daily probes
     >>> perf = np.where((t >= 15 * 86400) & (t < 25 * 86400), 0.6, 1.0)
     >>> perf[20] = 0.3  # the worst job of the slow region ...
@@ -257,6 +266,33 @@ def plot_umami(
     ((2, 2), ['perf', 'load'])
     """
     plt = pyplot()
+    columns, directions = _umami_columns(frame, regions, region_id, target, metrics,
+                                         metrics_higher_is_better)
+    start, stop = int(regions.starts[region_id]), int(regions.stops[region_id])
+    job = int(regions.job_positions[region_id]) - start
+    when = _to_datetimes(np.asarray(regions.times)[start:stop])
+    figure = figure if figure is not None else plt.figure(figsize=(8, 1.6 * len(columns)))
+    grid = figure.add_gridspec(len(columns), 2, width_ratios=(4, 1), hspace=0.35, wspace=0.05)
+    axes = np.empty((len(columns), 2), dtype=object)
+    for row, column in enumerate(columns):
+        left = figure.add_subplot(grid[row, 0], sharex=axes[0, 0] if row else None)
+        right = figure.add_subplot(grid[row, 1], sharey=left)
+        axes[row, 0], axes[row, 1] = left, right
+        values = frame[column].to_numpy(dtype=float, na_value=np.nan)[start:stop]
+        _umami_row(left, right, when, values, job, directions.get(column, True),
+                   (labels or {}).get(column, column), row == len(columns) - 1)
+    figure.autofmt_xdate()
+    return axes
+
+
+def _umami_columns(frame: Any, regions: Any, region_id: int, target: str, metrics: Any,
+                   higher_is_better: Any) -> tuple[list[str], dict[str, bool]]:
+    """Check the inputs of :func:`plot_umami`; its columns (target first) and directions."""
+    import pandas as pd
+
+    from pilotstats.smoothing import Regions
+    from pilotstats.smoothing._contributors import resolve_directions, resolve_metrics
+
     if not isinstance(regions, Regions):
         raise InvalidInputError("regions must be the Regions result of divergence_regions")
     if not isinstance(frame, pd.DataFrame) or len(frame) != regions.n:
@@ -267,43 +303,35 @@ def plot_umami(
         )
     if target not in frame.columns:
         raise InvalidInputError(f"target {target!r} is not a column of frame")
-    directions = resolve_directions(metrics_higher_is_better)
+    directions = resolve_directions(higher_is_better)
     directions[target] = regions.higher_is_better
-    columns = [target, *resolve_metrics(frame, metrics, target)]
-    start, stop = int(regions.starts[region_id]), int(regions.stops[region_id])
-    job = int(regions.job_positions[region_id]) - start
-    when = _to_datetimes(np.asarray(regions.times)[start:stop])
-    if figure is None:
-        figure = plt.figure(figsize=(8, 1.6 * len(columns)))
-    grid = figure.add_gridspec(len(columns), 2, width_ratios=(4, 1), hspace=0.35, wspace=0.05)
-    axes = np.empty((len(columns), 2), dtype=object)
-    for row, column in enumerate(columns):
-        left = figure.add_subplot(grid[row, 0], sharex=axes[0, 0] if row else None)
-        right = figure.add_subplot(grid[row, 1], sharey=left)
-        axes[row, 0], axes[row, 1] = left, right
-        values = frame[column].to_numpy(dtype=float, na_value=np.nan)[start:stop]
-        left.plot(when, values, "-x", color="0.35", linewidth=1.0, markersize=4)
-        others = np.delete(values, job) if job >= 0 else values
-        others = others[~np.isnan(others)]
-        if others.size:
-            right.boxplot(others, whis=(5, 95), widths=0.6, showfliers=False)
-        if job >= 0 and not np.isnan(values[job]):
-            colour = umami_colour(values[job], others, directions.get(column, True))
-            left.plot(when[job], values[job], "*", color=colour, markersize=14, zorder=5)
-            if job > 0:
-                left.plot(when[job - 1 : job + 1], values[job - 1 : job + 1], "-", color=colour,
-                          linewidth=3.0, zorder=4)
-            right.axhline(values[job], color=colour, linestyle="--", linewidth=1.5)
-        left.set_ylabel((labels or {}).get(column, column), rotation=0, ha="right",
-                        fontsize="small")
-        left.grid(True, alpha=0.3)
-        right.tick_params(labelleft=False, labelbottom=False)
-        if row < len(columns) - 1:
-            left.tick_params(labelbottom=False)
-    figure.autofmt_xdate()
-    return axes
+    return [target, *resolve_metrics(frame, metrics, target)], directions
 
 
+def _umami_row(left: Any, right: Any, when: Any, values: np.ndarray, job: int,
+               higher_is_better: bool, label: str, last: bool) -> None:
+    """One UMAMI row: the series (left) and the box plot of the other values (right), the
+    job of interest coloured by its quartile among them."""
+    left.plot(when, values, "-x", color="0.35", linewidth=1.0, markersize=4)
+    others = np.delete(values, job) if job >= 0 else values
+    others = others[~np.isnan(others)]
+    if others.size:
+        right.boxplot(others, whis=(5, 95), widths=0.6, showfliers=False)
+    if job >= 0 and not np.isnan(values[job]):
+        colour = umami_colour(values[job], others, higher_is_better)
+        left.plot(when[job], values[job], "*", color=colour, markersize=14, zorder=5)
+        if job > 0:
+            left.plot(when[job - 1 : job + 1], values[job - 1 : job + 1], "-", color=colour,
+                      linewidth=3.0, zorder=4)
+        right.axhline(values[job], color=colour, linestyle="--", linewidth=1.5)
+    left.set_ylabel(label, rotation=0, ha="right", fontsize="small")
+    left.grid(True, alpha=0.3)
+    right.tick_params(labelleft=False, labelbottom=False)
+    if not last:
+        left.tick_params(labelbottom=False)
+
+
+@plot_doc
 def plot_contributor_ranking(
     summary: Any,
     *,
@@ -318,7 +346,7 @@ def plot_contributor_ranking(
     ----------
     summary : pandas.DataFrame, Contributors or DivergenceAnalysis
         The ranking of :meth:`Contributors.summary` (or an object holding it).
-    ax : matplotlib Axes, optional
+    {ax}
     metric_labels, platform_labels : mapping, optional
         Display names.
     significant_only : bool, default False
@@ -349,19 +377,7 @@ def plot_contributor_ranking(
     >>> ax.get_ylabel(), [label.get_text() for label in ax.get_xticklabels()]
     ('fraction of significant records flagged', ['load'])
     """
-    if hasattr(summary, "summary") and callable(summary.summary):
-        table = summary.summary()
-    elif hasattr(summary, "summary") and isinstance(summary.summary, pd.DataFrame):
-        table = summary.summary
-    elif isinstance(summary, pd.DataFrame):
-        table = summary
-    else:
-        raise InvalidInputError(
-            "summary must be a ranking DataFrame, a Contributors or a DivergenceAnalysis"
-        )
-    required = {"metric", "total", "significant"}
-    if not required.issubset(table.columns):
-        raise InvalidInputError(f"summary must have the columns {sorted(required)}")
+    table = _ranking_table(summary)
     if significant_only:
         table = table[table["significant"]]
     fractions = [c for c in table.columns if str(c).startswith("fraction:")]
@@ -393,6 +409,27 @@ def plot_contributor_ranking(
     return ax
 
 
+def _ranking_table(summary: Any) -> pd.DataFrame:
+    """The ranking DataFrame of ``summary`` (a DataFrame, Contributors or analysis)."""
+    import pandas as pd
+
+    if hasattr(summary, "summary") and callable(summary.summary):
+        table = summary.summary()
+    elif hasattr(summary, "summary") and isinstance(summary.summary, pd.DataFrame):
+        table = summary.summary
+    elif isinstance(summary, pd.DataFrame):
+        table = summary
+    else:
+        raise InvalidInputError(
+            "summary must be a ranking DataFrame, a Contributors or a DivergenceAnalysis"
+        )
+    required = {"metric", "total", "significant"}
+    if not required.issubset(table.columns):
+        raise InvalidInputError(f"summary must have the columns {sorted(required)}")
+    return table
+
+
+@plot_doc
 def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> Any:
     """SMA_short - SMA_long over time, with crossovers marked.
 
@@ -402,7 +439,7 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
         Output of :func:`divergence_regions` or :func:`analyze_regions`.
     group : str or tuple, optional
         Group of a multi-group analysis.
-    ax : matplotlib Axes, optional
+    {ax}
 
     Returns
     -------
@@ -424,16 +461,19 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
     >>> ax.get_ylabel()
     'SMA short - SMA long'
     """
+    from pilotstats.smoothing import Regions
+
     if isinstance(result, Regions):
         times = np.asarray(result.times)
         diff = np.asarray(result.sma_short) - np.asarray(result.sma_long)
         positions = np.asarray(result.crossovers.positions)
     elif hasattr(result, "sma") and hasattr(result, "regions"):
-        rows, _, _ = _analysis_group(result, group)
+        rows, _, label = _analysis_group(result, group)
         times = rows["t"].to_numpy(dtype=float)
         diff = rows["diff"].to_numpy(dtype=float)
-        above = rows["above"].to_numpy(dtype=bool)
-        positions = np.flatnonzero(above[1:] != above[:-1]) + 1
+        cross = result.crossovers
+        positions = (cross.loc[cross["group"] == label, "position"].to_numpy(dtype=np.int64)
+                     if "group" in cross.columns else np.zeros(0, dtype=np.int64))
     else:
         raise InvalidInputError(
             "result must be a Regions or DivergenceAnalysis, got " + type(result).__name__
@@ -454,6 +494,7 @@ def plot_sma_difference(result: Any, *, group: Any = None, ax: Any = None) -> An
     return ax
 
 
+@plot_doc
 def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = True) -> Any:
     """Region × metric heatmap of flagged contributor records.
 
@@ -465,7 +506,7 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     records : pandas.DataFrame, Contributors or DivergenceAnalysis
         Contributor records (``group``, ``region_id``, ``metric``, ``flagged``,
         ``significant``).
-    ax : matplotlib Axes, optional
+    {ax}
     significant_only : bool, default True
         Show only records with ``p_value < significance_level``.
 
@@ -494,6 +535,8 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     >>> ax.get_xlabel(), [label.get_text() for label in ax.get_yticklabels()]
     ('region (2 jobs of interest)', ['load'])
     """
+    import pandas as pd
+
     if hasattr(records, "records") and isinstance(records.records, pd.DataFrame):
         table = records.records
     elif hasattr(records, "contributors") and isinstance(records.contributors, pd.DataFrame):
@@ -518,3 +561,27 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     ax.set_ylabel("metric")
     ax.set_title("flagged contributors at the jobs of interest", fontsize="medium")
     return ax
+
+
+@renders("pilotstats.smoothing.Regions")
+def _draw_regions(result: Regions, *, kind: str = "timeline", ax: Any = None,
+                  **options: Any) -> Any:
+    """:meth:`Regions.plot <pilotstats.smoothing.Regions.plot>`: the figure ``kind``."""
+    chosen = check_choice(kind, "kind", ("timeline", "sma_difference"))
+    if chosen == "timeline":
+        return plot_timeline(result, ax=ax, **options)
+    return plot_sma_difference(result, ax=ax, **options)
+
+
+@renders("pilotstats.smoothing.DivergenceAnalysis")
+def _draw_analysis(result: DivergenceAnalysis, *, kind: str = "timeline", group: Any = None,
+                   ax: Any = None, **options: Any) -> Any:
+    """:meth:`DivergenceAnalysis.plot <pilotstats.smoothing.DivergenceAnalysis.plot>`."""
+    chosen = check_choice(kind, "kind", ("timeline", "sma_difference", "ranking", "heatmap"))
+    if chosen == "timeline":
+        return plot_timeline(result, group=group, ax=ax, **options)
+    if chosen == "sma_difference":
+        return plot_sma_difference(result, group=group, ax=ax, **options)
+    if chosen == "ranking":
+        return plot_contributor_ranking(result, ax=ax, **options)
+    return plot_flag_heatmap(result, ax=ax, **options)

@@ -1,4 +1,7 @@
-"""Figure of the subsession interval as a session grows: :func:`plot_half_width`."""
+"""Figure of the subsession interval as a session grows: :func:`plot_half_width`.
+
+It draws the half width that :func:`~pilotstats.autocorrelation.subsession_analysis`
+reports for every prefix of the series (the plot computes no statistic of its own)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,9 @@ from typing import Any
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._plotting import (
+from pilotstats._validation import as_float_array, check_int, check_text
+from pilotstats.exceptions import NotEnoughDataError, SubsessionSizeNotFoundError
+from pilotstats.plotting._common import (
     LEVEL_COLOUR,
     axis_label,
     fit_title,
@@ -17,10 +22,7 @@ from pilotstats._plotting import (
     outside_legend,
     value_scale,
 )
-from pilotstats._validation import as_float_array, check_int, check_text
-from pilotstats.autocorrelation.subsession import subsession_analysis
-from pilotstats.exceptions import NotEnoughDataError, SubsessionSizeNotFoundError
-from pilotstats.results import format_number, format_quantity
+from pilotstats.results import format_number, format_quantity, plot_doc
 
 __all__ = ["plot_half_width"]
 
@@ -33,6 +35,7 @@ _REASONS = {
 }
 
 
+@plot_doc
 def plot_half_width(
     x: Any,
     *,
@@ -63,21 +66,17 @@ def plot_half_width(
         First prefix length drawn.
     unit : str, optional
         Unit of ``x``; seconds are auto-scaled.
-    ax : matplotlib Axes, optional
-        Where to draw (default: a new figure).
+    {ax}
     title : str, optional
         Title (default: the half width at ``k = n``).
 
-    Returns
-    -------
-    matplotlib Axes
+    {returns}
 
     Raises
     ------
     InvalidInputError
         ``x`` is not a finite 1-D series; ``min_samples`` not an integer in [2, n].
-    MissingDependencyError
-        matplotlib is not installed.
+    {no_matplotlib}
 
     Notes
     -----
@@ -103,6 +102,51 @@ def plot_half_width(
         sizes = np.unique(np.linspace(first, n, _MAX_PREFIXES).round().astype(int))
     else:
         sizes = np.arange(first, n + 1)
+    widths, reasons, last = _prefix_half_widths(data, sizes, confidence_level,
+                                                autocorrelation_limit)
+    shown, factor = value_scale(widths[np.isfinite(widths)], unit)
+    ax = new_axes(ax)
+    level = level_text(confidence_level)
+    ax.plot(sizes, widths / factor, "o-", markersize=3, color=LEVEL_COLOUR,
+            label=f"{level} half width")
+    _shade_gaps(ax, sizes, reasons, autocorrelation_limit)
+    ax.set_xlabel("samples collected (k)")
+    ax.set_ylabel(axis_label("half width of the interval of x[:k]", shown))
+    fit_title(ax, title if title is not None else _half_width_title(last, n, unit, level),
+              fontsize="medium")
+    outside_legend(ax)
+    return ax
+
+
+def _shade_gaps(ax: Any, sizes: np.ndarray, reasons: list[str | None], limit: float) -> None:
+    """Shade each prefix length without an interval, the reason named once in the legend."""
+    labelled: set[str] = set()
+    step = float(np.min(np.diff(sizes))) if sizes.size > 1 else 1.0
+    for i, reason in enumerate(reasons):
+        if reason is None:
+            continue
+        text = _REASONS[reason].format(limit=format_number(limit))
+        ax.axvspan(sizes[i] - step / 2, sizes[i] + step / 2, color="0.85", linewidth=0,
+                   label=None if text in labelled else text)
+        labelled.add(text)
+
+
+def _half_width_title(last: Any, n: int, unit: str | None, level: str) -> str:
+    if last is not None and math.isfinite(last.half_width):
+        share = (f"{format_number(100 * last.half_width / abs(last.mean), 2)} % of the "
+                 "mean, " if last.mean else "")
+        return (f"half width at n = {n}: ±{format_quantity(last.half_width, unit)} "
+                f"({share}{level})")
+    return f"no interval at n = {n}: collect more samples"
+
+
+def _prefix_half_widths(
+    data: np.ndarray, sizes: np.ndarray, confidence_level: float, autocorrelation_limit: float
+) -> tuple[np.ndarray, list[str | None], Any]:
+    """Half width of :func:`subsession_analysis` of each prefix ``data[:k]``, ``k`` in
+    ``sizes`` (NaN and a reason where there is none), and the result of the last prefix."""
+    from pilotstats.autocorrelation import subsession_analysis
+
     widths = np.full(sizes.size, np.nan)
     reasons: list[str | None] = []
     last = None
@@ -120,30 +164,4 @@ def plot_half_width(
             continue
         widths[i] = last.half_width
         reasons.append(None)
-    shown, factor = value_scale(widths[np.isfinite(widths)], unit)
-    ax = new_axes(ax)
-    level = level_text(confidence_level)
-    ax.plot(sizes, widths / factor, "o-", markersize=3, color=LEVEL_COLOUR,
-            label=f"{level} half width")
-    labelled: set[str] = set()
-    step = float(np.min(np.diff(sizes))) if sizes.size > 1 else 1.0
-    for i, reason in enumerate(reasons):
-        if reason is None:
-            continue
-        text = _REASONS[reason].format(limit=format_number(autocorrelation_limit))
-        ax.axvspan(sizes[i] - step / 2, sizes[i] + step / 2, color="0.85", linewidth=0,
-                   label=None if text in labelled else text)
-        labelled.add(text)
-    ax.set_xlabel("samples collected (k)")
-    ax.set_ylabel(axis_label("half width of the interval of x[:k]", shown))
-    if title is None:
-        if last is not None and math.isfinite(last.half_width):
-            share = (f"{format_number(100 * last.half_width / abs(last.mean), 2)} % of the "
-                     "mean, " if last.mean else "")
-            title = (f"half width at n = {n}: ±{format_quantity(last.half_width, unit)} "
-                     f"({share}{level})")
-        else:
-            title = f"no interval at n = {n}: collect more samples"
-    fit_title(ax, title, fontsize="medium")
-    outside_legend(ax)
-    return ax
+    return widths, reasons, last

@@ -1,4 +1,4 @@
-"""Shared helpers of every ``plot`` function and method (matplotlib is imported lazily).
+"""Shared helpers of every renderer of :mod:`pilotstats.plotting` (matplotlib imported lazily).
 
 Nothing here imports matplotlib at module import time: :func:`pyplot` does it on the
 first call and turns a missing installation into :class:`MissingDependencyError` with the
@@ -21,7 +21,7 @@ import numpy as np
 
 from pilotstats._validation import as_float_array
 from pilotstats.exceptions import InvalidInputError, MissingDependencyError
-from pilotstats.results import format_number
+from pilotstats.results import format_number, level_text, time_scale, value_scale
 
 __all__ = [
     "INSTALL_HINT",
@@ -44,8 +44,6 @@ INSTALL_HINT = 'pip install "pilotstats[plot]"'
 
 #: Default size (inches) of a figure created by a plot method.
 DEFAULT_FIGSIZE = (8.0, 3.5)
-
-_TIME_SCALES = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 
 #: Colours shared by the result plots (matplotlib's default cycle names).
 DATA_COLOUR = "0.45"
@@ -92,50 +90,9 @@ def new_axes(ax: Any = None, *, figsize: tuple[float, float] = DEFAULT_FIGSIZE) 
     return created
 
 
-def time_scale(values: Any) -> tuple[str, float]:
-    """Display unit and factor for durations in seconds (s, ms, µs or ns).
-
-    The scale is chosen from the median of the finite non-zero magnitudes (None and NaN
-    ignored), so that typical values show 1 to 3 digits before the decimal point.
-
-    Returns
-    -------
-    label : str
-        ``"s"``, ``"ms"``, ``"µs"`` or ``"ns"``.
-    factor : float
-        Seconds per display unit: divide values in seconds by it.
-    """
-    raw = [v for v in np.ravel(np.asarray(values, dtype=object)) if v is not None]
-    finite = np.abs(np.asarray(raw, dtype=float))
-    finite = finite[np.isfinite(finite) & (finite > 0)]
-    if finite.size == 0:
-        return "s", 1.0
-    reference = float(np.median(finite))
-    for label, factor in _TIME_SCALES:
-        if reference >= factor:
-            return label, factor
-    return "ns", 1e-9
-
-
-def value_scale(values: Any, unit: str | None) -> tuple[str | None, float]:
-    """Display unit and divisor of values measured in ``unit``.
-
-    Seconds (``unit == "s"``) are auto-scaled with :func:`time_scale`; any other unit is
-    kept as it is (factor 1).
-    """
-    if unit == "s":
-        return time_scale(values)
-    return unit, 1.0
-
-
 def axis_label(quantity: str, unit: str | None = None) -> str:
     """``"quantity (unit)"``, or just ``quantity`` when there is no unit."""
     return f"{quantity} ({unit})" if unit else quantity
-
-
-def level_text(confidence_level: float, kind: str = "CI") -> str:
-    """``"95 % CI"`` (or another ``kind``, e.g. ``"PI"``) for a level in (0, 1)."""
-    return f"{format_number(confidence_level * 100, 6)} % {kind}"
 
 
 def check_series(x: Any, n: int, *, name: str = "x", what: str = "the result") -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Figures for measurements and analysis reports (matplotlib, imported lazily).
+"""Renderers of measurements and analysis reports (matplotlib, imported lazily).
 
 Each function draws on a given ``ax`` (or a new figure) and returns the axes, with labelled
 axes, units and the confidence level written next to every interval.
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pilotstats._plotting import (
+from pilotstats.plotting._common import (
     DATA_COLOUR,
     LEVEL_COLOUR,
     axis_label,
@@ -23,13 +23,15 @@ from pilotstats._plotting import (
     time_scale,
     value_scale,
 )
-from pilotstats._stats import two_sided_t
-from pilotstats.results import format_number, format_quantity
+from pilotstats.results import format_number, plot_doc, renders
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis
-    from pilotstats.analysis._compare import BenchmarkComparison, ComparisonReport
-    from pilotstats.analysis._trend import TrendReport
+    from pilotstats.analysis import (
+        AnalysisReport,
+        BenchmarkAnalysis,
+        ComparisonReport,
+        TrendReport,
+    )
     from pilotstats.io import Measurements
 
 __all__ = ["plot_analysis", "plot_comparison", "plot_measurements", "plot_trend"]
@@ -41,8 +43,10 @@ _VERDICT_COLORS = {"regression": "tab:red", "improvement": "tab:green",
 _RUNS_IN_LEGEND = 8
 
 
+@renders("pilotstats.io.Measurements")
+@plot_doc
 def plot_measurements(measurements: Measurements, *, benchmark: str | None = None,
-                      ax: Any = None) -> Any:
+                      ax: Any = None, heading: str | None = None) -> Any:
     """Time per unit of work of each sample in time order, one colour per run.
 
     Every sample is a filled marker; harness warm-ups are crosses. Runs from several files
@@ -56,12 +60,11 @@ def plot_measurements(measurements: Measurements, *, benchmark: str | None = Non
         Samples to draw.
     benchmark : str, optional
         Which benchmark (default: the first).
-    ax : matplotlib Axes, optional
-        Where to draw (default: a new figure).
+    {ax}
+    heading : str, optional
+        Written before the title instead of the benchmark's name (e.g. ``"baseline"``).
 
-    Returns
-    -------
-    matplotlib Axes
+    {returns}
 
     Notes
     -----
@@ -110,7 +113,8 @@ def plot_measurements(measurements: Measurements, *, benchmark: str | None = Non
     ax.set_xlabel("sample (runs in time order" + (", coloured by file)" if files else ")"))
     ax.set_ylabel(f"time per work unit ({label})")
     count = len(runs)
-    fit_title(ax, f"{name}: {part.n_samples} samples, {count} run{'s' if count != 1 else ''}"
+    fit_title(ax, f"{heading or name}: {part.n_samples} samples, "
+              f"{count} run{'s' if count != 1 else ''}"
               + (f" in {len(groups)} files" if files else ""))
     outside_legend(ax)
     return ax
@@ -132,6 +136,8 @@ def _run_files(meta: Any, run_ids: list[Any]) -> dict[Any, str]:
     return names
 
 
+@renders("pilotstats.analysis.AnalysisReport")
+@plot_doc
 def plot_analysis(report: AnalysisReport, *, benchmark: str | None = None,
                   ax: Any = None) -> Any:
     """Each benchmark's estimate with its interval, in absolute values.
@@ -148,12 +154,9 @@ def plot_analysis(report: AnalysisReport, *, benchmark: str | None = None,
         Result of :func:`~pilotstats.analysis.analyze`.
     benchmark : str, optional
         Draw only this benchmark (absolute values on the y axis).
-    ax : matplotlib Axes, optional
-        Where to draw (default: a new figure).
+    {ax}
 
-    Returns
-    -------
-    matplotlib Axes
+    {returns}
 
     Notes
     -----
@@ -189,7 +192,7 @@ def plot_analysis(report: AnalysisReport, *, benchmark: str | None = None,
                label=f"target ±{format_number(report.half_width_percent)} %")
     ax.set_yticks(y, [f"{b.name} ({_runs_text(b)})" for b in rows], fontsize=7)
     ax.set_xlabel(f"interval relative to the estimate (%, {level_text(report.confidence_level)})")
-    within = sum(_half_width_percent(b) <= report.half_width_percent for b in rows)
+    within = sum(b.achieved_half_width_percent <= report.half_width_percent for b in rows)
     fit_title(ax, f"{len(report)} benchmarks: {within} of {len(rows)} intervals within "
               f"±{format_number(report.half_width_percent)} %"
               + (f", {len(report) - len(rows)} without an interval"
@@ -200,12 +203,6 @@ def plot_analysis(report: AnalysisReport, *, benchmark: str | None = None,
 
 def _runs_text(item: BenchmarkAnalysis) -> str:
     return f"{item.n_runs} run{'s' if item.n_runs != 1 else ''}"
-
-
-def _half_width_percent(item: BenchmarkAnalysis) -> float:
-    if not item.mean or item.ci_low is None or item.ci_high is None:
-        return math.inf
-    return 50.0 * (item.ci_high - item.ci_low) / abs(item.mean)
 
 
 def _estimate_text(item: BenchmarkAnalysis) -> str:
@@ -260,6 +257,8 @@ def _plot_one_analysis(item: BenchmarkAnalysis, ax: Any) -> Any:
     return ax
 
 
+@renders("pilotstats.analysis.ComparisonReport")
+@plot_doc
 def plot_comparison(report: ComparisonReport, *, benchmark: str | None = None,
                     ax: Any = None) -> Any:
     """Forest plot of relative changes (new vs baseline) with their run-level intervals.
@@ -276,12 +275,9 @@ def plot_comparison(report: ComparisonReport, *, benchmark: str | None = None,
         Result of :func:`~pilotstats.analysis.compare`.
     benchmark : str, optional
         Draw only this benchmark.
-    ax : matplotlib Axes, optional
-        Where to draw (default: a new figure).
+    {ax}
 
-    Returns
-    -------
-    matplotlib Axes
+    {returns}
 
     Notes
     -----
@@ -304,6 +300,8 @@ def plot_comparison(report: ComparisonReport, *, benchmark: str | None = None,
     >>> ax.get_title()
     'b: +9.86 % [+9.54, +10.18 %] regression (95 % CI, 5 vs 5 runs)'
     """
+    from pilotstats.analysis._titles import change_title
+
     ax = new_axes(ax)
     chosen = list(report) if benchmark is None else [report[benchmark]]
     rows = [c for c in chosen if c.relative_change is not None and c.relative_ci_low is not None]
@@ -323,11 +321,6 @@ def plot_comparison(report: ComparisonReport, *, benchmark: str | None = None,
         f"change of the run-level mean, new vs baseline (%, "
         f"{level_text(report.confidence_level)})"
     )
-    from matplotlib.lines import Line2D
-
-    shown = [v for v in _VERDICT_COLORS if any(c.verdict == v for c in rows)]
-    handles = [Line2D([], [], color=_VERDICT_COLORS[v], marker="o", linewidth=3, label=v)
-               for v in shown]
     if len(chosen) == 1:
         ax.set_yticks([])  # the title names the benchmark
         for i, item in enumerate(rows):
@@ -337,9 +330,7 @@ def plot_comparison(report: ComparisonReport, *, benchmark: str | None = None,
                         fontsize=8)
         fit_title(ax, change_title(chosen[0]), fontsize="medium")
         return ax
-    if handles:
-        ax.legend(handles=handles, fontsize=7, title="verdict (point: change, bar: CI)",
-                  title_fontsize=7)
+    _verdict_legend(ax, rows)
     undecided = sum(c.verdict == "inconclusive" for c in chosen)
     missing = len(chosen) - len(rows) - undecided
     fit_title(ax, f"new vs baseline: {len(report.regressions)} regression(s), "
@@ -349,21 +340,20 @@ def plot_comparison(report: ComparisonReport, *, benchmark: str | None = None,
     return ax
 
 
-def change_title(item: BenchmarkComparison) -> str:
-    """``"b: +29.8 % [+25.1, +34.6 %] regression (95 % CI, 4 vs 4 files)"``: the answer."""
-    level = level_text(item.confidence_level)
-    units = item.interval_units or "runs"
-    count = (f"{item.base_n_subsessions} vs {item.new_n_subsessions} {units}"
-             if item.base_n_subsessions is not None else item.runs_text)
-    if item.relative_change is None:
-        return f"{item.name}: {item.verdict} ({item.runs_text})"
-    change = f"{100.0 * item.relative_change:+.2f} %"
-    if item.relative_ci_low is None or item.relative_ci_high is None:
-        return f"{item.name}: {change}, {item.verdict} (no interval, {item.runs_text})"
-    return (f"{item.name}: {change} [{100.0 * item.relative_ci_low:+.2f}, "
-            f"{100.0 * item.relative_ci_high:+.2f} %] {item.verdict} ({level}, {count})")
+def _verdict_legend(ax: Any, rows: list[Any]) -> None:
+    """One legend entry per verdict drawn (point: change, bar: interval)."""
+    from matplotlib.lines import Line2D
+
+    shown = [v for v in _VERDICT_COLORS if any(c.verdict == v for c in rows)]
+    handles = [Line2D([], [], color=_VERDICT_COLORS[v], marker="o", linewidth=3, label=v)
+               for v in shown]
+    if handles:
+        ax.legend(handles=handles, fontsize=7, title="verdict (point: change, bar: CI)",
+                  title_fontsize=7)
 
 
+@renders("pilotstats.analysis.TrendReport")
+@plot_doc
 def plot_trend(report: TrendReport, *, benchmark: str | None = None, ax: Any = None) -> Any:
     """Per-result means of one benchmark, the MDL levels and each level's interval.
 
@@ -379,12 +369,9 @@ def plot_trend(report: TrendReport, *, benchmark: str | None = None, ax: Any = N
         Result of :func:`~pilotstats.analysis.trend`.
     benchmark : str, optional
         Which benchmark (default: the first).
-    ax : matplotlib Axes, optional
-        Where to draw (default: a new figure).
+    {ax}
 
-    Returns
-    -------
-    matplotlib Axes
+    {returns}
 
     Notes
     -----
@@ -404,6 +391,8 @@ def plot_trend(report: TrendReport, *, benchmark: str | None = None, ax: Any = N
     >>> ax.get_title()
     'b: newest level 2 s, regression (+100 % vs 1 s); 2 levels over 6 results'
     """
+    from pilotstats.analysis._titles import trend_title
+
     ax = new_axes(ax)
     item = report[benchmark] if benchmark is not None else report.benchmarks[0]
     means = np.array([np.nan if v is None else v for v in item.means], dtype=float)
@@ -425,9 +414,8 @@ def plot_trend(report: TrendReport, *, benchmark: str | None = None, ax: Any = N
             segment.classification, "black")
         ax.hlines(segment.mean / factor, segment.start - 0.4, segment.end - 0.6, color=color,
                   linewidth=2)
-        if segment.n_results >= 2 and math.isfinite(segment.std):
-            half = two_sided_t(report.confidence_level, segment.n_results - 1) * (
-                segment.std / math.sqrt(segment.n_results))
+        half = segment.mean_half_width(report.confidence_level)
+        if not math.isnan(half):
             interval_band(ax, [segment.start - 0.4, segment.end - 0.6],
                           (segment.mean - half) / factor, (segment.mean + half) / factor,
                           color=color, label=band_label)
@@ -439,19 +427,3 @@ def plot_trend(report: TrendReport, *, benchmark: str | None = None, ax: Any = N
     fit_title(ax, trend_title(item, len(report.labels)))
     ax.legend(fontsize=7)
     return ax
-
-
-def trend_title(item: Any, n_results: int) -> str:
-    """The newest MDL level of a :class:`BenchmarkTrend` and how it moved: the answer."""
-    if not item.segments:
-        return f"{item.name}: no trend ({item.note or 'no segments'})"
-    last = item.segments[-1]
-    text = (f"{item.name}: newest level {format_quantity(last.mean, item.unit)}, "
-            f"{last.classification}")
-    if len(item.segments) >= 2:
-        before = item.segments[-2].mean
-        if before:
-            text += (f" ({100.0 * (last.mean / before - 1.0):+.3g} % vs "
-                     f"{format_quantity(before, item.unit)})")
-    return text + (f"; {len(item.segments)} level{'s' if len(item.segments) != 1 else ''} "
-                   f"over {n_results} results")

@@ -1,8 +1,13 @@
-"""Figures of the regression results (matplotlib, imported lazily through ``_plotting``).
+"""Renderers of the regression results (matplotlib, imported lazily through ``_common``).
 
-Called by :meth:`WpsResult.plot <pilotstats.regression.WpsResult.plot>`,
-:meth:`CalibrationResult.plot <pilotstats.regression.CalibrationResult.plot>` and
-:meth:`Prediction.plot <pilotstats.regression.Prediction.plot>`.
+Reached through :func:`pilotstats.results.draw` from
+:meth:`WpsResult.plot <pilotstats.regression.WpsResult.plot>`,
+:meth:`CalibrationResult.plot <pilotstats.regression.CalibrationResult.plot>`,
+:meth:`Prediction.plot <pilotstats.regression.Prediction.plot>` and the calibration
+diagnostics :meth:`ConfidenceRegion.plot <pilotstats.regression.ConfidenceRegion.plot>`
+(joint confidence region: ellipse and exact contour of S) and
+:meth:`ResidualDiagnostics.plot <pilotstats.regression.ResidualDiagnostics.plot>`
+(standardised residuals against the conditions).
 """
 
 from __future__ import annotations
@@ -12,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pilotstats._plotting import (
+from pilotstats._validation import as_float_array, check_int
+from pilotstats.exceptions import InvalidInputError
+from pilotstats.plotting._common import (
     BAND_ALPHA,
     DATA_COLOUR,
     LEVEL_COLOUR,
@@ -24,16 +31,24 @@ from pilotstats._plotting import (
     outside_legend,
     time_scale,
 )
-from pilotstats._stats import two_sided_t
-from pilotstats._validation import as_float_array, check_int
-from pilotstats.exceptions import InvalidInputError
-from pilotstats.results import format_interval, format_quantity
+from pilotstats.results import (
+    format_interval,
+    format_number,
+    format_quantity,
+    plot_doc,
+    renders,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pilotstats.regression.calibration import CalibrationResult, Prediction
-    from pilotstats.regression.wps import WpsResult
+    from pilotstats.regression import (
+        CalibrationResult,
+        ConfidenceRegion,
+        Prediction,
+        ResidualDiagnostics,
+        WpsResult,
+    )
 
-__all__ = ["plot_calibration", "plot_prediction", "plot_wps"]
+__all__ = ["plot_calibration", "plot_prediction", "plot_region", "plot_residuals", "plot_wps"]
 
 #: Points of the fitted line and bands of a WPS plot.
 _LINE_POINTS = 200
@@ -42,6 +57,8 @@ _LINE_POINTS = 200
 _MAX_INTEGER_GRID = 500
 
 
+@renders("pilotstats.regression.WpsResult")
+@plot_doc
 def plot_wps(
     result: WpsResult,
     work: Any,
@@ -53,29 +70,30 @@ def plot_wps(
 ) -> Any:
     """Rounds (work vs duration), the WPS line, its confidence and prediction bands.
 
+    Rounds kept by the filters are filled dots, excluded ones hollow; around the line the
+    confidence band of the mean duration (:meth:`WpsResult.mean_duration_interval
+    <pilotstats.regression.WpsResult.mean_duration_interval>`) and, lighter, the prediction
+    band of :meth:`WpsResult.predict <pilotstats.regression.WpsResult.predict>`.
+
     Parameters
     ----------
     result : WpsResult
         Result of :func:`~pilotstats.regression.wps`.
     work, durations : array_like, shape (n_rounds,)
         The rounds the result was computed from (durations in seconds).
-    ax : matplotlib Axes, optional
-        Where to draw (default: a new figure).
+    {ax}
     prediction_band : bool, default True
         Also draw the prediction band of :meth:`WpsResult.predict`.
     title : str, optional
         Title (default: the throughput with its confidence interval).
 
-    Returns
-    -------
-    matplotlib Axes
+    {returns}
 
     Raises
     ------
     InvalidInputError
         The rounds are not finite 1-D arrays of length ``n_rounds``.
-    MissingDependencyError
-        matplotlib is not installed.
+    {no_matplotlib}
     """
     what = "the WpsResult"
     work = check_series(work, result.n_rounds, name="work", what=what)
@@ -102,29 +120,29 @@ def plot_wps(
                           np.asarray(predicted.high) / factor, color=LEVEL_COLOUR,
                           alpha=BAND_ALPHA / 2,
                           label=f"{level_text(level, 'PI')} of {what_pi}")
-        t = two_sided_t(level, result.dof)
-        spread = np.sqrt(result._mean_variance(grid))
-        interval_band(ax, grid, (fitted - t * spread) / factor, (fitted + t * spread) / factor,
-                      color=LEVEL_COLOUR, alpha=2 * BAND_ALPHA,
-                      label=f"{level_text(level)} of the mean duration")
+        low, high = result.mean_duration_interval(grid)
+        interval_band(ax, grid, low / factor, high / factor, color=LEVEL_COLOUR,
+                      alpha=2 * BAND_ALPHA, label=f"{level_text(level)} of the mean duration")
     ax.plot(grid, fitted / factor, "-", color=LEVEL_COLOUR, linewidth=2.0,
             label=f"t = α + w/v (α = {format_quantity(result.alpha, 's')})")
     ax.set_xlabel(axis_label("work per round", result.unit))
     ax.set_ylabel(axis_label("round duration", label))
-    if title is None:
-        rate = f"{result.unit}/s"
-        if result.valid:
-            interval = format_interval(result.throughput_ci_low, result.throughput_ci_high,
-                                       level, rate)
-            if math.isinf(result.throughput_ci_high):
-                interval = interval.replace(", inf]", ", inf)")
-            title = f"WPS: v = {format_quantity(result.throughput, rate)} ({interval})"
-        else:
-            title = "WPS: throughput undetermined (slope <= 0)"
-        title += f"\nq = {q}, h = {result.n_subsessions} subsessions"
-    ax.set_title(title, fontsize="medium")
+    ax.set_title(title if title is not None else _wps_title(result), fontsize="medium")
     outside_legend(ax)
     return ax
+
+
+def _wps_title(result: WpsResult) -> str:
+    rate = f"{result.unit}/s"
+    if result.valid:
+        interval = format_interval(result.throughput_ci_low, result.throughput_ci_high,
+                                   result.confidence_level, rate)
+        if math.isinf(result.throughput_ci_high):
+            interval = interval.replace(", inf]", ", inf)")
+        title = f"WPS: v = {format_quantity(result.throughput, rate)} ({interval})"
+    else:
+        title = "WPS: throughput undetermined (slope <= 0)"
+    return title + f"\nq = {result.subsession_size}, h = {result.n_subsessions} subsessions"
 
 
 def _condition_axis(conditions: Any, condition_index: int | None, name: str) -> np.ndarray:
@@ -157,6 +175,7 @@ def _default_curve(conditions: Any, positions: np.ndarray, index: int | None) ->
     return list(conditions)
 
 
+@renders("pilotstats.regression.CalibrationResult")
 def plot_calibration(
     result: CalibrationResult,
     output: int = 0,
@@ -173,7 +192,8 @@ def plot_calibration(
 ) -> Any:
     """Measurements of one output against the calibrated model with CI and PI bands.
 
-    See :meth:`CalibrationResult.plot <pilotstats.regression.CalibrationResult.plot>`.
+    Parameters and errors: :meth:`CalibrationResult.plot
+    <pilotstats.regression.CalibrationResult.plot>`.
     """
     problem = result._problem
     m = int(problem.z.shape[1])
@@ -236,6 +256,7 @@ def _draw_prediction(
     ax.plot(xs, values, "-", color=LEVEL_COLOUR, linewidth=2.0, label=label)
 
 
+@renders("pilotstats.regression.Prediction")
 def plot_prediction(
     prediction: Prediction,
     x_axis: Any,
@@ -249,7 +270,7 @@ def plot_prediction(
 ) -> Any:
     """Predicted values of one output over the condition axis with their interval band.
 
-    See :meth:`Prediction.plot <pilotstats.regression.Prediction.plot>`.
+    Parameters and errors: :meth:`Prediction.plot <pilotstats.regression.Prediction.plot>`.
     """
     values = np.asarray(prediction.values)
     t, m = int(values.shape[0]), int(values.shape[1])
@@ -265,5 +286,49 @@ def plot_prediction(
     if title is None:
         title = f"model prediction ({prediction.kind}, dof = {prediction.dof})"
     ax.set_title(title, fontsize="medium")
+    outside_legend(ax)
+    return ax
+
+
+@renders("pilotstats.regression.ConfidenceRegion")
+def plot_region(region: ConfidenceRegion, *, ax: Any = None, title: str | None = None) -> Any:
+    """The linearised ellipse, the exact contour S = threshold and the estimate."""
+    ax = new_axes(ax)
+    level = format_number(region.confidence_level * 100)
+    ax.plot(region.ellipse[:, 0], region.ellipse[:, 1], color=LEVEL_COLOUR,
+            label=f"{level} % ellipse (linearised)")
+    ok = np.isfinite(region.sse_grid)
+    top = float(region.sse_grid[ok].max()) * 10 if ok.any() else 0.0
+    finite = np.where(ok, region.sse_grid, top)
+    if ok.any() and finite.min() < region.sse_threshold < finite.max():
+        kind = "profile" if region.profiled else "exact"
+        ax.contour(region.grid_x, region.grid_y, finite.T, levels=[region.sse_threshold],
+                   colors="C3", linestyles="--")
+        ax.plot([], [], color="C3", linestyle="--", label=f"{kind} contour of S")
+    ax.plot(region.center[0], region.center[1], "o", color=DATA_COLOUR, label="estimate")
+    ax.set_xlabel(region.parameter_names[0])
+    ax.set_ylabel(region.parameter_names[1])
+    ax.set_title(title if title is not None else
+                 f"joint region, agreement {format_number(100 * region.agreement, 3)} %")
+    outside_legend(ax)
+    return ax
+
+
+@renders("pilotstats.regression.ResidualDiagnostics")
+def plot_residuals(
+    diagnostics: ResidualDiagnostics, *, ax: Any = None, xlabel: str | None = None,
+    title: str | None = None,
+) -> Any:
+    """Standardised residuals against the condition, one series per measure, ±2 guides."""
+    ax = new_axes(ax)
+    x = diagnostics.condition_values
+    for j, name in enumerate(diagnostics.measure_names):
+        ax.plot(x, diagnostics.standardized[:, j], "o", markersize=4, label=name)
+    ax.axhline(0.0, color=DATA_COLOUR, linewidth=0.8)
+    for level in (-2.0, 2.0):
+        ax.axhline(level, color=DATA_COLOUR, linewidth=0.8, linestyle=":")
+    ax.set_xlabel(xlabel if xlabel is not None else "condition")
+    ax.set_ylabel("standardised residual")
+    ax.set_title(title if title is not None else str(diagnostics).replace(", lack", ",\nlack"))
     outside_legend(ax)
     return ax
