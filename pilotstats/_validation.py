@@ -9,6 +9,7 @@ says what was wrong and what is needed.
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 import numbers
 import re
@@ -484,3 +485,107 @@ def check_stream_values(values: Any) -> Float64Array1D:
             f"{values!r}; use append(value) to add one value"
         )
     return as_float_array(values, "values", min_length=0)
+
+
+# --- cp: changepoints ---
+
+_PERIOD_UNITS = {"w": 604800.0, "d": 86400.0, "h": 3600.0, "min": 60.0, "m": 60.0, "s": 1.0}
+_PERIOD_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(w|d|h|min|m|s)\s*$", re.IGNORECASE)
+
+
+def check_period_seconds(value: Any, name: str) -> float:
+    """A duration (``"7D"``, ``"12h"``, ``"30min"``, ``"45s"``, a timedelta or seconds) in
+    seconds, finite and non-negative."""
+    if isinstance(value, bool):
+        raise InvalidInputError(f"{name} must be a duration, got {value!r}")
+    if isinstance(value, str):
+        match = _PERIOD_RE.match(value)
+        if not match:
+            raise InvalidInputError(
+                f"{name} must look like '7D', '12h', '30min' or '45s', got {value!r}"
+            )
+        seconds = float(match.group(1)) * _PERIOD_UNITS[match.group(2).lower()]
+    elif isinstance(value, _dt.timedelta):
+        seconds = value.total_seconds()
+    elif isinstance(value, np.timedelta64):
+        seconds = float(value / np.timedelta64(1, "ns")) * 1e-9
+    elif isinstance(value, numbers.Real):
+        seconds = float(value)
+    else:
+        total_seconds = getattr(value, "total_seconds", None)  # pandas Timedelta
+        if not callable(total_seconds):
+            raise InvalidInputError(
+                f"{name} must be a duration (string like '7D', timedelta or seconds), "
+                f"got {type(value).__name__}"
+            )
+        seconds = float(total_seconds())
+    if not (math.isfinite(seconds) and seconds >= 0.0):
+        raise InvalidInputError(f"{name} must be a finite non-negative duration, got {value!r}")
+    return seconds
+
+
+def _object_times_seconds(array: np.ndarray) -> np.ndarray:
+    """Seconds of an object array of datetimes (naive ones taken as UTC) and numbers."""
+    converted = []
+    for index, item in enumerate(array.tolist()):
+        if isinstance(item, _dt.datetime):
+            if item.tzinfo is None:
+                item = item.replace(tzinfo=_dt.UTC)
+            converted.append(item.timestamp())
+        elif isinstance(item, numbers.Real) and not isinstance(item, bool):
+            converted.append(float(item))
+        else:
+            raise InvalidInputError(
+                f"times[{index}] must be a datetime, datetime64 or seconds, got "
+                f"{type(item).__name__}"
+            )
+    return np.array(converted, dtype=np.float64)
+
+
+def check_times_seconds(times: Any, n: int) -> np.ndarray:
+    """One timestamp per run (datetimes, ``datetime64`` or seconds) as non-decreasing,
+    finite float64 seconds."""
+    if isinstance(times, (str, bytes)):
+        raise InvalidInputError("times must be a sequence with one timestamp per run")
+    array = np.asarray(times)
+    if array.ndim != 1 or array.shape[0] != n:
+        raise InvalidInputError(
+            f"times must hold one timestamp per run ({n}), got shape {array.shape}"
+        )
+    if array.dtype.kind == "M":
+        ns = array.astype("datetime64[ns]")
+        if np.isnat(ns).any():
+            raise InvalidInputError("times contains NaT; every run needs a timestamp")
+        seconds = ns.astype(np.int64).astype(np.float64) * 1e-9
+    elif array.dtype.kind in "iuf":
+        seconds = array.astype(np.float64)
+    elif array.dtype.kind == "O":
+        seconds = _object_times_seconds(array)
+    else:
+        raise InvalidInputError(f"times must be datetimes or seconds, got dtype {array.dtype}")
+    if not np.isfinite(seconds).all():
+        raise InvalidInputError("times must be finite")
+    if n > 1 and (np.diff(seconds) < 0).any():
+        index = int(np.flatnonzero(np.diff(seconds) < 0)[0]) + 1
+        raise InvalidInputError(
+            f"times must be non-decreasing (run order); times[{index}] is earlier than "
+            f"times[{index - 1}]"
+        )
+    return seconds
+
+
+def check_compliance_options(
+    short_window: Any,
+    long_window: Any,
+    per_run_average: Any,
+    encoding: Any,
+    higher_is_better: Any,
+) -> tuple[int, int, bool, str]:
+    """The windows, ``per_run_average`` and ``encoding`` of ``trend_compliance``."""
+    s_window = check_int(short_window, "short_window", low=0)
+    l_window = check_int(long_window, "long_window", low=1)
+    average = check_bool(per_run_average, "per_run_average")
+    coding = check_choice(encoding, "encoding", ("jumpavg", "methodology"))
+    if higher_is_better is not None:
+        check_bool(higher_is_better, "higher_is_better")
+    return s_window, l_window, average, coding

@@ -55,7 +55,7 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
     'frame': {'Any', 'pd.DataFrame'},
     'group': {'Any', 'str'},
     'interval': {'FloatArray', 'float', 'float | Float64Array1D', 'tuple[float | None, ...]'},
-    'label': {'MdlLabel', 'str'},
+    'label': {'ChangeLabel', 'str'},
     'labels': {'Mapping[str, str]', 'Sequence[str]', 'tuple[Any, ...]', 'tuple[str, ...]'},
     'mapping': {'Mapping[str, Any]'},
     'matrix': {'Any', 'FloatArray'},

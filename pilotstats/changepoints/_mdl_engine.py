@@ -14,7 +14,8 @@ import numpy as np
 
 from pilotstats import _config
 from pilotstats._kernels import mdl as _k
-from pilotstats._typing import Float64Array1D, MdlLabel
+from pilotstats._typing import ChangeLabel, Float64Array1D
+from pilotstats.changepoints._csit import classify_change
 from pilotstats.changepoints._mdl_results import TrendGroup, TrendGroups
 from pilotstats.exceptions import InvalidInputError
 
@@ -102,14 +103,6 @@ def _readonly(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _label(mean: float, previous: float, higher_is_better: bool) -> MdlLabel:
-    if mean < previous:
-        return "regression" if higher_is_better else "progression"
-    if mean > previous:
-        return "progression" if higher_is_better else "regression"
-    return "normal"
-
-
 class _Engine:
     """The programme's O(N) state for a growing list of runs.
 
@@ -183,7 +176,7 @@ class _Engine:
         self.generation = 0
         # The groups of the previous result, reused while they stay the same (see result).
         self.last_groups: list[TrendGroup] = []
-        self.last_labels: list[MdlLabel] = []
+        self.last_labels: list[ChangeLabel] = []
         self.last_means: list[float] = []
         self.last_stds: list[float] = []
         self.last_ends = np.zeros(0, dtype=np.int64)
@@ -397,7 +390,9 @@ class _Engine:
                 # jumpavg reports every group but the last through a copy.
                 avg, sd = (float(v) for v in _k.remerge.py_func(size_l[g], avg, sd))
             std = _sample_std(sd, size_l[g])
-            label: MdlLabel = "normal" if g == 0 else _label(avg, previous, higher_is_better)
+            label: ChangeLabel = (
+                "normal" if g == 0 else classify_change(avg, previous, higher_is_better)
+            )
             previous = avg
             labels.append(label)
             means.append(avg)

@@ -35,10 +35,10 @@ from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import format_interval, format_number, format_quantity
 
 if TYPE_CHECKING:  # pragma: no cover
+    from pilotstats.changepoints._forks import SteadyState
+    from pilotstats.changepoints._mdl import TrendGroups
     from pilotstats.changepoints._results import ChangePoints, SingleChangePoint
-    from pilotstats.changepoints.forks import SteadyState
-    from pilotstats.changepoints.mdl import TrendGroups
-    from pilotstats.changepoints.stable import StablePhase
+    from pilotstats.changepoints._stable import StablePhase
 
 __all__ = ["plot_change_points", "plot_stable_phase", "plot_steady_state", "plot_trend_groups"]
 
@@ -393,7 +393,7 @@ def plot_steady_state(
     MissingDependencyError
         matplotlib is not installed.
     """
-    from pilotstats.changepoints.forks import _as_forks
+    from pilotstats.changepoints._forks import _as_forks
 
     rows = _as_forks(forks)
     if len(rows) != len(result):

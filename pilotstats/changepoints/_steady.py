@@ -164,7 +164,7 @@ def equivalence_phase(
     # The settled part scatters widely compared with the fork's excursion: steady only if
     # no significant change remains in it (stationary noise is steady, a wandering level
     # is not).
-    from pilotstats.changepoints.detect import detect_changes
+    from pilotstats.changepoints._detect import detect_changes
 
     part = x[start:]
     if part.shape[0] < 2 * _config.EQUIVALENCE_CONFIRM_MIN_SIZE:

@@ -26,14 +26,14 @@ from pilotstats._typing import (
     StablePhaseMethod,
 )
 from pilotstats._validation import check_stream_value, check_stream_values
+from pilotstats.changepoints._detect import DetectedChangePoints, _detect, _detect_options
 from pilotstats.changepoints._detect_scan import (
     _candidate_limit,
     _candidate_locations,
     _candidate_penalty,
 )
 from pilotstats.changepoints._edm import EdmStream
-from pilotstats.changepoints.detect import DetectedChangePoints, _detect, _detect_options
-from pilotstats.changepoints.stable import (
+from pilotstats.changepoints._stable import (
     PILOT_DEGREE,
     PILOT_PERCENT,
     StablePhase,

@@ -28,6 +28,7 @@ from pilotstats._validation import (
     check_text,
     reject_container_misuse,
 )
+from pilotstats.changepoints._detect import detect_changes
 from pilotstats.changepoints._edm import _edm_percent_locations
 from pilotstats.changepoints._results import (
     ChangePoints,
@@ -36,7 +37,6 @@ from pilotstats.changepoints._results import (
     safe_median,
 )
 from pilotstats.changepoints._steady import equivalence_phase
-from pilotstats.changepoints.detect import detect_changes
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 from pilotstats.results import (
     ConfidenceInterval,
