@@ -14,12 +14,13 @@ import math
 import numbers
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sized
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._typing import Float64Array1D
+from pilotstats._typing import ChangeTest, Float64Array1D, RandomState
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
 __all__ = [
@@ -589,3 +590,95 @@ def check_compliance_options(
     if higher_is_better is not None:
         check_bool(higher_is_better, "higher_is_better")
     return s_window, l_window, average, coding
+
+
+@dataclass(frozen=True, slots=True)
+class DetectOptions:
+    """Validated options of ``detect_changes`` (shared with ``DetectStream``).
+
+    ``delta`` is ``min_size``, ``level`` the significance level, ``permutations``
+    ``n_permutations``, ``tolerance`` ``location_tolerance`` and ``threshold`` the
+    per-test threshold ``_config.DETECT_THRESHOLD_FACTOR * level``.
+    """
+
+    delta: int
+    level: float
+    test: ChangeTest
+    unit: str | None
+    rng: RandomState
+    permutations: int
+    tolerance: int
+    variance_changes: bool
+    threshold: float
+
+
+def _check_variance_changes(variance_changes: Any, test: ChangeTest) -> bool:
+    """``variance_changes``: None (True with the rank test), or a bool the test allows."""
+    if variance_changes is None:
+        variance_changes = test == "rank"
+    if not isinstance(variance_changes, (bool, np.bool_)):
+        raise InvalidInputError(
+            f"variance_changes must be True, False or None, got {variance_changes!r}"
+        )
+    if variance_changes and test != "rank":
+        raise InvalidInputError(
+            "variance_changes=True needs test='rank' (the permutation test scans levels "
+            "only); "
+            f"got test={test!r}"
+        )
+    return bool(variance_changes)
+
+
+def _check_detect_threshold(level: float) -> float:
+    """The per-test threshold ``_config.DETECT_THRESHOLD_FACTOR * level``, in (0, 1)."""
+    threshold = float(_config.DETECT_THRESHOLD_FACTOR) * level
+    if not 0.0 < threshold < 1.0:
+        raise InvalidInputError(
+            "_config.DETECT_THRESHOLD_FACTOR * significance_level must lie in (0, 1), got "
+            f"{threshold!r}; restore the factor with pilotstats._config.reset()"
+        )
+    return threshold
+
+
+def _check_permutation_test(rng: Any, permutations: int, level: float, threshold: float) -> None:
+    """The permutation test needs a seed and enough permutations to reach the threshold."""
+    if rng is None:
+        raise InvalidInputError(
+            "test='permutation' needs rng (an integer seed or a numpy Generator) so that "
+            "the result is reproducible; got rng=None"
+        )
+    needed = math.ceil(1.0 / threshold - 1.0 - 1e-9)
+    if permutations < needed:
+        raise InvalidInputError(
+            f"n_permutations must be at least {needed} for significance_level {level:g}: "
+            f"the smallest permutation p-value 1/(n_permutations + 1) must not exceed "
+            f"the per-test threshold {threshold:g}; got {permutations}"
+        )
+
+
+def check_detect_options(
+    *,
+    min_size: Any,
+    significance_level: Any,
+    rng: Any,
+    test: Any,
+    n_permutations: Any,
+    location_tolerance: Any,
+    variance_changes: Any,
+    unit: Any,
+) -> DetectOptions:
+    """Validate the keyword arguments of ``detect_changes`` into a :class:`DetectOptions`."""
+    delta = check_int(min_size, "min_size", low=2)
+    level = check_probability(significance_level, "significance_level")
+    chosen: ChangeTest = check_choice(test, "test", ("rank", "permutation"))
+    unit = check_text(unit, "unit", allow_none=True)
+    check_rng(rng)  # the Generator is built only for the permutation test
+    permutations = check_int(n_permutations, "n_permutations", low=1)
+    tolerance = check_int(location_tolerance, "location_tolerance", low=0)
+    variance = _check_variance_changes(variance_changes, chosen)
+    threshold = _check_detect_threshold(level)
+    if chosen == "permutation":
+        _check_permutation_test(rng, permutations, level, threshold)
+    return DetectOptions(
+        delta, level, chosen, unit, rng, permutations, tolerance, variance, threshold
+    )

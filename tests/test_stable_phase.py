@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from pilotstats.changepoints import StablePhase, dominant_segment, stable_phase
-from pilotstats.changepoints import stable as stable_module
+from pilotstats.changepoints import _stable as stable_module
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
 # ------------------------------------------------------------------------------------------

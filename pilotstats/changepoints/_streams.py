@@ -25,8 +25,8 @@ from pilotstats._typing import (
     RandomState,
     StablePhaseMethod,
 )
-from pilotstats._validation import check_stream_value, check_stream_values
-from pilotstats.changepoints._detect import DetectedChangePoints, _detect, _detect_options
+from pilotstats._validation import check_detect_options, check_stream_value, check_stream_values
+from pilotstats.changepoints._detect import DetectedChangePoints, detect_validated
 from pilotstats.changepoints._detect_scan import (
     _candidate_limit,
     _candidate_locations,
@@ -226,7 +226,7 @@ variance_changes, unit
             "variance_changes": variance_changes,
             "unit": unit,
         }
-        _detect_options(**self._options)  # validated now; again at each result (config)
+        check_detect_options(**self._options)  # validated now; again at each result (config)
         self._values = _Values()
         self._candidates = _EdmCandidates()
         self._memo = _ScanMemo()
@@ -289,7 +289,7 @@ variance_changes, unit
             )
         if self._last is not None and self._last.n == n:
             return self._last
-        options = _detect_options(**self._options)
+        options = check_detect_options(**self._options)
         data = self._values.copy()
         scale = arithmetic_scale(data)
         if scale != self._scale:  # the scaled values all changed: nothing carries over
@@ -298,7 +298,7 @@ variance_changes, unit
             self._scale = scale
         memo = self._memo if options.test == "rank" else None
         self._memo.used = set()
-        found = _detect(data, options, candidates_of=self._candidates, memo=memo)
+        found = detect_validated(data, options, candidates_of=self._candidates, memo=memo)
         self._memo.prune(n)
         self._last = found
         return found
