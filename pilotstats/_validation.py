@@ -13,14 +13,14 @@ import datetime as _dt
 import math
 import numbers
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sized
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._typing import ChangeTest, Float64Array1D, RandomState
+from pilotstats._typing import ChangeTest, Float64Array1D, RandomState, StablePhaseMethod
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
 __all__ = [
@@ -682,3 +682,110 @@ def check_detect_options(
     return DetectOptions(
         delta, level, chosen, unit, rng, permutations, tolerance, variance, threshold
     )
+
+
+def check_equivalence_fractions(
+    tolerance: Any, min_steady_fraction: Any, min_warmup_fraction: Any
+) -> tuple[float, float, float]:
+    """``tolerance`` and ``min_steady_fraction`` in (0, 1), ``min_warmup_fraction`` in
+    [0, 1) and below ``1 - min_steady_fraction`` (the equivalence model of long forks)."""
+    band = check_probability(tolerance, "tolerance")
+    steady_share = check_probability(min_steady_fraction, "min_steady_fraction")
+    warmup_share = check_real(
+        min_warmup_fraction, "min_warmup_fraction", low=0.0, high=1.0, high_inclusive=False
+    )
+    if warmup_share >= 1.0 - steady_share:
+        raise InvalidInputError(
+            f"min_warmup_fraction must be below 1 - min_steady_fraction = "
+            f"{1.0 - steady_share:g}; got {min_warmup_fraction!r}"
+        )
+    return band, steady_share, warmup_share
+
+
+@dataclass(frozen=True, slots=True)
+class StableOptions:
+    """Validated options of ``stable_phase`` (shared with ``StablePhaseStream``).
+
+    ``rng`` and ``location_tolerance`` are passed on unchecked: the change-point detector
+    validates them.
+    """
+
+    method: StablePhaseMethod
+    delta: int
+    level: float
+    ci_level: float
+    tolerance: float
+    steady_share: float
+    warmup_share: float
+    higher_is_better: bool
+    unit: str | None
+    rng: Any
+    location_tolerance: Any
+
+
+def check_stable_options(
+    *,
+    method: Any,
+    min_size: Any,
+    significance_level: Any,
+    confidence_level: Any,
+    rng: Any,
+    location_tolerance: Any,
+    tolerance: Any,
+    min_steady_fraction: Any,
+    min_warmup_fraction: Any,
+    higher_is_better: Any,
+    unit: Any,
+) -> StableOptions:
+    """Validate the keyword arguments of ``stable_phase`` into a :class:`StableOptions`."""
+    requested: StablePhaseMethod = check_choice(
+        method, "method", ("auto", "equivalence", "robust", "pilot")
+    )
+    delta = check_int(min_size, "min_size", low=2)
+    level = check_probability(significance_level, "significance_level")
+    ci_level = check_confidence_level(confidence_level)
+    band, steady_share, warmup_share = check_equivalence_fractions(
+        tolerance, min_steady_fraction, min_warmup_fraction
+    )
+    rates = check_bool(higher_is_better, "higher_is_better")
+    unit = check_text(unit, "unit", allow_none=True)
+    return StableOptions(
+        requested, delta, level, ci_level, band, steady_share, warmup_share, rates, unit,
+        rng, location_tolerance,
+    )
+
+
+def check_forks(forks: Any) -> list[np.ndarray]:
+    """Validated float64 copies of the forks (2-D array or sequence of 1-D series)."""
+    if isinstance(forks, (str, bytes)) or np.isscalar(forks):
+        raise InvalidInputError(
+            "forks must be a 2-D array (one row per fork) or a sequence of 1-D series, got "
+            f"{type(forks).__name__}"
+        )
+    reject_container_misuse(forks, "forks")
+    if isinstance(forks, np.ndarray) and forks.dtype == object and forks.ndim == 1:
+        forks = list(forks)  # ragged forks held in an object array
+    if isinstance(forks, np.ndarray) or hasattr(forks, "to_numpy"):
+        matrix = as_float_array(forks, "forks", ndim=2)
+        rows = [np.ascontiguousarray(row) for row in matrix]
+    else:
+        if not isinstance(forks, Sequence):
+            raise InvalidInputError(
+                "forks must be a 2-D array or a sequence of 1-D series, got "
+                f"{type(forks).__name__} (materialise iterators with list() first)"
+            )
+        if forks and all(isinstance(item, (int, float, np.number)) for item in forks):
+            raise InvalidInputError(
+                "forks must hold one series per fork; got a single series of numbers (wrap "
+                "it as [x], or use stable_phase for one fork)"
+            )
+        rows = [as_float_array(item, f"forks[{i}]") for i, item in enumerate(forks)]
+    if not rows:
+        raise NotEnoughDataError("forks is empty; need at least one fork")
+    for i, row in enumerate(rows):
+        if row.shape[0] < _config.EQUIVALENCE_MIN_LENGTH:
+            raise NotEnoughDataError(
+                f"forks[{i}] has {row.shape[0]} iterations; the steady-state model needs at "
+                f"least {_config.EQUIVALENCE_MIN_LENGTH} per fork"
+            )
+    return rows

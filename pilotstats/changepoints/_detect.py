@@ -149,11 +149,10 @@ def detect_changes(
     min_size : int, default 30
         Minimum segment length δ >= 2 (Pilot's ``MIN_CHANGEPOINT_DETECTION_SAMPLE_SIZE``).
     significance_level : float in (0, 1), default 0.05
-        False-alarm level: on a stationary series, the probability of reporting any change
-        is at most about this; each change point needs a selection-adjusted p-value of at
-        most ``_config.DETECT_THRESHOLD_FACTOR * significance_level``.
+        False-alarm level (probability of any report on a stationary series); each change
+        point needs a p-value <= ``_config.DETECT_THRESHOLD_FACTOR * significance_level``.
     rng : None, int or numpy.random.Generator, optional
-        Randomness of ``test="permutation"`` (required there); ignored by ``"rank"``.
+        Randomness of ``test="permutation"`` (required there).
     test : {"rank", "permutation"}, default "rank"
         ``"rank"``: Mann–Whitney scan, analytic and autocorrelation-aware p-value.
         ``"permutation"``: EDM median contrast with a permutation p-value (assumes
@@ -178,20 +177,14 @@ def detect_changes(
     Raises
     ------
     InvalidInputError
-        Invalid ``x`` or option; ``test="permutation"`` without ``rng`` or with too few
-        ``n_permutations``; ``variance_changes=True`` with ``test="permutation"``.
+        Invalid ``x`` or option (e.g. ``test="permutation"`` without ``rng``).
     NotEnoughDataError
         ``x`` is empty.
 
-    See Also
-    --------
-    edm : the faithful EDM algorithms without a guard.
-    stable_phase : warm-up/cool-down trimming built on this detector.
-
     Notes
     -----
-    Candidates, rank scan test, autocorrelation, variance changes, elimination, location,
-    calibration and cost: *Algorithms › detect_changes* (``docs/algorithms/detect-changes.md``).
+    The method (candidates, tests, autocorrelation, elimination, location, calibration,
+    cost): ``docs/algorithms/detect-changes.md``. :func:`edm` is the unguarded EDM.
 
     Examples
     --------

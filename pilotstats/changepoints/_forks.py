@@ -13,7 +13,7 @@ ISMM 2013: forks are the replicates).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,22 +21,22 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._stats import arithmetic_scale, two_sided_t
 from pilotstats._validation import (
-    as_float_array,
     check_bool,
     check_confidence_level,
+    check_equivalence_fractions,
+    check_forks,
     check_probability,
     check_real,
     check_text,
-    reject_container_misuse,
 )
 from pilotstats.changepoints._forks_results import ForkSteadyState, SteadyState
 from pilotstats.changepoints._steady import (
+    EquivalenceOutcome,
     equivalence_phase,
     equivalence_window,
     window_medians,
     window_noise,
 )
-from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
 __all__ = ["ForkSteadyState", "SteadyState", "steady_state"]
 
@@ -48,42 +48,6 @@ VERDICTS = ("consistent", "inconsistent", "no_steady_state")
 BIAS_NOISE_MULTIPLIER = 3.0
 #: ... or within this share of the interval's half-width, whichever is larger.
 BIAS_INTERVAL_SHARE = 0.1
-
-
-def _as_forks(forks: Any) -> list[np.ndarray]:
-    """Validated float64 copies of the forks (2-D array or sequence of 1-D series)."""
-    if isinstance(forks, (str, bytes)) or np.isscalar(forks):
-        raise InvalidInputError(
-            "forks must be a 2-D array (one row per fork) or a sequence of 1-D series, got "
-            f"{type(forks).__name__}"
-        )
-    reject_container_misuse(forks, "forks")
-    if isinstance(forks, np.ndarray) and forks.dtype == object and forks.ndim == 1:
-        forks = list(forks)  # ragged forks held in an object array
-    if isinstance(forks, np.ndarray) or hasattr(forks, "to_numpy"):
-        matrix = as_float_array(forks, "forks", ndim=2)
-        rows = [np.ascontiguousarray(row) for row in matrix]
-    else:
-        if not isinstance(forks, Sequence):
-            raise InvalidInputError(
-                "forks must be a 2-D array or a sequence of 1-D series, got "
-                f"{type(forks).__name__} (materialise iterators with list() first)"
-            )
-        if forks and all(isinstance(item, (int, float, np.number)) for item in forks):
-            raise InvalidInputError(
-                "forks must hold one series per fork; got a single series of numbers (wrap "
-                "it as [x], or use stable_phase for one fork)"
-            )
-        rows = [as_float_array(item, f"forks[{i}]") for i, item in enumerate(forks)]
-    if not rows:
-        raise NotEnoughDataError("forks is empty; need at least one fork")
-    for i, row in enumerate(rows):
-        if row.shape[0] < _config.EQUIVALENCE_MIN_LENGTH:
-            raise NotEnoughDataError(
-                f"forks[{i}] has {row.shape[0]} iterations; the steady-state model needs at "
-                f"least {_config.EQUIVALENCE_MIN_LENGTH} per fork"
-            )
-    return rows
 
 
 def _half_width(means: np.ndarray, confidence_level: float) -> float:
@@ -256,17 +220,10 @@ def steady_state(
     >>> steady_state(drifting).verdict
     'no_steady_state'
     """
-    rows = _as_forks(forks)
-    band = check_probability(tolerance, "tolerance")
-    steady_share = check_probability(min_steady_fraction, "min_steady_fraction")
-    warmup_share = check_real(
-        min_warmup_fraction, "min_warmup_fraction", low=0.0, high=1.0, high_inclusive=False
+    rows = check_forks(forks)
+    band, steady_share, warmup_share = check_equivalence_fractions(
+        tolerance, min_steady_fraction, min_warmup_fraction
     )
-    if warmup_share >= 1.0 - steady_share:
-        raise InvalidInputError(
-            f"min_warmup_fraction must be below 1 - min_steady_fraction = "
-            f"{1.0 - steady_share:g}; got {min_warmup_fraction!r}"
-        )
     unsteady_share = check_real(
         max_unsteady_fraction, "max_unsteady_fraction", low=0.0, high=1.0,
         high_inclusive=False,
@@ -275,9 +232,43 @@ def steady_state(
     level = check_probability(significance_level, "significance_level")
     ci_level = check_confidence_level(confidence_level)
     unit = check_text(unit, "unit", allow_none=True)
-
+    model = _Model(band, steady_share, warmup_share, unsteady_share, rates, level, ci_level,
+                   unit)
     scale = arithmetic_scale(np.concatenate(rows))  # power of two: decisions scale-free
     scaled = [row * scale if scale != 1.0 else row for row in rows]
+    decisions, pooled = _fork_decisions(scaled, model)
+    count = len(rows)
+    unsteady = sum(not decision.steady for decision in decisions)
+    tolerated = math.floor(unsteady_share * count + 1e-9)
+    steady = [i for i, d in enumerate(decisions) if d.steady and unsteady <= tolerated]
+    bias_free = _bias_free_start(
+        [scaled[i] for i in steady], [decisions[i].start for i in steady],
+        [decisions[i].level for i in steady], pooled, ci_level,
+    )
+    entries = _fork_entries(rows, decisions, steady, bias_free, scale, unit,
+                            _unreproducible_note(unsteady, count, tolerated))
+    return _benchmark_verdict(rows, entries, model, (unsteady, count, tolerated), bias_free)
+
+
+@dataclass(frozen=True, slots=True)
+class _Model:
+    """Validated options of :func:`steady_state`."""
+
+    tolerance: float
+    steady_share: float
+    warmup_share: float
+    unsteady_share: float
+    higher_is_better: bool
+    level: float
+    ci_level: float
+    unit: str | None
+
+
+def _fork_decisions(
+    scaled: list[np.ndarray], model: _Model
+) -> tuple[list[EquivalenceOutcome], float]:
+    """Every fork judged by the equivalence model with the pooled noise, and that noise
+    (a window median's spread times ``sqrt(window)``, the median over the forks)."""
     windows = [equivalence_window(int(row.shape[0])) for row in scaled]
     spreads = [
         window_noise(window_medians(row, window)) * math.sqrt(window)
@@ -286,26 +277,37 @@ def steady_state(
     pooled = float(np.median(spreads))
     decisions = [
         equivalence_phase(
-            row, tolerance=band, min_steady_fraction=steady_share,
-            min_warmup_fraction=warmup_share, higher_is_better=rates,
-            significance_level=level, noise=pooled / math.sqrt(window),
+            row, tolerance=model.tolerance, min_steady_fraction=model.steady_share,
+            min_warmup_fraction=model.warmup_share, higher_is_better=model.higher_is_better,
+            significance_level=model.level, noise=pooled / math.sqrt(window),
         )
         for row, window in zip(scaled, windows, strict=True)
     ]
-    count = len(rows)
-    unsteady = sum(not decision.steady for decision in decisions)
-    tolerated = math.floor(unsteady_share * count + 1e-9)
-    reproducible = unsteady <= tolerated
-    steady = [i for i, d in enumerate(decisions) if d.steady and reproducible]
-    bias_free = _bias_free_start(
-        [scaled[i] for i in steady], [decisions[i].start for i in steady],
-        [decisions[i].level for i in steady], pooled, ci_level,
-    )
+    return decisions, pooled
+
+
+def _unreproducible_note(unsteady: int, count: int, tolerated: int) -> str | None:
+    """The note of a fork that settles while too many others do not (None otherwise)."""
+    if unsteady <= tolerated:
+        return None
+    return (f"settles on its own, but {unsteady} of {count} forks never settle "
+            f"(more than {tolerated}): no reproducible steady state")
+
+
+def _fork_entries(
+    rows: list[np.ndarray],
+    decisions: list[EquivalenceOutcome],
+    steady: list[int],
+    bias_free: int,
+    scale: float,
+    unit: str | None,
+    unreproducible: str | None,
+) -> list[ForkSteadyState]:
+    """One :class:`ForkSteadyState` per fork."""
     entries = []
     for i, (row, decision) in enumerate(zip(rows, decisions, strict=True)):
-        if decision.steady and not reproducible:
-            note = (f"settles on its own, but {unsteady} of {count} forks never settle "
-                    f"(more than {tolerated}): no reproducible steady state")
+        if decision.steady and unreproducible is not None:
+            note = unreproducible
         else:
             note = decision.reason
         begin = max(decision.start, bias_free) if i in steady else None
@@ -318,7 +320,14 @@ def steady_state(
             final_level=decision.level / scale, band=decision.tolerance / scale,
             note=note, unit=unit,
         ))
-    steady_forks = [entry for entry in entries if entry.steady]
+    return entries
+
+
+def _verdict_note(
+    steady_forks: list[ForkSteadyState], counts: tuple[int, int, int], bias_free: int
+) -> tuple[str, str]:
+    """Barrett et al.'s verdict of the benchmark and its note."""
+    unsteady, count, tolerated = counts
     classes = sorted({entry.classification for entry in steady_forks})
     if not steady_forks:
         verdict = "no_steady_state"
@@ -332,6 +341,21 @@ def steady_state(
     if bias_free > 0:
         note += (f"; the forks share a residual warm-up: means from iteration {bias_free} "
                  "on")
+    if len(steady_forks) == 1:
+        note += "; one steady fork: no between-fork interval"
+    return verdict, note
+
+
+def _benchmark_verdict(
+    rows: list[np.ndarray],
+    entries: list[ForkSteadyState],
+    model: _Model,
+    counts: tuple[int, int, int],
+    bias_free: int,
+) -> SteadyState:
+    """The :class:`SteadyState`: verdict and the between-fork interval of the steady mean."""
+    steady_forks = [entry for entry in entries if entry.steady]
+    verdict, note = _verdict_note(steady_forks, counts, bias_free)
     mean, low, high, two_level = math.nan, math.nan, math.nan, None
     if steady_forks:
         from pilotstats.autocorrelation.two_level import two_level_analysis
@@ -339,15 +363,14 @@ def steady_state(
         with np.errstate(over="ignore", invalid="ignore"):  # overflow: a named error
             two_level = two_level_analysis(
                 [rows[entry.fork][entry.mean_start:] for entry in steady_forks],
-                confidence_level=ci_level, unit=unit,
+                confidence_level=model.ci_level, unit=model.unit,
             )
         mean, low, high = two_level.mean, two_level.ci_low, two_level.ci_high
-    if len(steady_forks) == 1:
-        note += "; one steady fork: no between-fork interval"
     return SteadyState(
         forks=tuple(entries), verdict=verdict, mean=mean, ci_low=low, ci_high=high,
-        confidence_level=ci_level, n_steady=len(steady_forks), tolerance=band,
-        min_steady_fraction=steady_share, min_warmup_fraction=warmup_share,
-        max_unsteady_fraction=unsteady_share, higher_is_better=rates, two_level=two_level,
-        note=note, unit=unit,
+        confidence_level=model.ci_level, n_steady=len(steady_forks),
+        tolerance=model.tolerance, min_steady_fraction=model.steady_share,
+        min_warmup_fraction=model.warmup_share, max_unsteady_fraction=model.unsteady_share,
+        higher_is_better=model.higher_is_better, two_level=two_level, note=note,
+        unit=model.unit,
     )

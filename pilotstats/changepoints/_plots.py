@@ -393,9 +393,9 @@ def plot_steady_state(
     MissingDependencyError
         matplotlib is not installed.
     """
-    from pilotstats.changepoints._forks import _as_forks
+    from pilotstats._validation import check_forks
 
-    rows = _as_forks(forks)
+    rows = check_forks(forks)
     if len(rows) != len(result):
         raise InvalidInputError(
             f"forks must be the {len(result)} forks the SteadyState was computed from; got "

@@ -18,14 +18,10 @@ from pilotstats import _config
 from pilotstats._stats import arithmetic_scale
 from pilotstats._typing import ArrayLike1D, RandomState, StablePhaseMethod
 from pilotstats._validation import (
+    StableOptions,
     as_float_array,
-    check_bool,
-    check_choice,
-    check_confidence_level,
     check_int,
-    check_probability,
-    check_real,
-    check_text,
+    check_stable_options,
     reject_container_misuse,
 )
 from pilotstats.changepoints._detect import detect_changes
@@ -557,90 +553,87 @@ def stable_phase(
     >>> phase.note  # doctest: +ELLIPSIS
     'settled inside the band; spread small; final level 1.003, band ± 0.01902, windows of 50'
     """
-    return _stable_phase(
-        x, method=method, min_size=min_size, significance_level=significance_level,
+    data = as_float_array(x, "x")
+    options = check_stable_options(
+        method=method, min_size=min_size, significance_level=significance_level,
         confidence_level=confidence_level, rng=rng, location_tolerance=location_tolerance,
         tolerance=tolerance, min_steady_fraction=min_steady_fraction,
         min_warmup_fraction=min_warmup_fraction, higher_is_better=higher_is_better, unit=unit,
     )
+    return stable_validated(data, options)
 
 
-def _stable_phase(
-    x: ArrayLike1D,
+@dataclass(frozen=True, slots=True)
+class _Trim:
+    """Where a stable phase was found: ``[start, end)``, whether, the outcome, Barrett's
+    class and a note."""
+
+    start: int
+    end: int
+    found: bool
+    outcome: str
+    classification: str
+    note: str | None = None
+
+
+def stable_validated(
+    data: np.ndarray,
+    options: StableOptions,
     *,
-    method: StablePhaseMethod,
-    min_size: int,
-    significance_level: float,
-    confidence_level: float,
-    rng: RandomState,
-    location_tolerance: int,
-    tolerance: float,
-    min_steady_fraction: float,
-    min_warmup_fraction: float,
-    higher_is_better: bool,
-    unit: str | None,
     detector: Callable[..., ChangePoints] = detect_changes,
     pilot_locations: Callable[[np.ndarray, int], tuple[int, ...]] | None = None,
 ) -> StablePhase:
-    """:func:`stable_phase`; ``StablePhaseStream`` passes its incremental ``detector`` (the
-    change points of ``method="robust"``) and ``pilot_locations`` (EDM-percent on the raw
-    values for ``method="pilot"``)."""
-    data = as_float_array(x, "x")
-    requested: StablePhaseMethod = check_choice(
-        method, "method", ("auto", "equivalence", "robust", "pilot")
-    )
-    delta = check_int(min_size, "min_size", low=2)
-    level = check_probability(significance_level, "significance_level")
-    ci_level = check_confidence_level(confidence_level)
-    band = check_probability(tolerance, "tolerance")
-    steady_share = check_probability(min_steady_fraction, "min_steady_fraction")
-    warmup_share = check_real(
-        min_warmup_fraction, "min_warmup_fraction", low=0.0, high=1.0, high_inclusive=False
-    )
-    if warmup_share >= 1.0 - steady_share:
-        raise InvalidInputError(
-            f"min_warmup_fraction must be below 1 - min_steady_fraction = "
-            f"{1.0 - steady_share:g}; got {min_warmup_fraction!r}"
-        )
-    rates = check_bool(higher_is_better, "higher_is_better")
-    unit = check_text(unit, "unit", allow_none=True)
+    """:func:`stable_phase` on validated data and options; ``StablePhaseStream`` passes its
+    incremental ``detector`` (the change points of ``method="robust"``) and
+    ``pilot_locations`` (EDM-percent on the raw values for ``method="pilot"``)."""
     n = int(data.shape[0])
-    chosen: StablePhaseMethod = requested
-    if requested == "auto":
+    chosen: StablePhaseMethod = options.method
+    if chosen == "auto":
         chosen = "equivalence" if n >= _config.EQUIVALENCE_LONG_SERIES else "robust"
-
-    note: str | None = None
     if chosen == "equivalence":
-        return _equivalence_stable_phase(
-            data, band, steady_share, warmup_share, rates, level, ci_level, delta, unit
-        )
+        return _equivalence_stable_phase(data, options)
     if chosen == "pilot":
-        too_short = n < delta
+        too_short = n < options.delta
         change_points = (
-            ChangePoints(
-                locations=(),
-                segments=make_segments(data, ()),
-                n=n,
-                method="edm-percent",
-                parameters={
-                    "min_size": delta,
-                    "percent": PILOT_PERCENT,
-                    "degree": PILOT_DEGREE,
-                    "scale": "none",
-                },
-                too_short=True,
-                unit=unit,
-            )
+            _no_pilot_change_points(data, options.delta, options.unit)
             if too_short
-            else _pilot_change_points(data, delta, unit, pilot_locations)
+            else _pilot_change_points(data, options.delta, options.unit, pilot_locations)
         )
     else:
         change_points = detector(
-            data, min_size=delta, significance_level=level, rng=rng,
-            location_tolerance=location_tolerance, unit=unit,
+            data, min_size=options.delta, significance_level=options.level, rng=options.rng,
+            location_tolerance=options.location_tolerance, unit=options.unit,
         )
         too_short = change_points.too_short
+    trim = _dominant_trim(data, change_points, too_short, options.higher_is_better)
+    return _make_phase(
+        data, trim, change_points, chosen, options, None if chosen == "pilot" else options.level
+    )
 
+
+def _no_pilot_change_points(data: np.ndarray, min_size: int, unit: str | None) -> ChangePoints:
+    """The empty result of Pilot's procedure on a round shorter than ``min_size``."""
+    return ChangePoints(
+        locations=(),
+        segments=make_segments(data, ()),
+        n=int(data.shape[0]),
+        method="edm-percent",
+        parameters={
+            "min_size": min_size,
+            "percent": PILOT_PERCENT,
+            "degree": PILOT_DEGREE,
+            "scale": "none",
+        },
+        too_short=True,
+        unit=unit,
+    )
+
+
+def _dominant_trim(
+    data: np.ndarray, change_points: ChangePoints, too_short: bool, higher_is_better: bool
+) -> _Trim:
+    """The stable phase of the change points by Pilot's dominant-segment rule."""
+    n = int(data.shape[0])
     if too_short:
         outcome, found, start, end = "not_enough_data", True, 0, n
     elif not change_points.locations:
@@ -652,11 +645,8 @@ def _stable_phase(
         else:
             outcome, found = "trimmed", True
             start, end = segment
-    classification = _classify(data, found, start, end, rates)
-    return _make_phase(
-        data, start, end, found, outcome, change_points, chosen, ci_level, delta,
-        None if chosen == "pilot" else level, unit, classification, note,
-    )
+    classification = _classify(data, found, start, end, higher_is_better)
+    return _Trim(start, end, found, outcome, classification)
 
 
 def _classify(data: np.ndarray, found: bool, start: int, end: int, higher_is_better: bool) -> str:
@@ -671,41 +661,32 @@ def _classify(data: np.ndarray, found: bool, start: int, end: int, higher_is_bet
     return "warmup" if worse_before else "slowdown"
 
 
-def _equivalence_stable_phase(
-    data: np.ndarray,
-    tolerance: float,
-    min_steady_fraction: float,
-    min_warmup_fraction: float,
-    higher_is_better: bool,
-    significance_level: float,
-    confidence_level: float,
-    min_size: int,
-    unit: str | None,
-) -> StablePhase:
+def _equivalence_stable_phase(data: np.ndarray, options: StableOptions) -> StablePhase:
+    """``method="equivalence"``: the steady state of a long fork."""
     n = int(data.shape[0])
     parameters = {
-        "tolerance": tolerance,
-        "min_steady_fraction": min_steady_fraction,
-        "min_warmup_fraction": min_warmup_fraction,
+        "tolerance": options.tolerance,
+        "min_steady_fraction": options.steady_share,
+        "min_warmup_fraction": options.warmup_share,
     }
     if n < _config.EQUIVALENCE_MIN_LENGTH:
         change_points = ChangePoints(
             locations=(), segments=make_segments(data, ()), n=n, method="equivalence",
-            parameters=parameters, too_short=True, unit=unit,
+            parameters=parameters, too_short=True, unit=options.unit,
         )
-        return _make_phase(
-            data, 0, n, True, "not_enough_data", change_points, "equivalence",
-            confidence_level, min_size, significance_level, unit, "flat",
+        trim = _Trim(
+            0, n, True, "not_enough_data", "flat",
             f"{n} samples: the equivalence model needs {_config.EQUIVALENCE_MIN_LENGTH}",
         )
+        return _make_phase(data, trim, change_points, "equivalence", options, options.level)
     scale = arithmetic_scale(data)  # exact power of two: the decision is scale-free
     decision = equivalence_phase(
         data * scale if scale != 1.0 else data,
-        tolerance=tolerance,
-        min_steady_fraction=min_steady_fraction,
-        min_warmup_fraction=min_warmup_fraction,
-        higher_is_better=higher_is_better,
-        significance_level=significance_level,
+        tolerance=options.tolerance,
+        min_steady_fraction=options.steady_share,
+        min_warmup_fraction=options.warmup_share,
+        higher_is_better=options.higher_is_better,
+        significance_level=options.level,
     )
     if decision.steady:
         # The settling index is the change point; a start that only reflects the
@@ -719,44 +700,38 @@ def _equivalence_stable_phase(
         locations = decision.confirmed_changes
         start, found, outcome = 0, False, "no_steady_state"
     note = (
-        f"{decision.reason}; final level {format_quantity(decision.level / scale, unit)}, "
-        f"band ± {format_quantity(decision.tolerance / scale, unit)}, windows of "
+        f"{decision.reason}; final level {format_quantity(decision.level / scale, options.unit)}, "
+        f"band ± {format_quantity(decision.tolerance / scale, options.unit)}, windows of "
         f"{decision.window}"
     )
     change_points = ChangePoints(
         locations=locations, segments=make_segments(data, locations), n=n,
-        method="equivalence", parameters=parameters, too_short=False, unit=unit,
+        method="equivalence", parameters=parameters, too_short=False, unit=options.unit,
     )
-    return _make_phase(
-        data, start, n, found, outcome, change_points, "equivalence", confidence_level,
-        min_size, significance_level, unit, decision.classification, note,
-    )
+    trim = _Trim(start, n, found, outcome, decision.classification, note)
+    return _make_phase(data, trim, change_points, "equivalence", options, options.level)
 
 
 def _make_phase(
     data: np.ndarray,
-    start: int,
-    end: int,
-    found: bool,
-    outcome: str,
+    trim: _Trim,
     change_points: ChangePoints,
     method: str,
-    confidence_level: float,
-    min_size: int,
+    options: StableOptions,
     significance_level: float | None,
-    unit: str | None,
-    classification: str,
-    note: str | None,
 ) -> StablePhase:
+    """The :class:`StablePhase` of ``data`` trimmed to ``trim`` (with the interval of the
+    mean at ``options.ci_level``; ``significance_level`` is None for Pilot's procedure)."""
     n = int(data.shape[0])
+    start, end = trim.start, trim.end
     part = data[start:end]
-    mean_ci, ci_note = _mean_interval(part, confidence_level, unit)
+    mean_ci, ci_note = _mean_interval(part, options.ci_level, options.unit)
     mean, std = _mean_std(part)  # finite for any finite data (scaled near 1e308)
     return StablePhase(
         start=start,
         end=end,
-        found=found,
-        outcome=outcome,
+        found=trim.found,
+        outcome=trim.outcome,
         n=n,
         warmup_length=start,
         cooldown_length=n - end,
@@ -768,10 +743,10 @@ def _make_phase(
         std=std,
         mean_ci=mean_ci,
         ci_note=ci_note,
-        confidence_level=confidence_level,
-        min_size=min_size,
+        confidence_level=options.ci_level,
+        min_size=options.delta,
         significance_level=significance_level,
-        unit=unit,
-        classification=classification,
-        note=note,
+        unit=options.unit,
+        classification=trim.classification,
+        note=trim.note,
     )
