@@ -789,3 +789,45 @@ def check_forks(forks: Any) -> list[np.ndarray]:
                 f"least {_config.EQUIVALENCE_MIN_LENGTH} per fork"
             )
     return rows
+
+
+@dataclass(frozen=True, slots=True)
+class SteadyOptions:
+    """Validated options of ``steady_state``."""
+
+    tolerance: float
+    steady_share: float
+    warmup_share: float
+    unsteady_share: float
+    higher_is_better: bool
+    level: float
+    ci_level: float
+    unit: str | None
+
+
+def check_steady_options(
+    *,
+    tolerance: Any,
+    min_steady_fraction: Any,
+    min_warmup_fraction: Any,
+    max_unsteady_fraction: Any,
+    higher_is_better: Any,
+    significance_level: Any,
+    confidence_level: Any,
+    unit: Any,
+) -> SteadyOptions:
+    """Validate the keyword arguments of ``steady_state`` into a :class:`SteadyOptions`."""
+    band, steady_share, warmup_share = check_equivalence_fractions(
+        tolerance, min_steady_fraction, min_warmup_fraction
+    )
+    unsteady_share = check_real(
+        max_unsteady_fraction, "max_unsteady_fraction", low=0.0, high=1.0,
+        high_inclusive=False,
+    )
+    rates = check_bool(higher_is_better, "higher_is_better")
+    level = check_probability(significance_level, "significance_level")
+    ci_level = check_confidence_level(confidence_level)
+    unit = check_text(unit, "unit", allow_none=True)
+    return SteadyOptions(
+        band, steady_share, warmup_share, unsteady_share, rates, level, ci_level, unit
+    )

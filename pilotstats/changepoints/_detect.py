@@ -137,10 +137,9 @@ def detect_changes(
 ) -> DetectedChangePoints:
     """Change points confirmed by a significance test (EDM candidates + backward elimination).
 
-    EDM-percent candidates (Pilot's parameters) are tested against their neighbours and the
-    least significant is removed until all pass; confirmed segments are re-scanned for a
-    change EDM missed. Deterministic, invariant under ``x → a·x + b`` (a > 0), robust to
-    spikes, and quiet on stationary noise, autocorrelated or not.
+    EDM-percent candidates are tested against their neighbours, the least significant
+    removed until all pass, and confirmed segments re-scanned. Deterministic, invariant
+    under ``x → a·x + b`` (a > 0), robust to spikes, quiet on (autocorrelated) noise.
 
     Parameters
     ----------
@@ -154,9 +153,8 @@ def detect_changes(
     rng : None, int or numpy.random.Generator, optional
         Randomness of ``test="permutation"`` (required there).
     test : {"rank", "permutation"}, default "rank"
-        ``"rank"``: Mann–Whitney scan, analytic and autocorrelation-aware p-value.
-        ``"permutation"``: EDM median contrast with a permutation p-value (assumes
-        exchangeable samples).
+        Mann–Whitney scan with an autocorrelation-aware p-value, or the EDM median
+        contrast with a permutation p-value (assumes exchangeable samples).
     n_permutations : int, default 199
         Permutations per window for ``test="permutation"`` (at least ``1/threshold − 1``).
     location_tolerance : int, default 5
@@ -183,8 +181,7 @@ def detect_changes(
 
     Notes
     -----
-    The method (candidates, tests, autocorrelation, elimination, location, calibration,
-    cost): ``docs/algorithms/detect-changes.md``. :func:`edm` is the unguarded EDM.
+    The method, its calibration and cost: ``docs/algorithms/detect-changes.md``.
 
     Examples
     --------

@@ -13,22 +13,13 @@ ISMM 2013: forks are the replicates).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from pilotstats import _config
 from pilotstats._stats import arithmetic_scale, two_sided_t
-from pilotstats._validation import (
-    check_bool,
-    check_confidence_level,
-    check_equivalence_fractions,
-    check_forks,
-    check_probability,
-    check_real,
-    check_text,
-)
+from pilotstats._validation import SteadyOptions, check_forks, check_steady_options
 from pilotstats.changepoints._forks_results import ForkSteadyState, SteadyState
 from pilotstats.changepoints._steady import (
     EquivalenceOutcome,
@@ -104,168 +95,72 @@ def steady_state(
     Parameters
     ----------
     forks : array_like, shape (k, n), or sequence of 1-D array_like
-        The iterations of each fork in time order, one row (or one series) per fork; forks
-        may differ in length (at least 120 iterations each, finite).
-    tolerance : float in (0, 1), default 0.05
-        Band of practical equivalence around a fork's final level, as a fraction of its
-        total excursion (as in :func:`~pilotstats.changepoints.stable_phase`).
-    min_steady_fraction : float in (0, 1), default 0.2
-        A fork that settles only in its last ``min_steady_fraction · n`` iterations does
-        not settle.
-    min_warmup_fraction : float in [0, 1), default 0.05
-        The steady state never starts before ``min_warmup_fraction · n``.
+        The iterations of each fork in time order (lengths may differ; at least 120 each).
+    tolerance, min_steady_fraction, min_warmup_fraction : float, default 0.05, 0.2, 0.05
+        The equivalence model of :func:`stable_phase`, applied to every fork.
     max_unsteady_fraction : float in [0, 1), default 0.1
-        Largest share of forks that may fail to settle while the steady state still counts
-        as reproducible (``floor(max_unsteady_fraction · k)`` forks: one of ten by
-        default). Beyond it no fork is steady and the verdict is ``"no_steady_state"``;
-        0 is Barrett et al.'s rule (any unsteady fork makes the benchmark unsteady).
+        Largest share of forks that may fail to settle (``floor(fraction · k)``); beyond
+        it the verdict is ``"no_steady_state"`` (0: Barrett et al.'s rule).
     higher_is_better : bool, default False
-        False for times (lower is better), True for rates such as throughput: decides
-        ``"warmup"`` against ``"slowdown"``.
-    significance_level : float in (0, 1), default 0.05
-        False-alarm level of the change test that confirms a wide settled part.
-    confidence_level : float in (0, 1), default 0.95
-        Level of the between-fork interval.
+        True for rates such as throughput: decides ``"warmup"`` against ``"slowdown"``.
+    significance_level, confidence_level : float in (0, 1), default 0.05, 0.95
+        Level of the change test of a wide settled part; level of the between-fork interval.
     unit : str, optional
         Label of the measured quantity.
 
     Returns
     -------
     SteadyState
-        One :class:`ForkSteadyState` per fork (``steady``, ``onset``, ``classification``),
-        the benchmark's ``verdict`` and its steady ``mean`` with ``ci_low``, ``ci_high``.
+        One :class:`ForkSteadyState` per fork, the ``verdict`` and the steady ``mean`` with
+        ``ci_low``, ``ci_high``.
 
     Raises
     ------
     InvalidInputError
-        ``forks`` not a 2-D array nor a sequence of 1-D numeric series (a single series of
-        numbers, strings, mappings, iterators), non-finite values; a parameter out of range
-        (``min_warmup_fraction`` must also be below ``1 - min_steady_fraction``).
-        Values so large (near 1e308) that the variance of a fork's mean overflows float64
-        (from :func:`~pilotstats.autocorrelation.two_level_analysis`: change the unit).
+        ``forks`` not 2-D nor a sequence of series; non-finite values; an option out of range.
     NotEnoughDataError
         No fork, or a fork shorter than 120 iterations.
 
-    See Also
-    --------
-    stable_phase : the steady state of one fork or round.
-
     Notes
     -----
-    Every fork is judged by the equivalence model of
-    :func:`~pilotstats.changepoints.stable_phase` (windows of ``n / 60`` iterations
-    summarised by their medians; the fork settles after the last window outside a band of
-    practical equivalence around its final level; Traini et al., EMSE 28:13, 2023; Kalibera
-    & Jones 2013), with two things taken from the other forks:
-
-    1. **Pooled noise.** The band is never narrower than five times the sampling noise of
-       a window median. One fork estimates that noise from 30 windows; the forks of a
-       benchmark share it, so it is pooled: the median over the forks of each fork's
-       robust spread of its second-half window medians, rescaled by ``sqrt(window)`` for
-       forks of different lengths.
-    2. **Reproducibility.** A steady state that most forks never reach is not the
-       benchmark's steady state: when more than ``floor(max_unsteady_fraction · k)`` of the
-       ``k`` forks fail to settle, every fork is ``"no_steady_state"`` (its own verdict is
-       kept in ``own_classification``), as Barrett et al. (OOPSLA 2017) classify a
-       benchmark with any unsteady process execution as "no steady state".
-    3. **Shared residual warm-up.** A gradual warm-up is still a little above its final
-       level when it enters the band; averaged over ten forks that agree closely, that
-       residue can exceed the between-fork interval. The forks warm up at the same
-       positions, so the position profile is pooled: the median over the steady forks of
-       their window medians minus their final levels. The means start after the last
-       window of the first half where that profile lies outside
-       ``max(3 · its standard error, 0.1 · the interval's half-width)``
-       (``mean_start``; ``onset`` stays the settling time a person would read off the fork).
-       In simulations of 3 to 10 forks with exponential warm-up the 95 % interval covers
-       the true steady mean in 94.9-95.3 % of 1,000 benchmarks (without this step: 89 %
-       of 300 for ten forks that agree to 0.2 %, tau = 100).
-
-    The verdict follows Barrett et al.: ``"consistent"`` when every fork is steady with one
-    class, ``"inconsistent"`` when the steady forks differ in class or a tolerated fork
-    does not settle, ``"no_steady_state"`` otherwise. The forks are the replicates of the
-    steady mean (Kalibera & Jones 2013): ``mean`` is the average of the steady forks'
-    means of ``x[mean_start:]`` and the interval is Student's t over them, so the variation
-    between JVM invocations is in it.
-
-    On the development half of a public JMH data set with human labels (Traini et al.'s
-    series, Beseda et al.'s labels, arXiv:2506.04204; 15 of 30 projects, fork 0 scored
-    with its ten forks; README, "Steady state of long forks"), ``max_unsteady_fraction``
-    was chosen; the other parameters are those of ``stable_phase``.
-
-    Complexity: k times that of ``stable_phase(method="equivalence")``: O(N) for N
-    iterations over all k forks, plus one :func:`detect_changes` of a fork's settled part
-    when its significance check runs; O(N) memory.
+    Pooled noise, reproducibility over the forks, a shared residual warm-up left out of the
+    means, Student's t over the forks: ``docs/algorithms/stable-phase.md`` (*Across forks*).
 
     Examples
     --------
-    Four forks of a warming-up benchmark, whose forks settle at slightly different levels:
-
     >>> import numpy as np
     >>> from pilotstats.changepoints import steady_state
-    >>> rng = np.random.default_rng(0)
-    >>> t = np.arange(3000)
+    >>> rng, t = np.random.default_rng(0), np.arange(3000)
     >>> forks = [1.0 + rng.normal(0.0, 0.01) + 0.3 * np.exp(-t / 100.0)
     ...          + rng.normal(0.0, 0.01, 3000) for _ in range(4)]
     >>> result = steady_state(forks, unit="ms")
-    >>> result.verdict, result.classifications
-    ('consistent', ('warmup', 'warmup', 'warmup', 'warmup'))
-    >>> result.onsets
-    (300, 300, 300, 300)
-    >>> print(result)  # doctest: +ELLIPSIS
-    consistent: 4 of 4 forks steady; steady mean 0.9943 ms (95 % CI [0.9779, 1.011] ms ...)
-
-    Forks that keep drifting have no steady state:
-
-    >>> drifting = [10.0 + np.cumsum(rng.normal(0.0, 0.02, 3000)) for _ in range(4)]
-    >>> steady_state(drifting).verdict
-    'no_steady_state'
+    >>> result.verdict, result.classifications, result.onsets
+    ('consistent', ('warmup', 'warmup', 'warmup', 'warmup'), (300, 300, 300, 300))
     """
     rows = check_forks(forks)
-    band, steady_share, warmup_share = check_equivalence_fractions(
-        tolerance, min_steady_fraction, min_warmup_fraction
+    model = check_steady_options(
+        tolerance=tolerance, min_steady_fraction=min_steady_fraction,
+        min_warmup_fraction=min_warmup_fraction, max_unsteady_fraction=max_unsteady_fraction,
+        higher_is_better=higher_is_better, significance_level=significance_level,
+        confidence_level=confidence_level, unit=unit,
     )
-    unsteady_share = check_real(
-        max_unsteady_fraction, "max_unsteady_fraction", low=0.0, high=1.0,
-        high_inclusive=False,
-    )
-    rates = check_bool(higher_is_better, "higher_is_better")
-    level = check_probability(significance_level, "significance_level")
-    ci_level = check_confidence_level(confidence_level)
-    unit = check_text(unit, "unit", allow_none=True)
-    model = _Model(band, steady_share, warmup_share, unsteady_share, rates, level, ci_level,
-                   unit)
     scale = arithmetic_scale(np.concatenate(rows))  # power of two: decisions scale-free
     scaled = [row * scale if scale != 1.0 else row for row in rows]
     decisions, pooled = _fork_decisions(scaled, model)
-    count = len(rows)
-    unsteady = sum(not decision.steady for decision in decisions)
-    tolerated = math.floor(unsteady_share * count + 1e-9)
+    count, unsteady = len(rows), sum(not decision.steady for decision in decisions)
+    tolerated = math.floor(model.unsteady_share * count + 1e-9)
     steady = [i for i, d in enumerate(decisions) if d.steady and unsteady <= tolerated]
     bias_free = _bias_free_start(
         [scaled[i] for i in steady], [decisions[i].start for i in steady],
-        [decisions[i].level for i in steady], pooled, ci_level,
+        [decisions[i].level for i in steady], pooled, model.ci_level,
     )
-    entries = _fork_entries(rows, decisions, steady, bias_free, scale, unit,
+    entries = _fork_entries(rows, decisions, steady, bias_free, scale, model.unit,
                             _unreproducible_note(unsteady, count, tolerated))
     return _benchmark_verdict(rows, entries, model, (unsteady, count, tolerated), bias_free)
 
 
-@dataclass(frozen=True, slots=True)
-class _Model:
-    """Validated options of :func:`steady_state`."""
-
-    tolerance: float
-    steady_share: float
-    warmup_share: float
-    unsteady_share: float
-    higher_is_better: bool
-    level: float
-    ci_level: float
-    unit: str | None
-
-
 def _fork_decisions(
-    scaled: list[np.ndarray], model: _Model
+    scaled: list[np.ndarray], model: SteadyOptions
 ) -> tuple[list[EquivalenceOutcome], float]:
     """Every fork judged by the equivalence model with the pooled noise, and that noise
     (a window median's spread times ``sqrt(window)``, the median over the forks)."""
@@ -349,7 +244,7 @@ def _verdict_note(
 def _benchmark_verdict(
     rows: list[np.ndarray],
     entries: list[ForkSteadyState],
-    model: _Model,
+    model: SteadyOptions,
     counts: tuple[int, int, int],
     bias_free: int,
 ) -> SteadyState:
