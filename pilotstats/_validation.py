@@ -20,7 +20,13 @@ from typing import Any, TypeVar
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._typing import ChangeTest, Float64Array1D, RandomState, StablePhaseMethod
+from pilotstats._typing import (
+    ChangeTest,
+    EdmScale,
+    Float64Array1D,
+    RandomState,
+    StablePhaseMethod,
+)
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
 __all__ = [
@@ -831,3 +837,101 @@ def check_steady_options(
     return SteadyOptions(
         band, steady_share, warmup_share, unsteady_share, rates, level, ci_level, unit
     )
+
+
+def check_edm_min_size(min_size: Any) -> int:
+    return check_int(min_size, "min_size", low=2)
+
+
+def check_edm_degree(degree: Any) -> int:
+    value = check_int(degree, "degree")
+    if value not in (0, 1, 2):
+        raise InvalidInputError(
+            f"degree must be 0 (no penalty), 1 (linear) or 2 (quadratic), got {value}"
+        )
+    return value
+
+
+def check_edm_penalty(beta: Any, percent: Any) -> tuple[bool, float]:
+    """Return (percent_mode, penalty) from the mutually exclusive ``beta`` / ``percent``."""
+    if beta is not None and percent is not None:
+        raise InvalidInputError(
+            "beta and percent cannot be given together: pass beta for EDM-multi (additive "
+            "penalty) or percent for EDM-percent (relative gain), not both"
+        )
+    if percent is not None:
+        return True, check_real(percent, "percent", low=0.0)
+    if beta is None:
+        return False, _config.EDM_DEFAULT_BETA
+    return False, check_real(beta, "beta", low=0.0)
+
+
+def check_edm_scale(scale: Any) -> EdmScale:
+    value: EdmScale = check_choice(scale, "scale", ("range", "none"))
+    return value
+
+
+def check_max_history(max_history: Any) -> int | None:
+    """``max_history``: None or an integer >= 1."""
+    if max_history is None:
+        return None
+    return check_int(max_history, "max_history", low=1)
+
+
+def check_resolution_sbps(
+    resolution: Any, sbps: Any
+) -> tuple[float | None, float | None]:
+    resolution_value: float | None = None
+    sbps_value: float | None = None
+    if resolution is not None:
+        if (
+            isinstance(resolution, numbers.Real)
+            and not isinstance(resolution, bool)
+            and resolution == 0
+        ):
+            raise InvalidInputError(
+                "resolution must be a finite number > 0, got 0; pass resolution=None to "
+                "derive it from the maximum (jumpavg treats a unit of 0 as 'not given')"
+            )
+        if isinstance(resolution, str):
+            raise InvalidInputError(
+                f"resolution must be a finite number > 0 (the numeric resolution of the "
+                f"values), got the string {resolution!r}; a unit label is not a resolution"
+            )
+        resolution_value = check_real(resolution, "resolution", low=0.0, low_inclusive=False)
+    if sbps is not None:
+        if isinstance(sbps, numbers.Real) and not isinstance(sbps, bool) and sbps == 0:
+            raise InvalidInputError(
+                "sbps must be a number in (0, 60], got 0; pass sbps=None for the default 12"
+            )
+        sbps_value = check_real(sbps, "sbps", low=0.0, high=60.0, low_inclusive=False)
+    return resolution_value, sbps_value
+
+
+_MAX_MAGNITUDE = 1e150
+
+
+#: Smallest magnitude of the largest sample: below it the resolution
+#: ``max / (2**(sbps+1) - 1)`` and the squared deviations underflow (a zero standard
+#: deviation, NaN code lengths).
+_MIN_MAGNITUDE = 2.0**-500
+
+
+def check_mdl_range(samples: np.ndarray, name: str) -> tuple[float, float] | None:
+    """Check the magnitude of the samples; return their (minimum, maximum), None if empty."""
+    if not samples.size:
+        return None
+    low, high = float(samples.min()), float(samples.max())
+    peak = max(high, -low)
+    if peak > _MAX_MAGNITUDE:
+        raise InvalidInputError(
+            f"{name} has a sample of magnitude above {_MAX_MAGNITUDE:g}; rescale the data "
+            "(the moment accumulation would overflow)"
+        )
+    if 0.0 < peak < _MIN_MAGNITUDE:
+        raise InvalidInputError(
+            f"{name} has no sample of magnitude above {_MIN_MAGNITUDE:g} (largest "
+            f"{peak!r}): the resolution would be subnormal and the code lengths "
+            "NaN; rescale the data (e.g. express it in a smaller unit)"
+        )
+    return low, high

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from pilotstats._typing import CsitEncoding, Float64Array1D
-from pilotstats._validation import check_compliance_options
+from pilotstats._validation import check_compliance_options, check_resolution_sbps
 from pilotstats.changepoints._mdl import mdl_partition
-from pilotstats.changepoints._mdl_input import _check_resolution_sbps, _parse_values
+from pilotstats.changepoints._mdl_input import _parse_values
 from pilotstats.changepoints._mdl_results import TrendCompliance, TrendGroups, partition_compliance
 from pilotstats.exceptions import InvalidInputError
 
@@ -42,40 +42,30 @@ def trend_compliance(
     Parameters
     ----------
     groups_or_values : TrendGroups or sequence of runs
-        A result of :func:`mdl_partition`, or values that are partitioned first (with
-        ``resolution``, ``sbps`` and ``higher_is_better``).
+        A result of :func:`mdl_partition`, or values that are partitioned first.
     times : sequence, optional
-        One timestamp per run (datetimes, ``datetime64`` or seconds), non-decreasing;
-        naive datetimes are taken as UTC. Selects the real-time window.
-    short_window : int, default 10
-        S, runs standing in for "one week" (CSIT used 10, or 5 for single-testbed types;
-        its daily jobs used 14).
-    long_window : int, default 180
-        L, runs standing in for "three months".
+        One timestamp per run (datetimes, ``datetime64`` or seconds; naive datetimes are
+        UTC), non-decreasing. Selects the real-time window.
+    short_window, long_window : int, default 10, 180
+        S and L, runs standing in for "one week" and "three months".
     short_period, long_period : str, timedelta or float, default "7D", "180D"
-        Real-time limits (only with ``times``); strings like "7D", "12h", "30min", or
-        seconds.
+        Real-time limits (only with ``times``): "7D", "12h", "30min", or seconds.
     higher_is_better : bool, optional
-        Direction (max or min as reference). Defaults to the partition's own flag, or True
-        when values are given.
+        Max or min as reference (default: the partition's flag, or True for values).
     resolution, sbps : float, optional
         Passed to :func:`mdl_partition` when values are given.
     per_run_average : bool, default False
-        Replace every run (a sequence of trials) by the average of its trials before
-        partitioning, as CSIT's presentation does: "the current presentation takes average
-        of all trials within the MRR run as the sample. Effectively, this acts as a single
-        trial with aggregate duration." False codes every trial as a sample (jumpavg's
-        own model, boundaries still between runs). Only when values are given.
+        Code each run's average of its trials as one sample (CSIT's presentation) instead
+        of every trial (jumpavg's model). Only when values are given.
     encoding : {"jumpavg", "methodology"}, default "jumpavg"
-        Numeric precision of the derived resolution. ``"jumpavg"``: jumpavg's code, the
-        largest sample is ``2**(sbps + 1) - 1`` units (8191 at ``sbps = 12``; the pinned
-        jumpavg values). ``"methodology"``: CSIT's methodology text, "the max sample value
-        is 4096 (2^12) pixels", i.e. a resolution of ``max / 2**sbps``. Only when values
-        are given and ``resolution`` is not.
+        Derived resolution: jumpavg's ``max / (2**(sbps + 1) − 1)`` or CSIT's methodology
+        text ``max / 2**sbps``. Only for values without ``resolution``.
 
     Returns
     -------
     TrendCompliance
+        ``long_term_change`` is a fraction, ``(last_trend − reference) / reference``
+        (``long_term_change_percent`` in percent).
 
     Raises
     ------
@@ -84,24 +74,10 @@ def trend_compliance(
 
     Notes
     -----
-    With trend[r] the mean of the group holding run r and ``last = n − 1``:
-    Reference = best of trend over the window, Long-Term Change (CSIT's "trend change") =
-    (trend[last] − Reference) / Reference. Runs as time (default): the window is runs
-    ``max(0, n − L) .. n − 1 − S`` (CSIT's slice ``trend[n − min(n, L) : n − min(n, S)]``).
-    Real time: runs with ``t_r <= t_last − short_period``, ``t_r >= t_last − long_period``
-    and ``r >= n − L`` ("180 days or 180 runs, whichever comes first"). "If the history is
-    too short, the earliest available trend is used" (CSIT): when ``n <= S`` (real time: no
-    run is ``short_period`` older than the last) the reference is the trend of the first
-    run that has one, and ``reference_is_earliest`` is set. Missing runs (NaN trend) are
-    ignored; n counts up to the last run that has a trend.
-
-    Complexity: That of :func:`mdl_partition` on the values (nothing when a partition is
-    given), plus O(n).
-
-    References
-    ----------
-    .. [1] FD.io CSIT, "Trend analysis" and "Trend compliance" sections of the trending
-       methodology (``docs/content/methodology/trending/analysis.md``).
+    The reference window (runs ``max(0, n − L) .. n − 1 − S``, or the real-time window;
+    the earliest trend for a short history) and the metrics: ``docs/algorithms/mdl.md``,
+    *Compliance metrics* (FD.io CSIT's trending methodology, ``analysis.md``). Cost: that of
+    :func:`mdl_partition` on values, plus O(n).
 
     Examples
     --------
@@ -164,7 +140,7 @@ def _methodology_resolution(values: Any, sbps: float | None) -> float | None:
 
     None when the maximum is not positive (then :func:`mdl_partition` reports it).
     """
-    _, bits = _check_resolution_sbps(None, sbps)
+    _, bits = check_resolution_sbps(None, sbps)
     runs = _parse_values(values, "raise", name="groups_or_values")
     maximum = max(0.0, float(np.max(runs.samples)))
     if maximum <= 0.0:

@@ -24,7 +24,10 @@ from pilotstats._typing import ArrayLike1D, EdmScale, EdmTree, Float64Array1D
 from pilotstats._validation import (
     as_float_array,
     check_choice,
-    check_int,
+    check_edm_degree,
+    check_edm_min_size,
+    check_edm_penalty,
+    check_edm_scale,
     check_real,
     check_stream_value,
     check_stream_values,
@@ -61,38 +64,6 @@ def _warn_size(
             PerformanceWarning,
             stacklevel=stacklevel,
         )
-
-
-def _check_min_size(min_size: Any) -> int:
-    return check_int(min_size, "min_size", low=2)
-
-
-def _check_degree(degree: Any) -> int:
-    value = check_int(degree, "degree")
-    if value not in (0, 1, 2):
-        raise InvalidInputError(
-            f"degree must be 0 (no penalty), 1 (linear) or 2 (quadratic), got {value}"
-        )
-    return value
-
-
-def _check_penalty(beta: Any, percent: Any) -> tuple[bool, float]:
-    """Return (percent_mode, penalty) from the mutually exclusive ``beta`` / ``percent``."""
-    if beta is not None and percent is not None:
-        raise InvalidInputError(
-            "beta and percent cannot be given together: pass beta for EDM-multi (additive "
-            "penalty) or percent for EDM-percent (relative gain), not both"
-        )
-    if percent is not None:
-        return True, check_real(percent, "percent", low=0.0)
-    if beta is None:
-        return False, _config.EDM_DEFAULT_BETA
-    return False, check_real(beta, "beta", low=0.0)
-
-
-def _check_scale(scale: Any) -> EdmScale:
-    value: EdmScale = check_choice(scale, "scale", ("range", "none"))
-    return value
 
 
 def _lanes() -> int:
@@ -356,10 +327,10 @@ def edm(
     (8, 19)
     """
     data = as_float_array(x, "x")
-    delta = _check_min_size(min_size)
-    percent_mode, penalty = _check_penalty(beta, percent)
-    deg = _check_degree(degree)
-    scale_mode = _check_scale(scale)
+    delta = check_edm_min_size(min_size)
+    percent_mode, penalty = check_edm_penalty(beta, percent)
+    deg = check_edm_degree(degree)
+    scale_mode = check_edm_scale(scale)
     n = int(data.shape[0])
     if n >= 2 * delta:
         _warn_size(n, _config.EDM_MULTI_WARN_SIZE, "edm",
@@ -508,7 +479,7 @@ def edm_single(
     edm-x: change at 10 (statistic 5, n = 20, min_size = 5)
     """
     data = as_float_array(x, "x")
-    delta = _check_min_size(min_size)
+    delta = check_edm_min_size(min_size)
     if not isinstance(exact, (bool, np.bool_)):
         raise InvalidInputError(f"exact must be True or False, got {exact!r}")
     exact = bool(exact)
@@ -636,10 +607,10 @@ class EdmStream:
         degree: int = 1,
         scale: EdmScale = "range",
     ) -> None:
-        self._delta = _check_min_size(min_size)
-        self._percent_mode, self._penalty = _check_penalty(beta, percent)
-        self._degree = _check_degree(degree)
-        self._scale: EdmScale = _check_scale(scale)
+        self._delta = check_edm_min_size(min_size)
+        self._percent_mode, self._penalty = check_edm_penalty(beta, percent)
+        self._degree = check_edm_degree(degree)
+        self._scale: EdmScale = check_edm_scale(scale)
         self._n = 0
         self._x = np.zeros(0)
         self._low = np.inf

@@ -23,20 +23,24 @@ import numpy as np
 
 from pilotstats import _config
 from pilotstats._typing import NanPolicy
-from pilotstats._validation import check_bool, check_choice, check_int
+from pilotstats._validation import (
+    check_bool,
+    check_choice,
+    check_max_history,
+    check_mdl_range,
+    check_resolution_sbps,
+)
 from pilotstats.changepoints._mdl_engine import _Engine
 from pilotstats.changepoints._mdl_input import (
-    _check_range,
-    _check_resolution_sbps,
     _is_real,
     _parse_values,
     _warn_mixed_signs,
     _warn_size,
 )
-from pilotstats.changepoints._mdl_results import TrendGroup, TrendGroups
+from pilotstats.changepoints._mdl_results import TrendGroups
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
-__all__ = ["MdlStream", "TrendGroup", "TrendGroups", "mdl_partition"]
+__all__ = ["MdlStream", "mdl_partition"]
 
 
 def mdl_partition(
@@ -152,17 +156,17 @@ def mdl_partition(
     [(0, 1, 'normal'), (1, 3, 'progression')]
     """
     policy = check_choice(nan_policy, "nan_policy", ("raise", "omit", "zero"))
-    resolution_value, sbps_value = _check_resolution_sbps(resolution, sbps)
+    resolution_value, sbps_value = check_resolution_sbps(resolution, sbps)
     check_bool(higher_is_better, "higher_is_better")
     check_bool(pruning, "pruning")
-    history = _check_history(max_history)
+    history = check_max_history(max_history)
     runs = _parse_values(x, policy)
     if runs.original.size == 0:
         raise NotEnoughDataError(
             "x has no samples left after dropping NaN (nan_policy='omit'); need at "
             "least one finite sample"
         )
-    bounds = _check_range(runs.samples, "x")
+    bounds = check_mdl_range(runs.samples, "x")
     if history is None:
         _warn_size(runs.n_original, "mdl_partition")
     engine = _Engine(
@@ -178,13 +182,6 @@ def mdl_partition(
     return engine.result(
         bool(higher_is_better), runs.original, runs.n_original, runs.replaced, runs.missing
     )
-
-
-def _check_history(max_history: Any) -> int | None:
-    """``max_history``: None or an integer >= 1."""
-    if max_history is None:
-        return None
-    return check_int(max_history, "max_history", low=1)
 
 
 def _push(buffer: np.ndarray, used: int, values: np.ndarray) -> np.ndarray:
@@ -244,14 +241,14 @@ class MdlStream:
         max_history: int | None = None,
     ) -> None:
         self._policy = check_choice(nan_policy, "nan_policy", ("raise", "omit", "zero"))
-        resolution_value, sbps_value = _check_resolution_sbps(resolution, sbps)
+        resolution_value, sbps_value = check_resolution_sbps(resolution, sbps)
         self.higher_is_better = check_bool(higher_is_better, "higher_is_better")
         self._engine = _Engine(
             resolution_value,
             sbps_value,
             check_bool(pruning, "pruning"),
             name="stream",
-            max_history=_check_history(max_history),
+            max_history=check_max_history(max_history),
         )
         # per-run bookkeeping in growing buffers (no list -> array copy per result)
         self._original = np.empty(16, dtype=np.int64)
@@ -317,7 +314,7 @@ class MdlStream:
         if not items:
             return
         parsed = _parse_values(items, self._policy, name=name)
-        bounds = _check_range(parsed.samples, name)
+        bounds = check_mdl_range(parsed.samples, name)
         engine = self._engine
         before = self._n_runs
         if engine.max_history == 0 and (

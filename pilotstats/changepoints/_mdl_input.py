@@ -19,7 +19,6 @@ import numpy as np
 
 from pilotstats import _config
 from pilotstats._typing import Float64Array1D
-from pilotstats._validation import check_real
 from pilotstats.exceptions import (
     DataRangeWarning,
     InvalidInputError,
@@ -218,65 +217,6 @@ def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
         np.array(replaced_list, dtype=bool),
         np.array(missing_list, dtype=bool),
     )
-
-
-def _check_resolution_sbps(
-    resolution: Any, sbps: Any
-) -> tuple[float | None, float | None]:
-    resolution_value: float | None = None
-    sbps_value: float | None = None
-    if resolution is not None:
-        if (
-            isinstance(resolution, numbers.Real)
-            and not isinstance(resolution, bool)
-            and resolution == 0
-        ):
-            raise InvalidInputError(
-                "resolution must be a finite number > 0, got 0; pass resolution=None to "
-                "derive it from the maximum (jumpavg treats a unit of 0 as 'not given')"
-            )
-        if isinstance(resolution, str):
-            raise InvalidInputError(
-                f"resolution must be a finite number > 0 (the numeric resolution of the "
-                f"values), got the string {resolution!r}; a unit label is not a resolution"
-            )
-        resolution_value = check_real(resolution, "resolution", low=0.0, low_inclusive=False)
-    if sbps is not None:
-        if isinstance(sbps, numbers.Real) and not isinstance(sbps, bool) and sbps == 0:
-            raise InvalidInputError(
-                "sbps must be a number in (0, 60], got 0; pass sbps=None for the default 12"
-            )
-        sbps_value = check_real(sbps, "sbps", low=0.0, high=60.0, low_inclusive=False)
-    return resolution_value, sbps_value
-
-
-_MAX_MAGNITUDE = 1e150
-
-
-#: Smallest magnitude of the largest sample: below it the resolution
-#: ``max / (2**(sbps+1) - 1)`` and the squared deviations underflow (a zero standard
-#: deviation, NaN code lengths).
-_MIN_MAGNITUDE = 2.0**-500
-
-
-def _check_range(samples: np.ndarray, name: str) -> tuple[float, float] | None:
-    """Check the magnitude of the samples; return their (minimum, maximum), None if empty."""
-    if not samples.size:
-        return None
-    low, high = float(samples.min()), float(samples.max())
-    peak = max(high, -low)
-    if peak > _MAX_MAGNITUDE:
-        raise InvalidInputError(
-            f"{name} has a sample of magnitude above {_MAX_MAGNITUDE:g}; rescale the data "
-            "(the moment accumulation would overflow)"
-        )
-    if 0.0 < peak < _MIN_MAGNITUDE:
-        raise InvalidInputError(
-            f"{name} has no sample of magnitude above {_MIN_MAGNITUDE:g} (largest "
-            f"{peak!r}): the resolution would be subnormal and the code lengths "
-            "NaN; rescale the data (e.g. express it in a smaller unit)"
-        )
-    return low, high
 
 
 def _warn_mixed_signs(min_value: float, max_value: float, name: str) -> None:
