@@ -33,7 +33,7 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
-def _warn_size(n_runs: int, what: str) -> None:
+def _warn_size(n_runs: int, what: str, stacklevel: int = 3) -> None:
     """PerformanceWarning above ``_config.MDL_WARN_SIZE`` runs (O(N²) worst case)."""
     if n_runs > _config.MDL_WARN_SIZE:
         warnings.warn(
@@ -42,7 +42,7 @@ def _warn_size(n_runs: int, what: str) -> None:
             "and can take minutes; pass max_history= (bounded history, O(N·H)) or "
             "partition a window or per-day means instead",
             PerformanceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
@@ -219,12 +219,14 @@ def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
     )
 
 
-def _warn_mixed_signs(min_value: float, max_value: float, name: str) -> None:
+def _warn_mixed_signs(
+    min_value: float, max_value: float, name: str, stacklevel: int = 3
+) -> None:
     if max_value > 0.0 and min_value < 0.0:
         warnings.warn(
             f"{name} has negative samples (minimum {min_value!r}); the MDL model "
             "codes group means on [0, max], so results on mixed-sign data are unvalidated "
             "(they match jumpavg). Shift the data to a non-negative range if you can",
             DataRangeWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
