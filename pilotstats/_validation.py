@@ -23,6 +23,7 @@ from pilotstats import _config
 from pilotstats._typing import (
     ChangeTest,
     EdmScale,
+    EdmTree,
     Float64Array1D,
     RandomState,
     StablePhaseMethod,
@@ -935,3 +936,19 @@ def check_mdl_range(samples: np.ndarray, name: str) -> tuple[float, float] | Non
             "NaN; rescale the data (e.g. express it in a smaller unit)"
         )
     return low, high
+
+
+def check_edm_single_options(
+    min_size: Any, exact: Any, alpha: Any, quantile: Any, tree: Any
+) -> tuple[int, bool, float, float, EdmTree]:
+    """``min_size``, ``exact`` and the EDM-tail settings of ``edm_single`` (validated even
+    when EDM-X ignores them: a bad value is a mistake either way)."""
+    delta = check_edm_min_size(min_size)
+    if not isinstance(exact, (bool, np.bool_)):
+        raise InvalidInputError(f"exact must be True or False, got {exact!r}")
+    alpha_value = check_real(alpha, "alpha", low=0.0, high=2.0, low_inclusive=False)
+    quantile_value = check_real(
+        quantile, "quantile", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False
+    )
+    tree_value: EdmTree = check_choice(tree, "tree", ("paper", "reference"))
+    return delta, bool(exact), alpha_value, quantile_value, tree_value
