@@ -105,8 +105,7 @@ def mdl_partition(
 
     Notes
     -----
-    Code length, search, pruning, bounded history: ``docs/algorithms/mdl.md``. See also
-    :func:`trend_compliance` and :class:`MdlStream`.
+    Code length, search, pruning, bounded history: ``docs/algorithms/mdl.md``.
 
     Examples
     --------

@@ -128,64 +128,73 @@ def _apply_nan_policy(
     return samples, replaced
 
 
-def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
-    # an array is neither a number, a string nor a mapping: checked below by dtype and shape
-    if not isinstance(values, np.ndarray):
-        if isinstance(values, (str, bytes)) or _is_real(values):
-            raise InvalidInputError(
-                f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
-                f"{type(values).__name__}"
-            )
-        if isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
-            raise InvalidInputError(
-                f"{name} must be a sequence of runs in time order, got a "
-                f"{type(values).__name__} (unordered or keyed); pass list(mapping.values()) "
-                "for a mapping's values in key order"
-            )
-    fast: np.ndarray | None = None
-    if not isinstance(values, np.ndarray) and hasattr(values, "__array__"):
-        values = np.asarray(values)  # pandas/polars series and other array-likes
-    if isinstance(values, np.ndarray):
-        if values.dtype.kind == "b":
-            raise InvalidInputError(f"{name} must contain real numbers, got a boolean array")
-        if values.ndim == 1 and values.dtype.kind in "iuf":
-            fast = np.array(values, dtype=np.float64, copy=True)
-        elif values.ndim == 0:
-            raise InvalidInputError(f"{name} must be a sequence of runs, got a 0-d array")
-        elif values.dtype.kind not in "iufO":
-            raise InvalidInputError(
-                f"{name} must contain real numbers, got an array of dtype {values.dtype}"
-            )
-    if fast is not None:
-        n = fast.shape[0]
-        if n == 0:
-            raise NotEnoughDataError(f"{name} is empty; need at least one run")
-        replaced = np.zeros(n, dtype=bool)
-        missing = np.zeros(n, dtype=bool)
-        if np.isfinite(fast).all():  # the common case: every run present, none replaced
-            keep = np.arange(n, dtype=np.int64)
-            return _Runs(fast, np.arange(n + 1, dtype=np.int64), keep, n, replaced, missing)
-        if np.isinf(fast).any():
-            index = int(np.flatnonzero(np.isinf(fast))[0])
-            raise InvalidInputError(
-                f"{name}[{index}] is infinite; the MDL model needs finite samples"
-            )
-        nan = np.isnan(fast)
-        if policy == "raise":
-            index = int(np.flatnonzero(nan)[0])
-            raise InvalidInputError(
-                f"{name}[{index}] is NaN; remove it, or pass nan_policy='omit' (drop "
-                "NaN samples) or nan_policy='zero' (CSIT-Dash: a failed run is 0)"
-            )
-        if policy == "zero":
-            fast[nan] = 0.0
-            replaced = nan.copy()
-        else:
-            missing = nan.copy()
-        keep = np.flatnonzero(~missing)
-        samples = np.ascontiguousarray(fast[keep])
-        offsets = np.arange(keep.size + 1, dtype=np.int64)
-        return _Runs(samples, offsets, keep.astype(np.int64), n, replaced, missing)
+def _reject_container(values: Any, name: str) -> None:
+    """A number, a string, a mapping or a set is not a sequence of runs (an array is
+    checked by dtype and shape instead)."""
+    if isinstance(values, (str, bytes)) or _is_real(values):
+        raise InvalidInputError(
+            f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
+            f"{type(values).__name__}"
+        )
+    if isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
+        raise InvalidInputError(
+            f"{name} must be a sequence of runs in time order, got a "
+            f"{type(values).__name__} (unordered or keyed); pass list(mapping.values()) "
+            "for a mapping's values in key order"
+        )
+
+
+def _numeric_vector(values: np.ndarray, name: str) -> np.ndarray | None:
+    """A float64 copy of a 1-D numeric array (one sample per run); None for an array of
+    runs (object dtype or 2-D)."""
+    if values.dtype.kind == "b":
+        raise InvalidInputError(f"{name} must contain real numbers, got a boolean array")
+    if values.ndim == 1 and values.dtype.kind in "iuf":
+        return np.array(values, dtype=np.float64, copy=True)
+    if values.ndim == 0:
+        raise InvalidInputError(f"{name} must be a sequence of runs, got a 0-d array")
+    if values.dtype.kind not in "iufO":
+        raise InvalidInputError(
+            f"{name} must contain real numbers, got an array of dtype {values.dtype}"
+        )
+    return None
+
+
+def _parse_vector(fast: np.ndarray, policy: str, name: str) -> _Runs:
+    """The runs of a float64 vector (one sample each) under the NaN policy."""
+    n = fast.shape[0]
+    if n == 0:
+        raise NotEnoughDataError(f"{name} is empty; need at least one run")
+    replaced = np.zeros(n, dtype=bool)
+    missing = np.zeros(n, dtype=bool)
+    if np.isfinite(fast).all():  # the common case: every run present, none replaced
+        keep = np.arange(n, dtype=np.int64)
+        return _Runs(fast, np.arange(n + 1, dtype=np.int64), keep, n, replaced, missing)
+    if np.isinf(fast).any():
+        index = int(np.flatnonzero(np.isinf(fast))[0])
+        raise InvalidInputError(
+            f"{name}[{index}] is infinite; the MDL model needs finite samples"
+        )
+    nan = np.isnan(fast)
+    if policy == "raise":
+        index = int(np.flatnonzero(nan)[0])
+        raise InvalidInputError(
+            f"{name}[{index}] is NaN; remove it, or pass nan_policy='omit' (drop "
+            "NaN samples) or nan_policy='zero' (CSIT-Dash: a failed run is 0)"
+        )
+    if policy == "zero":
+        fast[nan] = 0.0
+        replaced = nan.copy()
+    else:
+        missing = nan.copy()
+    keep = np.flatnonzero(~missing)
+    samples = np.ascontiguousarray(fast[keep])
+    offsets = np.arange(keep.size + 1, dtype=np.int64)
+    return _Runs(samples, offsets, keep.astype(np.int64), n, replaced, missing)
+
+
+def _parse_items(values: Any, policy: str, name: str) -> _Runs:
+    """The runs of a sequence (or iterable) of numbers and sequences of numbers."""
     try:
         items = list(values)
     except TypeError as exc:
@@ -217,6 +226,20 @@ def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
         np.array(replaced_list, dtype=bool),
         np.array(missing_list, dtype=bool),
     )
+
+
+def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
+    """The runs of ``values`` (a vector, an array of runs or a sequence) under the NaN
+    policy ``"raise"``, ``"omit"`` or ``"zero"``."""
+    if not isinstance(values, np.ndarray):
+        _reject_container(values, name)
+        if hasattr(values, "__array__"):
+            values = np.asarray(values)  # pandas/polars series and other array-likes
+    if isinstance(values, np.ndarray):
+        fast = _numeric_vector(values, name)
+        if fast is not None:
+            return _parse_vector(fast, policy, name)
+    return _parse_items(values, policy, name)
 
 
 def _warn_mixed_signs(
