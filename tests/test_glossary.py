@@ -106,10 +106,11 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
         'float | FloatArray',
         'float | Sequence[float]',
     },
-    'segments': {'tuple[Segment, ...]', 'tuple[TrendSegment, ...]'},
+    'segments': {'tuple[Segment, ...]', 'tuple[TrendGroup, ...]'},
     'selector': {
         'Alternative',
         'ChangeTest',
+        'CsitEncoding',
         "Literal['auto', 'exact', 'schweitzer']",
         "Literal['exact', 'seidmann']",
         "Literal['real', 'cpu']",

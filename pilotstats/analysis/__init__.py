@@ -22,7 +22,7 @@ from pilotstats.analysis._plot import (
     plot_measurements,
     plot_trend,
 )
-from pilotstats.analysis._trend import BenchmarkTrend, TrendReport, TrendSegment, trend
+from pilotstats.analysis._trend import BenchmarkTrend, TrendReport, trend
 
 __all__ = [
     "AnalysisReport",
@@ -32,7 +32,6 @@ __all__ = [
     "ComparisonReport",
     "FleetReport",
     "TrendReport",
-    "TrendSegment",
     "analyze",
     "compare",
     "detect_many",

@@ -425,9 +425,9 @@ def plot_trend(report: TrendReport, *, benchmark: str | None = None, ax: Any = N
             segment.classification, "black")
         ax.hlines(segment.mean / factor, segment.start - 0.4, segment.end - 0.6, color=color,
                   linewidth=2)
-        if segment.n_results >= 2 and math.isfinite(segment.std):
-            half = two_sided_t(report.confidence_level, segment.n_results - 1) * (
-                segment.std / math.sqrt(segment.n_results))
+        if segment.n_samples >= 2 and math.isfinite(segment.std):
+            half = two_sided_t(report.confidence_level, segment.n_samples - 1) * (
+                segment.std / math.sqrt(segment.n_samples))
             interval_band(ax, [segment.start - 0.4, segment.end - 0.6],
                           (segment.mean - half) / factor, (segment.mean + half) / factor,
                           color=color, label=band_label)
