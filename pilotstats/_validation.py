@@ -22,6 +22,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._typing import (
     ChangeTest,
+    CsitEncoding,
     EdmScale,
     EdmTree,
     Float64Array1D,
@@ -588,12 +589,12 @@ def check_compliance_options(
     per_run_average: Any,
     encoding: Any,
     higher_is_better: Any,
-) -> tuple[int, int, bool, str]:
+) -> tuple[int, int, bool, CsitEncoding]:
     """The windows, ``per_run_average`` and ``encoding`` of ``trend_compliance``."""
     s_window = check_int(short_window, "short_window", low=0)
     l_window = check_int(long_window, "long_window", low=1)
     average = check_bool(per_run_average, "per_run_average")
-    coding = check_choice(encoding, "encoding", ("jumpavg", "methodology"))
+    coding: CsitEncoding = check_choice(encoding, "encoding", ("jumpavg", "methodology"))
     if higher_is_better is not None:
         check_bool(higher_is_better, "higher_is_better")
     return s_window, l_window, average, coding

@@ -194,7 +194,7 @@ def trend_page(report: TrendReport, *, title: str | None = None,
     from pilotstats.analysis._plot import plot_trend, trend_title
 
     header, rows = report._table_parts()
-    classes = []
+    classes: list[str] = []
     for b in report:
         classes += [s.classification for s in b.segments] or ["failed"]
     summary = (f"{len(report)} benchmark(s) over {len(report.labels)} results; "

@@ -107,7 +107,7 @@ def trend_compliance(
 def _partition(
     values: Any,
     per_run_average: bool,
-    encoding: str,
+    encoding: CsitEncoding,
     resolution: float | None,
     sbps: float | None,
     higher_is_better: bool,

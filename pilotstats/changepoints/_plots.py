@@ -36,7 +36,7 @@ from pilotstats.results import format_interval, format_number, format_quantity
 
 if TYPE_CHECKING:  # pragma: no cover
     from pilotstats.changepoints._forks import SteadyState
-    from pilotstats.changepoints._mdl import TrendGroups
+    from pilotstats.changepoints._mdl_results import TrendGroups
     from pilotstats.changepoints._results import ChangePoints, SingleChangePoint
     from pilotstats.changepoints._stable import StablePhase
 
