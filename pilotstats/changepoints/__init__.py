@@ -2,7 +2,6 @@
 and steady-state detection, and MDL partitioning of trend data with CSIT compliance."""
 
 from pilotstats.changepoints._compliance import trend_compliance
-from pilotstats.changepoints._csit import classify_change
 from pilotstats.changepoints._detect import DetectedChangePoints, detect_changes
 from pilotstats.changepoints._edm import EdmStream, edm, edm_single
 from pilotstats.changepoints._forks import ForkSteadyState, SteadyState, steady_state
@@ -27,7 +26,6 @@ __all__: list[str] = [
     "TrendCompliance",
     "TrendGroup",
     "TrendGroups",
-    "classify_change",
     "detect_changes",
     "dominant_segment",
     "edm",

@@ -45,7 +45,7 @@ def classify_change(after: float, before: float, higher_is_better: bool) -> Chan
 
     Examples
     --------
-    >>> from pilotstats.changepoints import classify_change
+    >>> from pilotstats.changepoints._csit import classify_change
     >>> classify_change(9.0, 10.0, higher_is_better=True)
     'regression'
     >>> classify_change(9.0, 10.0, higher_is_better=False)
