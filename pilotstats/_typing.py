@@ -43,8 +43,8 @@ WarmupRemoval: TypeAlias = Literal["pooled", "stable_phase", "trim", "none"]
 IndexType: TypeAlias = Literal["ordinary", "ratio", "binary"]
 #: Series whose autocorrelation chooses the WPS subsession size.
 SubsessionBasis: TypeAlias = Literal["rates", "residuals"]
-#: Label of an MDL trend group relative to the previous group.
-MdlLabel: TypeAlias = Literal["normal", "regression", "progression"]
+#: Direction label of a level against the previous one (MDL groups, detected segments, trends).
+ChangeLabel: TypeAlias = Literal["normal", "regression", "progression"]
 #: Where the series of ``detect_many``/``trend_many`` run: a local thread pool or Dask.
 FleetEngine: TypeAlias = Literal["threads", "dask"]
 #: Handling of NaN samples in trend data.

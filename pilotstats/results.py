@@ -165,8 +165,8 @@ def decode_float_fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
 
     Examples
     --------
-    >>> from pilotstats.analysis import TrendSegment
-    >>> decode_float_fields(TrendSegment, {"mean": "inf", "classification": "inf", "x": 1})
+    >>> from pilotstats.changepoints import TrendGroup
+    >>> decode_float_fields(TrendGroup, {"mean": "inf", "classification": "inf", "x": 1})
     {'mean': inf, 'classification': 'inf'}
     """
     out: dict[str, Any] = {}

@@ -651,7 +651,7 @@ EXCLUDED: dict[str, str] = {
         "Crossovers", "DivergenceAnalysis", "Regions", "BaselineStatistics",
         "PilotBaseline", "PilotBaselineRecord", "AnalysisReport", "BenchmarkAnalysis",
         "BenchmarkComparison", "BenchmarkTrend", "ComparisonReport", "TrendReport",
-        "TrendSegment", "IndexAnalysis", "SessionProgress", "SessionResult", "Baseline",
+        "IndexAnalysis", "SessionProgress", "SessionResult", "Baseline",
         "Result", "RunComparison", "TwoLevelPlan", "TwoLevelResult",
     )},
     # Functions of result objects: they accept only results (type-checked).

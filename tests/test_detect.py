@@ -24,9 +24,9 @@ from pilotstats.changepoints import (
     detect_changes,
     stable_phase,
 )
+from pilotstats.changepoints import _detect as detect_module
 from pilotstats.changepoints import _detect_guard as guard_module
 from pilotstats.changepoints import _detect_scan as scan_module
-from pilotstats.changepoints import detect as detect_module
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
 

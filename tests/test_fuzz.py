@@ -241,16 +241,16 @@ finite_or_infinite = st.one_of(
 @settings(max_examples=60, deadline=None)
 @given(st.lists(finite_or_infinite, min_size=1, max_size=6), st.text(max_size=8))
 def test_property_json_round_trip_keeps_infinities(values: list[float], name: str) -> None:
-    from pilotstats.analysis import TrendSegment
+    from pilotstats.changepoints import TrendGroup
     from pilotstats.results import decode_float, json_safe
 
     data = json.loads(json.dumps(json_safe(values), allow_nan=False))
     assert decode_float(data) == values
-    segment = TrendSegment(0, 3, 3, values[0], values[-1], name or "inf")
+    segment = TrendGroup(0, 3, 3, 3, 0, values[0], values[-1], 1.0, name or "inf")
     again = json.loads(json.dumps(segment.to_dict(), allow_nan=False))
     from pilotstats.results import decode_float_fields
 
-    rebuilt = TrendSegment(**decode_float_fields(TrendSegment, again))
+    rebuilt = TrendGroup(**decode_float_fields(TrendGroup, again))
     assert rebuilt == segment
 
 

@@ -22,7 +22,7 @@ import pytest
 
 from pilotstats import _config
 from pilotstats.changepoints import StablePhase, dominant_segment, stable_phase
-from pilotstats.changepoints import stable as stable_module
+from pilotstats.changepoints import _stable as stable_module
 from pilotstats.changepoints._steady import window_medians
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 from tests.scripts import load_script

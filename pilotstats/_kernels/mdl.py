@@ -6,7 +6,7 @@ Reference behaviour: jumpavg 0.4.2 (``jumpavg/avg_stdev_stats.py``,
 arithmetic follows jumpavg's so that the floats are bit-identical.
 
 Every quantity is a float64 scalar or a C-contiguous 1-D array. Nothing here validates user
-input or raises user-facing errors; :mod:`pilotstats.changepoints.mdl` does that.
+input or raises user-facing errors; :mod:`pilotstats.changepoints._mdl` does that.
 
 Memory is O(N): per prefix length the best code length ``F``, the mean of its last group
 ``P`` ("last average") and the start of its last group; per still-open candidate start the

@@ -16,7 +16,7 @@ from pilotstats.analysis._compare import BenchmarkComparison, ComparisonReport, 
 from pilotstats.analysis._export import to_otava_csv
 from pilotstats.analysis._fleet_report import FleetReport, fleet_report
 from pilotstats.analysis._many import detect_many, trend_many, write_parquet
-from pilotstats.analysis._trend import BenchmarkTrend, TrendReport, TrendSegment, trend
+from pilotstats.analysis._trend import BenchmarkTrend, TrendReport, trend
 
 __all__ = [
     "AnalysisReport",
@@ -26,7 +26,6 @@ __all__ = [
     "ComparisonReport",
     "FleetReport",
     "TrendReport",
-    "TrendSegment",
     "analyze",
     "compare",
     "detect_many",

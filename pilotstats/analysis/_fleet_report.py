@@ -22,7 +22,7 @@ import numpy as np
 from pilotstats._protocols import select_items
 from pilotstats._typing import FleetEngine
 from pilotstats._validation import check_bool, check_choice, check_text
-from pilotstats.analysis._many import _classify
+from pilotstats.changepoints._csit import classify_change
 from pilotstats.results import Result, format_number, json_safe
 
 __all__ = ["DASHBOARD_COLUMNS", "FleetReport", "fleet_report"]
@@ -51,7 +51,7 @@ def _levels(row: Mapping[str, Any], kind: str, n: int, higher_is_better: bool
         means = list(row["segment_means"])
         labels = ["normal"]
         for before, after in itertools.pairwise(means):
-            labels.append(_classify(after, before, higher_is_better))
+            labels.append(classify_change(after, before, higher_is_better))
     ends = [*starts[1:], n]
     return [(s, e, float(m), str(c))
             for s, e, m, c in zip(starts, ends, means, labels, strict=True)]

@@ -182,7 +182,7 @@ def trend_page(report: TrendReport, *, title: str | None = None,
                command_line: str | Sequence[str] | None = None) -> str:
     """The page of a trend: the segment table, then each benchmark's trend plot."""
     header, rows = report._table_parts()
-    classes = []
+    classes: list[str] = []
     for b in report:
         classes += [s.classification for s in b.segments] or ["failed"]
     summary = (f"{len(report)} benchmark(s) over {len(report.labels)} results; "

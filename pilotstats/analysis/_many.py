@@ -25,6 +25,12 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._typing import FleetEngine
 from pilotstats._validation import check_bool, check_choice, check_int
+from pilotstats.changepoints._csit import (
+    classify_change,
+    long_term_reference,
+    relative_change,
+    run_window,
+)
 from pilotstats.exceptions import ClusterError, InvalidInputError, MissingDependencyError
 from pilotstats.io._source import check_regular_file, gunzip, read_file
 
@@ -323,17 +329,8 @@ def _tasks(table: Any, by: str | Sequence[str] | None, order: str | None,
 # ----------------------------------------------------------------------------------------
 
 
-def _classify(after: float, before: float, higher_is_better: bool) -> str:
-    if after == before:
-        return "normal"
-    worse = after < before if higher_is_better else after > before
-    return "regression" if worse else "progression"
-
-
 def _relative_percent(value: float, reference: float) -> float:
-    if not math.isfinite(reference) or reference == 0.0 or not math.isfinite(value):
-        return math.nan
-    return 100.0 * ((value - reference) / reference)
+    return 100.0 * relative_change(value, reference)
 
 
 def csit_changes(trend: np.ndarray, short_window: int, long_window: int,
@@ -348,22 +345,14 @@ def csit_changes(trend: np.ndarray, short_window: int, long_window: int,
     ``n <= S`` runs the earliest available trend ("if the history is too short, the
     earliest available trend is used", CSIT).
     """
-    gaps = bool(np.isnan(trend).any())  # detect_many's trends have none
-    present = np.flatnonzero(~np.isnan(trend)) if gaps else None
-    if trend.shape[0] == 0 or (present is not None and present.size == 0):
+    present = np.flatnonzero(~np.isnan(trend))
+    if present.size == 0:
         return math.nan, math.nan, math.nan
-    last = trend.shape[0] - 1 if present is None else int(present[-1])
+    last = int(present[-1])
     n = last + 1
-    window = trend[n - min(n, long_window):n - min(n, short_window)]
-    if n <= short_window:  # "if the history is too short, the earliest available trend"
-        window = trend[n - min(n, long_window):n]
-    if gaps:
-        window = window[~np.isnan(window)]
-    if n <= short_window:
-        window = window[:1]
-    reference = math.nan
-    if window.size:
-        reference = float(window.max() if higher_is_better else window.min())
+    reference = long_term_reference(
+        trend, n, run_window(n, short_window, long_window), higher_is_better
+    ).value
     return (_short_term_change(trend, last, short_window),
             _relative_percent(float(trend[last]), reference), reference)
 
@@ -396,7 +385,7 @@ def _detect_row(series: str, values: np.ndarray, options: Mapping[str, Any],
         means = tuple(float(s.mean) for s in result.segments)
         lengths = [s.end - s.start for s in result.segments]
         trend = np.repeat(np.asarray(means, dtype=np.float64), lengths)
-        labels = [_classify(b, a, higher_is_better) for a, b in itertools.pairwise(means)]
+        labels = [classify_change(b, a, higher_is_better) for a, b in itertools.pairwise(means)]
         short, long, _ = csit_changes(trend, short_window, long_window, higher_is_better)
         last_label = labels[-1] if labels else "normal"
         return {

@@ -10,82 +10,16 @@ from pathlib import Path
 from typing import Any, SupportsIndex, overload
 
 from pilotstats._protocols import select_items
-from pilotstats._stats import two_sided_t
 from pilotstats._validation import check_bool, check_confidence_level
 from pilotstats.analysis._analyze import AnalysisReport, analyze
 from pilotstats.analysis._progress import call_collecting_warnings, progress_items
 from pilotstats.analysis._runs import combine_runs
-from pilotstats.changepoints import mdl_partition
+from pilotstats.changepoints import TrendGroup, mdl_partition
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, PilotStatsError
 from pilotstats.io import Measurements
 from pilotstats.results import Result, decode_float, decode_float_fields, draw, format_quantity
 
-__all__ = ["BenchmarkTrend", "TrendReport", "TrendSegment", "trend"]
-
-
-@dataclass(frozen=True, slots=True)
-class TrendSegment(Result):
-    """A group of consecutive result files with one level (MDL partition).
-
-    Attributes
-    ----------
-    start, end : int
-        Result-file indices, half-open ``[start, end)``.
-    n_results : int
-        Result files in the segment that hold the benchmark.
-    mean : float
-        Mean of their means (the segment's level).
-    std : float
-        Sample standard deviation (``ddof=1``) of their means, as
-        :attr:`TrendGroup.std <pilotstats.changepoints.TrendGroup.std>`; NaN for one
-        result.
-    classification : str
-        ``"normal"``, ``"regression"`` or ``"progression"`` against the previous segment.
-
-    Examples
-    --------
-    The ``segments`` of a :class:`BenchmarkTrend`:
-
-    >>> from pilotstats.io import Measurements
-    >>> from pilotstats.analysis import trend
-    >>> files = [Measurements([1.0, 1.01, 0.99, 1.0] * 5, benchmark="b") for _ in range(4)]
-    >>> files += [Measurements([1.5, 1.51, 1.49, 1.5] * 5, benchmark="b") for _ in range(4)]
-    >>> report = trend(files)
-    >>> segment = report["b"].segments[1]
-    >>> segment.start, segment.end, round(segment.mean, 2), segment.classification
-    (4, 8, 1.5, 'regression')
-    """
-
-    start: int
-    end: int
-    n_results: int
-    mean: float
-    std: float
-    classification: str
-
-    def __str__(self) -> str:
-        return (f"results [{self.start}, {self.end}): mean {format_quantity(self.mean, 's')}, "
-                f"{self.classification}")
-
-    def mean_half_width(self, confidence_level: float = 0.95) -> float:
-        """Half width of the t interval of the level over the segment's result means.
-
-        ``t_{n-1} std / sqrt(n_results)``; NaN for a segment of one result.
-
-        Parameters
-        ----------
-        confidence_level : float in (0, 1), default 0.95
-            Level of the interval.
-
-        Returns
-        -------
-        float
-        """
-        if self.n_results < 2 or not math.isfinite(self.std):
-            return math.nan
-        return float(two_sided_t(confidence_level, self.n_results - 1)
-                     * (self.std / math.sqrt(self.n_results)))
-
+__all__ = ["BenchmarkTrend", "TrendReport", "trend"]
 
 @dataclass(frozen=True, slots=True)
 class BenchmarkTrend(Result):
@@ -94,8 +28,10 @@ class BenchmarkTrend(Result):
     ``means[i]`` is the estimate of result ``i`` (None where the benchmark is missing or
     not analysable), ``ci_low[i]``/``ci_high[i]`` its confidence interval (None where it has
     none; runs as the units when the result has several), ``runs_per_result[i]`` its runs
-    (None where missing). ``segments`` are half-open ranges of file indices; a segment classified
-    ``"regression"`` has a higher (slower) level than the previous one.
+    (None where missing). ``segments`` are the :class:`~pilotstats.changepoints.TrendGroup`
+    of the MDL partition of the means: half-open ranges of file indices, ``n_runs`` the
+    results in the segment that hold the benchmark; a segment classified ``"regression"``
+    has a higher (slower) level than the previous one.
 
     Examples
     --------
@@ -116,7 +52,7 @@ class BenchmarkTrend(Result):
     name: str
     unit: str
     means: tuple[float | None, ...]
-    segments: tuple[TrendSegment, ...]
+    segments: tuple[TrendGroup, ...]
     note: str = ""
     ci_low: tuple[float | None, ...] = ()
     ci_high: tuple[float | None, ...] = ()
@@ -128,7 +64,10 @@ class BenchmarkTrend(Result):
         return self.segments[-1].classification if self.segments else None
 
     def __str__(self) -> str:
-        parts = "; ".join(str(s) for s in self.segments) or self.note
+        parts = "; ".join(
+            f"results [{s.start}, {s.end}): mean {format_quantity(s.mean, 's')}, "
+            f"{s.classification}" for s in self.segments
+        ) or self.note
         return f"{self.name}: {parts}"
 
 
@@ -370,12 +309,13 @@ def _default_labels(results: Sequence[Any]) -> list[str]:
     return [str(i) for i in range(len(results))]
 
 
-def _segment_from_dict(data: Mapping[str, Any]) -> TrendSegment:
-    """A :class:`TrendSegment` from its ``to_dict()`` (a NaN std was written as None)."""
-    values = decode_float_fields(TrendSegment, data)
+def _segment_from_dict(data: Mapping[str, Any]) -> TrendGroup:
+    """A :class:`~pilotstats.changepoints.TrendGroup` from its ``to_dict()`` (a NaN std was
+    written as None)."""
+    values = decode_float_fields(TrendGroup, data)
     if values.get("std") is None:
         values["std"] = math.nan
-    return TrendSegment(**values)
+    return TrendGroup(**values)
 
 
 def trend(
@@ -506,9 +446,6 @@ def trend(
         except PilotStatsError as exc:
             trends.append(BenchmarkTrend(name, unit, tuple(means), (), str(exc), **bounds))
             continue
-        segments = tuple(TrendSegment(int(g.start), int(g.end), int(g.n_runs), float(g.mean),
-                                      float(g.std), str(g.classification))
-                         for g in groups.groups)
-        trends.append(BenchmarkTrend(name, unit, tuple(means), segments, "; ".join(caught),
-                                     **bounds))
+        trends.append(BenchmarkTrend(name, unit, tuple(means), groups.groups,
+                                     "; ".join(caught), **bounds))
     return TrendReport(tuple(names), tuple(trends), level)

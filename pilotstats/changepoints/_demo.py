@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pilotstats.changepoints.stable import stable_phase
+from pilotstats.changepoints._stable import stable_phase
 
 __all__ = ["demo_stable_phase", "warmup_sample"]
 

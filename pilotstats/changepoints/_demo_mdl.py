@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pilotstats.changepoints.compliance import trend_compliance
-from pilotstats.changepoints.mdl import mdl_partition
+from pilotstats.changepoints._compliance import trend_compliance
+from pilotstats.changepoints._mdl import mdl_partition
 from pilotstats.results import format_number
 
 __all__ = ["DEMO_THROUGHPUT", "demo_mdl"]

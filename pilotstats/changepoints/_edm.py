@@ -23,9 +23,11 @@ from pilotstats._kernels.edm_numpy import edm_dp_tiered as _edm_dp_tiered
 from pilotstats._typing import ArrayLike1D, EdmScale, EdmTree, Float64Array1D
 from pilotstats._validation import (
     as_float_array,
-    check_choice,
-    check_int,
-    check_real,
+    check_edm_degree,
+    check_edm_min_size,
+    check_edm_penalty,
+    check_edm_scale,
+    check_edm_single_options,
     check_stream_value,
     check_stream_values,
 )
@@ -35,7 +37,7 @@ from pilotstats.changepoints._results import (
     keeps_index,
     make_segments,
 )
-from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, PerformanceWarning
+from pilotstats.exceptions import NotEnoughDataError, PerformanceWarning
 
 __all__ = ["EdmStream", "edm", "edm_single"]
 
@@ -61,38 +63,6 @@ def _warn_size(
             PerformanceWarning,
             stacklevel=stacklevel,
         )
-
-
-def _check_min_size(min_size: Any) -> int:
-    return check_int(min_size, "min_size", low=2)
-
-
-def _check_degree(degree: Any) -> int:
-    value = check_int(degree, "degree")
-    if value not in (0, 1, 2):
-        raise InvalidInputError(
-            f"degree must be 0 (no penalty), 1 (linear) or 2 (quadratic), got {value}"
-        )
-    return value
-
-
-def _check_penalty(beta: Any, percent: Any) -> tuple[bool, float]:
-    """Return (percent_mode, penalty) from the mutually exclusive ``beta`` / ``percent``."""
-    if beta is not None and percent is not None:
-        raise InvalidInputError(
-            "beta and percent cannot be given together: pass beta for EDM-multi (additive "
-            "penalty) or percent for EDM-percent (relative gain), not both"
-        )
-    if percent is not None:
-        return True, check_real(percent, "percent", low=0.0)
-    if beta is None:
-        return False, _config.EDM_DEFAULT_BETA
-    return False, check_real(beta, "beta", low=0.0)
-
-
-def _check_scale(scale: Any) -> EdmScale:
-    value: EdmScale = check_choice(scale, "scale", ("range", "none"))
-    return value
 
 
 def _lanes() -> int:
@@ -243,126 +213,73 @@ def edm(
     """Multiple change points by E-Divisive with Medians (EDM-multi or EDM-percent).
 
     Reproduces the locations of ``twitter/BreakoutDetection``'s ``breakout(method="multi")``
-    exactly (and of its PyPI port ``breakout-detection``), with a faster exact algorithm.
+    (and its PyPI port) exactly, with a faster exact algorithm.
 
     Parameters
     ----------
     x : array_like, shape (n,)
         Finite real values in time order.
     min_size : int, default 30
-        Minimum segment length in observations, δ >= 2: every segment between two change
-        points holds at least this many observations.
+        Minimum segment length δ >= 2.
     beta : float, optional
-        Additive penalty per change point (EDM-multi), >= 0, in units of the squared data
-        range (``scale="range"``). Default 0.008 (the R front-end's) when neither ``beta``
-        nor ``percent`` is given.
+        Additive penalty per change point (EDM-multi), >= 0, in squared data ranges under
+        ``scale="range"``; default 0.008 when neither ``beta`` nor ``percent`` is given.
     percent : float, optional
-        Relative-gain threshold (EDM-percent), >= 0: each added change point must raise the
-        objective by this fraction (0.25 = 25 %). Mutually exclusive with ``beta``.
+        Relative gain each change must add (EDM-percent), >= 0; excludes ``beta``.
     degree : {0, 1, 2}, default 1
-        Penalty degree: 0 no penalty, 1 every change costs the same, 2 the k-th change costs
-        ``2k - 1`` times as much (total β·K²).
+        Penalty degree: none, equal, or ``2k − 1`` times the base for the k-th change.
     scale : {"range", "none"}, default "range"
-        ``"range"``: min–max scale to [0, 1] first, as the reference does; ``"none"``: use
-        the raw values (β then in squared data units).
+        Min–max scale to [0, 1] first (as the reference), or use the raw values.
 
     Returns
     -------
     ChangePoints
-        ``locations`` (0-based first index of each new segment), per-segment statistics on
-        the unscaled data, ``method`` ``"edm-multi"`` or ``"edm-percent"``, the parameters
-        used (including the data minimum and range under ``"range"``), ``score`` = F[n]
-        minus the DP baseline (−3 for EDM-multi, 0 for EDM-percent), ``p_values = None``.
-        Empty (``too_short=True``) when ``n < 2·min_size``; empty for a constant series.
+        ``locations``, segment statistics on the unscaled data, ``method``, ``parameters``
+        and ``score`` (F[n] minus the baseline); empty when ``n < 2·min_size``
+        (``too_short``) or constant.
 
     Raises
     ------
     InvalidInputError
-        NaN/inf, not 1-D, non-numeric; ``min_size`` < 2 or not an integer; negative or
-        non-finite ``beta``/``percent``; both given; ``degree`` not in {0, 1, 2}; bad
-        ``scale``.
+        Invalid ``x`` or option; ``beta`` and ``percent`` both given.
     NotEnoughDataError
         ``x`` is empty.
 
-    Warns
-    -----
-    PerformanceWarning
-        ``n`` above ``_config.EDM_MULTI_WARN_SIZE`` (1,000,000): the search is O(n²) in
-        the worst case (series with many large shifts) and could take minutes; exact
-        pruning takes noise-like series of 10^6 points in seconds.
-
-    See Also
-    --------
-    edm_single : at most one change (EDM-X, EDM-tail).
-    EdmStream : the same result, updated as values arrive.
-    detect_changes : EDM candidates confirmed by a significance test.
-
     Notes
     -----
-    Dynamic programme of James, Kejariwal & Matteson (2014), arXiv:1411.7955, as
-    implemented by ``twitter/BreakoutDetection`` (``src/edm-multi.cpp``,
-    ``src/edm-per.cpp``; ``docs/algorithms/edm.md``). With z the scaled series and
-    δ = ``min_size``, for each prefix length s = 2δ, …, n and t ∈ [δ, s − δ], a = prev[t]:
-
-    .. math::
-
-        w = \\frac{(t - a)(s - t)}{(s - a)^2}, \\qquad
-        \\mathrm{cand}(t) = F[t] + w\\,\\bigl(\\mathrm{med}\\,z_{a:t} -
-        \\mathrm{med}\\,z_{t:s}\\bigr)^2 - \\beta\\,G(\\mathrm{number}[t])
-
-    with G ≡ 0, 1 or 2k + 1 for degree 0, 1, 2. F[s] is the largest candidate if it exceeds
-    the baseline −3 (smallest t among ties), prev[s] that t. EDM-percent starts from F ≡ 0,
-    drops the β term and keeps column s only if
-    ``F[s] − F[t*] >= percent·G(number[t*])·F[t*]``; otherwise it inherits column t*.
-    The change points are read back from prev[n]. This is a greedy "previous optimum"
-    recursion, not an optimal partition: one large shift can be counted twice, typically
-    producing an extra change near twice the first one.
-
-    Behaviour reproduced on purpose: nothing is tested for significance.
-    EDM-percent accepts the first change point whatever its size (its threshold is
-    ``percent·F = 0``), so on pure noise with n >= 2δ it almost always reports one; use
-    :func:`detect_changes` for a guarded detector. Under ``scale="range"`` β is relative to
-    the squared data range, so one large outlier makes EDM-multi less sensitive; a single
-    balanced shift Δ is added only if Δ/range > 2√β (0.18 of the range at β = 0.008).
-
-    Complexity: O(n²) time in the worst case and O(n log n) memory (the reference needs
-    O(n² log n)). Each DP column obtains its right medians by deleting samples from a sorted
-    doubly linked list with a median pointer (O(1) per deletion, undone afterwards), and the
-    left medians ``med z[prev[t]:t]`` are computed once per column. From
-    ``_config.EDM_PRUNE_MIN_POINTS`` (5,001) values on, candidates whose exact upper bound
-    (order statistics of the windows, block maxima of the columns already final) is below
-    the best one found are skipped, with identical results. Pair products are formed in
-    float64, so there is no overflow beyond n = 92,680 (the reference's 32-bit product
-    overflows). Measured (``benchmarks/RESULTS_edm.md``, one core): n = 10,000 in 28 ms,
-    n = 100,000 in 0.36 s and n = 10^6 in 6.9 s on a warm-up-like series; 6.9 s at 100,000
-    with 20 large level shifts; EDM-percent, which the bounds do not help, 26 s at
-    100,000. Setting ``pilotstats._config.EDM_PARALLEL = True`` computes independent
-    columns of the unpruned programme (blocks of ``min_size``) on numba's threads with
-    identical results.
-
-    References
-    ----------
-    .. [1] N. A. James, A. Kejariwal, D. S. Matteson, "Leveraging cloud data to mitigate
-       user experience from 'breaking bad'", arXiv:1411.7955, 2014.
+    The greedy recursion of James, Kejariwal & Matteson (2014, arXiv:1411.7955) as the
+    reference implements it; nothing is tested (use :func:`detect_changes`). Recursion,
+    pruning, cost: ``docs/algorithms/edm.md``. A ``PerformanceWarning`` is issued above
+    ``_config.EDM_MULTI_WARN_SIZE`` points.
 
     Examples
     --------
     >>> from pilotstats.changepoints import edm
     >>> x = [3, 1, 2, 3, 2, 1, 1, 2, 2, 3, 6, 4, 4, 5, 6, 4, 4, 4, 6, 5,
     ...      9, 8, 7, 9, 8, 9, 9, 9, 7, 9]
-    >>> edm(x, min_size=5, beta=0.008).locations
-    (10, 15, 20)
-    >>> edm(x, min_size=5, percent=0.5).locations
-    (8, 19)
+    >>> edm(x, min_size=5, beta=0.008).locations, edm(x, min_size=5, percent=0.5).locations
+    ((10, 15, 20), (8, 19))
     """
     data = as_float_array(x, "x")
-    delta = _check_min_size(min_size)
-    percent_mode, penalty = _check_penalty(beta, percent)
-    deg = _check_degree(degree)
-    scale_mode = _check_scale(scale)
+    delta = check_edm_min_size(min_size)
+    percent_mode, penalty = check_edm_penalty(beta, percent)
+    return _edm_multi(data, delta, (percent_mode, penalty), check_edm_degree(degree),
+                      check_edm_scale(scale))
+
+
+def _edm_multi(
+    data: Float64Array1D,
+    delta: int,
+    penalty_of: tuple[bool, float],
+    deg: int,
+    scale_mode: EdmScale,
+) -> ChangePoints:
+    """:func:`edm` on validated data and settings (``penalty_of``: percent mode and the
+    penalty)."""
+    percent_mode, penalty = penalty_of
     n = int(data.shape[0])
     if n >= 2 * delta:
-        _warn_size(n, _config.EDM_MULTI_WARN_SIZE, "edm",
+        _warn_size(n, _config.EDM_MULTI_WARN_SIZE, "edm", stacklevel=4,
                    worst="many large shifts; noise-like series are pruned to seconds")
     low = float(np.min(data))
     high = float(np.max(data))
@@ -406,119 +323,48 @@ def edm_single(
 ) -> SingleChangePoint:
     """At most one change point: EDM-X (exact medians) or EDM-tail (interval trees).
 
-    ``exact=True`` reproduces ``breakout(method="amoc", exact=TRUE)`` of
-    ``twitter/BreakoutDetection`` (and the port's ``method="amoc"``) exactly.
-    ``exact=False`` evaluates the EDM-tail statistic on the exact window sets with the
-    paper-faithful interval tree; it gives the reference's locations on its test
-    series but can differ on tie-heavy data, where the reference misfiles zero distances.
-
     Parameters
     ----------
     x : array_like, shape (n,)
         Finite real values in time order (min–max scaled internally).
     min_size : int, default 30
-        Minimum segment length in observations, δ >= 2: both segments around the change
-        point hold at least this many observations (EDM-tail: also the window length).
+        Minimum segment length δ >= 2 on each side (EDM-tail: also the window length).
     exact : bool, default True
-        True: EDM-X; False: EDM-tail.
-    alpha : float, default 2.0
-        EDM-tail exponent α ∈ (0, 2] applied to each tree quantile (ignored by EDM-X, whose
-        reference accepts and ignores it too).
-    quantile : float, default 0.5
-        EDM-tail tree quantile level in (0, 1) (ignored by EDM-X).
+        EDM-X (the reference's ``method="amoc"``, exactly), or EDM-tail.
+    alpha, quantile : float, default 2.0, 0.5
+        EDM-tail exponent in (0, 2] and tree quantile level in (0, 1).
     tree : {"paper", "reference"}, default "paper"
-        EDM-tail interval tree. ``"paper"``: the paper-faithful tree on the exact window
-        sets (depth ``max(ceil(log2 n), 10)``). ``"reference"``: reproduces
-        ``twitter/BreakoutDetection``'s ``src/edmTail.cpp`` (and the PyPI port) exactly,
-        quirks included: zero distances filed near 1, the 7/8 interpolation at an early
-        exit, window sets that drift as τ advances, and depth ``max(ceil(ln n), 10)``.
-        Ignored by EDM-X.
+        EDM-tail tree: the paper's, or the reference's ``src/edmTail.cpp`` with its quirks.
 
     Returns
     -------
     SingleChangePoint
-        ``location`` (first index after the change) or None, and ``statistic``, the
-        maximum of the search statistic (0.0 when nothing was searched). None when
-        ``n < 2·min_size`` (``too_short``), the series is constant, or the maximum is not
-        > 0.
+        ``location`` (first index after the change) or None, and ``statistic``.
 
     Raises
     ------
     InvalidInputError
-        Bad data or parameters (see :func:`edm`), ``alpha`` outside (0, 2], ``quantile``
-        outside (0, 1).
+        Bad data or parameters (see :func:`edm`).
     NotEnoughDataError
         ``x`` is empty.
 
-    Warns
-    -----
-    PerformanceWarning
-        ``n`` above ``_config.EDM_WARN_SIZE`` (150,000; EDM-tail: ``EDM_TAIL_WARN_SIZE``,
-        2,000,000): the search is O(n²) and would take minutes (EDM-tail: its worst case
-        is O(n² log n), and its linear part alone takes seconds per million points).
-
-    See Also
-    --------
-    edm : multiple change points.
-
     Notes
     -----
-    James, Kejariwal & Matteson (2014), arXiv:1411.7955; ``docs/algorithms/edm.md``.
-    EDM-X maximises over τ ∈ [δ, n − δ], κ ∈ [τ + δ, n]
-
-    .. math::
-
-        S(\\tau, \\kappa) = \\frac{\\tau(\\kappa - \\tau)}{\\kappa}
-        \\bigl(\\mathrm{med}\\,z_{0:\\tau} - \\mathrm{med}\\,z_{\\tau:\\kappa}\\bigr)^2
-
-    and reports the smallest τ attaining the maximum. EDM-tail replaces the medians by the
-    energy-type contrast ``2·q(AB) − q(A) − q(B)`` of window distance sets (A inside
-    ``z[τ−δ:τ]``, AB across ``z[τ−δ:τ]`` and ``z[τ:τ+δ]``, B inside ``z[τ:τ+δ]`` plus the
-    consecutive differences up to κ), each q an interval-tree quantile raised to α (paper
-    Section 8 / appendix; tree depth ``max(ceil(log2 n), 10)``).
-
-    The default tree gives the reference's locations on its test series (CV-1, Scribe) but
-    differs elsewhere (59 % agreement with the port on random shifted Gaussian series, 10 %
-    on quantised ones); ``tree="reference"`` agrees with the port on all 300 random series
-    tried, including quantised ones.
-
-    No significance test is applied: both variants return their arg-max whenever it is
-    positive, even on pure noise. EDM-X is biased late on warm-up-like data (the prefix
-    median lags the change); it is not recommended for warm-up detection.
-
-    Complexity: EDM-X O(n²) time (sorted linked list with a median pointer, deletions
-    undone), O(n) memory. EDM-tail: the window terms of every τ cost O(n·δ·log n); the
-    κ sweep (O(n·log n) per τ) runs only for the τ whose bound
-    ``(2·q(AB) − q(A))·τ(n − τ)/n`` can still reach the best statistic (an exact pruning,
-    same output): a few short sweeps on typical data (10^6 points in 3–5 s), O(n²·log n)
-    in the worst case; O(n) memory.
-
-    References
-    ----------
-    .. [1] N. A. James, A. Kejariwal, D. S. Matteson, "Leveraging cloud data to mitigate
-       user experience from 'breaking bad'", arXiv:1411.7955, 2014.
+    EDM-X maximises ``τ(κ − τ)/κ · (med z[0:τ] − med z[τ:κ])²``; EDM-tail the contrast
+    ``2·q(AB) − q(A) − q(B)`` of window distance sets. Neither tests significance; EDM-X is
+    biased late on warm-ups. Trees, pruning, cost, limits: ``docs/algorithms/edm.md``.
 
     Examples
     --------
     >>> from pilotstats.changepoints import edm_single
-    >>> result = edm_single([0.0] * 10 + [1.0] * 10, min_size=5)
-    >>> result.location, result.statistic
-    (10, 5.0)
-    >>> print(result)
-    edm-x: change at 10 (statistic 5, n = 20, min_size = 5)
+    >>> edm_single([0.0] * 10 + [1.0] * 10, min_size=5).location
+    10
     """
     data = as_float_array(x, "x")
-    delta = _check_min_size(min_size)
-    if not isinstance(exact, (bool, np.bool_)):
-        raise InvalidInputError(f"exact must be True or False, got {exact!r}")
-    exact = bool(exact)
-    params: dict[str, Any] = {"min_size": delta}
-    # Validated even when EDM-X ignores them: a bad value is a mistake either way.
-    alpha_value = check_real(alpha, "alpha", low=0.0, high=2.0, low_inclusive=False)
-    quantile_value = check_real(
-        quantile, "quantile", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False
+    delta, exact, alpha_value, quantile_value, tree_value = check_edm_single_options(
+        min_size, exact, alpha, quantile, tree
     )
-    tree_value: EdmTree = check_choice(tree, "tree", ("paper", "reference"))
+    params: dict[str, Any] = {"min_size": delta}
     if not exact:
         params.update(alpha=alpha_value, quantile=quantile_value, tree=tree_value)
     method = "edm-x" if exact else "edm-tail"
@@ -526,34 +372,16 @@ def edm_single(
     if n >= 2 * delta:
         _warn_size(n, _config.EDM_WARN_SIZE if exact else _config.EDM_TAIL_WARN_SIZE,
                    f"edm_single ({method})")
-    low = float(np.min(data))
-    high = float(np.max(data))
+    low, high = float(np.min(data)), float(np.max(data))
     too_short = n < 2 * delta
-    if too_short or low == high:
-        return SingleChangePoint(
-            location=None,
-            statistic=0.0,
-            n=n,
-            min_size=delta,
-            exact=exact,
-            method=method,
-            too_short=too_short,
-            parameters=params,
-        )
-    z = _range_scale(data, low, high)
-    if exact:
-        zz = _k.padded_values(z, n)
-        order = np.argsort(z, kind="stable").astype(np.int64)
-        tau, statistic = _k.edmx_search(zz, order, n, delta)
-    else:
-        if tree_value == "paper":
-            depth = _k.tree_depth(n)
-            search = _k.edm_tail_search
+    tau, statistic = 0, 0.0
+    if not (too_short or low == high):
+        z = _range_scale(data, low, high)
+        if exact:
+            tau, statistic = _edmx(z, delta)
         else:
-            depth = _k.reference_tree_depth(n)
-            search = _k.edm_tail_search_reference
-        params["tree_depth"] = depth
-        tau, statistic = search(z, delta, depth, quantile_value, alpha_value)
+            tau, statistic = _edm_tail(z, delta, (alpha_value, quantile_value, tree_value),
+                                       params)
     return SingleChangePoint(
         location=int(tau) if tau > 0 else None,
         statistic=float(statistic),
@@ -561,9 +389,39 @@ def edm_single(
         min_size=delta,
         exact=exact,
         method=method,
-        too_short=False,
+        too_short=too_short,
         parameters=params,
     )
+
+
+def _edmx(z: Float64Array1D, delta: int) -> tuple[int, float]:
+    """EDM-X's arg-max and maximum on the scaled series."""
+    n = int(z.shape[0])
+    zz = _k.padded_values(z, n)
+    order = np.argsort(z, kind="stable").astype(np.int64)
+    tau, statistic = _k.edmx_search(zz, order, n, delta)
+    return int(tau), float(statistic)
+
+
+def _edm_tail(
+    z: Float64Array1D,
+    delta: int,
+    settings: tuple[float, float, EdmTree],
+    params: dict[str, Any],
+) -> tuple[int, float]:
+    """EDM-tail's arg-max and maximum with ``(alpha, quantile, tree)``; records the tree
+    depth in ``params``."""
+    alpha, quantile, tree = settings
+    n = int(z.shape[0])
+    if tree == "paper":
+        depth = _k.tree_depth(n)
+        search = _k.edm_tail_search
+    else:
+        depth = _k.reference_tree_depth(n)
+        search = _k.edm_tail_search_reference
+    params["tree_depth"] = depth
+    tau, statistic = search(z, delta, depth, quantile, alpha)
+    return int(tau), float(statistic)
 
 
 # ----------------------------------------------------------------------------------------
@@ -636,10 +494,10 @@ class EdmStream:
         degree: int = 1,
         scale: EdmScale = "range",
     ) -> None:
-        self._delta = _check_min_size(min_size)
-        self._percent_mode, self._penalty = _check_penalty(beta, percent)
-        self._degree = _check_degree(degree)
-        self._scale: EdmScale = _check_scale(scale)
+        self._delta = check_edm_min_size(min_size)
+        self._percent_mode, self._penalty = check_edm_penalty(beta, percent)
+        self._degree = check_edm_degree(degree)
+        self._scale: EdmScale = check_edm_scale(scale)
         self._n = 0
         self._x = np.zeros(0)
         self._low = np.inf

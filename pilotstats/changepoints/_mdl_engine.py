@@ -14,7 +14,8 @@ import numpy as np
 
 from pilotstats import _config
 from pilotstats._kernels import mdl as _k
-from pilotstats._typing import Float64Array1D, MdlLabel
+from pilotstats._typing import ChangeLabel, Float64Array1D
+from pilotstats.changepoints._csit import classify_change
 from pilotstats.changepoints._mdl_results import TrendGroup, TrendGroups
 from pilotstats.exceptions import InvalidInputError
 
@@ -102,14 +103,6 @@ def _readonly(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _label(mean: float, previous: float, higher_is_better: bool) -> MdlLabel:
-    if mean < previous:
-        return "regression" if higher_is_better else "progression"
-    if mean > previous:
-        return "progression" if higher_is_better else "regression"
-    return "normal"
-
-
 class _Engine:
     """The programme's O(N) state for a growing list of runs.
 
@@ -183,7 +176,7 @@ class _Engine:
         self.generation = 0
         # The groups of the previous result, reused while they stay the same (see result).
         self.last_groups: list[TrendGroup] = []
-        self.last_labels: list[MdlLabel] = []
+        self.last_labels: list[ChangeLabel] = []
         self.last_means: list[float] = []
         self.last_stds: list[float] = []
         self.last_ends = np.zeros(0, dtype=np.int64)
@@ -340,18 +333,56 @@ class _Engine:
         """
         self.update()
         resolution, sbps_used = self.resolved_resolution()
-        max_u = self.max_value / resolution
         n = self.n
+        slot = self._describe(resolution)
+        # group_start/end/n and group_avg/sd/bits are consecutive rows of their blocks
+        # (the groups are in slots slot .. n - 1)
+        starts = self.group_start[slot:n]
+        ends = self.group_end[slot:n].copy()
+        key = (self.generation, bool(higher_is_better))
+        reused = self._reused_groups(key, ends)
+        # caller's index of each group's first run (original[r] == r without missing runs)
+        first = starts.copy() if n == n_original else original[starts]
+        self._extend_groups(slot, reused, first, original, n_original, higher_is_better)
+        self.last_ends = ends
+        self.last_key = key
+        trend_mean, trend_std = _per_run(
+            self.last_means, self.last_stds, ends - starts, original, n_original
+        )
+        anomaly = np.empty(n_original, dtype="<U11")
+        anomaly[:] = "normal"
+        if n - slot > 1:
+            anomaly[first[1:]] = self.last_labels[1:]
+        return TrendGroups(
+            groups=tuple(self.last_groups),
+            boundaries=_readonly(first[1:]),
+            total_bits=float(self.best_bits[n]),
+            resolution=float(resolution),
+            max_value=float(self.max_value),
+            sbps=None if sbps_used is None else float(sbps_used),
+            higher_is_better=bool(higher_is_better),
+            n_runs=int(n_original),
+            n_samples=int(self.n_samples),
+            trend_mean=_readonly(trend_mean),
+            trend_std=_readonly(trend_std),
+            anomaly=_readonly(anomaly),
+            replaced=_readonly(replaced),
+            missing=_readonly(missing),
+            pruned=bool(self.prune),
+        )
+
+    def _describe(self, resolution: float) -> int:
+        """Describe the groups of the best partition (kernel); return the first slot."""
         tables = _tables(self.n_samples + 2)
-        slot = _k.describe_groups(
+        slot: int = _k.describe_groups(
             self.run_n,
             self.run_avg,
             self.run_sd,
             self.best_start,
-            n,
+            self.n,
             self.last_avg,
             resolution,
-            max_u,
+            self.max_value / resolution,
             tables.tab_l,
             tables.tab_c,
             tables.tab_d,
@@ -366,27 +397,37 @@ class _Engine:
             self.group_sd,
             self.group_bits,
         )
-        # group_start/end/n and group_avg/sd/bits are consecutive rows of their blocks
-        # (the groups are in slots slot .. n - 1)
+        return slot
+
+    def _reused_groups(self, key: tuple[int, bool], ends: np.ndarray) -> int:
+        """How many leading groups of the previous result are unchanged. Its last group
+        reported live (not re-merged) statistics, so it is never reused."""
+        if key != self.last_key:
+            return 0
+        limit = min(ends.shape[0], self.last_ends.shape[0]) - 1
+        if limit <= 0:
+            return 0
+        differs = np.flatnonzero(ends[:limit] != self.last_ends[:limit])
+        return int(differs[0]) if differs.size else limit
+
+    def _extend_groups(
+        self,
+        slot: int,
+        reused: int,
+        first: np.ndarray,
+        original: np.ndarray,
+        n_original: int,
+        higher_is_better: bool,
+    ) -> None:
+        """Keep the ``reused`` leading groups of the previous result and build the others
+        from the described slots ``slot .. n − 1`` (into ``last_groups`` and the lists of
+        labels, means and standard deviations)."""
+        n = self.n
         n_groups = n - slot
         start_l, end_l, size_l = self._ints[self._GROUP_INTS, slot:n].tolist()
         avg_l, sd_l, bits_l = self._floats[self._GROUP_FLOATS, slot:n].tolist()
-        starts = self.group_start[slot:n]
-        ends = self.group_end[slot:n].copy()
-        counts = ends - starts
-        # Reuse the leading groups of the previous result that are unchanged; its last
-        # group reported live (not re-merged) statistics, so it is never reused.
-        key = (self.generation, bool(higher_is_better))
-        reused = 0
-        if key == self.last_key:
-            limit = min(n_groups, self.last_ends.shape[0]) - 1
-            if limit > 0:
-                differs = np.flatnonzero(ends[:limit] != self.last_ends[:limit])
-                reused = int(differs[0]) if differs.size else limit
         groups = self.last_groups[:reused]
         previous = groups[-1].mean if groups else 0.0
-        # caller's index of each group's first run (original[r] == r without missing runs)
-        first = starts.copy() if n == n_original else original[starts]
         offsets = self.run_offset
         labels = self.last_labels[:reused]
         means = self.last_means[:reused]
@@ -397,7 +438,9 @@ class _Engine:
                 # jumpavg reports every group but the last through a copy.
                 avg, sd = (float(v) for v in _k.remerge.py_func(size_l[g], avg, sd))
             std = _sample_std(sd, size_l[g])
-            label: MdlLabel = "normal" if g == 0 else _label(avg, previous, higher_is_better)
+            label: ChangeLabel = (
+                "normal" if g == 0 else classify_change(avg, previous, higher_is_better)
+            )
             previous = avg
             labels.append(label)
             means.append(avg)
@@ -419,38 +462,25 @@ class _Engine:
         self.last_labels = labels
         self.last_means = means
         self.last_stds = stds
-        self.last_ends = ends
-        self.last_key = key
-        trend_mean = np.array(means).repeat(counts)
-        trend_std = np.array(stds).repeat(counts)
-        if n != n_original:
-            full_mean = np.full(n_original, np.nan)
-            full_std = np.full(n_original, np.nan)
-            full_mean[original] = trend_mean
-            full_std[original] = trend_std
-            trend_mean, trend_std = full_mean, full_std
-        anomaly = np.empty(n_original, dtype="<U11")
-        anomaly[:] = "normal"
-        if n_groups > 1:
-            anomaly[first[1:]] = labels[1:]
-        boundaries = first[1:]
-        return TrendGroups(
-            groups=tuple(groups),
-            boundaries=_readonly(boundaries),
-            total_bits=float(self.best_bits[n]),
-            resolution=float(resolution),
-            max_value=float(self.max_value),
-            sbps=None if sbps_used is None else float(sbps_used),
-            higher_is_better=bool(higher_is_better),
-            n_runs=int(n_original),
-            n_samples=int(self.n_samples),
-            trend_mean=_readonly(trend_mean),
-            trend_std=_readonly(trend_std),
-            anomaly=_readonly(anomaly),
-            replaced=_readonly(replaced),
-            missing=_readonly(missing),
-            pruned=bool(self.prune),
-        )
+
+
+def _per_run(
+    means: list[float],
+    stds: list[float],
+    counts: np.ndarray,
+    original: np.ndarray,
+    n_original: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each run's group mean and standard deviation (NaN for missing runs)."""
+    trend_mean = np.array(means).repeat(counts)
+    trend_std = np.array(stds).repeat(counts)
+    if counts.sum() != n_original:
+        full_mean = np.full(n_original, np.nan)
+        full_std = np.full(n_original, np.nan)
+        full_mean[original] = trend_mean
+        full_std[original] = trend_std
+        trend_mean, trend_std = full_mean, full_std
+    return trend_mean, trend_std
 
 
 def _sample_std(population_std: float, size: int) -> float:

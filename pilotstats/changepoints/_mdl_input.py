@@ -19,7 +19,6 @@ import numpy as np
 
 from pilotstats import _config
 from pilotstats._typing import Float64Array1D
-from pilotstats._validation import check_real
 from pilotstats.exceptions import (
     DataRangeWarning,
     InvalidInputError,
@@ -34,7 +33,7 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
-def _warn_size(n_runs: int, what: str) -> None:
+def _warn_size(n_runs: int, what: str, stacklevel: int = 3) -> None:
     """PerformanceWarning above ``_config.MDL_WARN_SIZE`` runs (O(N²) worst case)."""
     if n_runs > _config.MDL_WARN_SIZE:
         warnings.warn(
@@ -43,7 +42,7 @@ def _warn_size(n_runs: int, what: str) -> None:
             "and can take minutes; pass max_history= (bounded history, O(N·H)) or "
             "partition a window or per-day means instead",
             PerformanceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
@@ -129,64 +128,73 @@ def _apply_nan_policy(
     return samples, replaced
 
 
-def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
-    # an array is neither a number, a string nor a mapping: checked below by dtype and shape
-    if not isinstance(values, np.ndarray):
-        if isinstance(values, (str, bytes)) or _is_real(values):
-            raise InvalidInputError(
-                f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
-                f"{type(values).__name__}"
-            )
-        if isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
-            raise InvalidInputError(
-                f"{name} must be a sequence of runs in time order, got a "
-                f"{type(values).__name__} (unordered or keyed); pass list(mapping.values()) "
-                "for a mapping's values in key order"
-            )
-    fast: np.ndarray | None = None
-    if not isinstance(values, np.ndarray) and hasattr(values, "__array__"):
-        values = np.asarray(values)  # pandas/polars series and other array-likes
-    if isinstance(values, np.ndarray):
-        if values.dtype.kind == "b":
-            raise InvalidInputError(f"{name} must contain real numbers, got a boolean array")
-        if values.ndim == 1 and values.dtype.kind in "iuf":
-            fast = np.array(values, dtype=np.float64, copy=True)
-        elif values.ndim == 0:
-            raise InvalidInputError(f"{name} must be a sequence of runs, got a 0-d array")
-        elif values.dtype.kind not in "iufO":
-            raise InvalidInputError(
-                f"{name} must contain real numbers, got an array of dtype {values.dtype}"
-            )
-    if fast is not None:
-        n = fast.shape[0]
-        if n == 0:
-            raise NotEnoughDataError(f"{name} is empty; need at least one run")
-        replaced = np.zeros(n, dtype=bool)
-        missing = np.zeros(n, dtype=bool)
-        if np.isfinite(fast).all():  # the common case: every run present, none replaced
-            keep = np.arange(n, dtype=np.int64)
-            return _Runs(fast, np.arange(n + 1, dtype=np.int64), keep, n, replaced, missing)
-        if np.isinf(fast).any():
-            index = int(np.flatnonzero(np.isinf(fast))[0])
-            raise InvalidInputError(
-                f"{name}[{index}] is infinite; the MDL model needs finite samples"
-            )
-        nan = np.isnan(fast)
-        if policy == "raise":
-            index = int(np.flatnonzero(nan)[0])
-            raise InvalidInputError(
-                f"{name}[{index}] is NaN; remove it, or pass nan_policy='omit' (drop "
-                "NaN samples) or nan_policy='zero' (CSIT-Dash: a failed run is 0)"
-            )
-        if policy == "zero":
-            fast[nan] = 0.0
-            replaced = nan.copy()
-        else:
-            missing = nan.copy()
-        keep = np.flatnonzero(~missing)
-        samples = np.ascontiguousarray(fast[keep])
-        offsets = np.arange(keep.size + 1, dtype=np.int64)
-        return _Runs(samples, offsets, keep.astype(np.int64), n, replaced, missing)
+def _reject_container(values: Any, name: str) -> None:
+    """A number, a string, a mapping or a set is not a sequence of runs (an array is
+    checked by dtype and shape instead)."""
+    if isinstance(values, (str, bytes)) or _is_real(values):
+        raise InvalidInputError(
+            f"{name} must be a sequence of runs (numbers or sequences of numbers), got "
+            f"{type(values).__name__}"
+        )
+    if isinstance(values, Mapping) or isinstance(values, (set, frozenset)):
+        raise InvalidInputError(
+            f"{name} must be a sequence of runs in time order, got a "
+            f"{type(values).__name__} (unordered or keyed); pass list(mapping.values()) "
+            "for a mapping's values in key order"
+        )
+
+
+def _numeric_vector(values: np.ndarray, name: str) -> np.ndarray | None:
+    """A float64 copy of a 1-D numeric array (one sample per run); None for an array of
+    runs (object dtype or 2-D)."""
+    if values.dtype.kind == "b":
+        raise InvalidInputError(f"{name} must contain real numbers, got a boolean array")
+    if values.ndim == 1 and values.dtype.kind in "iuf":
+        return np.array(values, dtype=np.float64, copy=True)
+    if values.ndim == 0:
+        raise InvalidInputError(f"{name} must be a sequence of runs, got a 0-d array")
+    if values.dtype.kind not in "iufO":
+        raise InvalidInputError(
+            f"{name} must contain real numbers, got an array of dtype {values.dtype}"
+        )
+    return None
+
+
+def _parse_vector(fast: np.ndarray, policy: str, name: str) -> _Runs:
+    """The runs of a float64 vector (one sample each) under the NaN policy."""
+    n = fast.shape[0]
+    if n == 0:
+        raise NotEnoughDataError(f"{name} is empty; need at least one run")
+    replaced = np.zeros(n, dtype=bool)
+    missing = np.zeros(n, dtype=bool)
+    if np.isfinite(fast).all():  # the common case: every run present, none replaced
+        keep = np.arange(n, dtype=np.int64)
+        return _Runs(fast, np.arange(n + 1, dtype=np.int64), keep, n, replaced, missing)
+    if np.isinf(fast).any():
+        index = int(np.flatnonzero(np.isinf(fast))[0])
+        raise InvalidInputError(
+            f"{name}[{index}] is infinite; the MDL model needs finite samples"
+        )
+    nan = np.isnan(fast)
+    if policy == "raise":
+        index = int(np.flatnonzero(nan)[0])
+        raise InvalidInputError(
+            f"{name}[{index}] is NaN; remove it, or pass nan_policy='omit' (drop "
+            "NaN samples) or nan_policy='zero' (CSIT-Dash: a failed run is 0)"
+        )
+    if policy == "zero":
+        fast[nan] = 0.0
+        replaced = nan.copy()
+    else:
+        missing = nan.copy()
+    keep = np.flatnonzero(~missing)
+    samples = np.ascontiguousarray(fast[keep])
+    offsets = np.arange(keep.size + 1, dtype=np.int64)
+    return _Runs(samples, offsets, keep.astype(np.int64), n, replaced, missing)
+
+
+def _parse_items(values: Any, policy: str, name: str) -> _Runs:
+    """The runs of a sequence (or iterable) of numbers and sequences of numbers."""
     try:
         items = list(values)
     except TypeError as exc:
@@ -220,71 +228,28 @@ def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
     )
 
 
-def _check_resolution_sbps(
-    resolution: Any, sbps: Any
-) -> tuple[float | None, float | None]:
-    resolution_value: float | None = None
-    sbps_value: float | None = None
-    if resolution is not None:
-        if (
-            isinstance(resolution, numbers.Real)
-            and not isinstance(resolution, bool)
-            and resolution == 0
-        ):
-            raise InvalidInputError(
-                "resolution must be a finite number > 0, got 0; pass resolution=None to "
-                "derive it from the maximum (jumpavg treats a unit of 0 as 'not given')"
-            )
-        if isinstance(resolution, str):
-            raise InvalidInputError(
-                f"resolution must be a finite number > 0 (the numeric resolution of the "
-                f"values), got the string {resolution!r}; a unit label is not a resolution"
-            )
-        resolution_value = check_real(resolution, "resolution", low=0.0, low_inclusive=False)
-    if sbps is not None:
-        if isinstance(sbps, numbers.Real) and not isinstance(sbps, bool) and sbps == 0:
-            raise InvalidInputError(
-                "sbps must be a number in (0, 60], got 0; pass sbps=None for the default 12"
-            )
-        sbps_value = check_real(sbps, "sbps", low=0.0, high=60.0, low_inclusive=False)
-    return resolution_value, sbps_value
+def _parse_values(values: Any, policy: str, name: str = "x") -> _Runs:
+    """The runs of ``values`` (a vector, an array of runs or a sequence) under the NaN
+    policy ``"raise"``, ``"omit"`` or ``"zero"``."""
+    if not isinstance(values, np.ndarray):
+        _reject_container(values, name)
+        if hasattr(values, "__array__"):
+            values = np.asarray(values)  # pandas/polars series and other array-likes
+    if isinstance(values, np.ndarray):
+        fast = _numeric_vector(values, name)
+        if fast is not None:
+            return _parse_vector(fast, policy, name)
+    return _parse_items(values, policy, name)
 
 
-_MAX_MAGNITUDE = 1e150
-
-
-#: Smallest magnitude of the largest sample: below it the resolution
-#: ``max / (2**(sbps+1) - 1)`` and the squared deviations underflow (a zero standard
-#: deviation, NaN code lengths).
-_MIN_MAGNITUDE = 2.0**-500
-
-
-def _check_range(samples: np.ndarray, name: str) -> tuple[float, float] | None:
-    """Check the magnitude of the samples; return their (minimum, maximum), None if empty."""
-    if not samples.size:
-        return None
-    low, high = float(samples.min()), float(samples.max())
-    peak = max(high, -low)
-    if peak > _MAX_MAGNITUDE:
-        raise InvalidInputError(
-            f"{name} has a sample of magnitude above {_MAX_MAGNITUDE:g}; rescale the data "
-            "(the moment accumulation would overflow)"
-        )
-    if 0.0 < peak < _MIN_MAGNITUDE:
-        raise InvalidInputError(
-            f"{name} has no sample of magnitude above {_MIN_MAGNITUDE:g} (largest "
-            f"{peak!r}): the resolution would be subnormal and the code lengths "
-            "NaN; rescale the data (e.g. express it in a smaller unit)"
-        )
-    return low, high
-
-
-def _warn_mixed_signs(min_value: float, max_value: float, name: str) -> None:
+def _warn_mixed_signs(
+    min_value: float, max_value: float, name: str, stacklevel: int = 3
+) -> None:
     if max_value > 0.0 and min_value < 0.0:
         warnings.warn(
             f"{name} has negative samples (minimum {min_value!r}); the MDL model "
             "codes group means on [0, max], so results on mixed-sign data are unvalidated "
             "(they match jumpavg). Shift the data to a non-negative range if you can",
             DataRangeWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )

@@ -1,23 +1,33 @@
-"""Results of MDL partitioning: :class:`TrendGroup` and :class:`TrendGroups`."""
+"""Results of MDL partitioning: :class:`TrendGroup`, :class:`TrendGroups` and their CSIT
+compliance metrics :class:`TrendCompliance`."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, SupportsIndex, overload
+from typing import Any, SupportsIndex, overload
 
 import numpy as np
 
 from pilotstats._protocols import select_items
 from pilotstats._stats import two_sided_t
-from pilotstats._typing import MdlLabel
+from pilotstats._typing import ChangeLabel, CsitEncoding
+from pilotstats._validation import (
+    check_compliance_options,
+    check_period_seconds,
+    check_times_seconds,
+)
+from pilotstats.changepoints._csit import (
+    LongTermReference,
+    long_term_reference,
+    relative_change,
+    run_window,
+)
+from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import Result, draw, format_number, plot_doc
 
-if TYPE_CHECKING:
-    from pilotstats.changepoints.compliance import TrendCompliance
-
-__all__ = ["TrendGroup", "TrendGroups"]
+__all__ = ["TrendCompliance", "TrendGroup", "TrendGroups", "partition_compliance"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -66,7 +76,7 @@ class TrendGroup(Result):
     mean: float
     std: float
     bits: float
-    classification: MdlLabel
+    classification: ChangeLabel
 
     def __str__(self) -> str:
         return (
@@ -95,6 +105,96 @@ class TrendGroup(Result):
             return math.nan
         return float(two_sided_t(confidence_level, self.n_samples - 1) * self.std
                      / math.sqrt(self.n_samples))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TrendCompliance(Result):
+    """CSIT trend compliance metrics.
+
+    Attributes
+    ----------
+    last_trend : float
+        Trend (group mean) at the last run.
+    runs_in_last_trend : int
+        Number of runs in the last group (CSIT's "Runs"; the column of the same name of
+        :func:`~pilotstats.analysis.trend_many`).
+    reference : float
+        Best trend inside the reference window (max when higher is better, min
+        otherwise); NaN when the window is empty.
+    long_term_change : float
+        CSIT's trend change (the dashboard's "Long-Term Change"),
+        ``(last_trend − reference) / reference`` as a fraction (see
+        :attr:`long_term_change_percent`); NaN when the reference is NaN or 0.
+    n_regressions, n_progressions : int
+        Groups labelled regression / progression that start in the last
+        ``short_window`` runs.
+    window_start, window_end : int or None
+        First and last run (inclusive) of the reference window; None when empty.
+    last_run : int
+        Index of the last run with a trend value.
+    short_window, long_window : int
+        Run-count windows (CSIT: 10 runs ≈ one week, 180 runs ≈ three months).
+    short_period, long_period : float or None
+        Real-time windows in seconds (None in the runs-as-time variant).
+    higher_is_better : bool
+        Direction of the reference.
+    reference_is_earliest : bool
+        The history is shorter than the short window (``n <= short_window``, or no run is
+        ``short_period`` older than the last): as CSIT defines it, the earliest available
+        trend is the reference (``window_start == window_end``).
+
+    Examples
+    --------
+    Returned by :func:`trend_compliance`:
+
+    >>> from pilotstats.changepoints import trend_compliance
+    >>> values = [10.0, 10.1, 9.9, 10.0, 10.1] * 6 + [8.0, 8.1, 7.9, 8.0, 8.1] * 3
+    >>> print(trend_compliance(values))  # doctest: +NORMALIZE_WHITESPACE
+    last trend 8.02 over 15 runs; reference (max, runs 0..34) 10.02; long-term change
+    -19.96 %; recent (last 10 runs): 0 regression(s), 0 progression(s)
+    """
+
+    last_trend: float
+    runs_in_last_trend: int
+    reference: float
+    long_term_change: float
+    n_regressions: int
+    n_progressions: int
+    window_start: int | None
+    window_end: int | None
+    last_run: int
+    short_window: int
+    long_window: int
+    short_period: float | None
+    long_period: float | None
+    higher_is_better: bool
+    reference_is_earliest: bool = False
+
+    @property
+    def long_term_change_percent(self) -> float:
+        """:attr:`long_term_change` in percent (the column of the same name of
+        :func:`~pilotstats.analysis.trend_many`)."""
+        return 100.0 * self.long_term_change
+
+    def __str__(self) -> str:
+        if self.window_start is None:
+            window = "empty reference window"
+        elif self.reference_is_earliest:
+            window = f"short history: earliest trend, run {self.window_start}"
+        else:
+            window = f"runs {self.window_start}..{self.window_end}"
+        kind = "max" if self.higher_is_better else "min"
+        return (
+            f"last trend {format_number(self.last_trend, 6)} over {self.runs_in_last_trend} "
+            f"runs; reference ({kind}, {window}) {format_number(self.reference, 6)}; "
+            f"long-term change {format_number(self.long_term_change_percent, 4)} %; "
+            "recent (last "
+            f"{self.short_window} runs): {self.n_regressions} regression(s), "
+            f"{self.n_progressions} progression(s)"
+        )
+
+    def _extra_dict(self) -> dict[str, Any]:
+        return {"confidence_level": None, "unit": None}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -220,23 +320,51 @@ class TrendGroups(Result):
             columns=columns,
         )
 
-    def compliance(self, **kwargs: Any) -> TrendCompliance:
+    def compliance(
+        self,
+        *,
+        times: Any = None,
+        short_window: int = 10,
+        long_window: int = 180,
+        short_period: Any = "7D",
+        long_period: Any = "180D",
+        higher_is_better: bool | None = None,
+        resolution: float | None = None,
+        sbps: float | None = None,
+        per_run_average: bool = False,
+        encoding: CsitEncoding = "jumpavg",
+    ) -> TrendCompliance:
         """Trend compliance metrics of this partition; see :func:`trend_compliance`.
 
         Parameters
         ----------
-        **kwargs
-            Keyword arguments of :func:`trend_compliance` (``times``, ``short_window``,
-            ``long_window``, ``short_period``, ``long_period``, ``higher_is_better``;
-            ``resolution`` and ``sbps`` apply to values only and are refused here).
+        times, short_window, long_window, short_period, long_period, higher_is_better
+            As for :func:`trend_compliance` (``higher_is_better`` defaults to this
+            partition's own flag).
+        resolution, sbps, per_run_average, encoding
+            Apply to values only and are refused here.
 
         Returns
         -------
         TrendCompliance
         """
-        from pilotstats.changepoints.compliance import trend_compliance
-
-        return trend_compliance(self, **kwargs)
+        s_window, l_window, average, coding = check_compliance_options(
+            short_window, long_window, per_run_average, encoding, higher_is_better
+        )
+        if resolution is not None or sbps is not None:
+            raise InvalidInputError(
+                "resolution and sbps apply only when values are given; the partition "
+                "already has its resolution"
+            )
+        if average or coding != "jumpavg":
+            raise InvalidInputError(
+                "per_run_average and encoding apply only when values are given; the "
+                "partition is already made"
+            )
+        direction = self.higher_is_better if higher_is_better is None else higher_is_better
+        return partition_compliance(
+            self, times, (s_window, l_window), (short_period, long_period), bool(direction)
+        )
 
     def _extra_dict(self) -> dict[str, Any]:
         return {"confidence_level": None, "unit": None, "n_groups": len(self.groups)}
@@ -303,3 +431,75 @@ class TrendGroups(Result):
             self, x, ax=ax, unit=unit, ylabel=ylabel, title=title, show_std=show_std,
             confidence_level=confidence_level
         )
+
+
+def _time_window(
+    seconds: np.ndarray, n: int, long_window: int, periods: tuple[float, float]
+) -> tuple[np.ndarray, bool, int]:
+    """The real-time reference window: runs at least ``short_period`` and at most
+    ``long_period`` older than the last, and among the last ``long_window`` runs."""
+    short_seconds, long_seconds = periods
+    last = n - 1
+    t_last = seconds[last]
+    index = np.arange(n)
+    mask = (
+        (seconds[:n] <= t_last - short_seconds)
+        & (seconds[:n] >= t_last - long_seconds)
+        & (index >= n - long_window)
+    )
+    short_history = not bool(np.any(seconds[:n] <= t_last - short_seconds))
+    within = (seconds[:n] >= t_last - long_seconds) & (index >= n - long_window)
+    oldest = int(np.flatnonzero(within)[0])  # the last run itself is always within
+    return index[mask], short_history, oldest
+
+
+def _recent_counts(groups: TrendGroups, recent_start: int) -> tuple[int, int]:
+    """Regressions and progressions among the groups that start at ``recent_start`` or
+    later."""
+    recent = [g.classification for g in groups.groups if g.start >= recent_start]
+    return recent.count("regression"), recent.count("progression")
+
+
+def partition_compliance(
+    groups: TrendGroups,
+    times: Any,
+    windows: tuple[int, int],
+    periods: tuple[Any, Any],
+    higher_is_better: bool,
+) -> TrendCompliance:
+    """CSIT compliance metrics of a partition; ``windows`` (short, long) are validated run
+    counts, ``periods`` (short, long) durations used only with ``times``."""
+    s_window, l_window = windows
+    trend = np.asarray(groups.trend_mean)
+    last_group = groups.groups[-1]
+    last = int(last_group.end) - 1  # the last run with a trend ends the last group
+    n = last + 1
+    last_trend = float(trend[last])
+    seconds_of: tuple[float | None, float | None] = (None, None)
+    if times is None:
+        window = run_window(n, s_window, l_window)
+    else:
+        seconds = check_times_seconds(times, groups.n_runs)
+        short_seconds = check_period_seconds(periods[0], "short_period")
+        long_seconds = check_period_seconds(periods[1], "long_period")
+        seconds_of = (short_seconds, long_seconds)
+        window = _time_window(seconds, n, l_window, (short_seconds, long_seconds))
+    reference: LongTermReference = long_term_reference(trend, n, window, higher_is_better)
+    n_reg, n_prog = _recent_counts(groups, n - s_window)
+    return TrendCompliance(
+        last_trend=last_trend,
+        runs_in_last_trend=int(last_group.n_runs),
+        reference=reference.value,
+        long_term_change=float(relative_change(last_trend, reference.value)),
+        n_regressions=n_reg,
+        n_progressions=n_prog,
+        window_start=reference.start,
+        window_end=reference.end,
+        last_run=last,
+        short_window=s_window,
+        long_window=l_window,
+        short_period=seconds_of[0],
+        long_period=seconds_of[1],
+        higher_is_better=higher_is_better,
+        reference_is_earliest=reference.earliest,
+    )

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pilotstats import _config
+from pilotstats.changepoints._detect import detect_changes
 
 __all__ = [
     "CLASSIFICATIONS",
@@ -87,6 +88,110 @@ def window_noise(medians: np.ndarray) -> float:
     return _robust_spread(medians[int(medians.shape[0]) // 2 :])
 
 
+@dataclass(frozen=True, slots=True)
+class _Settling:
+    """Where a fork settles: windows of ``window`` samples, its final ``level`` and band
+    half-width ``band``, the settling index ``settled``, the onset ``start`` (never before
+    the minimal warm-up), and the fork's ``excursion`` ``max(x) − min(x)``."""
+
+    window: int
+    level: float
+    band: float
+    settled: int
+    start: int
+    excursion: float
+
+
+def _settling(
+    x: np.ndarray, tolerance: float, min_warmup_fraction: float, noise: float | None
+) -> _Settling:
+    """The band of practical equivalence around the final level and where x settles in it."""
+    n = int(x.shape[0])
+    window = equivalence_window(n)
+    medians = window_medians(x, window)
+    final_level = float(np.median(x[n - max(1, int(n * _config.EQUIVALENCE_FINAL_SHARE)) :]))
+    excursion = float(np.max(x) - np.min(x))
+    # Practical equivalence: a window is "at the final level" when its median lies within
+    # the largest of (a) a share of the fork's total excursion, (b) a share of the level,
+    # (c) the sampling noise of a window median (robust spread over the second half).
+    if noise is None:
+        noise = window_noise(medians)
+    band = max(
+        tolerance * excursion,
+        _config.EQUIVALENCE_LEVEL_TOLERANCE * abs(final_level),
+        _config.EQUIVALENCE_NOISE_MULTIPLIER * noise,
+    )
+    outside = np.flatnonzero(np.abs(medians - final_level) > band)
+    settled = 0 if outside.size == 0 else min(n, int(outside[-1] + 1) * window)
+    start = max(settled, int(np.ceil(min_warmup_fraction * n)))
+    return _Settling(window, final_level, band, settled, start, excursion)
+
+
+@dataclass(frozen=True, slots=True)
+class _Verdict:
+    """A decision of the equivalence model: steady or not, why, the confirmed change
+    points, and the end of the transient when a change point placed it (−1: the
+    settling index)."""
+
+    steady: bool
+    reason: str
+    changes: tuple[int, ...] = ()
+    end_of_transient: int = -1
+
+
+def _outcome(
+    x: np.ndarray, fork: _Settling, verdict: _Verdict, higher_is_better: bool
+) -> EquivalenceOutcome:
+    """The :class:`EquivalenceOutcome` of a verdict, with Barrett et al.'s class."""
+    transient = fork.settled if verdict.end_of_transient < 0 else verdict.end_of_transient
+    if not verdict.steady:
+        label = "no_steady_state"
+    elif transient == 0:
+        label = "flat"
+    else:
+        before = float(np.median(x[:transient]))
+        slower_before = before < fork.level if higher_is_better else before > fork.level
+        label = "warmup" if slower_before else "slowdown"
+    return EquivalenceOutcome(
+        steady=verdict.steady,
+        start=max(fork.start, transient) if verdict.steady else 0,
+        settled=transient,
+        window=fork.window,
+        level=fork.level,
+        tolerance=fork.band,
+        classification=label,
+        reason=verdict.reason,
+        confirmed_changes=verdict.changes,
+    )
+
+
+def _confirm_steady(x: np.ndarray, fork: _Settling, significance_level: float) -> _Verdict:
+    """The settled part scatters widely compared with the fork's excursion: steady only if
+    no significant change remains in it (stationary noise is steady, a wandering level is
+    not)."""
+    part = x[fork.start:]
+    if part.shape[0] < 2 * _config.EQUIVALENCE_CONFIRM_MIN_SIZE:
+        return _Verdict(True, "settled inside the band; too short to test further")
+    found = detect_changes(
+        part, min_size=_config.EQUIVALENCE_CONFIRM_MIN_SIZE,
+        significance_level=significance_level, variance_changes=True,
+        location_tolerance=_config.STABLE_LOCATION_TOLERANCE,
+    ).locations
+    # A change inside the first window of the settled part is the end of the transient,
+    # located more precisely than the window grid allows: the steady state starts there.
+    late = tuple(fork.start + c for c in found if c >= fork.window)
+    if late:
+        return _Verdict(
+            False, f"significant changes keep occurring after the onset at {late}", late
+        )
+    if found:
+        end = fork.start + found[-1]
+        return _Verdict(True, "settled inside the band; the transient ends at a significant "
+                        f"change at {end}; no significant change after it",
+                        end_of_transient=end)
+    return _Verdict(True, "settled inside the band; no significant change after the onset")
+
+
 def equivalence_phase(
     x: np.ndarray,
     *,
@@ -97,7 +202,7 @@ def equivalence_phase(
     significance_level: float,
     noise: float | None = None,
 ) -> EquivalenceOutcome:
-    """Steady-state onset and class of a long fork (see ``stable_phase``, Notes).
+    """Steady-state onset and class of a long fork (``docs/algorithms/stable-phase.md``).
 
     ``x`` is a validated finite float64 array with at least
     ``_config.EQUIVALENCE_MIN_LENGTH`` samples. ``noise`` replaces the fork's own sampling
@@ -107,81 +212,19 @@ def equivalence_phase(
     rule alone cannot confirm the steady state.
     """
     n = int(x.shape[0])
-    window = equivalence_window(n)
-    medians = window_medians(x, window)
-    final_level = float(np.median(x[n - max(1, int(n * _config.EQUIVALENCE_FINAL_SHARE)) :]))
-    excursion = float(np.max(x) - np.min(x))
-    scale = abs(final_level)
-    # Practical equivalence: a window is "at the final level" when its median lies within
-    # the largest of (a) a share of the fork's total excursion, (b) a share of the level,
-    # (c) the sampling noise of a window median (robust spread over the second half).
-    if noise is None:
-        noise = window_noise(medians)
-    band = max(
-        tolerance * excursion,
-        _config.EQUIVALENCE_LEVEL_TOLERANCE * scale,
-        _config.EQUIVALENCE_NOISE_MULTIPLIER * noise,
-    )
-    outside = np.flatnonzero(np.abs(medians - final_level) > band)
-    settled = 0 if outside.size == 0 else min(n, int(outside[-1] + 1) * window)
-    start = max(settled, int(np.ceil(min_warmup_fraction * n)))
-
-    def outcome(
-        steady: bool, reason: str, changes: tuple[int, ...] = (), end_of_transient: int = -1
-    ) -> EquivalenceOutcome:
-        transient = settled if end_of_transient < 0 else end_of_transient
-        if not steady:
-            label = "no_steady_state"
-        elif transient == 0:
-            label = "flat"
-        else:
-            before = float(np.median(x[:transient]))
-            slower_before = before < final_level if higher_is_better else before > final_level
-            label = "warmup" if slower_before else "slowdown"
-        return EquivalenceOutcome(
-            steady=steady,
-            start=max(start, transient) if steady else 0,
-            settled=transient,
-            window=window,
-            level=final_level,
-            tolerance=band,
-            classification=label,
-            reason=reason,
-            confirmed_changes=changes,
-        )
-
-    if n - settled < min_steady_fraction * n:
-        return outcome(False, "the fork settles only in its last "
-                       f"{n - settled} of {n} samples (< {min_steady_fraction:g} of the fork)")
-    tail = x[settled:]
-    low, high = np.percentile(tail, [10.0, 90.0])
+    fork = _settling(x, tolerance, min_warmup_fraction, noise)
+    if n - fork.settled < min_steady_fraction * n:
+        verdict = _Verdict(False, "the fork settles only in its last "
+                           f"{n - fork.settled} of {n} samples (< {min_steady_fraction:g} "
+                           "of the fork)")
+        return _outcome(x, fork, verdict, higher_is_better)
+    low, high = np.percentile(x[fork.settled:], [10.0, 90.0])
     spread_limit = max(
-        _config.EQUIVALENCE_SPREAD_EXCURSION * excursion,
-        _config.EQUIVALENCE_SPREAD_LEVEL * scale,
+        _config.EQUIVALENCE_SPREAD_EXCURSION * fork.excursion,
+        _config.EQUIVALENCE_SPREAD_LEVEL * abs(fork.level),
     )
     if high - low <= spread_limit:
-        return outcome(True, "settled inside the band; spread small")
-    # The settled part scatters widely compared with the fork's excursion: steady only if
-    # no significant change remains in it (stationary noise is steady, a wandering level
-    # is not).
-    from pilotstats.changepoints.detect import detect_changes
-
-    part = x[start:]
-    if part.shape[0] < 2 * _config.EQUIVALENCE_CONFIRM_MIN_SIZE:
-        return outcome(True, "settled inside the band; too short to test further")
-    found = detect_changes(
-        part, min_size=_config.EQUIVALENCE_CONFIRM_MIN_SIZE,
-        significance_level=significance_level, variance_changes=True,
-        location_tolerance=_config.STABLE_LOCATION_TOLERANCE,
-    ).locations
-    # A change inside the first window of the settled part is the end of the transient,
-    # located more precisely than the window grid allows: the steady state starts there.
-    late = tuple(start + c for c in found if c >= window)
-    if late:
-        return outcome(False, f"significant changes keep occurring after the onset at {late}",
-                       late)
-    if found:
-        end = start + found[-1]
-        return outcome(True, "settled inside the band; the transient ends at a significant "
-                       f"change at {end}; no significant change after it", end_of_transient=end)
-    return outcome(True, "settled inside the band; no significant change after the onset")
+        verdict = _Verdict(True, "settled inside the band; spread small")
+    else:
+        verdict = _confirm_steady(x, fork, significance_level)
+    return _outcome(x, fork, verdict, higher_is_better)

@@ -25,19 +25,25 @@ from pilotstats._typing import (
     RandomState,
     StablePhaseMethod,
 )
-from pilotstats._validation import check_stream_value, check_stream_values
+from pilotstats._validation import (
+    as_float_array,
+    check_detect_options,
+    check_stable_options,
+    check_stream_value,
+    check_stream_values,
+)
+from pilotstats.changepoints._detect import DetectedChangePoints, detect_validated
 from pilotstats.changepoints._detect_scan import (
     _candidate_limit,
     _candidate_locations,
     _candidate_penalty,
 )
 from pilotstats.changepoints._edm import EdmStream
-from pilotstats.changepoints.detect import DetectedChangePoints, _detect, _detect_options
-from pilotstats.changepoints.stable import (
+from pilotstats.changepoints._stable import (
     PILOT_DEGREE,
     PILOT_PERCENT,
     StablePhase,
-    _stable_phase,
+    stable_validated,
 )
 from pilotstats.exceptions import NotEnoughDataError
 
@@ -226,7 +232,7 @@ variance_changes, unit
             "variance_changes": variance_changes,
             "unit": unit,
         }
-        _detect_options(**self._options)  # validated now; again at each result (config)
+        check_detect_options(**self._options)  # validated now; again at each result (config)
         self._values = _Values()
         self._candidates = _EdmCandidates()
         self._memo = _ScanMemo()
@@ -289,7 +295,7 @@ variance_changes, unit
             )
         if self._last is not None and self._last.n == n:
             return self._last
-        options = _detect_options(**self._options)
+        options = check_detect_options(**self._options)
         data = self._values.copy()
         scale = arithmetic_scale(data)
         if scale != self._scale:  # the scaled values all changed: nothing carries over
@@ -298,7 +304,7 @@ variance_changes, unit
             self._scale = scale
         memo = self._memo if options.test == "rank" else None
         self._memo.used = set()
-        found = _detect(data, options, candidates_of=self._candidates, memo=memo)
+        found = detect_validated(data, options, candidates_of=self._candidates, memo=memo)
         self._memo.prune(n)
         self._last = found
         return found
@@ -398,7 +404,7 @@ tolerance, min_steady_fraction, min_warmup_fraction, higher_is_better, unit
             "unit": unit,
         }
         # the batch function validates every option the way it does for a real call
-        _stable_phase(np.zeros(1), **self._options)
+        stable_validated(as_float_array(np.zeros(1), "x"), check_stable_options(**self._options))
         self._values = _Values()
         self._detector: DetectStream | None = None
         self._pilot: EdmStream | None = None
@@ -477,9 +483,9 @@ tolerance, min_steady_fraction, min_warmup_fraction, higher_is_better, unit
             )
         if self._last is not None and self._last.n == n:
             return self._last
-        self._last = _stable_phase(
-            self._values.copy(),
-            **self._options,
+        self._last = stable_validated(
+            as_float_array(self._values.copy(), "x"),
+            check_stable_options(**self._options),
             detector=self._robust,
             pilot_locations=self._pilot_locations,
         )

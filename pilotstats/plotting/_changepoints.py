@@ -412,9 +412,9 @@ def plot_steady_state(
         ``forks`` not as many series as the result has forks, of the same lengths.
     {no_matplotlib}
     """
-    from pilotstats.changepoints.forks import _as_forks
+    from pilotstats._validation import check_forks
 
-    rows = _as_forks(forks)
+    rows = check_forks(forks)
     if len(rows) != len(result):
         raise InvalidInputError(
             f"forks must be the {len(result)} forks the SteadyState was computed from; got "

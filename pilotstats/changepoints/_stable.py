@@ -18,16 +18,13 @@ from pilotstats import _config
 from pilotstats._stats import arithmetic_scale
 from pilotstats._typing import ArrayLike1D, RandomState, StablePhaseMethod
 from pilotstats._validation import (
+    StableOptions,
     as_float_array,
-    check_bool,
-    check_choice,
-    check_confidence_level,
     check_int,
-    check_probability,
-    check_real,
-    check_text,
+    check_stable_options,
     reject_container_misuse,
 )
+from pilotstats.changepoints._detect import detect_changes
 from pilotstats.changepoints._edm import _edm_percent_locations
 from pilotstats.changepoints._results import (
     ChangePoints,
@@ -36,7 +33,6 @@ from pilotstats.changepoints._results import (
     safe_median,
 )
 from pilotstats.changepoints._steady import equivalence_phase
-from pilotstats.changepoints.detect import detect_changes
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 from pilotstats.results import (
     ConfidenceInterval,
@@ -387,139 +383,46 @@ def stable_phase(
 ) -> StablePhase:
     """Find the stable phase of a round or fork: trim warm-up and cool-down.
 
-    Two models, chosen by length under the default ``method="auto"``:
-
-    * **Long forks** (n >= 1000: JMH, pyperf or asv runs of hundreds to thousands of
-      iterations) use *practical equivalence* (``"equivalence"``): the steady state begins
-      where the fork settles at its final level, within a tolerance that makes small,
-      statistically significant but practically irrelevant shifts harmless. A fork that
-      never settles is reported as ``found=False``, ``outcome="no_steady_state"``.
-    * **Short rounds** use the significance-tested change points of
-      :func:`detect_changes` and Pilot's *dominant segment*, the one longer than half the
-      series (``"robust"``). A series without change points is stable as a whole; when
-      change points exist but no segment dominates, ``found`` is False and nothing is
-      trimmed (Pilot discarded such rounds).
-
-    Every result also carries Barrett et al.'s classification of the series
-    (``"flat"``, ``"warmup"``, ``"slowdown"`` or ``"no_steady_state"``).
+    Long forks (n >= 1000) use *practical equivalence*: the steady state begins where the
+    fork settles within a band around its final level. Short rounds use the change points
+    of :func:`detect_changes` and Pilot's *dominant segment* (longer than half the series).
+    Every result carries Barrett et al.'s class (``"flat"``, ``"warmup"``, ``"slowdown"``
+    or ``"no_steady_state"``). Details: ``docs/algorithms/stable-phase.md``.
 
     Parameters
     ----------
     x : array_like, shape (n,)
         Unit readings of one round in time order (finite).
     method : {"auto", "equivalence", "robust", "pilot"}, default "auto"
-        ``"auto"``: ``"equivalence"`` from n = 1000 on, ``"robust"`` below.
-        ``"equivalence"``: the steady-state model of long forks (see Notes).
-        ``"robust"``: change points of :func:`detect_changes` (EDM candidates confirmed by
-        a significance test) and the dominant segment, so stationary noise yields no
-        phases. ``"pilot"``: Pilot's procedure exactly (see Notes), including its false
-        change points on noise.
+        ``"auto"``: ``"equivalence"`` from n = 1000 on, ``"robust"`` (tested change points)
+        below; ``"pilot"``: Pilot's untested EDM-percent on the raw values.
     min_size : int, default 30
-        Minimum segment length in observations, δ >= 2: every segment between two change
-        points holds at least this many observations (``"robust"``, ``"pilot"``; the
-        ``"equivalence"`` model uses windows instead). Under ``"pilot"`` it is
-        also the length below which detection is skipped (Pilot's
-        ``MIN_CHANGEPOINT_DETECTION_SAMPLE_SIZE`` = 30).
-    significance_level : float in (0, 1), default 0.05
-        False-alarm level of the significance tests (``"robust"``, and the confirmation
-        step of ``"equivalence"``; ignored by ``"pilot"``).
-    confidence_level : float in (0, 1), default 0.95
-        Level of the confidence interval of the stable-phase mean.
-    rng : None, int or numpy.random.Generator, optional
-        Passed to :func:`detect_changes` (its default test uses no randomness).
-    location_tolerance : int, default 10
-        Passed to :func:`detect_changes` (``method="robust"``): the warm-up end and
-        cool-down start are placed where the posterior probability of lying within
-        ``± location_tolerance`` samples of the true change is largest.
-    tolerance : float in (0, 1), default 0.05
-        ``"equivalence"``: half-width of the band of practical equivalence around the final
-        level, as a fraction of the fork's total excursion ``max(x) - min(x)``; the band is
-        never narrower than 1 % of the level nor than 5 times the sampling noise of a
-        window median.
-    min_steady_fraction : float in (0, 1), default 0.2
-        ``"equivalence"``: a fork that settles only in its last ``min_steady_fraction · n``
-        samples has no steady state (Barrett et al. asked for the last 500 of 2000
-        iterations, 0.25).
-    min_warmup_fraction : float in [0, 1), default 0.05
-        ``"equivalence"``: the steady state never starts before ``min_warmup_fraction · n``;
-        the first iterations of a fork are discarded even when no transient is visible
-        (0 disables this).
+        Minimum segment length δ >= 2 (``"robust"``, ``"pilot"``; below it ``"pilot"``
+        searches nothing).
+    significance_level, confidence_level : float in (0, 1), default 0.05, 0.95
+        False-alarm level of the tests (not ``"pilot"``); level of the interval of the mean.
+    rng, location_tolerance : optional, default None, 10
+        Passed to :func:`detect_changes` (``"robust"``).
+    tolerance, min_steady_fraction, min_warmup_fraction : float, default 0.05, 0.2, 0.05
+        ``"equivalence"``: band around the final level as a fraction of ``max(x) - min(x)``;
+        shortest steady state; share of the fork always discarded.
     higher_is_better : bool, default False
-        Direction of the values for the classification: False for times (lower is
-        better), True for rates such as throughput.
+        Direction for the classification (True for rates such as throughput).
     unit : str, optional
         Label of the measured quantity.
 
     Returns
     -------
     StablePhase
-        ``start``, ``end`` (half-open), ``found``, ``outcome``, ``classification``,
-        ``warmup_length``, ``cooldown_length``, the change points, and the statistics of the
-        stable phase with the autocorrelation-aware confidence interval of its mean.
+        ``start``, ``end`` (half-open), ``found``, ``outcome``, ``classification``, the
+        change points and the stable phase's mean with its autocorrelation-aware interval.
 
     Raises
     ------
     InvalidInputError
-        Non-numeric, non-1-D or non-finite ``x``; unknown ``method``; ``min_size`` not an
-        integer >= 2; ``significance_level``, ``confidence_level``, ``tolerance`` or
-        ``min_steady_fraction`` outside (0, 1); ``min_warmup_fraction`` outside [0, 1) or
-        not below ``1 - min_steady_fraction``; ``higher_is_better`` not a bool.
+        Invalid ``x`` or option (``min_warmup_fraction >= 1 - min_steady_fraction``).
     NotEnoughDataError
         ``x`` is empty.
-
-    See Also
-    --------
-    detect_changes : the guarded detector behind ``method="robust"``.
-    dominant_segment : Pilot's dominant-segment rule.
-
-    Notes
-    -----
-    ``method="equivalence"`` models a fork as a transient followed by a steady state
-    (Barrett et al., "Virtual Machine Warmup Blows Hot and Cold", OOPSLA 2017; Traini et
-    al., EMSE 28:13, 2023; Kalibera & Jones, ISMM 2013):
-
-    1. The fork is cut into 60 windows (at least 5 samples each) summarised by their
-       medians, so that GC and JIT spikes, bimodal iterations and periodic patterns inside
-       a window do not move it.
-    2. The final level ``L`` is the median of the last quarter. A window is *practically
-       equivalent* to it when its median lies within ``L ± b``,
-       ``b = max(tolerance · (max x - min x), 0.01 · |L|, 5 · noise)``, with ``noise`` the
-       robust spread (1.4826 MAD) of the window medians of the second half.
-    3. The fork *settles* after the last window outside the band (the settling time of a
-       control system, Ogata, "Modern Control Engineering", §5-3): the steady state is the
-       final run of equivalent windows, and begins at
-       ``start = max(settling index, ceil(min_warmup_fraction · n))``.
-    4. **No steady state** when the final run is shorter than ``min_steady_fraction · n``,
-       or when the settled part keeps moving: its 10–90 % range exceeds
-       ``max(0.04 · (max x - min x), 0.03 · |L|)`` *and* :func:`detect_changes`
-       (δ = 30) still finds a significant change after ``start``. Stationary noise is
-       therefore steady however wide it is; a wandering level is not.
-    5. The class is ``"flat"`` when no window was ever outside the band, ``"warmup"`` when
-       the values before the settling index were worse than ``L`` (higher, or lower with
-       ``higher_is_better``), ``"slowdown"`` otherwise.
-
-    The tolerances were chosen on the development half of a public JMH data set with human
-    labels (15 of 30 projects; README, "Steady state of long forks"), where the model
-    reaches an accuracy of 0.81 against 0.70 for CP-SSD. No cool-down is trimmed. Cost:
-    O(n), plus one :func:`detect_changes` of the settled part when step 4 needs it.
-
-    ``method="pilot"`` (``ascar-io/pilot-bench`` ``lib/libpilot.cc``): for
-    n < ``min_size`` nothing is searched and the whole round is kept
-    (``not_enough_data``); otherwise EDM-percent (N. A. James, A. Kejariwal, D. S. Matteson,
-    arXiv:1411.7955, 2014) with δ = ``min_size``, percent 0.25, degree 1 runs on the **raw**
-    values, with no significance test, and :func:`dominant_segment` picks the stable phase.
-    EDM-percent accepts its first split whatever the data, so on pure noise Pilot nearly
-    always finds change points and often no dominant segment (at n = 300, 68 % of N(0, 1)
-    rounds).
-
-    ``method="robust"``: the change points of :func:`detect_changes` on the whole series,
-    then the same dominant-segment rule; for n < 2·``min_size`` the round is kept whole
-    (``not_enough_data``).
-
-    The confidence interval is
-    :func:`~pilotstats.autocorrelation.subsession_analysis` of ``x[start:end]`` (Pilot's
-    subsession method, default autocorrelation limit 0.1); when no subsession size
-    qualifies, ``mean_ci`` is None and ``ci_note`` carries the reason.
 
     Examples
     --------
@@ -528,108 +431,94 @@ def stable_phase(
     >>> rng = np.random.default_rng(3)
     >>> x = np.concatenate([rng.normal(14.0, 1.0, 50), rng.normal(10.0, 1.0, 450)])
     >>> phase = stable_phase(x)
-    >>> phase.start, phase.end, phase.warmup_length, phase.outcome, phase.classification
-    (50, 500, 50, 'trimmed', 'warmup')
-    >>> stable_phase(rng.normal(10.0, 1.0, 300)).outcome
-    'no_change'
-
-    A long fork: 3000 iterations that start 30 % slow and decay, with GC spikes and a
-    statistically significant but practically irrelevant 0.3 % shift half-way:
-
-    >>> t = np.arange(3000)
-    >>> fork = 1.0 + 0.3 * np.exp(-t / 100.0) + rng.normal(0.0, 0.01, 3000)
-    >>> fork[1500:] += 0.003
-    >>> fork[rng.choice(3000, 30, replace=False)] += 0.2
-    >>> phase = stable_phase(fork)
-    >>> phase.method, phase.found, phase.start, phase.classification
-    ('equivalence', True, 250, 'warmup')
-    >>> phase.note  # doctest: +ELLIPSIS
-    'settled inside the band; spread small; final level 1.003, band ± 0.01902, windows of 50'
+    >>> phase.start, phase.end, phase.outcome, phase.classification
+    (50, 500, 'trimmed', 'warmup')
+    >>> fork = 1.0 + 0.3 * np.exp(-np.arange(3000) / 100.0) + rng.normal(0.0, 0.01, 3000)
+    >>> long = stable_phase(fork)
+    >>> long.method, long.start, long.classification
+    ('equivalence', 300, 'warmup')
     """
-    return _stable_phase(
-        x, method=method, min_size=min_size, significance_level=significance_level,
+    data = as_float_array(x, "x")
+    options = check_stable_options(
+        method=method, min_size=min_size, significance_level=significance_level,
         confidence_level=confidence_level, rng=rng, location_tolerance=location_tolerance,
         tolerance=tolerance, min_steady_fraction=min_steady_fraction,
         min_warmup_fraction=min_warmup_fraction, higher_is_better=higher_is_better, unit=unit,
     )
+    return stable_validated(data, options)
 
 
-def _stable_phase(
-    x: ArrayLike1D,
+@dataclass(frozen=True, slots=True)
+class _Trim:
+    """Where a stable phase was found: ``[start, end)``, whether, the outcome, Barrett's
+    class and a note."""
+
+    start: int
+    end: int
+    found: bool
+    outcome: str
+    classification: str
+    note: str | None = None
+
+
+def stable_validated(
+    data: np.ndarray,
+    options: StableOptions,
     *,
-    method: StablePhaseMethod,
-    min_size: int,
-    significance_level: float,
-    confidence_level: float,
-    rng: RandomState,
-    location_tolerance: int,
-    tolerance: float,
-    min_steady_fraction: float,
-    min_warmup_fraction: float,
-    higher_is_better: bool,
-    unit: str | None,
     detector: Callable[..., ChangePoints] = detect_changes,
     pilot_locations: Callable[[np.ndarray, int], tuple[int, ...]] | None = None,
 ) -> StablePhase:
-    """:func:`stable_phase`; ``StablePhaseStream`` passes its incremental ``detector`` (the
-    change points of ``method="robust"``) and ``pilot_locations`` (EDM-percent on the raw
-    values for ``method="pilot"``)."""
-    data = as_float_array(x, "x")
-    requested: StablePhaseMethod = check_choice(
-        method, "method", ("auto", "equivalence", "robust", "pilot")
-    )
-    delta = check_int(min_size, "min_size", low=2)
-    level = check_probability(significance_level, "significance_level")
-    ci_level = check_confidence_level(confidence_level)
-    band = check_probability(tolerance, "tolerance")
-    steady_share = check_probability(min_steady_fraction, "min_steady_fraction")
-    warmup_share = check_real(
-        min_warmup_fraction, "min_warmup_fraction", low=0.0, high=1.0, high_inclusive=False
-    )
-    if warmup_share >= 1.0 - steady_share:
-        raise InvalidInputError(
-            f"min_warmup_fraction must be below 1 - min_steady_fraction = "
-            f"{1.0 - steady_share:g}; got {min_warmup_fraction!r}"
-        )
-    rates = check_bool(higher_is_better, "higher_is_better")
-    unit = check_text(unit, "unit", allow_none=True)
+    """:func:`stable_phase` on validated data and options; ``StablePhaseStream`` passes its
+    incremental ``detector`` (the change points of ``method="robust"``) and
+    ``pilot_locations`` (EDM-percent on the raw values for ``method="pilot"``)."""
     n = int(data.shape[0])
-    chosen: StablePhaseMethod = requested
-    if requested == "auto":
+    chosen: StablePhaseMethod = options.method
+    if chosen == "auto":
         chosen = "equivalence" if n >= _config.EQUIVALENCE_LONG_SERIES else "robust"
-
-    note: str | None = None
     if chosen == "equivalence":
-        return _equivalence_stable_phase(
-            data, band, steady_share, warmup_share, rates, level, ci_level, delta, unit
-        )
+        return _equivalence_stable_phase(data, options)
     if chosen == "pilot":
-        too_short = n < delta
+        too_short = n < options.delta
         change_points = (
-            ChangePoints(
-                locations=(),
-                segments=make_segments(data, ()),
-                n=n,
-                method="edm-percent",
-                parameters={
-                    "min_size": delta,
-                    "percent": PILOT_PERCENT,
-                    "degree": PILOT_DEGREE,
-                    "scale": "none",
-                },
-                too_short=True,
-                unit=unit,
-            )
+            _no_pilot_change_points(data, options.delta, options.unit)
             if too_short
-            else _pilot_change_points(data, delta, unit, pilot_locations)
+            else _pilot_change_points(data, options.delta, options.unit, pilot_locations)
         )
     else:
         change_points = detector(
-            data, min_size=delta, significance_level=level, rng=rng,
-            location_tolerance=location_tolerance, unit=unit,
+            data, min_size=options.delta, significance_level=options.level, rng=options.rng,
+            location_tolerance=options.location_tolerance, unit=options.unit,
         )
         too_short = change_points.too_short
+    trim = _dominant_trim(data, change_points, too_short, options.higher_is_better)
+    return _make_phase(
+        data, trim, change_points, chosen, options, None if chosen == "pilot" else options.level
+    )
 
+
+def _no_pilot_change_points(data: np.ndarray, min_size: int, unit: str | None) -> ChangePoints:
+    """The empty result of Pilot's procedure on a round shorter than ``min_size``."""
+    return ChangePoints(
+        locations=(),
+        segments=make_segments(data, ()),
+        n=int(data.shape[0]),
+        method="edm-percent",
+        parameters={
+            "min_size": min_size,
+            "percent": PILOT_PERCENT,
+            "degree": PILOT_DEGREE,
+            "scale": "none",
+        },
+        too_short=True,
+        unit=unit,
+    )
+
+
+def _dominant_trim(
+    data: np.ndarray, change_points: ChangePoints, too_short: bool, higher_is_better: bool
+) -> _Trim:
+    """The stable phase of the change points by Pilot's dominant-segment rule."""
+    n = int(data.shape[0])
     if too_short:
         outcome, found, start, end = "not_enough_data", True, 0, n
     elif not change_points.locations:
@@ -641,11 +530,8 @@ def _stable_phase(
         else:
             outcome, found = "trimmed", True
             start, end = segment
-    classification = _classify(data, found, start, end, rates)
-    return _make_phase(
-        data, start, end, found, outcome, change_points, chosen, ci_level, delta,
-        None if chosen == "pilot" else level, unit, classification, note,
-    )
+    classification = _classify(data, found, start, end, higher_is_better)
+    return _Trim(start, end, found, outcome, classification)
 
 
 def _classify(data: np.ndarray, found: bool, start: int, end: int, higher_is_better: bool) -> str:
@@ -660,41 +546,32 @@ def _classify(data: np.ndarray, found: bool, start: int, end: int, higher_is_bet
     return "warmup" if worse_before else "slowdown"
 
 
-def _equivalence_stable_phase(
-    data: np.ndarray,
-    tolerance: float,
-    min_steady_fraction: float,
-    min_warmup_fraction: float,
-    higher_is_better: bool,
-    significance_level: float,
-    confidence_level: float,
-    min_size: int,
-    unit: str | None,
-) -> StablePhase:
+def _equivalence_stable_phase(data: np.ndarray, options: StableOptions) -> StablePhase:
+    """``method="equivalence"``: the steady state of a long fork."""
     n = int(data.shape[0])
     parameters = {
-        "tolerance": tolerance,
-        "min_steady_fraction": min_steady_fraction,
-        "min_warmup_fraction": min_warmup_fraction,
+        "tolerance": options.tolerance,
+        "min_steady_fraction": options.steady_share,
+        "min_warmup_fraction": options.warmup_share,
     }
     if n < _config.EQUIVALENCE_MIN_LENGTH:
         change_points = ChangePoints(
             locations=(), segments=make_segments(data, ()), n=n, method="equivalence",
-            parameters=parameters, too_short=True, unit=unit,
+            parameters=parameters, too_short=True, unit=options.unit,
         )
-        return _make_phase(
-            data, 0, n, True, "not_enough_data", change_points, "equivalence",
-            confidence_level, min_size, significance_level, unit, "flat",
+        trim = _Trim(
+            0, n, True, "not_enough_data", "flat",
             f"{n} samples: the equivalence model needs {_config.EQUIVALENCE_MIN_LENGTH}",
         )
+        return _make_phase(data, trim, change_points, "equivalence", options, options.level)
     scale = arithmetic_scale(data)  # exact power of two: the decision is scale-free
     decision = equivalence_phase(
         data * scale if scale != 1.0 else data,
-        tolerance=tolerance,
-        min_steady_fraction=min_steady_fraction,
-        min_warmup_fraction=min_warmup_fraction,
-        higher_is_better=higher_is_better,
-        significance_level=significance_level,
+        tolerance=options.tolerance,
+        min_steady_fraction=options.steady_share,
+        min_warmup_fraction=options.warmup_share,
+        higher_is_better=options.higher_is_better,
+        significance_level=options.level,
     )
     if decision.steady:
         # The settling index is the change point; a start that only reflects the
@@ -708,44 +585,38 @@ def _equivalence_stable_phase(
         locations = decision.confirmed_changes
         start, found, outcome = 0, False, "no_steady_state"
     note = (
-        f"{decision.reason}; final level {format_quantity(decision.level / scale, unit)}, "
-        f"band ± {format_quantity(decision.tolerance / scale, unit)}, windows of "
+        f"{decision.reason}; final level {format_quantity(decision.level / scale, options.unit)}, "
+        f"band ± {format_quantity(decision.tolerance / scale, options.unit)}, windows of "
         f"{decision.window}"
     )
     change_points = ChangePoints(
         locations=locations, segments=make_segments(data, locations), n=n,
-        method="equivalence", parameters=parameters, too_short=False, unit=unit,
+        method="equivalence", parameters=parameters, too_short=False, unit=options.unit,
     )
-    return _make_phase(
-        data, start, n, found, outcome, change_points, "equivalence", confidence_level,
-        min_size, significance_level, unit, decision.classification, note,
-    )
+    trim = _Trim(start, n, found, outcome, decision.classification, note)
+    return _make_phase(data, trim, change_points, "equivalence", options, options.level)
 
 
 def _make_phase(
     data: np.ndarray,
-    start: int,
-    end: int,
-    found: bool,
-    outcome: str,
+    trim: _Trim,
     change_points: ChangePoints,
     method: str,
-    confidence_level: float,
-    min_size: int,
+    options: StableOptions,
     significance_level: float | None,
-    unit: str | None,
-    classification: str,
-    note: str | None,
 ) -> StablePhase:
+    """The :class:`StablePhase` of ``data`` trimmed to ``trim`` (with the interval of the
+    mean at ``options.ci_level``; ``significance_level`` is None for Pilot's procedure)."""
     n = int(data.shape[0])
+    start, end = trim.start, trim.end
     part = data[start:end]
-    mean_ci, ci_note = _mean_interval(part, confidence_level, unit)
+    mean_ci, ci_note = _mean_interval(part, options.ci_level, options.unit)
     mean, std = _mean_std(part)  # finite for any finite data (scaled near 1e308)
     return StablePhase(
         start=start,
         end=end,
-        found=found,
-        outcome=outcome,
+        found=trim.found,
+        outcome=trim.outcome,
         n=n,
         warmup_length=start,
         cooldown_length=n - end,
@@ -757,10 +628,10 @@ def _make_phase(
         std=std,
         mean_ci=mean_ci,
         ci_note=ci_note,
-        confidence_level=confidence_level,
-        min_size=min_size,
+        confidence_level=options.ci_level,
+        min_size=options.delta,
         significance_level=significance_level,
-        unit=unit,
-        classification=classification,
-        note=note,
+        unit=options.unit,
+        classification=trim.classification,
+        note=trim.note,
     )

@@ -23,20 +23,25 @@ import numpy as np
 
 from pilotstats import _config
 from pilotstats._typing import NanPolicy
-from pilotstats._validation import check_bool, check_choice, check_int
+from pilotstats._validation import (
+    check_bool,
+    check_choice,
+    check_max_history,
+    check_mdl_range,
+    check_resolution_sbps,
+)
 from pilotstats.changepoints._mdl_engine import _Engine
 from pilotstats.changepoints._mdl_input import (
-    _check_range,
-    _check_resolution_sbps,
     _is_real,
     _parse_values,
+    _Runs,
     _warn_mixed_signs,
     _warn_size,
 )
-from pilotstats.changepoints._mdl_results import TrendGroup, TrendGroups
+from pilotstats.changepoints._mdl_results import TrendGroups
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
-__all__ = ["MdlStream", "TrendGroup", "TrendGroups", "mdl_partition"]
+__all__ = ["MdlStream", "mdl_partition"]
 
 
 def mdl_partition(
@@ -52,46 +57,31 @@ def mdl_partition(
     """Partition a trend series into normal groups by minimum description length.
 
     Reproduces ``jumpavg.classify`` 0.4.2 (FD.io CSIT trend analysis) bit for bit: the
-    same groups, labels and (to the last ulp) code lengths, in O(N) memory and compiled
-    code.
+    same groups, labels and (to the last ulp) code lengths, in O(N) memory.
 
     Parameters
     ----------
     x : sequence of runs
-        Runs in time order (a list, tuple, array, pandas/polars series, or an iterator).
-        Mappings and sets are rejected (a dict would otherwise be read as its keys): pass
-        ``list(mapping.values())`` for a mapping's values in key order. A run is one real
-        number (one sample) or a non-empty sequence of reals (several samples of one test
-        run, e.g. trials). A 1-D array is a sequence of one-sample runs. Runs are
-        indivisible: boundaries fall only between runs. Note that CSIT found
-        trial-to-trial noise within a run to be smaller than run-to-run noise
-        (FDio/csit#3289), so passing trials as samples understates the noise between runs
-        and over-detects.
+        Runs in time order (list, tuple, array, pandas/polars series or iterator; not a
+        mapping or set). A run is one real (one sample) or a non-empty sequence of reals
+        (trials of one run); boundaries fall only between runs. Trials understate the
+        noise between runs (FDio/csit#3289).
     resolution : float, optional
-        Numeric resolution of the values (finite, > 0; jumpavg's ``unit``): everything is
-        coded in multiples of it.
+        Numeric resolution of the values (finite, > 0; jumpavg's ``unit``).
     sbps : float, optional
-        "Significant bits per sample", used when ``resolution`` is None:
-        ``resolution = max_value / (2**(sbps + 1) − 1)``, so the largest sample is
-        ``sbps + 1`` binary ones in multiples of the resolution. Default 12 (in (0, 60]).
+        Significant bits per sample when ``resolution`` is None (default 12, in (0, 60]):
+        ``resolution = max_value / (2**(sbps + 1) − 1)``.
     higher_is_better : bool, default True
-        Direction of the labels only (throughput: True; latency: False, where a lower
-        mean is a "progression"). The partition does not depend on it.
+        Direction of the labels only (latency: False, a lower mean is a "progression").
     nan_policy : {"raise", "omit", "zero"}, default "raise"
-        NaN samples: raise ``InvalidInputError``; drop them (a run left empty becomes
-        ``missing``); or replace them by 0.0 (CSIT-Dash: a failed run is a severe
-        regression; flagged in ``replaced``).
+        NaN samples: raise; drop them (an emptied run is ``missing``); or replace them by
+        0.0 (CSIT-Dash: a failed run is a severe regression; flagged in ``replaced``).
     pruning : bool, default True
-        Skip candidate groups that provably can never become optimal again (see
-        :func:`pilotstats._kernels.mdl.mdl_advance`). The output is identical with
-        ``pruning=False``; only the run time differs.
+        Skip candidates that can never become optimal again (identical output).
     max_history : int, optional
-        None (default): the exact programme, O(N²) on long change-free series. An integer
-        ``H >= 1``: bounded history, an approximation in O(N·H) time: a candidate group
-        whose start lies more than H runs back is closed, unless it starts one of the
-        last ``_config.MDL_HISTORY_ANCHORS`` (16) groups of the current best partition
-        (see Notes). No exact sub-quadratic search exists for this code length
-        (``docs/algorithms/mdl.md``, "Why the exact search stays quadratic").
+        None: the exact O(N²) programme. ``H >= 1``: an O(N·H) approximation that closes
+        candidates starting more than H runs back (except the starts of the last
+        ``_config.MDL_HISTORY_ANCHORS`` groups).
 
     Returns
     -------
@@ -103,46 +93,19 @@ def mdl_partition(
     NotEnoughDataError
         ``x`` is empty (or every run is missing under ``nan_policy='omit'``).
     InvalidInputError
-        Non-numeric or boolean entries, nested or empty runs, ±inf, NaN (with
-        ``nan_policy='raise'``), every sample <= 0, or an invalid ``resolution``/``sbps``.
+        Non-numeric, boolean, nested or empty runs, ±inf, NaN (``nan_policy='raise'``),
+        every sample <= 0, or an invalid ``resolution``/``sbps``.
 
     Warns
     -----
     DataRangeWarning
         Some samples are negative while the maximum is positive.
     PerformanceWarning
-        More than ``_config.MDL_WARN_SIZE`` (60,000) runs: the programme is O(N²) when the
-        pruning cannot discard candidates (noise without level changes), and such a call
-        can take minutes (2e4 i.i.d. runs: 7 s; 1e5: about 140 s on the reference machine).
-
-    See Also
-    --------
-    trend_compliance : CSIT dashboard metrics computed from the groups.
-    MdlStream : the same partition, updated one run at a time.
+        More than ``_config.MDL_WARN_SIZE`` (60,000) runs (the programme is O(N²)).
 
     Notes
     -----
-    Each group of k samples with mean a and population standard deviation s (in
-    multiples of the resolution; M = max/resolution)
-    costs ``log2(k(k+1))`` for its length, ``log2(M+1)`` for the first mean or
-    ``−log2((|a−p|+1)/Z)`` after a group of mean p (``Z = p² − (p−1)M + M²/2``), and for
-    k >= 2 ``log2((s+1)(s+2)) + log2(1 − 1/(M+2))`` for s plus the log-area of the
-    (k−2)-sphere of radius ``(s+1)√k`` for the samples. The partition is the
-    answer of the optimal-partitioning programme with the previous mean frozen from the
-    best prefix and jumpavg's tie rule. It is O(N²) time without pruning and
-    O(N) memory. Labels compare each group mean with the previous one strictly.
-
-    With ``max_history=H`` the result is no longer jumpavg's: it differs only where an
-    old start that is not a recent group start would have won later (a slow drift that
-    becomes significant more than H runs after it began). On CSIT-like series (10^4 runs,
-    shifts of 2–10 %, outliers, noise 1–5 %) ``H = 1000`` reproduced every boundary of the
-    exact programme (``benchmarks/RESULTS_mdl.md``).
-
-    References
-    ----------
-    .. [1] FD.io CSIT, "Trend analysis", methodology documentation
-       (``docs/content/methodology/trending/analysis.md``).
-    .. [2] jumpavg 0.4.2, PyPI (``jumpavg/classify.py``, ``bit_counting_stats.py``).
+    Code length, search, pruning, bounded history: ``docs/algorithms/mdl.md``.
 
     Examples
     --------
@@ -152,39 +115,40 @@ def mdl_partition(
     [(0, 1, 'normal'), (1, 3, 'progression')]
     """
     policy = check_choice(nan_policy, "nan_policy", ("raise", "omit", "zero"))
-    resolution_value, sbps_value = _check_resolution_sbps(resolution, sbps)
+    resolution_value, sbps_value = check_resolution_sbps(resolution, sbps)
     check_bool(higher_is_better, "higher_is_better")
     check_bool(pruning, "pruning")
-    history = _check_history(max_history)
+    history = check_max_history(max_history)
     runs = _parse_values(x, policy)
-    if runs.original.size == 0:
-        raise NotEnoughDataError(
-            "x has no samples left after dropping NaN (nan_policy='omit'); need at "
-            "least one finite sample"
-        )
-    bounds = _check_range(runs.samples, "x")
-    if history is None:
-        _warn_size(runs.n_original, "mdl_partition")
-    engine = _Engine(
-        resolution_value,
-        sbps_value,
-        bool(pruning),
-        capacity=runs.offsets.shape[0] - 1,
-        max_history=history,
-    )
-    engine.add_runs(runs.samples, runs.offsets, bounds)
-    engine.resolved_resolution()  # named error for a non-positive maximum before any work
-    _warn_mixed_signs(engine.min_value, engine.max_value, "x")
+    engine = _loaded_engine(runs, (resolution_value, sbps_value), bool(pruning), history)
     return engine.result(
         bool(higher_is_better), runs.original, runs.n_original, runs.replaced, runs.missing
     )
 
 
-def _check_history(max_history: Any) -> int | None:
-    """``max_history``: None or an integer >= 1."""
-    if max_history is None:
-        return None
-    return check_int(max_history, "max_history", low=1)
+def _loaded_engine(
+    runs: _Runs,
+    coding: tuple[float | None, float | None],
+    pruning: bool,
+    history: int | None,
+) -> _Engine:
+    """Check the parsed runs (samples left, magnitude, size, signs) and load them into a
+    new engine with the ``(resolution, sbps)`` coding."""
+    if runs.original.size == 0:
+        raise NotEnoughDataError(
+            "x has no samples left after dropping NaN (nan_policy='omit'); need at "
+            "least one finite sample"
+        )
+    bounds = check_mdl_range(runs.samples, "x")
+    if history is None:
+        _warn_size(runs.n_original, "mdl_partition", stacklevel=4)
+    engine = _Engine(
+        coding[0], coding[1], pruning, capacity=runs.offsets.shape[0] - 1, max_history=history
+    )
+    engine.add_runs(runs.samples, runs.offsets, bounds)
+    engine.resolved_resolution()  # named error for a non-positive maximum before any work
+    _warn_mixed_signs(engine.min_value, engine.max_value, "x", stacklevel=4)
+    return engine
 
 
 def _push(buffer: np.ndarray, used: int, values: np.ndarray) -> np.ndarray:
@@ -244,14 +208,14 @@ class MdlStream:
         max_history: int | None = None,
     ) -> None:
         self._policy = check_choice(nan_policy, "nan_policy", ("raise", "omit", "zero"))
-        resolution_value, sbps_value = _check_resolution_sbps(resolution, sbps)
+        resolution_value, sbps_value = check_resolution_sbps(resolution, sbps)
         self.higher_is_better = check_bool(higher_is_better, "higher_is_better")
         self._engine = _Engine(
             resolution_value,
             sbps_value,
             check_bool(pruning, "pruning"),
             name="stream",
-            max_history=_check_history(max_history),
+            max_history=check_max_history(max_history),
         )
         # per-run bookkeeping in growing buffers (no list -> array copy per result)
         self._original = np.empty(16, dtype=np.int64)
@@ -317,7 +281,7 @@ class MdlStream:
         if not items:
             return
         parsed = _parse_values(items, self._policy, name=name)
-        bounds = _check_range(parsed.samples, name)
+        bounds = check_mdl_range(parsed.samples, name)
         engine = self._engine
         before = self._n_runs
         if engine.max_history == 0 and (
