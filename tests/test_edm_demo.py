@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pilotstats.changepoints._demo_edm import demo_edm
+from pilotstats.demo._changepoints import demo_edm
 
 
 def test_demo_edm() -> None:

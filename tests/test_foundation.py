@@ -272,7 +272,7 @@ def test_formatting() -> None:
 
 
 def test_demo_runs() -> None:
-    from pilotstats._demo import run_demo
+    from pilotstats.demo import run_demo
 
     report = run_demo()
     assert "subsession analysis" in report and "95 % CI" in report

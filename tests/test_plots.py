@@ -14,9 +14,9 @@ import pytest
 
 from pilotstats._plotting import INSTALL_HINT, axis_label, time_scale, value_scale
 from pilotstats.changepoints import detect_changes, edm, edm_single, stable_phase
+from pilotstats.demo._regression import SAMPLE_MEASUREMENTS, SAMPLE_POPULATIONS
 from pilotstats.exceptions import InvalidInputError, MissingDependencyError
 from pilotstats.regression import ClosedNetworkModel, calibrate, wps
-from pilotstats.regression._demo_calibration import SAMPLE_MEASUREMENTS, SAMPLE_POPULATIONS
 from pilotstats.results import format_number
 from pilotstats.smoothing import analyze_regions, divergence_regions
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pilotstats.regression import demo_wps
+from pilotstats.demo._regression import demo_wps
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -9,7 +9,6 @@ frame-level pipeline :func:`analyze_regions`. Plot functions import matplotlib l
 
 from pilotstats.smoothing._analysis import DivergenceAnalysis, analyze_regions
 from pilotstats.smoothing._contributors import Contributors, contributors
-from pilotstats.smoothing._demo import demo_smoothing
 from pilotstats.smoothing._plots import (
     plot_contributor_ranking,
     plot_flag_heatmap,
@@ -43,7 +42,6 @@ __all__ = [
     "analyze_regions",
     "contributors",
     "crossovers",
-    "demo_smoothing",
     "divergence_regions",
     "plot_contributor_ranking",
     "plot_flag_heatmap",
