@@ -85,6 +85,7 @@ PUBLIC_MODULES = [
     "pilotstats.datasets",
     "pilotstats.exceptions",
     "pilotstats.results",
+    "pilotstats.demo",
 ]
 
 
