@@ -58,42 +58,15 @@ def _harness_series(args: argparse.Namespace) -> tuple[Any, list[str] | None, st
 
 def _series(args: argparse.Namespace) -> tuple[Any, list[str] | None, str]:
     """The searched values, their time stamps (or None) and the metric's name."""
-    import csv
-
-    from pilotstats.io._source import read_text
-
     lower = args.file.lower()
     if not lower.endswith((".csv", ".csv.gz", ".tsv")) or args.format is not None:
         return _harness_series(args)
     if args.column is None:
         raise SystemExit(f"pilotstats: {args.file} is CSV; name its numeric column with --column")
-    from pilotstats.io._tables import check_delimiter
+    from pilotstats.io._tables import load_csv_series
 
-    delimiter = "\t" if lower.endswith(".tsv") else check_delimiter(args.delimiter)
-    text, label = read_text(args.file, kind="CSV")
-    reader = csv.DictReader(text.splitlines(), delimiter=delimiter)
-    try:
-        rows = list(reader)
-    except csv.Error as exc:
-        raise SystemExit(f"pilotstats: {label}: malformed CSV: {exc}") from None
-    header = list(reader.fieldnames or [])
-    if args.column not in header:
-        raise SystemExit(f"pilotstats: {label}: column {args.column!r} not found "
-                         f"(header {header})")
-    if not rows:
-        raise SystemExit(f"pilotstats: {label}: no data rows below the header")
-    values = []
-    for number, row in enumerate(rows, start=2):
-        try:
-            values.append(float(row[args.column]))
-        except (TypeError, ValueError):
-            raise SystemExit(f"pilotstats: {label}: row {number}, column {args.column}: "
-                             f"not a number: {row[args.column]!r}") from None
-    times = None
-    if args.time_column is not None:
-        if args.time_column not in rows[0]:
-            raise SystemExit(f"pilotstats: {label}: time column {args.time_column!r} not found")
-        times = [row[args.time_column] for row in rows]
+    values, times = load_csv_series(args.file, args.column, time_column=args.time_column,
+                                     delimiter="\t" if lower.endswith(".tsv") else args.delimiter)
     return values, times, args.column
 
 
