@@ -34,8 +34,8 @@ import _compiled  # noqa: F401
 import numpy as np
 
 from pilotstats.cli import _parser
+from pilotstats.cli._run_config import config_from_args, new_session
 from pilotstats.session import BenchmarkSession, SessionResult
-from pilotstats.session._cli_config import config_from_args, new_session
 from pilotstats.session._runner import parse_pi
 
 TRUE_MEAN, SIGMA = 5.0, 1.0

@@ -86,6 +86,7 @@ PUBLIC_MODULES = [
     "pilotstats.datasets",
     "pilotstats.exceptions",
     "pilotstats.results",
+    "pilotstats.demo",
 ]
 
 

@@ -660,8 +660,6 @@ EXCLUDED: dict[str, str] = {
     "f_test": "takes two CalibrationResult objects (type-checked)",
     "compare_non_nested": "takes two CalibrationResult objects (type-checked)",
     # No arguments.
-    "demo_calibration": "no arguments", "demo_wps": "no arguments",
-    "demo_smoothing": "no arguments", "demo_io": "no arguments",
     "binary_outcomes": "no arguments", "ferrari_response_times": "no arguments",
     "speed_of_light": "no arguments",
     # Formatting helpers of results (documented to format any number or None).

@@ -34,7 +34,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("pilotstats.plotting",),
     (
         "pilotstats.cli",
-        "pilotstats._demo",
         "pilotstats.demo",
         "pilotstats._compile",
         "pilotstats.__main__",

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from pilotstats.cli import main
+from pilotstats.demo import demo_repository as make_repository
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.session import BisectError, BisectResult, bisect
 from pilotstats.session import _bisect as driver
-from pilotstats.session import demo_repository as make_repository
 from pilotstats.session._bisect_git import worktree
 from pilotstats.session._bisect_sprt import (
     VOTE_ERROR_FLOOR,

@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from pilotstats.cli import main
-from pilotstats.session import BenchmarkSession
-from pilotstats.session._cli_progress import (
+from pilotstats.cli._run_progress import (
     LiveDisplay,
     duration_text,
     progress_line,
     session_eta,
     status_line,
 )
+from pilotstats.session import BenchmarkSession
 from tests.test_cli_run import LATENCY, saved_session, script
 
 ERASE = "\r\x1b[2K"

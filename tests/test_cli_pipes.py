@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pilotstats._pipes import QuietPipe
+from pilotstats.cli._pipes import QuietPipe
 from tests.test_cli import ROOT, write_pyperf
 
 pytestmark = pytest.mark.skipif(shutil.which("head") is None or shutil.which("bash") is None,
@@ -88,14 +88,14 @@ def _commands(inputs: dict[str, Path]) -> dict[str, tuple[list[str], int]]:
                    "--value", "mpps", "--higher-is-better", "--no-progress"], 0),
         "demo": (["demo"], 0),
         "run": (run, 0),
-        "warmup --help": (["warmup", "--help"], 0),
+        "compile --help": (["compile", "--help"], 0),
         "bisect --help": (["bisect", "--help"], 0),
         "--help": (["--help"], 0),
     }
 
 
 @pytest.mark.parametrize("name", ["analyze", "analyze --json", "compare", "trend",
-                                  "changepoints", "fleet", "demo", "run", "warmup --help",
+                                  "changepoints", "fleet", "demo", "run", "compile --help",
                                   "bisect --help", "--help"])
 def test_reader_gone_every_subcommand(name: str, inputs: dict[str, Path]) -> None:
     argv, status = _commands(inputs)[name]

@@ -362,7 +362,7 @@ def test_presets_hold_pilots_values() -> None:
     """Pilot's presets (cli/run_program.cc): autocorrelation limit, CI width in % of the
     mean, subsessions, round threshold. Pilot's widths are full widths; the presets hold
     half widths, so they are compared with half of Pilot's numbers."""
-    from pilotstats.session._cli import PRESETS
+    from pilotstats.cli._run import PRESETS
 
     expected: dict[str, Any] = {
         "quick": (0.8, 20.0 / 2, 30, 3.0),

@@ -1,4 +1,4 @@
-"""`python -m pilotstats warmup`, the cache location and thread-safe lazy compilation."""
+"""`python -m pilotstats compile`, the cache location and thread-safe lazy compilation."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from pilotstats import _config
+from pilotstats._compile import ENTRY_POINTS, cache_location, warmup
 from pilotstats._kernels import _jit
-from pilotstats._warmup import ENTRY_POINTS, cache_location, warmup
 from pilotstats.cli import main
 from pilotstats.exceptions import InvalidInputError
 
@@ -29,7 +29,7 @@ def test_every_entry_point_warms_without_error() -> None:
 
 def test_cli_warmup() -> None:
     with contextlib.redirect_stdout(io.StringIO()) as out:
-        status = main(["warmup", "--json"])
+        status = main(["compile", "--json"])
     data = json.loads(out.getvalue())
     assert status == 0 and data["errors"] == {} and set(data["seconds"]) == set(ENTRY_POINTS)
 

@@ -3,8 +3,8 @@ deterministic."""
 
 from __future__ import annotations
 
-from pilotstats.changepoints._demo_edm import demo_edm
-from pilotstats.regression import demo_wps
+from pilotstats.demo._changepoints import demo_edm
+from pilotstats.demo._regression import demo_wps
 
 
 def test_demo_edm() -> None:
@@ -15,7 +15,7 @@ def test_demo_edm() -> None:
 
 
 def test_demo_runs() -> None:
-    from pilotstats._demo import run_demo
+    from pilotstats.demo import run_demo
 
     report = run_demo()
     assert "subsession analysis" in report and "95 % CI" in report

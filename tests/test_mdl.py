@@ -478,7 +478,7 @@ def test_stream_edge_cases() -> None:
 
 
 def test_demo_report() -> None:
-    from pilotstats.changepoints._demo_mdl import DEMO_THROUGHPUT, demo_mdl
+    from pilotstats.demo._changepoints import DEMO_THROUGHPUT, demo_mdl
 
     text = demo_mdl()
     assert text.startswith("MDL trend analysis")

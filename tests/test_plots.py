@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 from pilotstats.changepoints import detect_changes, edm, edm_single, stable_phase
+from pilotstats.demo._regression import SAMPLE_MEASUREMENTS, SAMPLE_POPULATIONS
 from pilotstats.exceptions import InvalidInputError, MissingDependencyError
 from pilotstats.plotting._common import INSTALL_HINT, axis_label
 from pilotstats.regression import ClosedNetworkModel, calibrate, wps
-from pilotstats.regression._demo_calibration import SAMPLE_MEASUREMENTS, SAMPLE_POPULATIONS
 from pilotstats.results import format_number, time_scale, value_scale
 from pilotstats.smoothing import analyze_regions, divergence_regions
 

@@ -227,7 +227,8 @@ def _bisect_result() -> Any:
     import sys
     import tempfile
 
-    from pilotstats.session import bisect, demo_repository
+    from pilotstats.demo import demo_repository
+    from pilotstats.session import bisect
 
     folder = tempfile.mkdtemp() + "/repo"
     commits = demo_repository(folder, commits=3, culprit=2, growth=3.0)

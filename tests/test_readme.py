@@ -17,8 +17,12 @@ def test_readme_has_examples() -> None:
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_block_runs(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_readme_block_runs(index: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    # Files the examples write (figures) go to a temporary folder, not the repository;
+    # the examples' relative paths into tests/data still resolve.
+    (tmp_path / "tests").symlink_to(README.parent / "tests", target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
     code = compile(BLOCKS[index], f"README.md block {index}", "exec")
     exec(code, {"__name__": "__readme__"})
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from pilotstats.autocorrelation import TwoLevelResult, two_level_analysis
+from pilotstats.cli._run import PRESETS
 from pilotstats.session import BenchmarkSession, PerformanceIndex
-from pilotstats.session._cli import PRESETS
 from pilotstats.session._rounds import RoundSeries, grid_points
 
 TRUE_MEAN, SIGMA = 5.0, 1.0
@@ -269,7 +269,7 @@ def test_short_rounds_coverage() -> None:
 
 def test_cli_chooses_the_warmup_removal() -> None:
     from pilotstats.cli import _parser
-    from pilotstats.session._cli_config import config_from_args
+    from pilotstats.cli._run_config import config_from_args
 
     def options(*extra: str) -> dict[str, Any]:
         args = _parser().parse_args(["run", "--pi", "x,,0", *extra, "--", "prog"])

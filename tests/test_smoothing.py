@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pilotstats._kernels import smoothing as kernels
+from pilotstats.demo._smoothing import demo_smoothing
 from pilotstats.exceptions import (
     EmptyGroupError,
     InvalidInputError,
@@ -28,7 +29,6 @@ from pilotstats.smoothing import (
     analyze_regions,
     contributors,
     crossovers,
-    demo_smoothing,
     divergence_regions,
     sma,
 )

@@ -303,7 +303,7 @@ def test_docstring_examples() -> None:
 
 
 def test_demo_report() -> None:
-    from pilotstats.changepoints._demo import demo_stable_phase, warmup_sample
+    from pilotstats.demo._changepoints import demo_stable_phase, warmup_sample
 
     report = demo_stable_phase()
     assert "stable phase [" in report and "method='pilot'" in report

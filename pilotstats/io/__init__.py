@@ -36,7 +36,6 @@ import numpy as np
 
 from pilotstats.exceptions import FormatError, InvalidInputError
 from pilotstats.io._asv_history import load_asv_history
-from pilotstats.io._demo import demo_io
 from pilotstats.io._harness import (
     load_asv,
     load_criterion,
@@ -62,7 +61,6 @@ __all__ = [
     "Measurements",
     "PilotBaseline",
     "PilotBaselineRecord",
-    "demo_io",
     "detect_format",
     "load",
     "load_asv",

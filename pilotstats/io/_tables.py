@@ -186,6 +186,30 @@ def load_csv(
                         metadata={name: dict(meta) for name in dict.fromkeys(names)})
 
 
+def load_csv_series(source: Source, column: str, *, time_column: str | None = None,
+                    delimiter: str = ",") -> tuple[npt.NDArray[np.float64], list[str] | None]:
+    """One numeric column of a CSV (finite numbers, rows in order) and, with
+    ``time_column``, the text of that column in each row (time stamps, e.g. for records).
+
+    The same reading, checks and messages as :func:`load_csv`.
+
+    Examples
+    --------
+    >>> load_csv_series("t,ms\\n1,2.5\\n2,2.7\\n", "ms", time_column="t")
+    (array([2.5, 2.7]), ['1', '2'])
+    """
+    header, rows, label = _rows(source, delimiter)
+    i_value = int(_column_index(header, column, label, "value") or 0)
+    i_time = _column_index(header, time_column, label, "time")
+    if not rows:
+        fail(label, None, "no data rows below the header")
+    short = next((i for i, row in enumerate(rows) if len(row) < len(header)), None)
+    if short is not None:
+        fail(label, f"row {short + 2}", f"has {len(rows[short])} cells, header has {len(header)}")
+    values = _numeric_column(rows, i_value, column, label)
+    return values, None if i_time is None else [row[i_time] for row in rows]
+
+
 @dataclass(frozen=True, slots=True)
 class BaselineStatistics(Result):
     """One baseline of Pilot: count, mean and variance (and unit-reading extras).

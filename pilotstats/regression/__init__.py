@@ -2,8 +2,6 @@
 calibration of performance models by generalised least squares."""
 
 from pilotstats.regression._confidence_region import ConfidenceRegion
-from pilotstats.regression._demo import demo_wps
-from pilotstats.regression._demo_calibration import demo_calibration
 from pilotstats.regression._residual_diagnostics import ResidualDiagnostics
 from pilotstats.regression.calibration import (
     CalibrationResult,
@@ -64,8 +62,6 @@ __all__: list[str] = [
     "calibrate",
     "compare_non_nested",
     "compare_polynomials",
-    "demo_calibration",
-    "demo_wps",
     "design_diagnostics",
     "f_test",
     "mva",

@@ -46,7 +46,6 @@ temporary git worktrees.
 """
 
 from pilotstats.session._bisect import bisect
-from pilotstats.session._bisect_demo import demo_repository
 from pilotstats.session._bisect_git import BisectError
 from pilotstats.session._bisect_results import BisectProbe, BisectResult
 from pilotstats.session._controller import BenchmarkSession
@@ -66,7 +65,6 @@ __all__ = [
     "SessionProgress",
     "SessionResult",
     "bisect",
-    "demo_repository",
     "run_session",
     "trim_warmup",
 ]

@@ -305,7 +305,7 @@ def bisect(
     three times the work from its fourth commit on:
 
     >>> import sys, tempfile
-    >>> from pilotstats.session import demo_repository
+    >>> from pilotstats.demo import demo_repository
     >>> folder = tempfile.mkdtemp() + "/repo"
     >>> commits = demo_repository(folder, commits=6, culprit=3, growth=3.0)
     >>> result = bisect(commits[0], commits[-1], [sys.executable, "bench.py"],

@@ -27,7 +27,7 @@ class BisectError(PilotStatsError, RuntimeError):
     --------
     >>> import sys, tempfile
     >>> from pilotstats.session import BisectError, bisect
-    >>> from pilotstats.session import demo_repository
+    >>> from pilotstats.demo import demo_repository
     >>> folder = tempfile.mkdtemp() + "/repo"
     >>> commits = demo_repository(folder, commits=3)
     >>> try:

@@ -63,7 +63,7 @@ class BisectProbe(Result):
 
     >>> import sys, tempfile
     >>> from pilotstats.session import bisect
-    >>> from pilotstats.session import demo_repository
+    >>> from pilotstats.demo import demo_repository
     >>> folder = tempfile.mkdtemp() + "/repo"
     >>> commits = demo_repository(folder, commits=3, culprit=2, growth=3.0)
     >>> result = bisect(commits[0], commits[-1], [sys.executable, "bench.py"],
@@ -151,7 +151,7 @@ class BisectResult(Result):
 
     >>> import sys, tempfile
     >>> from pilotstats.session import bisect
-    >>> from pilotstats.session import demo_repository
+    >>> from pilotstats.demo import demo_repository
     >>> folder = tempfile.mkdtemp() + "/repo"
     >>> commits = demo_repository(folder, commits=4, culprit=None)
     >>> result = bisect(commits[0], commits[-1], [sys.executable, "bench.py"],

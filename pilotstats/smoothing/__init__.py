@@ -9,7 +9,6 @@ frame-level pipeline :func:`analyze_regions`. Figures: :mod:`pilotstats.plotting
 
 from pilotstats.smoothing._analysis import DivergenceAnalysis, analyze_regions
 from pilotstats.smoothing._contributors import Contributors, contributors
-from pilotstats.smoothing._demo import demo_smoothing
 from pilotstats.smoothing._presets import (
     PRESETS,
     TOKIO_HIGHER_IS_WORSE,
@@ -36,7 +35,6 @@ __all__ = [
     "analyze_regions",
     "contributors",
     "crossovers",
-    "demo_smoothing",
     "divergence_regions",
     "read_tokio_summaries",
     "sma",

@@ -1,4 +1,4 @@
-"""Demonstration of model calibration on an embedded sample (for ``python -m pilotstats demo``)."""
+"""Regression sections of the demonstration: work per second and model calibration."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ import warnings
 import numpy as np
 
 from pilotstats.exceptions import LabelSwitchingWarning
-from pilotstats.regression.calibration import calibrate
-from pilotstats.regression.model_comparison import f_test
-from pilotstats.regression.network_model import ClosedNetworkModel
+from pilotstats.regression import ClosedNetworkModel, calibrate, f_test
+from pilotstats.session import run_session
 
-__all__ = ["demo_calibration"]
+__all__ = ["SAMPLE_MEASUREMENTS", "SAMPLE_POPULATIONS", "demo_calibration", "demo_wps"]
 
 #: Populations of the embedded experiment (think time 10 s).
 SAMPLE_POPULATIONS = (1, 4, 7, 10, 13, 16, 19)
@@ -28,6 +27,65 @@ SAMPLE_MEASUREMENTS = (
     (3.97951, 10.3165, 40.708, 0.246053),
     (3.95415, 11.7388, 50.0345, 0.250526),
 )
+
+
+def demo_wps() -> str:
+    """Return a short report: a simulated benchmark session and a WPS fit.
+
+    The workload is simulated (seeded, so the report is deterministic): every round has a
+    20 ms setup, a 30 ms warm-up three times faster than the stable phase, the stable phase
+    at 200 000 ops/s and a 10 ms cool-down, plus 10 ms of Gaussian noise. The true model is
+    ``t = -0.035 s + w / 200000``.
+
+    Returns
+    -------
+    str
+        A few lines: the session's stopping point and throughput interval, the overhead
+        ``alpha``, and the naive ``sum(w)/sum(t)`` estimate for contrast.
+
+    Notes
+    -----
+    Complexity: A fixed small example: well under a second once compiled.
+
+    Examples
+    --------
+    >>> print(demo_wps().splitlines()[0])
+    WPS demo: simulated workload, true stable throughput 2e+05 op/s, alpha = -35 ms
+    """
+    v = 2e5
+    rng = np.random.default_rng(2026)
+
+    def workload(work: float | None) -> float:
+        amount = float(work or 0.0)
+        w_warmup = min(amount, 0.03 * 3.0 * v)
+        rest = amount - w_warmup
+        w_cooldown = min(rest, 0.005 * v)
+        rest -= w_cooldown
+        duration = 0.02 + w_warmup / (3.0 * v) + rest / v + w_cooldown / (0.5 * v)
+        return max(duration + float(rng.normal(0.0, 0.01)), 1e-4)
+
+    result = run_session(
+        workload,
+        1e6,
+        min_round_duration=0.3,
+        target_initial_time=2.0,
+        half_width_percent=2.5,
+        unit="op",
+    )
+    fit = result.wps
+    lines = [
+        "WPS demo: simulated workload, true stable throughput 2e+05 op/s, alpha = -35 ms",
+        f"session: {result.n_rounds} rounds, {result.total_duration:.1f} s of rounds, "
+        f"stop reason {result.stop_reason}",
+    ]
+    if fit is not None:
+        lines.append(f"fit: {fit}")
+        lines.append(
+            f"prediction error relative to total time: WPS {fit.relative_error:.2%}, "
+            f"naive sum(w)/sum(t) = {fit.naive_throughput:.4g} op/s: "
+            f"{fit.naive_relative_error:.2%}"
+        )
+    return "\n".join(lines)
 
 
 def demo_calibration() -> str:

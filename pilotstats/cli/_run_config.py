@@ -117,7 +117,8 @@ def _read_baseline(path: str, pis: list[IndexColumn]) -> list[Baseline | None]:
     return baselines
 
 
-def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
+def _program(args: argparse.Namespace) -> list[str]:
+    """The benchmark command given after ``--``."""
     program = list(args.program)
     if program and program[0] == "--":
         program = program[1:]
@@ -126,6 +127,12 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
     if not program:
         raise UsageError("give the benchmark command after --, e.g. pilotstats run --pi "
                           "latency,ms,0 -- ./bench %WORK_AMOUNT%")
+    return program
+
+
+def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The run configuration (JSON-safe) of a new ``pilotstats run``; UsageError if bad."""
+    program = _program(args)
     work = _work_range(args.work)
     if work is None and any(WORK_AMOUNT in arg for arg in program):
         raise UsageError(f"{WORK_AMOUNT} appears in the command but -w MIN,MAX is not given")
@@ -164,39 +171,46 @@ def config_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "higher_is_better": sorted(higher | {p.name for p in pis if p.index_type == "ratio"}),
         "baseline_file": args.baseline,
         "elapsed": 0.0,
-        "session_options": {
-            "max_work": None if work is None else work[1],
-            "min_work": 1.0 if work is None else work[0],
-            "initial_work": None if work is None else work[0],
-            "half_width_percent": (
-                percent if percent is not None else preset["half_width_percent"]
-            ),
-            "readings_half_width_percent": percent,
-            "readings_half_width": args.half_width,
-            "unit_readings_half_width_percent": percent,
-            "unit_readings_half_width": args.half_width,
-            "confidence_level": args.confidence_level,
-            "autocorrelation_limit": (
-                args.autocorrelation_limit if args.autocorrelation_limit is not None
-                else preset["autocorrelation_limit"]
-            ),
-            "min_rounds": args.min_rounds,
-            "max_rounds": args.max_rounds,
-            "max_duration": args.max_duration,
-            "min_round_duration": min_round,
-            "wps_analysis": bool(args.wps),
-            "readings_min_subsessions": int(
-                args.min_subsessions if args.min_subsessions is not None
-                else preset["min_subsessions"]
-            ),
-            "unit_readings_min_subsessions": int(
-                args.min_subsessions if args.min_subsessions is not None
-                else preset["min_subsessions"]
-            ),
-            "min_size": args.min_size,
-            "warmup_removal": args.warmup_removal,
-            "unit": args.work_unit,
-        },
+        "session_options": _session_options(args, work, percent, min_round),
+    }
+
+
+def _session_options(args: argparse.Namespace, work: list[float] | None,
+                     percent: float | None, min_round: float | None) -> dict[str, Any]:
+    """The keyword arguments of :class:`BenchmarkSession` set by the options and preset."""
+    preset = PRESETS[args.preset]
+    return {
+        "max_work": None if work is None else work[1],
+        "min_work": 1.0 if work is None else work[0],
+        "initial_work": None if work is None else work[0],
+        "half_width_percent": (
+            percent if percent is not None else preset["half_width_percent"]
+        ),
+        "readings_half_width_percent": percent,
+        "readings_half_width": args.half_width,
+        "unit_readings_half_width_percent": percent,
+        "unit_readings_half_width": args.half_width,
+        "confidence_level": args.confidence_level,
+        "autocorrelation_limit": (
+            args.autocorrelation_limit if args.autocorrelation_limit is not None
+            else preset["autocorrelation_limit"]
+        ),
+        "min_rounds": args.min_rounds,
+        "max_rounds": args.max_rounds,
+        "max_duration": args.max_duration,
+        "min_round_duration": min_round,
+        "wps_analysis": bool(args.wps),
+        "readings_min_subsessions": int(
+            args.min_subsessions if args.min_subsessions is not None
+            else preset["min_subsessions"]
+        ),
+        "unit_readings_min_subsessions": int(
+            args.min_subsessions if args.min_subsessions is not None
+            else preset["min_subsessions"]
+        ),
+        "min_size": args.min_size,
+        "warmup_removal": args.warmup_removal,
+        "unit": args.work_unit,
     }
 
 

@@ -31,16 +31,16 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from pilotstats.cli._run_baseline import regressions as baseline_verdict
+from pilotstats.cli._run_baseline import run_values
+from pilotstats.cli._run_config import PRESETS, UsageError, config_from_args, new_session
+from pilotstats.cli._run_output import export, summary_result
+from pilotstats.cli._run_progress import LiveDisplay
 from pilotstats.exceptions import InvalidInputError, PilotStatsError, SessionStateError
 from pilotstats.results import format_number
 from pilotstats.session import (
     BenchmarkSession,
 )
-from pilotstats.session._cli_baseline import regressions as baseline_verdict
-from pilotstats.session._cli_baseline import run_values
-from pilotstats.session._cli_config import PRESETS, UsageError, config_from_args, new_session
-from pilotstats.session._cli_output import export, summary_result
-from pilotstats.session._cli_progress import LiveDisplay
 from pilotstats.session._endings import (
     EXIT_OUT_OF_SPACE,
     EXIT_PROGRAM_FAILED,
@@ -76,9 +76,10 @@ from pilotstats.session._statefiles import (
     write_file,
 )
 
-__all__ = ["PRESETS", "add_run_parser", "run_command"]
+__all__ = ["PRESETS", "add_parser", "run"]
 
-def add_run_parser(commands: Any) -> None:
+
+def add_parser(commands: Any) -> None:
     """Register the ``run`` subcommand on the ``pilotstats`` subparsers."""
     run = commands.add_parser(
         "run",
@@ -110,6 +111,12 @@ def add_run_parser(commands: Any) -> None:
     run.add_argument("--duration-column", type=int, default=None, metavar="COL",
                      help="column (0-based) holding the round duration in seconds, summed "
                      "over the round's lines (default: the program's wall-clock time)")
+    _add_target_options(run)
+    _add_program_options(run)
+
+
+def _add_target_options(run: argparse.ArgumentParser) -> None:
+    """The statistical requirements and limits of ``run``."""
     run.add_argument("--preset", choices=tuple(PRESETS), default="quick",
                      help="statistical requirements (default quick; see above)")
     run.add_argument("--half-width", type=float, default=None, metavar="E",
@@ -145,6 +152,10 @@ def add_run_parser(commands: Any) -> None:
                      help="the work-per-second throughput interval must be met (needs -w)")
     run.add_argument("--work-unit", default="units", metavar="U",
                      help="label of the unit of work (default units)")
+
+
+def _add_program_options(run: argparse.ArgumentParser) -> None:
+    """How ``run`` starts the program, compares with a baseline and stores its results."""
     run.add_argument("--valid-rc", default="0", metavar="RC[,RC...]",
                      help="exit statuses of the program that count as success (default 0)")
     run.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
@@ -415,7 +426,7 @@ def _prepare(args: argparse.Namespace, err: TextIO) -> tuple[
     return directory, config, session, lock
 
 
-def run_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run the ``run`` subcommand; return its exit status (see the module docstring)."""
     out, err = sys.stdout, sys.stderr
     with StopSignals() as signals:

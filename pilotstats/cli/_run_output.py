@@ -1,4 +1,4 @@
-"""What ``pilotstats run`` writes: CSV tables and the summary (the live display: _cli_progress).
+"""What ``pilotstats run`` writes: CSV tables and the summary (the live display: _run_progress).
 
 Every output file is written atomically through
 :func:`pilotstats.session._statefiles.write_file` (no symbolic links followed). A WPS

@@ -1,4 +1,4 @@
-"""Demonstration of the smoothing pillar on an embedded synthetic sample."""
+"""Smoothing section of the demonstration: divergence regions of a synthetic year of probes."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from pilotstats.results import format_number
+from pilotstats.smoothing import analyze_regions, crossovers, sma
 
 __all__ = ["demo_smoothing", "synthetic_probes"]
 
@@ -65,15 +66,11 @@ def demo_smoothing() -> str:
 
     Examples
     --------
-    >>> from pilotstats.smoothing import demo_smoothing
+    >>> from pilotstats.demo._smoothing import demo_smoothing
     >>> print(demo_smoothing())  # doctest: +ELLIPSIS
     Smoothing (SC'18 divergence regions) on a synthetic year of daily probes
     ...
     """
-    from pilotstats.smoothing._analysis import analyze_regions
-    from pilotstats.smoothing._regions import crossovers
-    from pilotstats.smoothing._sma import sma
-
     frame = synthetic_probes()
     fs_a = frame[frame["platform"] == "fs-a"]
     short = sma(fs_a["time"], fs_a["perf"].to_numpy(), "14D")

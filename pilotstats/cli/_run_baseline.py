@@ -25,9 +25,9 @@ import numpy as np
 from pilotstats._typing import WarmupRemoval
 from pilotstats.autocorrelation import compare_runs
 from pilotstats.autocorrelation.two_level import TwoLevelResult
+from pilotstats.cli._run_config import baseline_items
 from pilotstats.results import format_number
 from pilotstats.session import BenchmarkSession, IndexAnalysis, SessionResult
-from pilotstats.session._cli_config import baseline_items
 from pilotstats.session._runner import IndexColumn
 from pilotstats.session._warmup import stable_range
 

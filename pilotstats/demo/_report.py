@@ -1,8 +1,4 @@
-"""The main demonstration printed by ``python -m pilotstats demo``.
-
-Each section analyses an embedded sample and returns readable text; sections are added as
-pillars land.
-"""
+"""The whole report of ``python -m pilotstats demo`` and its autocorrelation section."""
 
 from __future__ import annotations
 
@@ -14,6 +10,10 @@ from pilotstats.autocorrelation import (
     subsession_analysis,
 )
 from pilotstats.datasets import ferrari_response_times
+from pilotstats.demo._changepoints import demo_edm, demo_mdl, demo_stable_phase
+from pilotstats.demo._io import demo_io
+from pilotstats.demo._regression import demo_calibration, demo_wps
+from pilotstats.demo._smoothing import demo_smoothing
 
 __all__ = ["demo_autocorrelation", "run_demo"]
 
@@ -38,29 +38,28 @@ def demo_autocorrelation() -> str:
     return "\n".join(lines)
 
 
-def _sections() -> list[Callable[[], str]]:
-    from pilotstats.changepoints._demo import demo_stable_phase
-    from pilotstats.changepoints._demo_edm import demo_edm
-    from pilotstats.changepoints._demo_mdl import demo_mdl
-    from pilotstats.io import demo_io
-    from pilotstats.regression import demo_calibration, demo_wps
-    from pilotstats.smoothing import demo_smoothing
-
-    return [
-        demo_autocorrelation,
-        demo_edm,
-        demo_stable_phase,
-        demo_mdl,
-        demo_wps,
-        demo_calibration,
-        demo_smoothing,
-        demo_io,
-    ]
+#: The sections of the report, in order.
+SECTIONS: tuple[Callable[[], str], ...] = (
+    demo_autocorrelation,
+    demo_edm,
+    demo_stable_phase,
+    demo_mdl,
+    demo_wps,
+    demo_calibration,
+    demo_smoothing,
+    demo_io,
+)
 
 
 def run_demo() -> str:
-    """Return the whole demonstration report."""
+    """Return the whole demonstration report.
+
+    Returns
+    -------
+    str
+        A title, then one section per pillar, separated by blank lines.
+    """
     header = "pilotstats demonstration: statistically honest performance measurements"
     parts = [f"{header}\n{'=' * len(header)}"]
-    parts.extend(section() for section in _sections())
+    parts.extend(section() for section in SECTIONS)
     return "\n\n".join(parts)

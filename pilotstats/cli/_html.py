@@ -1,4 +1,4 @@
-"""``--html FILE`` of ``pilotstats analyze``, ``compare`` and ``trend`` (see :mod:`pilotstats.cli`).
+"""``--html FILE`` of ``pilotstats analyze``, ``compare`` and ``trend``.
 
 Each writes one self-contained page (:mod:`pilotstats.analysis._html_reports`) with the
 exact command line (``args.command_line``, recorded by :func:`pilotstats.cli.main`) and the
@@ -30,11 +30,11 @@ def write_analyze_html(args: argparse.Namespace, targets: Sequence[tuple[str, Se
     """The page of ``pilotstats analyze``: every measurement's analysis and samples."""
     from pilotstats.analysis._html import write_page
     from pilotstats.analysis._html_reports import analysis_page
-    from pilotstats.cli import _load
+    from pilotstats.cli._files import load
 
     measurements = []
     for _, files in targets:
-        loaded = [_load(path, args) for path in files]
+        loaded = [load(path, args) for path in files]
         measurements.append(loaded[0] if len(loaded) == 1 else loaded)
     headings = [None if len(targets) == 1 and len(files) == 1 else
                 files[0] if len(files) == 1 else f"{len(files)} files: {', '.join(files)}"

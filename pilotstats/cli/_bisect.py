@@ -1,4 +1,4 @@
-"""``pilotstats bisect --good REV --bad REV [options] -- PROGRAM ARGS...`` (hooked into the CLI).
+"""``pilotstats bisect --good REV --bad REV [options] -- PROGRAM ARGS...``.
 
 Writes into ``--output DIR``: ``bisect.json`` (the state, after every run; ``--resume``
 continues from it), and at the end ``result.json``, ``result.csv`` (one row per measured
@@ -20,7 +20,7 @@ import signal
 import sys
 from typing import Any
 
-__all__ = ["EXIT_FOUND", "EXIT_INCONCLUSIVE", "add_bisect_parser", "run_bisect"]
+__all__ = ["EXIT_FOUND", "EXIT_INCONCLUSIVE", "add_parser", "run"]
 
 #: Exit status: the first bad commit was found (a regression, as ``compare``'s 1).
 EXIT_FOUND = 1
@@ -28,7 +28,7 @@ EXIT_FOUND = 1
 EXIT_INCONCLUSIVE = 5
 
 
-def add_bisect_parser(commands: Any) -> None:
+def add_parser(commands: Any) -> None:
     """Register ``bisect`` on the subparsers of the main parser."""
     parser = commands.add_parser(
         "bisect",
@@ -79,7 +79,6 @@ def add_bisect_parser(commands: Any) -> None:
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="seed of the random order of interleaved runs")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-    parser.set_defaults(bisect_handler=run_bisect)
 
 
 def _write(path: str, text: str) -> None:
@@ -87,7 +86,7 @@ def _write(path: str, text: str) -> None:
         handle.write(text)
 
 
-def run_bisect(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """``pilotstats bisect``: print the verdict, write the result files, return the status."""
     from pilotstats.exceptions import InvalidInputError
     from pilotstats.session._bisect import bisect

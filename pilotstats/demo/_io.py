@@ -1,10 +1,13 @@
-"""Demonstration section for ``python -m pilotstats demo``: a real pyperf result, analysed."""
+"""Harness section of the demonstration: a real pyperf result, loaded and analysed."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+
+from pilotstats.analysis import analyze
+from pilotstats.io import load_pyperf
 
 __all__ = ["demo_io"]
 
@@ -44,9 +47,6 @@ def demo_io() -> str:
     >>> print(demo_io().splitlines()[0])
     Benchmark harnesses: a real pyperf result (4 processes x 5 values, 3 warm-ups each)
     """
-    from pilotstats.analysis import analyze
-    from pilotstats.io import load_pyperf
-
     measurements = load_pyperf(_document())
     report = analyze(measurements)
     kept = measurements.without_warmups().time_per_work

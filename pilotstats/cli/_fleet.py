@@ -1,8 +1,7 @@
-"""Subcommands ``pilotstats fleet`` and ``pilotstats warmup`` (hooked into :mod:`pilotstats.cli`).
+"""``pilotstats fleet SOURCE``: trends of many series, as a CSIT trending dashboard.
 
-``fleet`` analyses every series of an asv results folder or a long CSV/Parquet table and
-prints the CSIT trending dashboard (worst regression first); exit status 1 when any series
-has a new regression. ``warmup`` compiles every numba kernel into the on-disk cache.
+Analyses every series of an asv results folder or a long CSV/Parquet table and prints the
+dashboard (worst regression first); exit status 1 when any series has a new regression.
 """
 
 from __future__ import annotations
@@ -12,11 +11,11 @@ import json
 import sys
 from typing import Any
 
-__all__ = ["add_commands"]
+__all__ = ["add_parser", "run"]
 
 
-def add_commands(commands: Any) -> None:
-    """Register ``fleet`` and ``warmup`` on the subparsers of the main parser."""
+def add_parser(commands: Any) -> None:
+    """Register ``fleet`` on the subparsers of the main parser."""
     fleet = commands.add_parser(
         "fleet", help="trends of many series (asv results folder, long CSV/Parquet table); "
         "exit status 1 on a new regression")
@@ -47,15 +46,9 @@ def add_commands(commands: Any) -> None:
                        help="also write the per-series results as Parquet (needs pyarrow)")
     fleet.add_argument("--json", action="store_true", help="print JSON instead of a table")
     fleet.add_argument("--no-progress", action="store_true", help="no progress bar")
-    fleet.set_defaults(fleet_handler=run_fleet)
-
-    warmup = commands.add_parser(
-        "warmup", help="compile every numba kernel into the on-disk cache (for images and CI)")
-    warmup.add_argument("--json", action="store_true", help="print JSON instead of text")
-    warmup.set_defaults(fleet_handler=run_warmup)
 
 
-def run_fleet(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """``pilotstats fleet``: print the dashboard; 1 when any series has a new regression."""
     from pathlib import Path
 
@@ -103,14 +96,3 @@ def _asv_table(source: Any) -> tuple[Any, dict[str, Any], str | None]:
     return (table, {"by": ["machine", "env", "benchmark"], "order": "date", "value": "value"},
             str(table.attrs.get("commit_order", "")) or None)
 
-
-def run_warmup(args: argparse.Namespace) -> int:
-    """``pilotstats warmup``: compile the kernels, print each entry point's time."""
-    from pilotstats._warmup import warmup
-
-    report = warmup()
-    if args.json:
-        print(json.dumps(report.to_dict(), indent=2, allow_nan=False))
-    else:
-        print(report)
-    return 0
