@@ -36,12 +36,12 @@ import pandas as pd
 import matplotlib
 import matplotlib.pyplot as plt
 
-from pilotstats.datasets import tokio_summaries
+from pilotstats.datasets import read_tokio_summaries, tokio_summaries
 from pilotstats.exceptions import DatasetDownloadError, MissingDependencyError
 from pilotstats.smoothing import (
     TOKIO_METRIC_LABELS, TOKIO_PLATFORM_LABELS, analyze_regions, crossovers,
     divergence_regions, plot_contributor_ranking, plot_timeline, plot_umami,
-    read_tokio_summaries, sma,
+    sma,
 )
 
 try:

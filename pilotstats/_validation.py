@@ -9,6 +9,7 @@ says what was wrong and what is needed.
 
 from __future__ import annotations
 
+import datetime
 import math
 import numbers
 import re
@@ -484,3 +485,25 @@ def check_stream_values(values: Any) -> Float64Array1D:
             f"{values!r}; use append(value) to add one value"
         )
     return as_float_array(values, "values", min_length=0)
+
+
+# --- sio: smoothing, io, datasets, analysis ---
+
+
+def check_tz(tz: Any, name: str) -> str | datetime.tzinfo:
+    """Return ``tz`` if pandas accepts it as a time zone, else raise InvalidInputError."""
+    import pandas as pd
+
+    if isinstance(tz, (str, datetime.tzinfo)):
+        try:
+            pd.Timestamp("2000-01-01").tz_localize(tz)
+        except Exception as exc:
+            raise InvalidInputError(
+                f"{name} must be a time-zone name such as 'UTC' or 'America/Los_Angeles', "
+                f"got {_describe(tz)} ({exc})"
+            ) from exc
+        return tz
+    raise InvalidInputError(
+        f"{name} must be a time-zone name such as 'UTC' or 'America/Los_Angeles', "
+        f"got {_describe(tz)}"
+    )

@@ -146,7 +146,7 @@ def test_tokio_auto_metrics_rank_real_contributors(datasets_dir: Path) -> None:
     """The TOKIO year without the preset's metric list (issue 25's reproduction)."""
     import warnings
 
-    from pilotstats.smoothing import read_tokio_summaries
+    from pilotstats.datasets import read_tokio_summaries
 
     frame = read_tokio_summaries(datasets_dir / "tokio")
     with warnings.catch_warnings():

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pilotstats.datasets import tokio_sample
-from pilotstats.smoothing import crossovers, divergence_regions, read_tokio_summaries, sma
+from pilotstats.datasets import read_tokio_summaries, tokio_sample
+from pilotstats.smoothing import crossovers, divergence_regions, sma
 
 LA = "America/Los_Angeles"
 PERF = "darshan_agg_perf_by_slowest_posix"

@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pilotstats.datasets import read_tokio_summaries
 from pilotstats.smoothing import (
     analyze_regions,
     crossovers,
     divergence_regions,
-    read_tokio_summaries,
     sma,
 )
 

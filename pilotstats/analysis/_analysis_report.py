@@ -326,7 +326,7 @@ class AnalysisReport(Result):
         return "\n".join([render_table(header, rows), *notes])
 
     def _repr_html_(self) -> str:
-        from pilotstats.analysis._frames import report_html
+        from pilotstats._html import report_html
 
         header, rows, notes = self._table_parts()
         title = f"Analysis of {len(self)} benchmark(s)" + (f" ({self.source})" if self.source

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from pilotstats import _config
+import pilotstats._config as _config
 from pilotstats._validation import check_bool, check_confidence_level, check_real
 from pilotstats.analysis._analysis_report import AnalysisReport, BenchmarkAnalysis
 from pilotstats.analysis._forks import joint_stable_phases

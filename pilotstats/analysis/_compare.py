@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, SupportsIndex, overload
 
-from pilotstats import _config
+import pilotstats._config as _config
 from pilotstats._protocols import select_items
 from pilotstats._validation import check_bool, check_choice, check_confidence_level, check_real
 from pilotstats.analysis._analyze import (
@@ -304,7 +304,7 @@ class ComparisonReport(Result):
         return "\n".join([render_table(header, rows), *notes])
 
     def _repr_html_(self) -> str:
-        from pilotstats.analysis._frames import report_html
+        from pilotstats._html import report_html
 
         header, rows, notes = self._table_parts()
         return report_html(f"Comparison of {len(self)} benchmark(s): baseline vs new",

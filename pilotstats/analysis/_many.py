@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from pilotstats import _config
+import pilotstats._config as _config
 from pilotstats._typing import FleetEngine
 from pilotstats._validation import check_bool, check_choice, check_int
 from pilotstats.exceptions import ClusterError, InvalidInputError, MissingDependencyError

@@ -173,7 +173,7 @@ class TrendReport(Result):
         return render_table(*self._table_parts())
 
     def _repr_html_(self) -> str:
-        from pilotstats.analysis._frames import report_html
+        from pilotstats._html import report_html
 
         return report_html(f"Trend of {len(self.benchmarks)} benchmark(s) over "
                            f"{len(self.labels)} results (MDL levels)", *self._table_parts())

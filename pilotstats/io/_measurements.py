@@ -441,7 +441,7 @@ class Measurements:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        from pilotstats.analysis._frames import report_html
+        from pilotstats._html import report_html
 
         return report_html(repr(self), ["benchmark", "samples", "warm-ups", "runs",
                                         "mean per work unit"], self._summary_rows())

@@ -52,7 +52,7 @@ def fail(label: str, path: str | None, problem: str) -> NoReturn:
 
 
 def _limit(label: str, limit: str, size: int, what: str) -> NoReturn:
-    from pilotstats import _config
+    import pilotstats._config as _config
 
     value = getattr(_config, limit)
     raise InputLimitError(
@@ -65,7 +65,7 @@ def check_size(label: str, size: int, limit: str = "MAX_INPUT_BYTES",
                what: str | None = None) -> None:
     """Raise :class:`InputLimitError` when ``size`` exceeds the tunable ``limit`` of
     :mod:`pilotstats._config`."""
-    from pilotstats import _config
+    import pilotstats._config as _config
 
     if size > getattr(_config, limit):
         _limit(label, limit, size, what or f"the input ({size:,} bytes)")
@@ -107,7 +107,7 @@ def read_file(path: str | os.PathLike[str], *, kind: str = "input") -> bytes:
     The file is opened without blocking (a FIFO cannot hang the call) and its type checked
     on the open descriptor (a link to ``/dev/zero`` is refused, not read for ever).
     """
-    from pilotstats import _config
+    import pilotstats._config as _config
 
     label = os.fspath(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -138,7 +138,7 @@ def gunzip(raw: bytes, label: str) -> bytes:
     import io
     import zlib
 
-    from pilotstats import _config
+    import pilotstats._config as _config
 
     limit = _config.MAX_DECOMPRESSED_BYTES
     try:
@@ -178,7 +178,7 @@ def read_text(source: Source, *, kind: str = "JSON") -> tuple[str, str]:
     bytes and open files hold at most as many, and gzip data decompress to at most
     ``_config.MAX_DECOMPRESSED_BYTES`` bytes; beyond, :class:`InputLimitError`.
     """
-    from pilotstats import _config
+    import pilotstats._config as _config
 
     if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
         path = os.fspath(source)
@@ -221,7 +221,7 @@ def folder_files(root: str | os.PathLike[str], pattern: str, *, recursive: bool 
     ``_config.MAX_FOLDER_FILES`` of them. Entries that are not regular files (FIFOs, devices,
     sockets, also behind a link) raise :class:`InputLimitError` naming them, instead of
     hanging or reading for ever."""
-    from pilotstats import _config
+    import pilotstats._config as _config
 
     found: list[Path] = []
     walk = Path(root).rglob if recursive else Path(root).glob
@@ -244,7 +244,7 @@ def folder_files(root: str | os.PathLike[str], pattern: str, *, recursive: bool 
 
 def check_name(name: str, label: str, what: str = "benchmark name") -> str:
     """Return ``name`` when it is at most ``_config.MAX_NAME_LENGTH`` characters long."""
-    from pilotstats import _config
+    import pilotstats._config as _config
 
     if len(name) > _config.MAX_NAME_LENGTH:
         _limit(label, "MAX_NAME_LENGTH", len(name),

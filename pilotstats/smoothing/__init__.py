@@ -26,12 +26,9 @@ from pilotstats.smoothing._presets import (
 )
 from pilotstats.smoothing._regions import Crossovers, Regions, crossovers, divergence_regions
 from pilotstats.smoothing._sma import sma
-from pilotstats.smoothing._tokio import SC18_DATE_RANGE, TOKIO_FILES, read_tokio_summaries
 
 __all__ = [
     "PRESETS",
-    "SC18_DATE_RANGE",
-    "TOKIO_FILES",
     "TOKIO_HIGHER_IS_WORSE",
     "TOKIO_METRIC_LABELS",
     "TOKIO_PLATFORM_LABELS",
@@ -50,6 +47,5 @@ __all__ = [
     "plot_sma_difference",
     "plot_timeline",
     "plot_umami",
-    "read_tokio_summaries",
     "sma",
 ]

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from pilotstats._typing import ContributorClassifier, SmoothingPreset
-from pilotstats._validation import check_choice, check_int, check_probability
+from pilotstats._validation import check_choice, check_int, check_probability, check_tz
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError, TargetNotExtremeWarning
 from pilotstats.results import Result, json_safe
 from pilotstats.smoothing._contributors import (
@@ -27,13 +27,12 @@ from pilotstats.smoothing._presets import PRESETS
 from pilotstats.smoothing._ranking import ranking, target_aliases
 from pilotstats.smoothing._regions import _build_regions, check_windows
 from pilotstats.smoothing._time import (
-    _check_tz,
     as_utc_seconds,
+    local_midnight_utc_seconds,
     parse_window,
     to_wallclock_seconds,
     window_label,
 )
-from pilotstats.smoothing._tokio import _local_midnight_utc_seconds
 
 __all__ = ["DivergenceAnalysis", "analyze_regions"]
 
@@ -399,11 +398,11 @@ def analyze_regions(
         raise EmptyGroupError(f"no rows left: every value of target {target!r} is NaN")
     seconds = as_utc_seconds(data[time], f"frame[{time!r}]", tz=tz)
     if date_range is not None:
-        zone = _check_tz(date_tz, "date_tz")
+        zone = check_tz(date_tz, "date_tz")
         if not isinstance(date_range, (tuple, list)) or len(date_range) != 2:
             raise InvalidInputError("date_range must be a (start, end) pair")
-        low = _local_midnight_utc_seconds(date_range[0], zone)
-        high = _local_midnight_utc_seconds(date_range[1], zone)
+        low = local_midnight_utc_seconds(date_range[0], zone)
+        high = local_midnight_utc_seconds(date_range[1], zone)
         inside = (seconds >= low) & (seconds < high)
         counts["dropped_date_range"] = int((~inside).sum())
         data = data[inside]
