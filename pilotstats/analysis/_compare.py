@@ -440,8 +440,6 @@ class ComparisonReport(Result):
         >>> "1 significant regression(s)" in page, page.count("<svg")
         (True, 3)
         """
-        from pilotstats.analysis._html_reports import comparison_page
-
         return comparison_page(self, title=title, command_line=command_line,
                                measurements=None if base is None and new is None
                                else (base, new))
@@ -758,3 +756,67 @@ def compare(
         comparisons.append(item if old == young else replace(item, new_name=young))
     return ComparisonReport(tuple(comparisons), pairing.only_in_base, pairing.only_in_new,
                             level, min_change)
+
+
+def comparison_page(report: ComparisonReport, *, title: str | None = None,
+                    command_line: str | Sequence[str] | None = None,
+                    measurements: tuple[Any, Any] | None = None,
+                    sides: tuple[str, str] | None = None) -> str:
+    """The page of a comparison; ``measurements`` = (base, new) adds the samples plots."""
+    from functools import partial
+
+    from pilotstats.analysis._html import page, plot_or_note, table
+    from pilotstats.analysis._html_reports import (
+        esc,
+        notes_list,
+        one_measurement,
+        samples_plot,
+        std_text,
+    )
+    from pilotstats.analysis._plot import change_title, plot_comparison
+
+    base = one_measurement(measurements[0], "base") if measurements else None
+    new = one_measurement(measurements[1], "new") if measurements else None
+    header, rows, notes = report._table_parts()
+    bad = report.has_regression
+    summary = (f"{len(report.regressions)} significant regression(s), "
+               f"{len(report.improvements)} improvement(s), "
+               f"{len(report.inconclusive)} inconclusive of {len(report)} compared "
+               f"benchmark(s)")
+    body = []
+    if sides is not None:
+        body.append(f"<p>baseline: <code>{esc(sides[0])}</code><br>new: "
+                    f"<code>{esc(sides[1])}</code></p>")
+    body.append(f'<p class="summary{" bad" if bad else ""}">{esc(summary)}.</p>')
+    body.append(table(header, rows, [c.verdict.replace(" ", "-") if c.verdict in (
+        "regression", "improvement", "inconclusive") else "" for c in report]))
+    body.append(notes_list([n.strip() for n in notes]))
+    structure = [[c.name, f"{c.base_n_runs} / {c.new_n_runs}", c.interval_units or "-",
+                  "-" if c.base_n_subsessions is None
+                  else f"{c.base_n_subsessions} / {c.new_n_subsessions}",
+                  std_text(c.base_between_variance, c.unit),
+                  std_text(c.base_within_variance, c.unit),
+                  std_text(c.new_between_variance, c.unit),
+                  std_text(c.new_within_variance, c.unit)]
+                 for c in report]
+    body.append("<h2>Run structure</h2><p>The interval's units are the runs (processes, "
+                "repetitions) or, with several files a side, the files; T1 is the standard "
+                "deviation of a run mean, T2 that of a sample within a run (Kalibera &amp; "
+                "Jones 2013).</p>" + table(
+                    ["benchmark", "runs (base / new)", "interval units", "units (base / new)",
+                     "base T1", "base T2", "new T1", "new T2"], structure)
+                + ("<p>-: not estimated (files as units: each file's mean over its runs is "
+                   "one unit; one run on a side; or runs too short).</p>"
+                   if any(c.base_between_variance is None for c in report) else ""))
+    if len(report) > 1:
+        body.append("<h2>All changes</h2>" + plot_or_note(
+            partial(plot_comparison, report), (8.0, 1.2 + 0.35 * len(report))))
+    for item in report:
+        name = item.name
+        change = plot_or_note(partial(plot_comparison, report, benchmark=name), (8.0, 1.9))
+        samples = samples_plot(base, name, "baseline") + samples_plot(new, name, "new")
+        body.append(f'<h2 class="verdict-{esc(item.verdict.split()[0])}">'
+                    f"{esc(change_title(item))}</h2>{change}"
+                    + (f'<div class="plots">{samples}</div>' if samples else "")
+                    + notes_list([item.note] if item.note else []))
+    return page(title or "pilotstats comparison: new vs baseline", body, command_line=command_line)

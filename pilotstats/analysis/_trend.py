@@ -283,8 +283,6 @@ class TrendReport(Result):
         >>> "1 end in a regression" in page, page.count("<svg")
         (True, 1)
         """
-        from pilotstats.analysis._html_reports import trend_page
-
         return trend_page(self, title=title, command_line=command_line)
 
     def write_html(self, path: str | os.PathLike[str], *, title: str | None = None,
@@ -494,3 +492,33 @@ def trend(
         trends.append(BenchmarkTrend(name, unit, tuple(means), segments, "; ".join(caught),
                                      **bounds))
     return TrendReport(tuple(names), tuple(trends), level)
+
+
+def trend_page(report: TrendReport, *, title: str | None = None,
+               command_line: str | Sequence[str] | None = None) -> str:
+    """The page of a trend: the segment table, then each benchmark's trend plot."""
+    from functools import partial
+
+    from pilotstats.analysis._html import page, plot_or_note, table
+    from pilotstats.analysis._html_reports import esc, notes_list
+    from pilotstats.analysis._plot import plot_trend, trend_title
+
+    header, rows = report._table_parts()
+    classes = []
+    for b in report:
+        classes += [s.classification for s in b.segments] or ["failed"]
+    summary = (f"{len(report)} benchmark(s) over {len(report.labels)} results; "
+               f"{len(report.regressions)} end in a regression")
+    body = [f'<p class="summary{" bad" if report.regressions else ""}">{esc(summary)}.</p>',
+            table(header, rows, classes),
+            "<p>Results, oldest first: " + ", ".join(
+                f"<code>{esc(label)}</code>" for label in report.labels) + "</p>"]
+    structure = [[b.name, *("-" if c is None else str(c) for c in b.runs_per_result)]
+                 for b in report]
+    body.append("<h2>Runs per result</h2>" + table(["benchmark", *report.labels], structure))
+    for item in report:
+        name = item.name
+        plot = plot_or_note(partial(plot_trend, report, benchmark=name), (8.0, 3.6))
+        body.append(f"<h2>{esc(trend_title(item, len(report.labels)))}</h2>{plot}"
+                    + notes_list([item.note] if item.note else []))
+    return page(title or "pilotstats trend", body, command_line=command_line)
