@@ -7,7 +7,7 @@ crossovers, the :func:`contributors` classification of each region's worst job, 
 frame-level pipeline :func:`analyze_regions`. Plot functions import matplotlib lazily.
 """
 
-from pilotstats.smoothing._analysis import DivergenceAnalysis, analyze_regions
+from pilotstats.smoothing._analysis import DivergenceAnalysis, RegionOptions, analyze_regions
 from pilotstats.smoothing._contributors import Contributors, contributors
 from pilotstats.smoothing._demo import demo_smoothing
 from pilotstats.smoothing._plots import (
@@ -36,6 +36,7 @@ __all__ = [
     "Contributors",
     "Crossovers",
     "DivergenceAnalysis",
+    "RegionOptions",
     "Regions",
     "analyze_regions",
     "contributors",
