@@ -353,8 +353,6 @@ def analyze_regions(
     >>> analyze_regions(frame, time="time", target="perf", options=options).counts["regions"]
     4
     """
-    if not isinstance(frame, pd.DataFrame):
-        raise InvalidInputError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     setup = _resolve(frame, time, target, group_by, preset, options, higher_is_better,
                      metrics_higher_is_better)
     counts: dict[str, int] = {"rows_in": len(frame)}
@@ -365,10 +363,7 @@ def analyze_regions(
     correlation_table = (_correlations(rows, setup, tables, target, counts)
                          if setup.options.correlations else None)
     counts.update({"groups": len(rows.starts), "crossovers": tables.n_crossovers,
-                   "regions": tables.n_regions, **Contributors(
-                       records=records, target=target, classifier=str(setup.options.classifier),
-                       quantile=setup.quantile, significance_level=setup.level,
-                       metrics=tuple(setup.metrics)).counts()})
+                   "regions": tables.n_regions, **_headline(records, target, setup)})
     return DivergenceAnalysis(
         sma=pd.concat(tables.sma, ignore_index=True),
         crossovers=pd.concat(tables.crossovers, ignore_index=True),
@@ -402,6 +397,8 @@ def _resolve(frame: pd.DataFrame, time: str, target: str, group_by: str | Sequen
              preset: SmoothingPreset | None, options: RegionOptions | None,
              higher_is_better: Any, metrics_higher_is_better: Any) -> _Setup:
     """Check the columns and options; resolve the preset, windows, metrics and directions."""
+    if not isinstance(frame, pd.DataFrame):
+        raise InvalidInputError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     if preset is not None:
         if options is not None:
             raise InvalidInputError("give preset or options, not both; start from a preset "
@@ -438,6 +435,14 @@ def _resolve(frame: pd.DataFrame, time: str, target: str, group_by: str | Sequen
                     if options.min_width is not None else None)
     return _Setup(options, groups, short_width, long_width, q, level, minimum, p_threshold,
                   directions, chosen, aliases, width_filter, bool(higher_is_better))
+
+
+def _headline(records: pd.DataFrame, target: str, setup: _Setup) -> dict[str, int]:
+    """The headline counts of :meth:`Contributors.counts` for these records."""
+    return Contributors(
+        records=records, target=target, classifier=str(setup.options.classifier),
+        quantile=setup.quantile, significance_level=setup.level, metrics=tuple(setup.metrics),
+    ).counts()
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
