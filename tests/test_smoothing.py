@@ -22,6 +22,7 @@ from pilotstats.exceptions import (
 )
 from pilotstats.smoothing import (
     Contributors,
+    CorrelationOptions,
     Crossovers,
     DivergenceAnalysis,
     RegionOptions,
@@ -501,8 +502,8 @@ class TestContributors:
         perf = 1 - 0.5 * load + np.where(np.arange(120) // 30 % 2 == 0, 0.0, 0.3)
         frame = pd.DataFrame({"perf": perf, "load": load, "noise": rng.normal(size=120)})
         regions = divergence_regions(t, perf, short="6D", long="40D")
-        result = contributors(frame, regions, target="perf", correlations=True,
-                              correlation_p_threshold=1e-3)
+        result = contributors(frame, regions, target="perf",
+                              correlations=CorrelationOptions(p_threshold=1e-3))
         table = result.correlations
         assert table is not None and len(table) > 0
         assert set(table["metric"]) == {"load"} and (table["r"] < -0.9).all()

@@ -8,7 +8,7 @@ frame-level pipeline :func:`analyze_regions`. Plot functions import matplotlib l
 """
 
 from pilotstats.smoothing._analysis import DivergenceAnalysis, RegionOptions, analyze_regions
-from pilotstats.smoothing._contributors import Contributors, contributors
+from pilotstats.smoothing._contributors import Contributors, CorrelationOptions, contributors
 from pilotstats.smoothing._demo import demo_smoothing
 from pilotstats.smoothing._plots import (
     plot_contributor_ranking,
@@ -34,6 +34,7 @@ __all__ = [
     "TOKIO_PLATFORM_LABELS",
     "UMAMI_METRICS",
     "Contributors",
+    "CorrelationOptions",
     "Crossovers",
     "DivergenceAnalysis",
     "RegionOptions",
