@@ -160,23 +160,10 @@ def classify_rows(
             cutoff_by = grouped.quantile(level, interpolation="linear")
         cutoff = cutoff_by.reindex(np.arange(n_regions)).to_numpy(dtype=np.float64)
         n_obs = grouped.count().reindex(np.arange(n_regions), fill_value=0).to_numpy()
-        row_cut = cutoff[lab]
-        with np.errstate(invalid="ignore"):
-            if classifier == "minmax":
-                match = x == row_cut
-            elif higher_better:
-                match = x < row_cut
-            else:
-                match = x > row_cut
+        match = _passes(x, cutoff[lab], classifier, higher_better)
         n_match = np.bincount(lab, weights=match.astype(np.float64), minlength=n_regions)
         target_value = values[job_rows]
-        with np.errstate(invalid="ignore"):
-            if classifier == "minmax":
-                flagged = target_value == cutoff
-            elif higher_better:
-                flagged = target_value < cutoff
-            else:
-                flagged = target_value > cutoff
+        flagged = _passes(target_value, cutoff, classifier, higher_better)
         keep = ~np.isnan(cutoff)
         if skip_constant:
             constant = (grouped.max() == grouped.min()).reindex(
@@ -202,22 +189,38 @@ def classify_rows(
             )
         )
     if not parts:
-        return pd.DataFrame(
-            {
-                "region_id": pd.Series(dtype=np.int64),
-                "metric": pd.Series(dtype=object),
-                "higher_is_better": pd.Series(dtype=bool),
-                "threshold": pd.Series(dtype=float),
-                "target_value": pd.Series(dtype=float),
-                "flagged": pd.Series(dtype=bool),
-                "n_match": pd.Series(dtype=np.int64),
-                "n_obs": pd.Series(dtype=np.int64),
-                "n_rows": pd.Series(dtype=np.int64),
-            }
-        )
+        return _empty_classification()
     result = pd.concat(parts, ignore_index=True)
     result = result.sort_values(["region_id"], kind="stable").reset_index(drop=True)
     return result
+
+
+def _passes(values: np.ndarray, cutoff: np.ndarray, classifier: str,
+            higher_better: bool) -> np.ndarray:
+    """Whether each value passes the classifier's test against its cutoff (NaN: False)."""
+    with np.errstate(invalid="ignore"):
+        if classifier == "minmax":
+            return np.asarray(values == cutoff)
+        if higher_better:
+            return np.asarray(values < cutoff)
+        return np.asarray(values > cutoff)
+
+
+def _empty_classification() -> pd.DataFrame:
+    """The columns of :func:`classify_rows` without rows."""
+    return pd.DataFrame(
+        {
+            "region_id": pd.Series(dtype=np.int64),
+            "metric": pd.Series(dtype=object),
+            "higher_is_better": pd.Series(dtype=bool),
+            "threshold": pd.Series(dtype=float),
+            "target_value": pd.Series(dtype=float),
+            "flagged": pd.Series(dtype=bool),
+            "n_match": pd.Series(dtype=np.int64),
+            "n_obs": pd.Series(dtype=np.int64),
+            "n_rows": pd.Series(dtype=np.int64),
+        }
+    )
 
 
 def add_p_values(records: pd.DataFrame, significance_level: float) -> pd.DataFrame:
