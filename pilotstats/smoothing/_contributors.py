@@ -585,7 +585,7 @@ def _check_frame(frame: Any, regions: Any, target: Any) -> np.ndarray:
             f"frame has {len(frame)} rows but the regions were computed on {regions.n} "
             "observations; pass the same rows in the same order"
         )
-    y = frame[target].to_numpy(dtype=np.float64, na_value=np.nan)
+    y: np.ndarray = frame[target].to_numpy(dtype=np.float64, na_value=np.nan)
     if not np.array_equal(y, np.asarray(regions.values), equal_nan=True):
         raise InvalidInputError(
             f"frame[{target!r}] differs from the values the regions were computed on; pass "
