@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -40,44 +41,90 @@ def _run_statistics(values: list[np.ndarray]) -> tuple[float | None, float | Non
     return between, within
 
 
-def _analyze_one(
-    name: str,
-    part: Measurements,
-    *,
-    confidence_level: float,
-    autocorrelation_limit: float,
-    half_width_percent: float,
-    detect_warmup: bool,
-    wps_analysis: bool,
-    method: str,
-    summary_statistic: str = "mean",
-    tick: Callable[[str], None] | None = None,
-    assume_runs_equivalent: bool = False,
-    run_cost: float | None = None,
-    kept: dict[str, KeptRuns] | None = None,
-) -> BenchmarkAnalysis:
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Settings:
+    """The checked options of one :func:`analyze` call, shared by every benchmark."""
+
+    confidence_level: float
+    autocorrelation_limit: float
+    half_width_percent: float
+    detect_warmup: bool
+    wps_analysis: bool
+    method: str
+    summary_statistic: str = "mean"
+    assume_runs_equivalent: bool = False
+    run_cost: float | None = None
+
+
+@dataclasses.dataclass(slots=True)
+class _Kept:
+    """A benchmark's samples kept after warm-up removal, per run, and the removal counts."""
+
+    values: list[np.ndarray] = dataclasses.field(default_factory=list)
+    elapsed: list[np.ndarray] = dataclasses.field(default_factory=list)
+    work: list[np.ndarray] = dataclasses.field(default_factory=list)
+    run_ids: list[int] = dataclasses.field(default_factory=list)
+    warmup: int = 0
+    cooldown: int = 0
+
+
+def _analyze_one(name: str, part: Measurements, settings: _Settings,
+                 tick: Callable[[str], None] | None = None,
+                 kept: dict[str, KeptRuns] | None = None) -> BenchmarkAnalysis:
+    """Analyse one benchmark: warm-up removal, then the run-level or single-run interval."""
     meta = part.metadata.get(name, {})
     unit = "s" if str(meta.get("unit", "s")) in ("s", "second") else str(meta.get("unit"))
     mean_method = _mean_method(meta)
     notes: list[str] = []
-    warmup_removal = "stable_phase" if detect_warmup else "none"
-    kept_values: list[np.ndarray] = []
-    kept_elapsed: list[np.ndarray] = []
-    kept_work: list[np.ndarray] = []
-    detected_warmup = 0
-    detected_cooldown = 0
-    run_ids: list[int] = []
+    runs = _kept_samples(name, part, meta, settings.detect_warmup, tick, notes)
+    values = np.concatenate(runs.values) if runs.values else np.empty(0)
+    between, within = _run_statistics(runs.values)
+    measured = [v for v in runs.values if v.size]
+    files = file_groups([(r, v) for r, v in zip(runs.run_ids, runs.values, strict=True)
+                         if v.size], meta.get("run_sources"),
+                        share_process=bool(meta.get("runs_share_process", False)))
+    if kept is not None:
+        kept[name] = (measured, files)
+    detected = settings.detect_warmup
+    base: dict[str, Any] = {
+        "name": name, "unit": unit,
+        "summary_statistic": "harmonic mean" if mean_method == "harmonic" else "mean",
+        "n": int(values.size), "n_total": part.n_samples, "n_runs": len(part.runs),
+        "harness_warmups": int(np.sum(part.warmup)),
+        "detected_warmup": runs.warmup if detected else None,
+        "detected_cooldown": runs.cooldown if detected else None,
+        "warmup_removal": "stable_phase" if detected else "none",
+        "confidence_level": settings.confidence_level,
+        "half_width_percent": settings.half_width_percent, "between_run_std": between,
+        "within_run_std": within,
+        "wps_throughput": None, "wps_throughput_ci_low": None, "wps_throughput_ci_high": None,
+        "wps_alpha": None,
+    }
+    if len(measured) >= 2:
+        return _several_runs(name, measured, files, runs, meta, base, notes, settings, tick)
+    return _one_run(name, values, runs, meta, base, notes, settings, tick)
+
+
+_EMPTY: dict[str, Any] = {"mean": None, "ci_low": None, "ci_high": None,
+                          "subsession_size": None, "n_subsessions": None,
+                          "subsession_variance": None, "autocorrelation": None,
+                          "samples": None}
+
+
+def _kept_samples(name: str, part: Measurements, meta: Mapping[str, Any], detect_warmup: bool,
+                  tick: Callable[[str], None] | None, notes: list[str]) -> _Kept:
+    """Drop harness warm-ups and each run's detected warm-up and cool-down."""
+    kept = _Kept()
     runs = list(part.by_run())
     joint = (joint_stable_phases(meta, [run.time_per_work for _, run in runs])
              if detect_warmup else None)
     if joint is not None:
         notes.append(joint[1])
     for position, (run_id, run) in enumerate(runs):
-        run_ids.append(run_id)
+        kept.run_ids.append(run_id)
         if tick is not None:
             tick(f"{name}, run {run_id}")
         series = run.time_per_work
-        harness = int(np.sum(run.warmup))
         start, end = 0, series.size
         if joint is not None:
             decision = joint[0][position]
@@ -86,129 +133,132 @@ def _analyze_one(
             else:
                 start, end = decision
         elif detect_warmup:
-            try:
-                phase, caught = call_collecting_warnings(stable_phase, series)
-                notes.extend(caught)
-                if bool(getattr(phase, "found", True)):
-                    start, end = int(phase.start), int(phase.end)
-                else:
-                    notes.append(f"run {run_id}: no dominant stable segment "
-                                 f"({getattr(phase, 'outcome', 'not found')}); run kept whole")
-            except PilotStatsError as exc:
-                notes.append(f"stable-phase detection skipped for a run: {exc}")
+            start, end = _stable_bounds(series, run_id, notes)
         keep = ~run.warmup.copy()
         first_measured = int(np.argmax(keep)) if keep.any() else series.size
-        detected_warmup += max(0, start - first_measured)
-        detected_cooldown += max(0, series.size - end) if start < end else 0
+        kept.warmup += max(0, start - first_measured)
+        kept.cooldown += max(0, series.size - end) if start < end else 0
         index = np.arange(series.size)
         keep &= (index >= start) & (index < end)
-        del harness
-        kept_values.append(series[keep])
-        kept_elapsed.append(run.elapsed[keep])
-        kept_work.append(run.work[keep])
-    values = np.concatenate(kept_values) if kept_values else np.empty(0)
-    between, within = _run_statistics(kept_values)
-    measured = [v for v in kept_values if v.size]
-    files = file_groups([(r, v) for r, v in zip(run_ids, kept_values, strict=True) if v.size],
-                        meta.get("run_sources"),
-                        share_process=bool(meta.get("runs_share_process", False)))
-    if kept is not None:
-        kept[name] = (measured, files)
-    base: dict[str, Any] = {
-        "name": name, "unit": unit,
-        "summary_statistic": "harmonic mean" if mean_method == "harmonic" else "mean",
-        "n": int(values.size), "n_total": part.n_samples, "n_runs": len(part.runs),
-        "harness_warmups": int(np.sum(part.warmup)),
-        "detected_warmup": detected_warmup if warmup_removal == "stable_phase" else None,
-        "detected_cooldown": detected_cooldown if warmup_removal == "stable_phase" else None,
-        "warmup_removal": warmup_removal, "confidence_level": confidence_level,
-        "half_width_percent": half_width_percent, "between_run_std": between,
-        "within_run_std": within,
-        "wps_throughput": None, "wps_throughput_ci_low": None, "wps_throughput_ci_high": None,
-        "wps_alpha": None,
-    }
-    empty: dict[str, Any] = {"mean": None, "ci_low": None, "ci_high": None, "subsession_size": None,
-             "n_subsessions": None, "subsession_variance": None, "autocorrelation": None,
-             "samples": None}
-    if len(measured) >= 2:
-        if tick is not None:
-            tick(f"{name}, intervals")
-        try:
-            fields, caught = run_level_fields(
-                measured, harmonic=mean_method == "harmonic",
-                summary_statistic=summary_statistic, confidence_level=confidence_level,
-                autocorrelation_limit=autocorrelation_limit, unit=unit,
-                half_width_percent=half_width_percent, run_cost=run_cost, files=files,
-                assume_runs_equivalent=assume_runs_equivalent)
-        except PilotStatsError as exc:
-            notes.append(str(exc))
-            return BenchmarkAnalysis(**base, **empty, status="not_enough_data",
-                                     notes=tuple(notes))
+        kept.values.append(series[keep])
+        kept.elapsed.append(run.elapsed[keep])
+        kept.work.append(run.work[keep])
+    return kept
+
+
+def _stable_bounds(series: np.ndarray, run_id: int, notes: list[str]) -> tuple[int, int]:
+    """The stable phase ``[start, end)`` of one run (the whole run when none is found)."""
+    start, end = 0, series.size
+    try:
+        phase, caught = call_collecting_warnings(stable_phase, series)
         notes.extend(caught)
-        base["summary_statistic"] = fields.pop("summary_statistic")
-        if wps_analysis:
-            _add_wps(base, notes, kept_work, kept_elapsed, meta, confidence_level,
-                     autocorrelation_limit)
-        return BenchmarkAnalysis(**base, **fields, status="ok", notes=tuple(notes))
+        if bool(getattr(phase, "found", True)):
+            start, end = int(phase.start), int(phase.end)
+        else:
+            notes.append(f"run {run_id}: no dominant stable segment "
+                         f"({getattr(phase, 'outcome', 'not found')}); run kept whole")
+    except PilotStatsError as exc:
+        notes.append(f"stable-phase detection skipped for a run: {exc}")
+    return start, end
+
+
+def _several_runs(name: str, measured: list[np.ndarray], files: Any, runs: _Kept,
+                  meta: Mapping[str, Any], base: dict[str, Any], notes: list[str],
+                  settings: _Settings, tick: Callable[[str], None] | None) -> BenchmarkAnalysis:
+    """The two-level (runs as units) interval and plan of a benchmark with two runs or more."""
+    if tick is not None:
+        tick(f"{name}, intervals")
+    try:
+        fields, caught = run_level_fields(
+            measured, harmonic=_mean_method(meta) == "harmonic",
+            summary_statistic=settings.summary_statistic,
+            confidence_level=settings.confidence_level,
+            autocorrelation_limit=settings.autocorrelation_limit, unit=base["unit"],
+            half_width_percent=settings.half_width_percent, run_cost=settings.run_cost,
+            files=files, assume_runs_equivalent=settings.assume_runs_equivalent)
+    except PilotStatsError as exc:
+        notes.append(str(exc))
+        return BenchmarkAnalysis(**base, **_EMPTY, status="not_enough_data",
+                                 notes=tuple(notes))
+    notes.extend(caught)
+    base["summary_statistic"] = fields.pop("summary_statistic")
+    if settings.wps_analysis:
+        _add_wps(base, notes, runs.work, runs.elapsed, meta, settings.confidence_level,
+                 settings.autocorrelation_limit)
+    return BenchmarkAnalysis(**base, **fields, status="ok", notes=tuple(notes))
+
+
+def _one_run(name: str, values: np.ndarray, runs: _Kept, meta: Mapping[str, Any],
+             base: dict[str, Any], notes: list[str], settings: _Settings,
+             tick: Callable[[str], None] | None) -> BenchmarkAnalysis:
+    """The subsession interval and required sample size of a single-run benchmark."""
     if values.size < 3:
         notes.append(f"need at least 3 samples after warm-up removal, have {values.size}")
-        return BenchmarkAnalysis(**base, **empty, status="not_enough_data", notes=tuple(notes))
-    status = "ok"
+        return BenchmarkAnalysis(**base, **_EMPTY, status="not_enough_data", notes=tuple(notes))
     if tick is not None:
         tick(f"{name}, intervals")
     notes.append("runs assumed equivalent: the interval excludes run-to-run variation"
-                 if assume_runs_equivalent else
+                 if settings.assume_runs_equivalent else
                  "one run: the run-to-run variance is unknown, so the interval covers this "
                  "run only (measure more runs: processes, repetitions or files)")
-    try:
-        result = subsession_analysis(values, confidence_level=confidence_level,
-                                     autocorrelation_limit=autocorrelation_limit,
-                                     mean_method=mean_method,  # type: ignore[arg-type]
-                                     unit=unit)
-        stats: dict[str, Any] = {
-            "mean": result.mean, "ci_low": result.ci_low, "ci_high": result.ci_high,
-            "subsession_size": result.subsession_size, "n_subsessions": result.n_subsessions,
-            "subsession_variance": result.subsession_variance,
-            "autocorrelation": None if math.isnan(result.autocorrelation)
-            else result.autocorrelation,
-        }
-    except PilotStatsError as exc:
-        status = "no_subsession_size" if "subsession" in type(exc).__name__.lower() else (
-            "not_enough_data")
-        notes.append(str(exc))
-        stats = {k: v for k, v in empty.items() if k != "samples"}
-        if mean_method == "arithmetic":
-            stats["mean"] = float(np.mean(values))
-    if status == "ok" and summary_statistic != "mean":
+    mean_method = _mean_method(meta)
+    status, stats = _subsession_fields(values, mean_method, base["unit"], notes, settings)
+    if status == "ok" and settings.summary_statistic != "mean":
         if mean_method != "arithmetic":
-            notes.append(f"summary statistic {summary_statistic!r} not applied: JMH "
+            notes.append(f"summary statistic {settings.summary_statistic!r} not applied: JMH "
                          f"throughput uses the harmonic mean")
         else:
             from pilotstats.analysis._robust import STATISTICS, block_statistic
 
-            robust = block_statistic(values, int(stats["subsession_size"]), summary_statistic,
-                                     confidence_level)
+            robust = block_statistic(values, int(stats["subsession_size"]),
+                                     settings.summary_statistic, settings.confidence_level)
             notes.extend(robust.pop("notes"))
             stats.update(robust)
-            base["summary_statistic"] = STATISTICS[summary_statistic]
+            base["summary_statistic"] = STATISTICS[settings.summary_statistic]
     needed = None
     if status == "ok":
         try:
-            size = required_sample_size(values, half_width_percent=half_width_percent,
-                                        confidence_level=confidence_level,
-                                        autocorrelation_limit=autocorrelation_limit,
-                                        mean_method=mean_method,  # type: ignore[arg-type]
-                                        method=method)  # type: ignore[arg-type]
+            size = required_sample_size(
+                values, half_width_percent=settings.half_width_percent,
+                confidence_level=settings.confidence_level,
+                autocorrelation_limit=settings.autocorrelation_limit,
+                mean_method=mean_method,  # type: ignore[arg-type]
+                method=settings.method)  # type: ignore[arg-type]
             needed = size.samples
         except PilotStatsError as exc:
             notes.append(f"required sample size: {exc}")
-    if wps_analysis:
-        _add_wps(base, notes, kept_work, kept_elapsed, meta, confidence_level,
-                 autocorrelation_limit)
+    if settings.wps_analysis:
+        _add_wps(base, notes, runs.work, runs.elapsed, meta, settings.confidence_level,
+                 settings.autocorrelation_limit)
     return BenchmarkAnalysis(**base, **stats, samples=needed, status=status,
                              notes=tuple(notes),
                              interval_units=None if stats.get("ci_low") is None
                              else "subsessions")
+
+
+def _subsession_fields(values: np.ndarray, mean_method: str, unit: str, notes: list[str],
+                       settings: _Settings) -> tuple[str, dict[str, Any]]:
+    """Status and interval fields of the subsession analysis of one run's samples."""
+    try:
+        result = subsession_analysis(values, confidence_level=settings.confidence_level,
+                                     autocorrelation_limit=settings.autocorrelation_limit,
+                                     mean_method=mean_method,  # type: ignore[arg-type]
+                                     unit=unit)
+    except PilotStatsError as exc:
+        status = "no_subsession_size" if "subsession" in type(exc).__name__.lower() else (
+            "not_enough_data")
+        notes.append(str(exc))
+        stats = {k: v for k, v in _EMPTY.items() if k != "samples"}
+        if mean_method == "arithmetic":
+            stats["mean"] = float(np.mean(values))
+        return status, stats
+    return "ok", {
+        "mean": result.mean, "ci_low": result.ci_low, "ci_high": result.ci_high,
+        "subsession_size": result.subsession_size, "n_subsessions": result.n_subsessions,
+        "subsession_variance": result.subsession_variance,
+        "autocorrelation": None if math.isnan(result.autocorrelation)
+        else result.autocorrelation,
+    }
 
 
 def _add_wps(base: dict[str, Any], notes: list[str], work_parts: list[np.ndarray],
@@ -403,16 +453,11 @@ def analyze_runs(
     kept: dict[str, KeptRuns] = {}
     steps = sum(len(measurements[name].runs) + 1 for name in names)
     with StepBar(steps if progress else 0, "analyze") as bar:
-        items = tuple(
-            _analyze_one(name, measurements[name], confidence_level=confidence_level,
-                         autocorrelation_limit=autocorrelation_limit,
-                         half_width_percent=half_width_percent, detect_warmup=detect_warmup,
-                         wps_analysis=wps_analysis, method=method,
-                         summary_statistic=summary_statistic,
-                         tick=bar.step, assume_runs_equivalent=equivalent, run_cost=cost,
-                         kept=kept)
-            for name in names
-        )
+        settings = _Settings(confidence_level, autocorrelation_limit, half_width_percent,
+                             detect_warmup, wps_analysis, method, summary_statistic, equivalent,
+                             cost)
+        items = tuple(_analyze_one(name, measurements[name], settings, bar.step, kept)
+                      for name in names)
     sources = {str(m.get("source")) for m in measurements.metadata.values() if m.get("source")}
     return AnalysisReport(items, confidence_level, half_width_percent,
                           sources.pop() if len(sources) == 1 else None), kept
