@@ -9,6 +9,31 @@ Fleets of series: :func:`detect_many` and :func:`trend_many` run the change-poin
 or the MDL trend analysis on every series of a long table (threads or a Dask cluster), and
 :func:`fleet_report` turns the result into FD.io CSIT's trending dashboard (DataFrame, text,
 static HTML page); :func:`write_parquet` stores a batch result.
+
+**The method of** :func:`analyze`. Per benchmark it removes the harness's warm-ups and
+detects each run's stable phase (warm-up and cool-down); the forks of a JMH or pyperf
+benchmark (two or more runs of at least 1,000 iterations each) are judged together by
+:func:`~pilotstats.changepoints.steady_state`, each keeps ``x[mean_start:]``, and a fork
+without a steady state is kept whole with a note. With two runs or more (processes, forks,
+repetitions, files) the runs are the units (two levels, Kalibera & Jones 2013):
+:func:`~pilotstats.autocorrelation.two_level_analysis` gives the interval
+``ȳ -/+ t_{R-1} s / sqrt(R)`` over the ``R`` run statistics (their eq. (5)), which includes
+the run-to-run variation, with the between- and within-run variance components, and
+:func:`~pilotstats.autocorrelation.required_runs` the plan of runs x samples per run for
+±``half_width_percent`` (their §4; with ``run_cost`` it also chooses the samples per run).
+With one run, the subsession (batch-means) interval of Pilot/Ferrari
+(:func:`~pilotstats.autocorrelation.subsession_analysis`: blocks of ``q`` consecutive
+samples whose means have lag-1 autocorrelation within the limit) cannot include the
+run-to-run variation (the result says so), and the plan is the samples needed. JMH
+throughput benchmarks use the harmonic mean of times per op, i.e. the reciprocal of the
+mean throughput (with several runs: of the mean over runs of each run's mean throughput).
+
+``summary_statistic``: with several runs, ``"median"`` / ``"min"`` estimate the mean over
+runs of each run's median / minimum, every run summarised in blocks of one size (the
+shortest run), with a t interval over the runs. With one run, ``"median"`` is the samples'
+median with an order-statistic interval on the subsession medians, ``"min"`` the mean of
+the subsession minima with a t interval (both on the subsession size chosen for the mean;
+``samples`` always refers to the mean).
 """
 
 from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze

@@ -293,49 +293,35 @@ def _finite_or_none(value: Any) -> float | None:
 
 
 def analyze(
-    measurements: Measurements | Sequence[Measurements],
-    *,
+    measurements: Measurements | Sequence[Measurements], *,
     confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
     autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
     half_width_percent: float = _config.DEFAULT_HALF_WIDTH_PERCENT,
-    detect_warmup: bool = True,
-    wps_analysis: bool = True,
-    method: str = "pilot",
-    benchmarks: Iterable[str] | None = None,
-    progress: bool = False,
-    summary_statistic: str = "mean",
-    assume_runs_equivalent: bool = False,
+    detect_warmup: bool = True, wps_analysis: bool = True, method: str = "pilot",
+    benchmarks: Iterable[str] | None = None, progress: bool = False,
+    summary_statistic: str = "mean", assume_runs_equivalent: bool = False,
     run_cost: float | None = None,
 ) -> AnalysisReport:
     """Analyse every benchmark of harness measurements.
 
-    Per benchmark: remove the harness's warm-ups and detect each run's stable phase (warm-up
-    and cool-down). With two runs or more (processes, forks, repetitions, files), estimate
-    with the runs as the units (two levels, Kalibera & Jones 2013): the interval includes
-    the run-to-run variation, the between- and within-run variance components are reported,
-    and the plan says how many runs x samples per run reach ±``half_width_percent`` (and how
-    many more runs that is). With one run, the subsession interval of that run, which
-    cannot include the run-to-run variation (the result says so), and the samples needed
-    for ±``half_width_percent``. Also the work-per-second regression when the work varies.
+    Per benchmark: warm-up removal, then an interval with the runs as the units (or the
+    subsession interval of a single run), the plan for ±``half_width_percent`` and the
+    work-per-second regression; see the overview of :mod:`pilotstats.analysis`. Complexity:
+    O(n log n) time and O(n) memory per benchmark of n samples.
 
     Parameters
     ----------
     measurements : Measurements or sequence of Measurements
-        From any loader of :mod:`pilotstats.io`; a sequence (one per result file, e.g. one
-        pytest-benchmark file per CI job) is analysed as one measurement whose files keep
-        their own runs (a file without replicate structure is one run).
+        From any loader of :mod:`pilotstats.io`; a sequence (one per result file) is one
+        measurement whose files keep their own runs (a file without runs is one run).
     confidence_level : float in (0, 1), default 0.95
         Level of every interval.
     autocorrelation_limit : float in (0, 1], default 0.1
-        Limit on the lag-1 autocorrelation of subsession means (choice of ``q``; within-run
-        variance components).
+        Limit on the lag-1 autocorrelation of subsession means.
     half_width_percent : float, default 1.0
         Target half width of the interval as a percentage of the mean (1.0 means ±1 %).
     detect_warmup : bool, default True
-        Run stable-phase detection on each run (when this build has it). The forks of a
-        JMH or pyperf benchmark (two or more runs of at least 1,000 iterations each) are
-        judged together by :func:`~pilotstats.changepoints.steady_state`; each keeps
-        ``x[mean_start:]``, and a fork without a steady state is kept whole with a note.
+        Run stable-phase detection on each run (forks of JMH or pyperf: jointly).
     wps_analysis : bool, default True
         Fit the work-per-second regression when the work varies.
     method : {"pilot", "iterate"}, default "pilot"
@@ -343,23 +329,14 @@ def analyze(
     benchmarks : iterable of str, optional
         Names to analyse (default all).
     progress : bool, default False
-        Show a progress bar (needs ``tqdm``; silently off without it) that moves inside
-        each benchmark: one step per run (stable-phase detection) and one for its intervals,
-        naming the current step.
+        Show a progress bar (needs ``tqdm``; silently off without it).
     summary_statistic : {"mean", "median", "min"}, default "mean"
-        Headline statistic. Several runs: ``"median"`` / ``"min"`` estimate the mean over
-        runs of each run's median / minimum, every run summarised in blocks of one size
-        (the shortest run), with a t interval over the runs. One run: ``"median"`` is the
-        samples' median with an order-statistic interval on the subsession medians,
-        ``"min"`` the mean of the subsession minima with a t interval (both on the
-        subsession size chosen for the mean; ``samples`` always refers to the mean).
+        Headline statistic (see the overview for the median and minimum intervals).
     assume_runs_equivalent : bool, default False
-        One run only: state that runs are interchangeable, so that its interval is taken as
-        it is (the note then says it excludes run-to-run variation instead of warning that
-        the run-to-run variance is unknown). No effect with several runs.
+        One run only: take its interval as it is, excluding run-to-run variation.
     run_cost : float, optional
-        Cost of starting a run in units of one sample's cost; given, the plan also chooses
-        the samples per run (Kalibera & Jones §4), otherwise it keeps the current run length.
+        Cost of starting a run in units of one sample's cost (the plan then also chooses
+        the samples per run).
 
     Returns
     -------
@@ -370,46 +347,29 @@ def analyze(
     InvalidInputError
         Not Measurements, or bad options.
 
-    Notes
-    -----
-    Several runs: :func:`~pilotstats.autocorrelation.two_level_analysis` (interval
-    ``ȳ -/+ t_{R-1} s / sqrt(R)`` over the ``R`` run statistics, Kalibera & Jones 2013,
-    eq. (5)) and :func:`~pilotstats.autocorrelation.required_runs` (their §4). One run: the
-    subsession (batch-means) interval of Pilot/Ferrari
-    (:func:`pilotstats.autocorrelation.subsession_analysis`): blocks of ``q`` consecutive
-    samples whose means have lag-1 autocorrelation within the limit. JMH throughput
-    benchmarks use the harmonic mean of times per op, i.e. the reciprocal of the mean
-    throughput (with several runs: of the mean over runs of each run's mean throughput).
-
-    Complexity: O(n log n) time and O(n) memory per benchmark of n samples (subsession-
-    size scans and WPS fit), plus the warm-up detection of
-    :func:`~pilotstats.changepoints.stable_phase` when ``detect_warmup``.
-
     Examples
     --------
     >>> from pilotstats.io import Measurements
     >>> rng = np.random.default_rng(0)
     >>> m = Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="bench")
-    >>> report = analyze(m)
-    >>> item = report["bench"]
+    >>> item = analyze(m)["bench"]
     >>> item.n, item.subsession_size, item.ci_low < 2e-3 < item.ci_high
     (200, 1, True)
 
-    Three result files (one run each, as pytest-benchmark writes them) are three runs:
+    Three result files (one run each, as pytest-benchmark writes) are three runs:
 
-    >>> files = [Measurements(rng.normal(2e-3 + d, 2e-5, 50), benchmark="bench")
-    ...          for d in (0.0, 3e-5, -2e-5)]
+    >>> files = [Measurements(rng.normal(2e-3 + d, 2e-5, 50), benchmark="bench") for d in (
+    ...     0.0, 3e-5, -2e-5)]
     >>> item = analyze(files, detect_warmup=False)["bench"]
     >>> item.n_runs, item.interval_units, item.plan_runs
     (3, 'runs', 8)
     """
-    report, _ = analyze_runs(
-        measurements, confidence_level=confidence_level,
-        autocorrelation_limit=autocorrelation_limit, half_width_percent=half_width_percent,
+    return analyze_runs(
+        measurements, confidence_level=confidence_level, half_width_percent=half_width_percent,
+        autocorrelation_limit=autocorrelation_limit,
         detect_warmup=detect_warmup, wps_analysis=wps_analysis, method=method,
         benchmarks=benchmarks, progress=progress, summary_statistic=summary_statistic,
-        assume_runs_equivalent=assume_runs_equivalent, run_cost=run_cost)
-    return report
+        assume_runs_equivalent=assume_runs_equivalent, run_cost=run_cost)[0]
 
 
 def analyze_runs(
