@@ -34,6 +34,25 @@ shortest run), with a t interval over the runs. With one run, ``"median"`` is th
 median with an order-statistic interval on the subsession medians, ``"min"`` the mean of
 the subsession minima with a t interval (both on the subsession size chosen for the mean;
 ``samples`` always refers to the mean).
+
+**The method of** :func:`compare`. Benchmarks are matched by name (or as ``pairs`` and
+``match`` say); runs and samples are never paired, and unequal run counts and lengths are
+fine. The change is the ratio of the two run-level estimates, new / base, with a Fieller
+interval whose units are the runs (Kalibera & Jones 2013, §5; Welch–Satterthwaite degrees
+of freedom), computed by :func:`~pilotstats.autocorrelation.compare_runs`: every ratio
+``ρ`` with ``|ȳ - ρ x̄| / sqrt(v_y + ρ² v_x) <= t_ν(ρ)`` (Fieller 1954). It excludes 1
+exactly when the Welch test of the run statistics has ``p < 1 - confidence_level``, so a
+verdict never contradicts its p-value, and a slowdown (ratio interval above 1) can never be
+reported as an improvement. With a single run the between-run variance, usually the largest
+part of the variance of a mean (Kalibera & Jones 2013; Georges et al. 2007), cannot be
+estimated, hence ``"inconclusive"`` (unless ``assume_runs_equivalent``: the note then says
+the interval excludes run-to-run variation). ``summary_statistic="median"`` / ``"min"``
+compare the mean over runs of each run's median / minimum, every run of both sides in
+blocks of one size (the shortest run), so that both sides estimate the same quantity;
+reused analyses need equal block sizes. JMH throughput benchmarks compare the mean
+throughputs and report the time ratio (their reciprocal). A ``pairs`` text ``"OLD=NEW"`` is
+split at the ``=`` that leaves an existing baseline and an existing new name; a ``match``
+giving two benchmarks of a side the same key is an error.
 """
 
 from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze
