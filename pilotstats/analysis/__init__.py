@@ -10,6 +10,45 @@ or the MDL trend analysis on every series of a long table (threads or a Dask clu
 :func:`fleet_report` turns the result into FD.io CSIT's trending dashboard (DataFrame, text,
 static HTML page); :func:`write_parquet` stores a batch result.
 
+**Inputs of the fleet functions.** ``table`` is a long table with one row per measurement:
+a pandas DataFrame, any Arrow-compatible table (pyarrow, polars, or an object with
+``__arrow_c_stream__`` or ``__dataframe__``), a Dask DataFrame partitioned by series, or a
+dict of columns. Also a dict ``{series name: 1-D values in order}`` (then ``by``, ``order``
+and ``value`` are left out), an asv results folder read whole (see
+:func:`pilotstats.io.load_asv_history`; defaults ``by=["machine", "env", "benchmark"]``,
+``order="date"``, ``value="value"``) or a ``.csv``/``.parquet`` file holding a long table.
+``order`` is a stable sort (ties keep the table's order); without it, the row order.
+``engine="threads"`` runs a thread pool in this process (the numba kernels release the GIL;
+``workers`` defaults to the cores available to this process); ``engine="dask"`` runs
+batches of series on a ``dask.distributed`` cluster (``pip install "pilotstats[dask]"``;
+``workers`` defaults to the cluster's threads), a Dask DataFrame partition by partition
+where it lies. With ``higher_is_better=True`` (throughput, CSIT) a lower level after a
+change is a ``"regression"``.
+
+**Columns of** :func:`detect_many`: one row per series, sorted by series key (dict inputs:
+in the dict's order): ``series``, ``n``, ``n_changes``, ``locations`` (tuple of int, the
+first sample of each new segment), ``p_values`` (tuple of float), ``segment_means``
+(tuple), ``last_trend`` (mean of the last segment), ``last_change`` (location of the last
+change), ``last_classification`` (``"normal"``, ``"regression"`` or ``"progression"``: the
+last segment against the one before), ``short_term_change_percent``,
+``long_term_change_percent``, ``regressions`` and ``progressions`` (counts over all change
+points), ``new_regression`` (the last segment is a regression) and ``error`` (None, or the
+exception of a series that failed; its other columns are then missing). The per-sample
+trend is the mean of the segment holding each sample; with ``last`` its newest sample and
+``n = last + 1``, the short-term change is trend[last] against trend[n − min(n, S)] and the
+long-term change is trend[last] against the best trend of samples
+``n − min(n, L) .. n − 1 − S`` (FD.io CSIT trending dashboard; see
+:func:`~pilotstats.changepoints.trend_compliance`), both in percent.
+
+**Columns of** :func:`trend_many`: ``series``, ``n`` (runs), ``n_groups``, ``boundaries``
+(tuple of int), ``classifications`` and ``group_means`` (one per group), ``last_trend``,
+``runs_in_last_trend``, ``last_classification``, ``reference``,
+``short_term_change_percent``, ``long_term_change_percent`` (CSIT's trend change),
+``regressions`` and ``progressions`` (groups starting in the last ``short_window`` runs,
+CSIT's recent anomalies), ``new_regression`` (``regressions > 0``), ``total_bits`` and
+``error``; the compliance metrics are CSIT's trending-dashboard columns
+(``docs/algorithms/mdl.md``).
+
 **The method of** :func:`analyze`. Per benchmark it removes the harness's warm-ups and
 detects each run's stable phase (warm-up and cool-down); the forks of a JMH or pyperf
 benchmark (two or more runs of at least 1,000 iterations each) are judged together by
