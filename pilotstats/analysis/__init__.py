@@ -97,7 +97,7 @@ giving two benchmarks of a side the same key is an error.
 from pilotstats.analysis._analyze import AnalysisReport, BenchmarkAnalysis, analyze
 from pilotstats.analysis._compare import BenchmarkComparison, ComparisonReport, compare
 from pilotstats.analysis._export import to_otava_csv
-from pilotstats.analysis._fleet_report import FleetReport, fleet_report
+from pilotstats.analysis._fleet_report import FleetExecution, FleetReport, fleet_report
 from pilotstats.analysis._many import detect_many, trend_many, write_parquet
 from pilotstats.analysis._plot import (
     plot_analysis,
@@ -113,6 +113,7 @@ __all__ = [
     "BenchmarkComparison",
     "BenchmarkTrend",
     "ComparisonReport",
+    "FleetExecution",
     "FleetReport",
     "TrendReport",
     "TrendSegment",
