@@ -491,7 +491,7 @@ def _series(args: argparse.Namespace) -> tuple[Any, list[str] | None, str]:
         return measurements[name].time_per_work, None, name
     if args.column is None:
         raise SystemExit(f"pilotstats: {args.file} is CSV; name its numeric column with --column")
-    from pilotstats.io._tables import check_delimiter
+    from pilotstats._validation import check_delimiter
 
     delimiter = "\t" if lower.endswith(".tsv") else check_delimiter(args.delimiter)
     text, label = read_text(args.file, kind="CSV")

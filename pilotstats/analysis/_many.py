@@ -24,9 +24,16 @@ import numpy as np
 
 import pilotstats._config as _config
 from pilotstats._typing import FleetEngine
-from pilotstats._validation import check_bool, check_choice, check_int
-from pilotstats.exceptions import ClusterError, InvalidInputError, MissingDependencyError
-from pilotstats.io._source import check_regular_file, gunzip, read_file
+from pilotstats._validation import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_regular_file,
+    check_trend_windows,
+    require_module,
+)
+from pilotstats.exceptions import ClusterError, InvalidInputError
+from pilotstats.io._source import gunzip, read_file
 
 __all__ = ["DETECT_COLUMNS", "TREND_COLUMNS", "detect_many", "trend_many", "write_parquet"]
 
@@ -94,7 +101,7 @@ def _read_path(path: Path) -> tuple[Any, dict[str, Any]]:
         raise InvalidInputError(f"{path}: no such file or folder")
     check_regular_file(path, kind="table")  # no FIFO or device; MAX_INPUT_BYTES
     if name.endswith(".parquet"):
-        _require("pyarrow", "parquet")
+        require_module("pyarrow", "parquet")
         return pd.read_parquet(path), {}
     if name.endswith((".csv.gz", ".tsv.gz")):  # decompressed within MAX_DECOMPRESSED_BYTES
         import io
@@ -118,7 +125,7 @@ def _as_pandas(table: Any) -> Any:
     if hasattr(table, "to_pandas"):  # pyarrow Table/RecordBatch, polars DataFrame
         return table.to_pandas()
     if hasattr(table, "__arrow_c_stream__"):
-        _require("pyarrow", "parquet")
+        require_module("pyarrow", "parquet")
         import pyarrow as pa
 
         return pa.table(table).to_pandas()
@@ -472,16 +479,6 @@ def _run_batch(batch: Sequence[Task], function: RowFunction, arguments: tuple[An
 # ----------------------------------------------------------------------------------------
 
 
-def _require(module: str, extra: str) -> None:
-    import importlib.util
-
-    if importlib.util.find_spec(module) is None:
-        raise MissingDependencyError(
-            f"this needs {module}, which is not installed: pip install \"pilotstats[{extra}]\"",
-            package=module,
-        )
-
-
 def _progress_bar(total: int, progress: bool | None, label: str) -> Any:
     enabled = total >= PROGRESS_MIN_SERIES if progress is None else bool(progress)
     if not enabled or total < 2:
@@ -523,7 +520,7 @@ def _run_threads(tasks: list[Task], function: RowFunction, arguments: tuple[Any,
 
 
 def _dask_client(client: Any) -> Any:
-    _require("distributed", "dask")
+    require_module("distributed", "dask")
     if client is not None:
         return client
     from distributed import get_client
@@ -681,11 +678,6 @@ def _many(kind: str, table: Any, by: str | Sequence[str] | None, order: str | No
     return _frame(rows, columns)
 
 
-def _check_windows(short_window: int, long_window: int) -> tuple[int, int]:
-    return (check_int(short_window, "short_window", low=0),
-            check_int(long_window, "long_window", low=1))
-
-
 def detect_many(
     table: Any, *, by: str | Sequence[str] | None = None, order: str | None = None,
     value: str | None = None, workers: int | None = None, engine: FleetEngine = "threads",
@@ -755,7 +747,7 @@ def detect_many(
     >>> out[["series", "locations", "last_classification"]].values.tolist()
     [['a', (), 'normal'], ['b', (100,), 'regression']]
     """
-    windows = _check_windows(short_window, long_window)
+    windows = check_trend_windows(short_window, long_window)
     return _many("detect_many", table, by, order, value, workers, engine, client, progress,
                  _detect_row, (options, check_bool(higher_is_better, "higher_is_better"),
                                *windows), DETECT_COLUMNS)
@@ -828,7 +820,7 @@ def trend_many(
     >>> out[["series", "boundaries", "new_regression"]].values.tolist()
     [['l2/64B', (), False], ['ip4/64B', (55,), True]]
     """
-    windows = _check_windows(short_window, long_window)
+    windows = check_trend_windows(short_window, long_window)
     return _many("trend_many", table, by, order, value, workers, engine, client, progress,
                  _trend_row, (options, check_bool(higher_is_better, "higher_is_better"),
                               *windows), TREND_COLUMNS)
@@ -869,7 +861,7 @@ def write_parquet(frame: Any, path: str | os.PathLike[str]) -> Path:
     >>> pd.read_parquet(path)["series"].tolist()
     ['a']
     """
-    _require("pyarrow", "parquet")
+    require_module("pyarrow", "parquet")
     target = Path(os.fspath(path))
     copy = frame.copy()
     for column in copy.columns:

@@ -252,7 +252,8 @@ def _read_csv(path: Path) -> pd.DataFrame:
 
     import pandas as pd
 
-    from pilotstats.io._source import check_regular_file, gunzip, read_file
+    from pilotstats._validation import check_regular_file
+    from pilotstats.io._source import gunzip, read_file
 
     if not path.exists():
         raise InvalidInputError(f"TOKIO summary file not found: {path}")

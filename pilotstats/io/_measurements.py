@@ -22,11 +22,11 @@ from pilotstats._typing import Float64Array1D, Int64Array1D
 from pilotstats._validation import (
     as_float_array,
     check_int,
+    check_name,
     check_real,
     reject_container_misuse,
 )
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
-from pilotstats.io._source import check_name
 from pilotstats.results import format_quantity
 
 __all__ = ["Measurements"]

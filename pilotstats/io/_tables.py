@@ -6,11 +6,11 @@ import csv
 import io
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from pilotstats._validation import check_delimiter
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.io._harness import TIME_UNITS
 from pilotstats.io._measurements import Measurements
@@ -22,16 +22,6 @@ __all__ = ["BaselineStatistics", "PilotBaseline", "PilotBaselineRecord", "load_c
 
 _TRUE = {"1", "true", "yes", "y", "t"}
 _FALSE = {"0", "false", "no", "n", "f", ""}
-
-
-def check_delimiter(delimiter: Any) -> str:
-    """A CSV delimiter must be one character other than a quote, newline or NUL."""
-    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n\0":
-        raise InvalidInputError(
-            f"delimiter must be a single character such as ',' or '\\t' (not a quote or a "
-            f"newline), got {delimiter!r:.40}"
-        )
-    return delimiter
 
 
 def _rows(source: Source, delimiter: str) -> tuple[list[str], list[list[str]], str]:

@@ -30,7 +30,11 @@ import pandas as pd
 
 from pilotstats._protocols import select_items
 from pilotstats._typing import ContributorClassifier, Int64Array1D
-from pilotstats._validation import check_choice, check_int, check_probability
+from pilotstats._validation import (
+    check_classifier_options,
+    check_int,
+    check_probability,
+)
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError, TargetNotExtremeWarning
 from pilotstats.results import Result, format_number, json_safe
 from pilotstats.smoothing._presets import tokio_directions
@@ -513,7 +517,7 @@ def contributors(
     0.111
     """
     y = _check_frame(frame, regions, target)
-    q, level = _check_options(classifier, quantile, significance_level, skip_constant)
+    q, level = check_classifier_options(classifier, quantile, significance_level, skip_constant)
     directions = resolve_directions(metrics_higher_is_better)
     chosen = resolve_metrics(frame, metrics, target)
     aliases = target_aliases(frame, target, chosen) if metrics is None else []
@@ -554,17 +558,6 @@ def _group_records(frame: pd.DataFrame, regions: Regions, target: str, y: np.nda
             stacklevel=3,
         )
     return records
-
-
-def _check_options(classifier: Any, quantile: Any, significance_level: Any,
-                   skip_constant: Any) -> tuple[float, float]:
-    """Check the classifier options; return the quantile and the significance level."""
-    check_choice(classifier, "classifier", ("minmax", "percentile"))
-    q = check_probability(quantile, "quantile")
-    level = check_probability(significance_level, "significance_level")
-    if not isinstance(skip_constant, (bool, np.bool_)):
-        raise InvalidInputError(f"skip_constant must be True or False, got {skip_constant!r}")
-    return q, level
 
 
 def _check_frame(frame: Any, regions: Any, target: Any) -> np.ndarray:

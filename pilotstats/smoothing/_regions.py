@@ -31,13 +31,12 @@ import pandas as pd
 
 from pilotstats._protocols import select_items
 from pilotstats._typing import Float64Array1D, Int64Array1D
-from pilotstats._validation import as_float_array, check_choice, check_int
+from pilotstats._validation import as_float_array, check_choice, check_int, check_sorted
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError
 from pilotstats.results import Result, format_number
 from pilotstats.smoothing._sma import _PrefixSums
 from pilotstats.smoothing._time import (
     as_utc_seconds,
-    check_sorted,
     parse_window,
     to_wallclock_seconds,
     window_label,

@@ -26,11 +26,10 @@ import pandas as pd
 
 from pilotstats._kernels import smoothing as _k
 from pilotstats._typing import Float64Array1D, Int64Array1D, WindowClosed
-from pilotstats._validation import as_float_array, check_choice
+from pilotstats._validation import as_float_array, check_choice, check_sorted
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.smoothing._time import (
     as_utc_seconds,
-    check_sorted,
     parse_window,
     to_wallclock_seconds,
 )

@@ -23,7 +23,6 @@ from pilotstats.exceptions import EmptyGroupError, InvalidInputError
 
 __all__ = [
     "as_utc_seconds",
-    "check_sorted",
     "local_midnight_utc_seconds",
     "parse_window",
     "to_wallclock_seconds",
@@ -142,19 +141,6 @@ def as_utc_seconds(times: Any, name: str = "times", *, tz: Any = "UTC") -> Float
         f"{name} must be datetimes (numpy datetime64, pandas DatetimeIndex or Series) or "
         f"epoch seconds (numbers); got dtype {dtype}"
     )
-
-
-def check_sorted(seconds: Float64Array1D, name: str = "times") -> None:
-    """Raise :class:`InvalidInputError` unless ``seconds`` is non-decreasing."""
-    if seconds.size > 1:
-        decreasing = np.flatnonzero(np.diff(seconds) < 0)
-        if decreasing.size:
-            i = int(decreasing[0])
-            raise InvalidInputError(
-                f"{name} must be sorted in ascending order (duplicates are allowed); "
-                f"position {i + 1} is earlier than position {i}. Sort the observations by "
-                "time first (analyze_regions sorts each group itself)"
-            )
 
 
 def to_wallclock_seconds(seconds: Float64Array1D, wallclock_tz: Any) -> Float64Array1D:
