@@ -320,7 +320,7 @@ def _na() -> Any:
 @dataclasses.dataclass(frozen=True, slots=True)
 class FleetExecution:
     """Where :func:`fleet_report` runs the series: the ``workers``, ``engine`` and ``client``
-    of :func:`detect_many` / :func:`trend_many`.
+    of :func:`detect_many` / :func:`trend_many`. Complexity: O(1).
 
     Attributes
     ----------

@@ -48,7 +48,7 @@ class RegionOptions:
 
     The defaults are the final SC'18 method (``preset="sc18-final"``) without its TOKIO
     metric list; :meth:`from_preset` starts from a preset instead. Values are checked when
-    :func:`analyze_regions` runs.
+    :func:`analyze_regions` runs. Complexity: O(1).
 
     Attributes
     ----------

@@ -277,7 +277,7 @@ class CorrelationOptions:
     """Settings of the per-region Pearson correlations of :func:`contributors`.
 
     Regions with fewer than ``min_points`` non-NaN targets are skipped; a (metric, target)
-    pair is kept when ``p < p_threshold`` and ``r < 0.9999``.
+    pair is kept when ``p < p_threshold`` and ``r < 0.9999``. Complexity: O(1).
 
     Attributes
     ----------
@@ -464,7 +464,7 @@ def contributors(
 ) -> Contributors:
     """Classify which metrics were at their worst at each region's job of interest.
 
-    The classification and its p-values are described in the module overview; see
+    Classification, p-values and complexity (O(R·M·n)): see the module overview; see
     :class:`Contributors` for a further example.
 
     Parameters
