@@ -569,10 +569,11 @@ def _targets() -> list[Target]:
                flags=frozenset({"higher_is_better", "progress"})),
         Target("fleet_report",
                lambda **kw: analysis.fleet_report({"a": x(), "b": x(N, 1)}, **kw),
-               lambda: [], data=(), kwargs=lambda: {"workers": 1},
+               lambda: [], data=(),
+               kwargs=lambda: {"execution": analysis.FleetExecution(workers=1)},
                scalars=("higher_is_better", "short_window", "long_window", "method",
-                        "unit", "workers"),
-               valid_none=frozenset({"unit", "workers"}), free_strings=frozenset({"unit"}),
+                        "unit"),
+               valid_none=frozenset({"unit"}), free_strings=frozenset({"unit"}),
                flags=frozenset({"higher_is_better"})),
         # loaders (issue 24): a fixture as the baseline; any value in place of the source
         # is read as a path, text, bytes, open file or parsed document, and must give a

@@ -407,9 +407,7 @@ def fleet_report(
     chosen = check_choice(method, "method", ("trend", "detect"))
     direction = check_bool(higher_is_better, "higher_is_better")
     unit = check_text(unit, "unit", allow_none=True)
-    run = FleetExecution() if execution is None else execution
-    if not isinstance(run, FleetExecution):
-        raise InvalidInputError(f"execution must be a FleetExecution, got {type(run).__name__}")
+    run = _execution(execution, options)
     function = trend_many if chosen == "trend" else detect_many
     source, values, by, order, value = _split_series(table, by, order, value, run.engine)
     results = function(source, by=by, order=order, value=value, workers=run.workers,
@@ -435,3 +433,15 @@ def _split_series(table: Any, by: Any, order: Any, value: Any,
         return table, values, by, order, value
     values = {name: v for name, _, v in _tasks(table, by, order, value)}
     return values, values, None, None, None
+
+
+def _execution(execution: Any, options: Mapping[str, Any]) -> FleetExecution:
+    """The checked :class:`FleetExecution` (the default one for None)."""
+    misplaced = sorted({"workers", "engine", "client"} & set(options))
+    if misplaced:
+        raise InvalidInputError(f"fleet_report takes {misplaced} as "
+                                "execution=FleetExecution(...)")
+    run = FleetExecution() if execution is None else execution
+    if not isinstance(run, FleetExecution):
+        raise InvalidInputError(f"execution must be a FleetExecution, got {type(run).__name__}")
+    return run
