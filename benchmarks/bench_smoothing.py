@@ -37,7 +37,8 @@ import itertools
 import _compiled  # noqa: F401
 
 import pilotstats
-from pilotstats.smoothing import analyze_regions, read_tokio_summaries, sma
+from pilotstats.datasets import read_tokio_summaries
+from pilotstats.smoothing import analyze_regions, sma
 
 TARGET = "darshan_normalized_perf_by_max"
 METRICS = [

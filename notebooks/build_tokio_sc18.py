@@ -36,11 +36,11 @@ import pandas as pd
 import matplotlib
 import matplotlib.pyplot as plt
 
-from pilotstats.datasets import tokio_summaries
+from pilotstats.datasets import read_tokio_summaries, tokio_summaries
 from pilotstats.exceptions import DatasetDownloadError, MissingDependencyError
 from pilotstats.smoothing import (
     TOKIO_METRIC_LABELS, TOKIO_PLATFORM_LABELS, analyze_regions, crossovers,
-    divergence_regions, read_tokio_summaries, sma,
+    divergence_regions, sma,
 )
 from pilotstats.plotting import plot_contributor_ranking, plot_timeline, plot_umami
 

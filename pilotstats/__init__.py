@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from pilotstats import datasets, exceptions
 from pilotstats._protocols import ResultCollection, Stream
+from pilotstats._version import __version__
 from pilotstats.exceptions import (
     InvalidInputError,
     NotEnoughDataError,
@@ -58,7 +59,6 @@ if TYPE_CHECKING:
     from pilotstats.io import Measurements, load
     from pilotstats.session import BenchmarkSession, run_session
 
-__version__ = "0.1.0"
 
 _LAZY_MODULES = ("analysis", "autocorrelation", "changepoints", "io", "regression", "session",
                  "smoothing")

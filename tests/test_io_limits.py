@@ -192,8 +192,7 @@ def test_batch_tables_from_files_are_bounded(tmp_path: Path) -> None:
 
 
 def test_tokio_summaries_are_bounded(tmp_path: Path) -> None:
-    from pilotstats.datasets import tokio_sample
-    from pilotstats.smoothing import read_tokio_summaries
+    from pilotstats.datasets import read_tokio_summaries, tokio_sample
 
     sample = tmp_path / "sample_summary.csv.gz"
     sample.write_bytes(gzip.compress(tokio_sample().to_csv(index=False).encode()))

@@ -18,7 +18,7 @@ from pilotstats.exceptions import InvalidInputError, MissingDependencyError
 from pilotstats.plotting._common import INSTALL_HINT, axis_label
 from pilotstats.regression import ClosedNetworkModel, calibrate, wps
 from pilotstats.results import format_number, time_scale, value_scale
-from pilotstats.smoothing import analyze_regions, divergence_regions
+from pilotstats.smoothing import RegionOptions, analyze_regions, divergence_regions
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
@@ -294,7 +294,8 @@ class TestSmoothing:
             "perf": np.sin(np.arange(90) / 6.0) + rng.normal(0, 0.05, 90) + 2.0,
             "load": rng.uniform(0, 1, 90),
         })
-        analysis = analyze_regions(frame, time="time", target="perf", short="3D", long="15D")
+        analysis = analyze_regions(frame, time="time", target="perf",
+                                   options=RegionOptions(short="3D", long="15D"))
         ax = analysis.plot()
         _labelled(ax)
         assert ax.get_ylabel() == "perf"

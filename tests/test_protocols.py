@@ -208,13 +208,13 @@ def _trend_report() -> Any:
 
 
 def _fleet_report() -> Any:
-    from pilotstats.analysis import fleet_report
+    from pilotstats.analysis import FleetExecution, fleet_report
 
     rng = np.random.default_rng(0)
     return fleet_report({"flat": rng.normal(10, 0.1, 50),
                          "slower": np.r_[rng.normal(10, 0.1, 45), [12.0] * 5],
                          "broken": [1.0, -1.0, math.nan]},
-                        higher_is_better=False, workers=1)
+                        higher_is_better=False, execution=FleetExecution(workers=1))
 
 
 def _steady_state() -> Any:

@@ -23,8 +23,10 @@ from pilotstats.exceptions import (
 )
 from pilotstats.smoothing import (
     Contributors,
+    CorrelationOptions,
     Crossovers,
     DivergenceAnalysis,
+    RegionOptions,
     Regions,
     analyze_regions,
     contributors,
@@ -500,8 +502,8 @@ class TestContributors:
         perf = 1 - 0.5 * load + np.where(np.arange(120) // 30 % 2 == 0, 0.0, 0.3)
         frame = pd.DataFrame({"perf": perf, "load": load, "noise": rng.normal(size=120)})
         regions = divergence_regions(t, perf, short="6D", long="40D")
-        result = contributors(frame, regions, target="perf", correlations=True,
-                              correlation_p_threshold=1e-3)
+        result = contributors(frame, regions, target="perf",
+                              correlations=CorrelationOptions(p_threshold=1e-3))
         table = result.correlations
         assert table is not None and len(table) > 0
         assert set(table["metric"]) == {"load"} and (table["r"] < -0.9).all()
@@ -654,8 +656,8 @@ class TestAnalyzeRegions:
     def test_no_regions_gives_empty_tables(self) -> None:
         frame = pd.DataFrame({"t": np.arange(10) * DAY, "y": np.ones(10), "m": np.arange(10.0),
                               "g": ["a"] * 9 + ["b"]})
-        result = analyze_regions(frame, time="t", target="y", group_by="g", short="2D",
-                                 long="4D", correlations=True)
+        result = analyze_regions(frame, time="t", target="y", group_by="g",
+                                 options=RegionOptions(short="2D", long="4D", correlations=True))
         assert result.counts["groups"] == 2 and result.counts["regions"] == 0
         assert result.counts["anomalous_observations"] == 0
         assert len(result.contributors) == 0 and len(result.summary) == 0
@@ -664,7 +666,8 @@ class TestAnalyzeRegions:
     def test_matches_building_blocks_per_group(self) -> None:
         frame = grouped_frame()
         result = analyze_regions(frame, time="time", target="perf",
-                                 group_by=["platform", "bench"], short="7D", long="28D",
+                                 group_by=["platform", "bench"],
+                                 options=RegionOptions(short="7D", long="28D"),
                                  metrics_higher_is_better={"load": False})
         assert isinstance(result, DivergenceAnalysis)
         assert result.counts["groups"] == 4
@@ -694,15 +697,16 @@ class TestAnalyzeRegions:
     def test_sorts_within_groups_and_drops_nan_targets(self) -> None:
         frame = grouped_frame()
         base = analyze_regions(frame, time="time", target="perf", group_by="platform",
-                               short="7D", long="28D")
+                               options=RegionOptions(short="7D", long="28D"))
         shuffled = frame.sample(frac=1.0, random_state=3)
         shuffled.loc[shuffled.index[:5], "perf"] = np.nan
         other = analyze_regions(shuffled, time="time", target="perf", group_by="platform",
-                                short="7D", long="28D")
+                                options=RegionOptions(short="7D", long="28D"))
         assert other.counts["dropped_nan_target"] == 5
         assert other.counts["rows_analysed"] == len(frame) - 5
         unchanged = analyze_regions(frame.sample(frac=1.0, random_state=4), time="time",
-                                    target="perf", group_by="platform", short="7D", long="28D")
+                                    target="perf", group_by="platform",
+                                    options=RegionOptions(short="7D", long="28D"))
         pd.testing.assert_frame_equal(unchanged.regions.drop(columns="job_row"),
                                       base.regions.drop(columns="job_row"))
 
@@ -719,15 +723,17 @@ class TestAnalyzeRegions:
         draft = analyze_regions(frame, time="time", target="perf", preset="sc18-draft")
         assert draft.settings["long"] == "28D" and draft.settings["min_observations"] == 7
         assert (draft.regions["n_rows"] >= 7).all()
-        override = analyze_regions(frame, time="time", target="perf", preset="sc18-draft",
-                                   long="49D", classifier="minmax")
+        override = analyze_regions(
+            frame, time="time", target="perf", metrics_higher_is_better="tokio",
+            options=RegionOptions.from_preset("sc18-draft", long="49D", classifier="minmax"))
         assert override.settings["long"] == "49D" and override.settings["classifier"] == "minmax"
 
     def test_date_range_and_correlations(self) -> None:
         frame = grouped_frame()
         result = analyze_regions(frame, time="time", target="perf", group_by="platform",
-                                 short="7D", long="28D", date_range=("2017-02-01", "2017-05-01"),
-                                 date_tz="America/New_York", correlations=True,
+                                 options=RegionOptions(short="7D", long="28D", correlations=True),
+                                 date_range=("2017-02-01", "2017-05-01"),
+                                 date_tz="America/New_York",
                                  metrics_higher_is_better={"load": False})
         kept = frame["time"].between(pd.Timestamp("2017-02-01 05:00", tz="UTC"),
                                      pd.Timestamp("2017-05-01 04:00", tz="UTC"),
@@ -743,9 +749,11 @@ class TestAnalyzeRegions:
         with pytest.raises(InvalidInputError, match="time column"):
             analyze_regions(frame, time="when", target="perf")
         with pytest.raises(InvalidInputError, match="unknown metric"):
-            analyze_regions(frame, time="time", target="perf", metrics=["load", "cpu"])
+            analyze_regions(frame, time="time", target="perf",
+                            options=RegionOptions(metrics=["load", "cpu"]))
         with pytest.raises(InvalidInputError, match="longer than short"):
-            analyze_regions(frame, time="time", target="perf", short="28D", long="7D")
+            analyze_regions(frame, time="time", target="perf",
+                            options=RegionOptions(short="28D", long="7D"))
         with pytest.raises(InvalidInputError, match="preset"):
             analyze_regions(frame, time="time", target="perf", preset="sc19")  # type: ignore
         with pytest.raises(EmptyGroupError):
@@ -764,7 +772,7 @@ class TestAnalyzeRegions:
         with pytest.raises(InvalidInputError, match="direction of the target"):
             analyze_regions(frame, time="time", target="perf", metrics_higher_is_better=False)
         low = analyze_regions(frame, time="time", target="perf", group_by="platform",
-                              short="7D", long="28D", higher_is_better=False,
+                              options=RegionOptions(short="7D", long="28D"), higher_is_better=False,
                               metrics_higher_is_better={"load": False})
         assert low.settings["higher_is_better"] is False
         assert "target_higher_is_better" not in low.settings
@@ -789,7 +797,8 @@ class TestPlots:
         ax = plot_timeline(regions)
         assert ax.get_legend() is not None
         analysis = analyze_regions(grouped_frame(), time="time", target="perf",
-                                   group_by="platform", short="7D", long="28D",
+                                   group_by="platform",
+                                   options=RegionOptions(short="7D", long="28D"),
                                    metrics_higher_is_better={"load": False})
         assert plot_timeline(analysis, group="fs1", min_region_duration="10D") is not None
         axes = plot_umami(frame, regions, 0, target="perf", metrics=["load", "partial"],

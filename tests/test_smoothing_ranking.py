@@ -16,7 +16,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pilotstats.smoothing import Contributors, analyze_regions, contributors, divergence_regions
+from pilotstats.smoothing import (
+    Contributors,
+    RegionOptions,
+    analyze_regions,
+    contributors,
+    divergence_regions,
+)
 from pilotstats.smoothing._ranking import holm_adjust, target_aliases
 
 DAY = 86400.0
@@ -126,8 +132,9 @@ def test_analyze_regions_excludes_per_group_aliases() -> None:
         frame["g"] = name
         parts.append(frame.drop(columns=["perf_gibs", "perf_copy", "seconds_per_op"]))
     data = pd.concat(parts, ignore_index=True)
-    result = analyze_regions(data, time="t", target="perf", group_by="g", short="7D",
-                             long="28D", metrics_higher_is_better={"load": False})
+    result = analyze_regions(data, time="t", target="perf", group_by="g",
+                             options=RegionOptions(short="7D", long="28D"),
+                             metrics_higher_is_better={"load": False})
     assert result.settings["excluded_aliases"] == ["normalised"]
     assert "normalised" not in set(result.summary["metric"])
     assert result.summary.iloc[0]["metric"] == "load"
@@ -147,7 +154,7 @@ def test_tokio_auto_metrics_rank_real_contributors(datasets_dir: Path) -> None:
     """The TOKIO year without the preset's metric list (the reproduction of the SC'18 ranking)."""
     import warnings
 
-    from pilotstats.smoothing import read_tokio_summaries
+    from pilotstats.datasets import read_tokio_summaries
 
     frame = read_tokio_summaries(datasets_dir / "tokio")
     with warnings.catch_warnings():
@@ -155,8 +162,9 @@ def test_tokio_auto_metrics_rank_real_contributors(datasets_dir: Path) -> None:
         result = analyze_regions(frame, time="_datetime_start",
                                  target="darshan_normalized_perf_by_max",
                                  group_by=["_test_platform", "_benchmark_id"],
-                                 preset="sc18-final", wallclock_tz="America/Los_Angeles",
-                                 metrics=None)
+                                 options=RegionOptions.from_preset("sc18-final", metrics=None),
+                                 metrics_higher_is_better="tokio",
+                                 wallclock_tz="America/Los_Angeles")
     aliases = result.settings["excluded_aliases"]
     assert aliases == ["darshan_agg_perf_by_slowest_posix",
                        "darshan_agg_perf_by_slowest_posix_gibs"]

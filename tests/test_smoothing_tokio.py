@@ -14,12 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pilotstats.datasets import tokio_sample
+from pilotstats.datasets import read_tokio_summaries, tokio_sample
 from pilotstats.smoothing import (
+    RegionOptions,
     analyze_regions,
     crossovers,
     divergence_regions,
-    read_tokio_summaries,
     sma,
 )
 
@@ -262,8 +262,9 @@ def test_mira_correlations(datasets_dir: Path) -> None:
     frame = load(datasets_dir)
     mira = frame[frame["_test_platform"] == "mira-fs1@mira"]
     result = analyze_regions(mira, time="_datetime_start", target=TARGET,
-                             group_by="_test_platform", preset="sc18-final",
-                             metrics=["coverage_factor_bw"], correlations=True)
+                             group_by="_test_platform", metrics_higher_is_better="tokio",
+                             options=RegionOptions.from_preset(
+                                 "sc18-final", metrics=["coverage_factor_bw"], correlations=True))
     assert result.counts["correlation_regions"] == 32
     table = result.correlations
     assert table is not None and len(table) == 9

@@ -334,7 +334,7 @@ class AnalysisReport(Result):
         return "\n".join([render_table(header, rows), *notes])
 
     def _repr_html_(self) -> str:
-        from pilotstats.analysis._frames import report_html
+        from pilotstats._html import report_html
 
         header, rows, notes = self._table_parts()
         title = f"Analysis of {len(self)} benchmark(s)" + (f" ({self.source})" if self.source
@@ -436,8 +436,6 @@ class AnalysisReport(Result):
         >>> page.startswith("<!DOCTYPE html>"), "<svg" in page, "bench.json" in page
         (True, True, True)
         """
-        from pilotstats.analysis._html_reports import analysis_page
-
         return analysis_page([(None, self)], title=title, command_line=command_line,
                              measurements=None if measurements is None else [measurements])
 
@@ -489,3 +487,73 @@ def _bounds(low: float | None, high: float | None, unit: str, estimate: float) -
     """``low, high unit`` in the estimate's unit (one unit per table cell)."""
     text = format_interval(low, high, 0.5, unit, estimate=estimate)
     return text.split("[", 1)[1].replace("]", "")
+
+
+def _analysis_structure(report: AnalysisReport) -> str:
+    """The run-structure table of an analysis page."""
+    from pilotstats.analysis._html import table
+    from pilotstats.analysis._html_reports import quantity, std_text
+
+    header = ["benchmark", "runs", "interval units", "between-run std", "within-run std",
+              "run-mean std (T1)", "sample std (T2)", f"plan for ±"
+              f"{format_number(report.half_width_percent)} %"]
+    rows = [[b.name, str(b.n_runs), b.interval_units or "-",
+             quantity(b.between_run_std, b.unit), quantity(b.within_run_std, b.unit),
+             std_text(b.between_variance, b.unit), std_text(b.within_variance, b.unit), b.plan_text]
+            for b in report]
+    return table(header, rows)
+
+
+def _analysis_row_class(item: BenchmarkAnalysis, target: float) -> str:
+    """CSS class of a row: ``improvement`` within the target, ``inconclusive`` without CI."""
+    if item.mean is None or item.ci_low is None or item.ci_high is None:
+        return "inconclusive"
+    half = 50.0 * (item.ci_high - item.ci_low) / abs(item.mean) if item.mean else math.inf
+    return "improvement" if half <= target else ""
+
+
+def analysis_page(reports: Sequence[tuple[str | None, AnalysisReport]], *,
+                  title: str | None = None, command_line: str | Sequence[str] | None = None,
+                  measurements: Sequence[Any] | None = None) -> str:
+    """The page of one or more analyses (one per measurement of ``pilotstats analyze``).
+
+    ``measurements`` (optional, one per report) adds each benchmark's samples plot.
+    """
+    from functools import partial
+
+    from pilotstats.analysis._html import page, plot_or_note, table
+    from pilotstats.analysis._html_reports import esc, notes_list, one_measurement, samples_plot
+
+    if measurements is not None and len(measurements) != len(reports):
+        raise InvalidInputError(f"measurements has {len(measurements)} entries for "
+                                f"{len(reports)} report(s)")
+    body: list[str] = []
+    for position, (label, report) in enumerate(reports):
+        shown = one_measurement(measurements[position], "measurements") if measurements else None
+        header, rows, notes = report._table_parts()
+        within = sum(_analysis_row_class(b, report.half_width_percent) == "improvement"
+                     for b in report)
+        with_ci = sum(b.ci_low is not None for b in report)
+        if len(reports) > 1 or label:
+            body.append(f"<h2>{esc(label or f'measurement {position + 1}')}</h2>")
+        body.append(
+            f'<p class="summary">{len(report)} benchmark(s): {with_ci} with a '
+            f"{format_number(report.confidence_level * 100, 6)} % confidence interval, "
+            f"{within} of them within ±{format_number(report.half_width_percent)} % of "
+            "the estimate (green rows).</p>")
+        body.append(table(header, rows, [_analysis_row_class(b, report.half_width_percent)
+                                         for b in report]))
+        body.append("<h3>Run structure</h3><p>Runs are processes, repetitions or files; "
+                    "with two or more, the interval's units are the runs (or the files) and "
+                    "it includes the run-to-run variation.</p>" + _analysis_structure(report))
+        for item in report:
+            name = item.name
+            plots = plot_or_note(partial(report.plot, benchmark=name))
+            plots += samples_plot(shown, name, "samples")
+            body.append(f"<h3>{esc(name)}</h3><div class=\"plots\">{plots}</div>"
+                        + notes_list(item.notes))
+        shown_notes = {f"  {b.name}: {note}" for b in report for note in b.notes}
+        rest = [n.strip() for n in notes if n not in shown_notes]
+        if rest:
+            body.append("<h3>Other notes</h3>" + notes_list(rest))
+    return page(title or "pilotstats analysis", body, command_line=command_line)

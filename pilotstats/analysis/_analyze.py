@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from pilotstats import _config
+import pilotstats._config as _config
 from pilotstats._validation import check_bool, check_confidence_level, check_real
 from pilotstats.analysis._analysis_report import AnalysisReport, BenchmarkAnalysis
 from pilotstats.analysis._forks import joint_stable_phases
@@ -40,44 +41,90 @@ def _run_statistics(values: list[np.ndarray]) -> tuple[float | None, float | Non
     return between, within
 
 
-def _analyze_one(
-    name: str,
-    part: Measurements,
-    *,
-    confidence_level: float,
-    autocorrelation_limit: float,
-    half_width_percent: float,
-    detect_warmup: bool,
-    wps_analysis: bool,
-    method: str,
-    summary_statistic: str = "mean",
-    tick: Callable[[str], None] | None = None,
-    assume_runs_equivalent: bool = False,
-    run_cost: float | None = None,
-    kept: dict[str, KeptRuns] | None = None,
-) -> BenchmarkAnalysis:
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Settings:
+    """The checked options of one :func:`analyze` call, shared by every benchmark."""
+
+    confidence_level: float
+    autocorrelation_limit: float
+    half_width_percent: float
+    detect_warmup: bool
+    wps_analysis: bool
+    method: str
+    summary_statistic: str = "mean"
+    assume_runs_equivalent: bool = False
+    run_cost: float | None = None
+
+
+@dataclasses.dataclass(slots=True)
+class _Kept:
+    """A benchmark's samples kept after warm-up removal, per run, and the removal counts."""
+
+    values: list[np.ndarray] = dataclasses.field(default_factory=list)
+    elapsed: list[np.ndarray] = dataclasses.field(default_factory=list)
+    work: list[np.ndarray] = dataclasses.field(default_factory=list)
+    run_ids: list[int] = dataclasses.field(default_factory=list)
+    warmup: int = 0
+    cooldown: int = 0
+
+
+def _analyze_one(name: str, part: Measurements, settings: _Settings,
+                 tick: Callable[[str], None] | None = None,
+                 kept: dict[str, KeptRuns] | None = None) -> BenchmarkAnalysis:
+    """Analyse one benchmark: warm-up removal, then the run-level or single-run interval."""
     meta = part.metadata.get(name, {})
     unit = "s" if str(meta.get("unit", "s")) in ("s", "second") else str(meta.get("unit"))
     mean_method = _mean_method(meta)
     notes: list[str] = []
-    warmup_removal = "stable_phase" if detect_warmup else "none"
-    kept_values: list[np.ndarray] = []
-    kept_elapsed: list[np.ndarray] = []
-    kept_work: list[np.ndarray] = []
-    detected_warmup = 0
-    detected_cooldown = 0
-    run_ids: list[int] = []
+    runs = _kept_samples(name, part, meta, settings.detect_warmup, tick, notes)
+    values = np.concatenate(runs.values) if runs.values else np.empty(0)
+    between, within = _run_statistics(runs.values)
+    measured = [v for v in runs.values if v.size]
+    files = file_groups([(r, v) for r, v in zip(runs.run_ids, runs.values, strict=True)
+                         if v.size], meta.get("run_sources"),
+                        share_process=bool(meta.get("runs_share_process", False)))
+    if kept is not None:
+        kept[name] = (measured, files)
+    detected = settings.detect_warmup
+    base: dict[str, Any] = {
+        "name": name, "unit": unit,
+        "summary_statistic": "harmonic mean" if mean_method == "harmonic" else "mean",
+        "n": int(values.size), "n_total": part.n_samples, "n_runs": len(part.runs),
+        "harness_warmups": int(np.sum(part.warmup)),
+        "detected_warmup": runs.warmup if detected else None,
+        "detected_cooldown": runs.cooldown if detected else None,
+        "warmup_removal": "stable_phase" if detected else "none",
+        "confidence_level": settings.confidence_level,
+        "half_width_percent": settings.half_width_percent, "between_run_std": between,
+        "within_run_std": within,
+        "wps_throughput": None, "wps_throughput_ci_low": None, "wps_throughput_ci_high": None,
+        "wps_alpha": None,
+    }
+    if len(measured) >= 2:
+        return _several_runs(name, measured, files, runs, meta, base, notes, settings, tick)
+    return _one_run(name, values, runs, meta, base, notes, settings, tick)
+
+
+_EMPTY: dict[str, Any] = {"mean": None, "ci_low": None, "ci_high": None,
+                          "subsession_size": None, "n_subsessions": None,
+                          "subsession_variance": None, "autocorrelation": None,
+                          "samples": None}
+
+
+def _kept_samples(name: str, part: Measurements, meta: Mapping[str, Any], detect_warmup: bool,
+                  tick: Callable[[str], None] | None, notes: list[str]) -> _Kept:
+    """Drop harness warm-ups and each run's detected warm-up and cool-down."""
+    kept = _Kept()
     runs = list(part.by_run())
     joint = (joint_stable_phases(meta, [run.time_per_work for _, run in runs])
              if detect_warmup else None)
     if joint is not None:
         notes.append(joint[1])
     for position, (run_id, run) in enumerate(runs):
-        run_ids.append(run_id)
+        kept.run_ids.append(run_id)
         if tick is not None:
             tick(f"{name}, run {run_id}")
         series = run.time_per_work
-        harness = int(np.sum(run.warmup))
         start, end = 0, series.size
         if joint is not None:
             decision = joint[0][position]
@@ -86,129 +133,132 @@ def _analyze_one(
             else:
                 start, end = decision
         elif detect_warmup:
-            try:
-                phase, caught = call_collecting_warnings(stable_phase, series)
-                notes.extend(caught)
-                if bool(getattr(phase, "found", True)):
-                    start, end = int(phase.start), int(phase.end)
-                else:
-                    notes.append(f"run {run_id}: no dominant stable segment "
-                                 f"({getattr(phase, 'outcome', 'not found')}); run kept whole")
-            except PilotStatsError as exc:
-                notes.append(f"stable-phase detection skipped for a run: {exc}")
+            start, end = _stable_bounds(series, run_id, notes)
         keep = ~run.warmup.copy()
         first_measured = int(np.argmax(keep)) if keep.any() else series.size
-        detected_warmup += max(0, start - first_measured)
-        detected_cooldown += max(0, series.size - end) if start < end else 0
+        kept.warmup += max(0, start - first_measured)
+        kept.cooldown += max(0, series.size - end) if start < end else 0
         index = np.arange(series.size)
         keep &= (index >= start) & (index < end)
-        del harness
-        kept_values.append(series[keep])
-        kept_elapsed.append(run.elapsed[keep])
-        kept_work.append(run.work[keep])
-    values = np.concatenate(kept_values) if kept_values else np.empty(0)
-    between, within = _run_statistics(kept_values)
-    measured = [v for v in kept_values if v.size]
-    files = file_groups([(r, v) for r, v in zip(run_ids, kept_values, strict=True) if v.size],
-                        meta.get("run_sources"),
-                        share_process=bool(meta.get("runs_share_process", False)))
-    if kept is not None:
-        kept[name] = (measured, files)
-    base: dict[str, Any] = {
-        "name": name, "unit": unit,
-        "summary_statistic": "harmonic mean" if mean_method == "harmonic" else "mean",
-        "n": int(values.size), "n_total": part.n_samples, "n_runs": len(part.runs),
-        "harness_warmups": int(np.sum(part.warmup)),
-        "detected_warmup": detected_warmup if warmup_removal == "stable_phase" else None,
-        "detected_cooldown": detected_cooldown if warmup_removal == "stable_phase" else None,
-        "warmup_removal": warmup_removal, "confidence_level": confidence_level,
-        "half_width_percent": half_width_percent, "between_run_std": between,
-        "within_run_std": within,
-        "wps_throughput": None, "wps_throughput_ci_low": None, "wps_throughput_ci_high": None,
-        "wps_alpha": None,
-    }
-    empty: dict[str, Any] = {"mean": None, "ci_low": None, "ci_high": None, "subsession_size": None,
-             "n_subsessions": None, "subsession_variance": None, "autocorrelation": None,
-             "samples": None}
-    if len(measured) >= 2:
-        if tick is not None:
-            tick(f"{name}, intervals")
-        try:
-            fields, caught = run_level_fields(
-                measured, harmonic=mean_method == "harmonic",
-                summary_statistic=summary_statistic, confidence_level=confidence_level,
-                autocorrelation_limit=autocorrelation_limit, unit=unit,
-                half_width_percent=half_width_percent, run_cost=run_cost, files=files,
-                assume_runs_equivalent=assume_runs_equivalent)
-        except PilotStatsError as exc:
-            notes.append(str(exc))
-            return BenchmarkAnalysis(**base, **empty, status="not_enough_data",
-                                     notes=tuple(notes))
+        kept.values.append(series[keep])
+        kept.elapsed.append(run.elapsed[keep])
+        kept.work.append(run.work[keep])
+    return kept
+
+
+def _stable_bounds(series: np.ndarray, run_id: int, notes: list[str]) -> tuple[int, int]:
+    """The stable phase ``[start, end)`` of one run (the whole run when none is found)."""
+    start, end = 0, series.size
+    try:
+        phase, caught = call_collecting_warnings(stable_phase, series)
         notes.extend(caught)
-        base["summary_statistic"] = fields.pop("summary_statistic")
-        if wps_analysis:
-            _add_wps(base, notes, kept_work, kept_elapsed, meta, confidence_level,
-                     autocorrelation_limit)
-        return BenchmarkAnalysis(**base, **fields, status="ok", notes=tuple(notes))
+        if bool(getattr(phase, "found", True)):
+            start, end = int(phase.start), int(phase.end)
+        else:
+            notes.append(f"run {run_id}: no dominant stable segment "
+                         f"({getattr(phase, 'outcome', 'not found')}); run kept whole")
+    except PilotStatsError as exc:
+        notes.append(f"stable-phase detection skipped for a run: {exc}")
+    return start, end
+
+
+def _several_runs(name: str, measured: list[np.ndarray], files: Any, runs: _Kept,
+                  meta: Mapping[str, Any], base: dict[str, Any], notes: list[str],
+                  settings: _Settings, tick: Callable[[str], None] | None) -> BenchmarkAnalysis:
+    """The two-level (runs as units) interval and plan of a benchmark with two runs or more."""
+    if tick is not None:
+        tick(f"{name}, intervals")
+    try:
+        fields, caught = run_level_fields(
+            measured, harmonic=_mean_method(meta) == "harmonic",
+            summary_statistic=settings.summary_statistic,
+            confidence_level=settings.confidence_level,
+            autocorrelation_limit=settings.autocorrelation_limit, unit=base["unit"],
+            half_width_percent=settings.half_width_percent, run_cost=settings.run_cost,
+            files=files, assume_runs_equivalent=settings.assume_runs_equivalent)
+    except PilotStatsError as exc:
+        notes.append(str(exc))
+        return BenchmarkAnalysis(**base, **_EMPTY, status="not_enough_data",
+                                 notes=tuple(notes))
+    notes.extend(caught)
+    base["summary_statistic"] = fields.pop("summary_statistic")
+    if settings.wps_analysis:
+        _add_wps(base, notes, runs.work, runs.elapsed, meta, settings.confidence_level,
+                 settings.autocorrelation_limit)
+    return BenchmarkAnalysis(**base, **fields, status="ok", notes=tuple(notes))
+
+
+def _one_run(name: str, values: np.ndarray, runs: _Kept, meta: Mapping[str, Any],
+             base: dict[str, Any], notes: list[str], settings: _Settings,
+             tick: Callable[[str], None] | None) -> BenchmarkAnalysis:
+    """The subsession interval and required sample size of a single-run benchmark."""
     if values.size < 3:
         notes.append(f"need at least 3 samples after warm-up removal, have {values.size}")
-        return BenchmarkAnalysis(**base, **empty, status="not_enough_data", notes=tuple(notes))
-    status = "ok"
+        return BenchmarkAnalysis(**base, **_EMPTY, status="not_enough_data", notes=tuple(notes))
     if tick is not None:
         tick(f"{name}, intervals")
     notes.append("runs assumed equivalent: the interval excludes run-to-run variation"
-                 if assume_runs_equivalent else
+                 if settings.assume_runs_equivalent else
                  "one run: the run-to-run variance is unknown, so the interval covers this "
                  "run only (measure more runs: processes, repetitions or files)")
-    try:
-        result = subsession_analysis(values, confidence_level=confidence_level,
-                                     autocorrelation_limit=autocorrelation_limit,
-                                     mean_method=mean_method,  # type: ignore[arg-type]
-                                     unit=unit)
-        stats: dict[str, Any] = {
-            "mean": result.mean, "ci_low": result.ci_low, "ci_high": result.ci_high,
-            "subsession_size": result.subsession_size, "n_subsessions": result.n_subsessions,
-            "subsession_variance": result.subsession_variance,
-            "autocorrelation": None if math.isnan(result.autocorrelation)
-            else result.autocorrelation,
-        }
-    except PilotStatsError as exc:
-        status = "no_subsession_size" if "subsession" in type(exc).__name__.lower() else (
-            "not_enough_data")
-        notes.append(str(exc))
-        stats = {k: v for k, v in empty.items() if k != "samples"}
-        if mean_method == "arithmetic":
-            stats["mean"] = float(np.mean(values))
-    if status == "ok" and summary_statistic != "mean":
+    mean_method = _mean_method(meta)
+    status, stats = _subsession_fields(values, mean_method, base["unit"], notes, settings)
+    if status == "ok" and settings.summary_statistic != "mean":
         if mean_method != "arithmetic":
-            notes.append(f"summary statistic {summary_statistic!r} not applied: JMH "
+            notes.append(f"summary statistic {settings.summary_statistic!r} not applied: JMH "
                          f"throughput uses the harmonic mean")
         else:
             from pilotstats.analysis._robust import STATISTICS, block_statistic
 
-            robust = block_statistic(values, int(stats["subsession_size"]), summary_statistic,
-                                     confidence_level)
+            robust = block_statistic(values, int(stats["subsession_size"]),
+                                     settings.summary_statistic, settings.confidence_level)
             notes.extend(robust.pop("notes"))
             stats.update(robust)
-            base["summary_statistic"] = STATISTICS[summary_statistic]
+            base["summary_statistic"] = STATISTICS[settings.summary_statistic]
     needed = None
     if status == "ok":
         try:
-            size = required_sample_size(values, half_width_percent=half_width_percent,
-                                        confidence_level=confidence_level,
-                                        autocorrelation_limit=autocorrelation_limit,
-                                        mean_method=mean_method,  # type: ignore[arg-type]
-                                        method=method)  # type: ignore[arg-type]
+            size = required_sample_size(
+                values, half_width_percent=settings.half_width_percent,
+                confidence_level=settings.confidence_level,
+                autocorrelation_limit=settings.autocorrelation_limit,
+                mean_method=mean_method,  # type: ignore[arg-type]
+                method=settings.method)  # type: ignore[arg-type]
             needed = size.samples
         except PilotStatsError as exc:
             notes.append(f"required sample size: {exc}")
-    if wps_analysis:
-        _add_wps(base, notes, kept_work, kept_elapsed, meta, confidence_level,
-                 autocorrelation_limit)
+    if settings.wps_analysis:
+        _add_wps(base, notes, runs.work, runs.elapsed, meta, settings.confidence_level,
+                 settings.autocorrelation_limit)
     return BenchmarkAnalysis(**base, **stats, samples=needed, status=status,
                              notes=tuple(notes),
                              interval_units=None if stats.get("ci_low") is None
                              else "subsessions")
+
+
+def _subsession_fields(values: np.ndarray, mean_method: str, unit: str, notes: list[str],
+                       settings: _Settings) -> tuple[str, dict[str, Any]]:
+    """Status and interval fields of the subsession analysis of one run's samples."""
+    try:
+        result = subsession_analysis(values, confidence_level=settings.confidence_level,
+                                     autocorrelation_limit=settings.autocorrelation_limit,
+                                     mean_method=mean_method,  # type: ignore[arg-type]
+                                     unit=unit)
+    except PilotStatsError as exc:
+        status = "no_subsession_size" if "subsession" in type(exc).__name__.lower() else (
+            "not_enough_data")
+        notes.append(str(exc))
+        stats = {k: v for k, v in _EMPTY.items() if k != "samples"}
+        if mean_method == "arithmetic":
+            stats["mean"] = float(np.mean(values))
+        return status, stats
+    return "ok", {
+        "mean": result.mean, "ci_low": result.ci_low, "ci_high": result.ci_high,
+        "subsession_size": result.subsession_size, "n_subsessions": result.n_subsessions,
+        "subsession_variance": result.subsession_variance,
+        "autocorrelation": None if math.isnan(result.autocorrelation)
+        else result.autocorrelation,
+    }
 
 
 def _add_wps(base: dict[str, Any], notes: list[str], work_parts: list[np.ndarray],
@@ -243,49 +293,35 @@ def _finite_or_none(value: Any) -> float | None:
 
 
 def analyze(
-    measurements: Measurements | Sequence[Measurements],
-    *,
+    measurements: Measurements | Sequence[Measurements], *,
     confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
     autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
     half_width_percent: float = _config.DEFAULT_HALF_WIDTH_PERCENT,
-    detect_warmup: bool = True,
-    wps_analysis: bool = True,
-    method: str = "pilot",
-    benchmarks: Iterable[str] | None = None,
-    progress: bool = False,
-    summary_statistic: str = "mean",
-    assume_runs_equivalent: bool = False,
+    detect_warmup: bool = True, wps_analysis: bool = True, method: str = "pilot",
+    benchmarks: Iterable[str] | None = None, progress: bool = False,
+    summary_statistic: str = "mean", assume_runs_equivalent: bool = False,
     run_cost: float | None = None,
 ) -> AnalysisReport:
     """Analyse every benchmark of harness measurements.
 
-    Per benchmark: remove the harness's warm-ups and detect each run's stable phase (warm-up
-    and cool-down). With two runs or more (processes, forks, repetitions, files), estimate
-    with the runs as the units (two levels, Kalibera & Jones 2013): the interval includes
-    the run-to-run variation, the between- and within-run variance components are reported,
-    and the plan says how many runs x samples per run reach ±``half_width_percent`` (and how
-    many more runs that is). With one run, the subsession interval of that run, which
-    cannot include the run-to-run variation (the result says so), and the samples needed
-    for ±``half_width_percent``. Also the work-per-second regression when the work varies.
+    Per benchmark: warm-up removal, then an interval with the runs as the units (or the
+    subsession interval of a single run), the plan for ±``half_width_percent`` and the
+    work-per-second regression; see the overview of :mod:`pilotstats.analysis`. Complexity:
+    O(n log n) time and O(n) memory per benchmark of n samples.
 
     Parameters
     ----------
     measurements : Measurements or sequence of Measurements
-        From any loader of :mod:`pilotstats.io`; a sequence (one per result file, e.g. one
-        pytest-benchmark file per CI job) is analysed as one measurement whose files keep
-        their own runs (a file without replicate structure is one run).
+        From any loader of :mod:`pilotstats.io`; a sequence (one per result file) is one
+        measurement whose files keep their own runs (a file without runs is one run).
     confidence_level : float in (0, 1), default 0.95
         Level of every interval.
     autocorrelation_limit : float in (0, 1], default 0.1
-        Limit on the lag-1 autocorrelation of subsession means (choice of ``q``; within-run
-        variance components).
+        Limit on the lag-1 autocorrelation of subsession means.
     half_width_percent : float, default 1.0
         Target half width of the interval as a percentage of the mean (1.0 means ±1 %).
     detect_warmup : bool, default True
-        Run stable-phase detection on each run (when this build has it). The forks of a
-        JMH or pyperf benchmark (two or more runs of at least 1,000 iterations each) are
-        judged together by :func:`~pilotstats.changepoints.steady_state`; each keeps
-        ``x[mean_start:]``, and a fork without a steady state is kept whole with a note.
+        Run stable-phase detection on each run (forks of JMH or pyperf: jointly).
     wps_analysis : bool, default True
         Fit the work-per-second regression when the work varies.
     method : {"pilot", "iterate"}, default "pilot"
@@ -293,23 +329,14 @@ def analyze(
     benchmarks : iterable of str, optional
         Names to analyse (default all).
     progress : bool, default False
-        Show a progress bar (needs ``tqdm``; silently off without it) that moves inside
-        each benchmark: one step per run (stable-phase detection) and one for its intervals,
-        naming the current step.
+        Show a progress bar (needs ``tqdm``; silently off without it).
     summary_statistic : {"mean", "median", "min"}, default "mean"
-        Headline statistic. Several runs: ``"median"`` / ``"min"`` estimate the mean over
-        runs of each run's median / minimum, every run summarised in blocks of one size
-        (the shortest run), with a t interval over the runs. One run: ``"median"`` is the
-        samples' median with an order-statistic interval on the subsession medians,
-        ``"min"`` the mean of the subsession minima with a t interval (both on the
-        subsession size chosen for the mean; ``samples`` always refers to the mean).
+        Headline statistic (see the overview for the median and minimum intervals).
     assume_runs_equivalent : bool, default False
-        One run only: state that runs are interchangeable, so that its interval is taken as
-        it is (the note then says it excludes run-to-run variation instead of warning that
-        the run-to-run variance is unknown). No effect with several runs.
+        One run only: take its interval as it is, excluding run-to-run variation.
     run_cost : float, optional
-        Cost of starting a run in units of one sample's cost; given, the plan also chooses
-        the samples per run (Kalibera & Jones §4), otherwise it keeps the current run length.
+        Cost of starting a run in units of one sample's cost (the plan then also chooses
+        the samples per run).
 
     Returns
     -------
@@ -320,46 +347,29 @@ def analyze(
     InvalidInputError
         Not Measurements, or bad options.
 
-    Notes
-    -----
-    Several runs: :func:`~pilotstats.autocorrelation.two_level_analysis` (interval
-    ``ȳ -/+ t_{R-1} s / sqrt(R)`` over the ``R`` run statistics, Kalibera & Jones 2013,
-    eq. (5)) and :func:`~pilotstats.autocorrelation.required_runs` (their §4). One run: the
-    subsession (batch-means) interval of Pilot/Ferrari
-    (:func:`pilotstats.autocorrelation.subsession_analysis`): blocks of ``q`` consecutive
-    samples whose means have lag-1 autocorrelation within the limit. JMH throughput
-    benchmarks use the harmonic mean of times per op, i.e. the reciprocal of the mean
-    throughput (with several runs: of the mean over runs of each run's mean throughput).
-
-    Complexity: O(n log n) time and O(n) memory per benchmark of n samples (subsession-
-    size scans and WPS fit), plus the warm-up detection of
-    :func:`~pilotstats.changepoints.stable_phase` when ``detect_warmup``.
-
     Examples
     --------
     >>> from pilotstats.io import Measurements
     >>> rng = np.random.default_rng(0)
     >>> m = Measurements(rng.normal(2e-3, 2e-5, 200), benchmark="bench")
-    >>> report = analyze(m)
-    >>> item = report["bench"]
+    >>> item = analyze(m)["bench"]
     >>> item.n, item.subsession_size, item.ci_low < 2e-3 < item.ci_high
     (200, 1, True)
 
-    Three result files (one run each, as pytest-benchmark writes them) are three runs:
+    Three result files (one run each, as pytest-benchmark writes) are three runs:
 
-    >>> files = [Measurements(rng.normal(2e-3 + d, 2e-5, 50), benchmark="bench")
-    ...          for d in (0.0, 3e-5, -2e-5)]
+    >>> files = [Measurements(rng.normal(2e-3 + d, 2e-5, 50), benchmark="bench") for d in (
+    ...     0.0, 3e-5, -2e-5)]
     >>> item = analyze(files, detect_warmup=False)["bench"]
     >>> item.n_runs, item.interval_units, item.plan_runs
     (3, 'runs', 8)
     """
-    report, _ = analyze_runs(
-        measurements, confidence_level=confidence_level,
-        autocorrelation_limit=autocorrelation_limit, half_width_percent=half_width_percent,
+    return analyze_runs(
+        measurements, confidence_level=confidence_level, half_width_percent=half_width_percent,
+        autocorrelation_limit=autocorrelation_limit,
         detect_warmup=detect_warmup, wps_analysis=wps_analysis, method=method,
         benchmarks=benchmarks, progress=progress, summary_statistic=summary_statistic,
-        assume_runs_equivalent=assume_runs_equivalent, run_cost=run_cost)
-    return report
+        assume_runs_equivalent=assume_runs_equivalent, run_cost=run_cost)[0]
 
 
 def analyze_runs(
@@ -403,16 +413,11 @@ def analyze_runs(
     kept: dict[str, KeptRuns] = {}
     steps = sum(len(measurements[name].runs) + 1 for name in names)
     with StepBar(steps if progress else 0, "analyze") as bar:
-        items = tuple(
-            _analyze_one(name, measurements[name], confidence_level=confidence_level,
-                         autocorrelation_limit=autocorrelation_limit,
-                         half_width_percent=half_width_percent, detect_warmup=detect_warmup,
-                         wps_analysis=wps_analysis, method=method,
-                         summary_statistic=summary_statistic,
-                         tick=bar.step, assume_runs_equivalent=equivalent, run_cost=cost,
-                         kept=kept)
-            for name in names
-        )
+        settings = _Settings(confidence_level, autocorrelation_limit, half_width_percent,
+                             detect_warmup, wps_analysis, method, summary_statistic, equivalent,
+                             cost)
+        items = tuple(_analyze_one(name, measurements[name], settings, bar.step, kept)
+                      for name in names)
     sources = {str(m.get("source")) for m in measurements.metadata.values() if m.get("source")}
     return AnalysisReport(items, confidence_level, half_width_percent,
                           sources.pop() if len(sources) == 1 else None), kept

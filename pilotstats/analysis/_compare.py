@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, SupportsIndex, overload
 
-from pilotstats import _config
+import pilotstats._config as _config
 from pilotstats._protocols import select_items
 from pilotstats._validation import check_bool, check_choice, check_confidence_level, check_real
 from pilotstats.analysis._analyze import (
@@ -305,7 +305,7 @@ class ComparisonReport(Result):
         return "\n".join([render_table(header, rows), *notes])
 
     def _repr_html_(self) -> str:
-        from pilotstats.analysis._frames import report_html
+        from pilotstats._html import report_html
 
         header, rows, notes = self._table_parts()
         return report_html(f"Comparison of {len(self)} benchmark(s): baseline vs new",
@@ -439,8 +439,6 @@ class ComparisonReport(Result):
         >>> "1 significant regression(s)" in page, page.count("<svg")
         (True, 3)
         """
-        from pilotstats.analysis._html_reports import comparison_page
-
         return comparison_page(self, title=title, command_line=command_line,
                                measurements=None if base is None and new is None
                                else (base, new))
@@ -605,40 +603,29 @@ def _compare_one(base: BenchmarkAnalysis, new: BenchmarkAnalysis,
 
 def compare(
     base: Measurements | AnalysisReport | Sequence[Measurements],
-    new: Measurements | AnalysisReport | Sequence[Measurements],
-    *,
+    new: Measurements | AnalysisReport | Sequence[Measurements], *,
     confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
     autocorrelation_limit: float = _config.DEFAULT_AUTOCORRELATION_LIMIT,
-    min_change_percent: float = 0.0,
-    detect_warmup: bool = True,
-    progress: bool = False,
-    summary_statistic: str = "mean",
-    assume_runs_equivalent: bool = False,
+    min_change_percent: float = 0.0, detect_warmup: bool = True, progress: bool = False,
+    summary_statistic: str = "mean", assume_runs_equivalent: bool = False,
     pairs: Mapping[str, str] | Sequence[tuple[str, str] | str] | None = None,
     match: str | re.Pattern[str] | None = None,
 ) -> ComparisonReport:
     """Compare every benchmark present in both a baseline and new measurements.
 
-    Each side is analysed as in :func:`analyze` (warm-up removal per run); the change is the
-    ratio of the two run-level estimates, new / base, with a Fieller interval whose units
-    are the runs (Kalibera & Jones 2013, §5; Welch–Satterthwaite degrees of freedom), and
-    the verdict comes from that interval. Benchmarks are matched by name (or as ``pairs``
-    and ``match`` say); runs and samples are never paired, and unequal run counts and
-    lengths are fine.
+    Each side is analysed as in :func:`analyze`; the verdict comes from the Fieller interval
+    of the ratio new / base over the runs (see the overview of :mod:`pilotstats.analysis`).
+    Complexity: that of :func:`analyze` on both inputs.
 
     Parameters
     ----------
     base, new : Measurements, sequence of Measurements, or AnalysisReport
-        Baseline and new results. A sequence (one :class:`Measurements` per result file)
-        is one side whose files keep their own runs (a file without replicate structure,
-        such as pytest-benchmark's, is one run). Already computed analyses are reused as
-        they are (their run statistics; ``"median"``/``"min"`` need equal block sizes).
+        Baseline and new results; a sequence (one per result file) is one side whose files
+        keep their own runs. Analyses are reused as they are.
     confidence_level : float in (0, 1), default 0.95
-        Level of the intervals; a change is significant when the ratio interval excludes 1
-        (equivalently ``p < 1 - confidence_level``).
+        Level of the intervals; a change is significant when the ratio interval excludes 1.
     autocorrelation_limit : float in (0, 1], default 0.1
-        Used when analysing :class:`Measurements` (variance components; the blocks of a
-        single run assumed equivalent).
+        Used when analysing :class:`Measurements`.
     min_change_percent : float, default 0
         Practical-significance floor: smaller relative changes are never flagged.
     detect_warmup : bool, default True
@@ -646,76 +633,38 @@ def compare(
     progress : bool, default False
         Progress bar while analysing (needs ``tqdm``).
     summary_statistic : {"mean", "median", "min"}, default "mean"
-        What each run is summarised by; ``"median"`` / ``"min"`` compare the mean over runs
-        of each run's median / minimum, every run of both sides in blocks of one size (the
-        shortest run), so that both sides estimate the same quantity.
+        What each run is summarised by (``"median"``/``"min"``: blocks of one size).
     assume_runs_equivalent : bool, default False
-        With one run on a side, use blocks of that run as its units (the subsession size):
-        the comparison is then made, and its note says the interval excludes run-to-run
-        variation. Without it, one run on a side gives the verdict ``"inconclusive"``.
+        With one run on a side, use blocks of that run as its units (else "inconclusive").
     pairs : mapping or sequence, optional
         Baseline benchmarks compared with differently named new ones: ``(old, new)``
-        pairs, ``"OLD=NEW"`` texts (split at the ``=`` that leaves an existing baseline
-        and an existing new name) or a mapping ``{old: new}``. They come before ``match``
-        and same-name matching; their :attr:`BenchmarkComparison.new_name` is set.
+        pairs, ``"OLD=NEW"`` texts or a mapping ``{old: new}`` (before ``match``).
     match : str or re.Pattern, optional
-        Pair the other benchmarks by a *key*: the name with the text of the expression's
-        first match (:func:`re.search`; only its first group when it has groups) removed;
-        a name it does not match is its own key. ``match=r"f\\d+"`` pairs
-        ``sha256sum f100`` with ``sha256sum f130`` (key ``"sha256sum "``). Names without
-        a partner are listed in :attr:`ComparisonReport.only_in_base` /
+        Pair the other benchmarks by the name with the expression's first match (its first
+        group, if any) removed: ``match=r"f\\d+"`` pairs ``sha256sum f100`` with
+        ``sha256sum f130``. Unpaired names are in :attr:`ComparisonReport.only_in_base` /
         :attr:`~ComparisonReport.only_in_new`.
 
     Returns
     -------
     ComparisonReport
-        ``has_regression`` is True when some benchmark is significantly slower (higher time
-        per unit of work) by at least ``min_change_percent``; ``inconclusive`` names the
-        benchmarks with one run on a side.
+        ``has_regression``: a benchmark is significantly slower by ``min_change_percent``+.
 
     Raises
     ------
     InvalidInputError
-        Inputs of another type, or bad options; a pair naming a benchmark its side does
-        not have (or one twice); an invalid ``match``, or one giving two benchmarks of a
-        side the same key.
-
-    Notes
-    -----
-    :func:`~pilotstats.autocorrelation.compare_runs`: the interval is every ratio ``ρ``
-    with ``|ȳ - ρ x̄| / sqrt(v_y + ρ² v_x) <= t_ν(ρ)`` (Fieller 1954); it excludes 1 exactly
-    when the Welch test of the run statistics has ``p < 1 - confidence_level``, so a
-    verdict never contradicts its p-value, and a slowdown (ratio interval above 1) can
-    never be reported as an improvement. With a single run the between-run variance,
-    usually the largest part of the variance of a mean (Kalibera & Jones 2013; Georges et
-    al. 2007), cannot be estimated, hence ``"inconclusive"``. JMH throughput benchmarks
-    compare the mean throughputs and report the time ratio (their reciprocal).
-
-    Complexity: That of :func:`analyze` on both inputs (O(n log n) per benchmark), plus
-    O(B) for B benchmarks.
+        Bad inputs or options, an unknown or repeated pair, an invalid ``match``.
 
     Examples
     --------
     >>> import numpy as np
     >>> from pilotstats.io import Measurements
     >>> rng = np.random.default_rng(3)
-    >>> def job(level):  # one CI job's file: one run of 30 samples at its own level
-    ...     return Measurements(rng.normal(rng.normal(level, 0.01), 0.01, 30), benchmark="b")
-    >>> old = [job(1.00) for _ in range(4)]    # four files per side
-    >>> slow = [job(1.05) for _ in range(4)]
-    >>> report = compare(old, slow)
+    >>> def job(level, name="b"):  # one CI job's file: one run of 30 samples
+    ...     return Measurements(rng.normal(rng.normal(level, 0.01), 0.01, 30), benchmark=name)
+    >>> report = compare([job(1.00) for _ in range(4)], [job(1.05) for _ in range(4)])
     >>> report["b"].verdict, report["b"].base_n_runs, report.has_regression
     ('regression', 4, True)
-
-    Differently named benchmarks (a hyperfine command whose input file changed):
-
-    >>> def named(level, name):
-    ...     return [Measurements(rng.normal(rng.normal(level, 0.01), 0.01, 30),
-    ...                          benchmark=name) for _ in range(4)]
-    >>> report = compare(named(1.00, "sha256sum f100"), named(1.00, "sha256sum f130"),
-    ...                  match=r"f\\d+")
-    >>> report[0].label, report[0].verdict, report.only_in_base
-    ('sha256sum f100 -> sha256sum f130', 'no significant change', ())
     """
     level = check_confidence_level(confidence_level)
     limit = check_real(autocorrelation_limit, "autocorrelation_limit", low=0.0, high=1.0,
@@ -725,6 +674,37 @@ def compare(
     progress = check_bool(progress, "progress")
     equivalent = check_bool(assume_runs_equivalent, "assume_runs_equivalent")
     statistic = check_choice(summary_statistic, "summary_statistic", SUMMARY_STATISTICS)
+    reports, kept = _side_reports(base, new, level, limit, detect_warmup, progress, statistic,
+                                  equivalent)
+    pairing = pair_benchmarks(reports[0].names, reports[1].names, pairs=pairs, match=match)
+    comparisons = _paired_comparisons(reports, kept, pairing.pairs, level, limit, min_change,
+                                      statistic, equivalent)
+    return ComparisonReport(comparisons, pairing.only_in_base, pairing.only_in_new,
+                            level, min_change)
+
+
+def _paired_comparisons(reports: list[AnalysisReport], kept: list[dict[str, KeptRuns] | None],
+                        pairs: Sequence[tuple[str, str]], level: float, limit: float,
+                        min_change: float, statistic: str,
+                        equivalent: bool) -> tuple[BenchmarkComparison, ...]:
+    """One comparison per (baseline, new) name pair, with the kept runs when both have them."""
+    base_report, new_report = reports
+    comparisons = []
+    base_kept, new_kept = kept
+    for old, young in pairs:
+        runs = (None if base_kept is None or new_kept is None
+                else (base_kept.get(old, ([], None)), new_kept.get(young, ([], None))))
+        item = _compare_one(base_report[old], new_report[young], runs, level=level,
+                            limit=limit, min_change=min_change, statistic=statistic,
+                            equivalent=equivalent)
+        comparisons.append(item if old == young else replace(item, new_name=young))
+    return tuple(comparisons)
+
+
+def _side_reports(base: Any, new: Any, level: float, limit: float, detect_warmup: bool,
+                  progress: bool, statistic: str, equivalent: bool,
+                  ) -> tuple[list[AnalysisReport], list[dict[str, KeptRuns] | None]]:
+    """Each side's analysis (given, or computed with its kept runs)."""
     reports: list[AnalysisReport] = []
     kept: list[dict[str, KeptRuns] | None] = []
     for side, given in (("base", base), ("new", new)):
@@ -744,16 +724,68 @@ def compare(
         else:
             raise InvalidInputError(f"{side} must be Measurements (or a list of them, one per "
                                     f"file) or an AnalysisReport, got {type(value).__name__}")
-    base_report, new_report = reports
-    pairing = pair_benchmarks(base_report.names, new_report.names, pairs=pairs, match=match)
-    comparisons = []
-    base_kept, new_kept = kept
-    for old, young in pairing.pairs:
-        runs = (None if base_kept is None or new_kept is None
-                else (base_kept.get(old, ([], None)), new_kept.get(young, ([], None))))
-        item = _compare_one(base_report[old], new_report[young], runs, level=level,
-                            limit=limit, min_change=min_change, statistic=statistic,
-                            equivalent=equivalent)
-        comparisons.append(item if old == young else replace(item, new_name=young))
-    return ComparisonReport(tuple(comparisons), pairing.only_in_base, pairing.only_in_new,
-                            level, min_change)
+    return reports, kept
+
+
+def comparison_page(report: ComparisonReport, *, title: str | None = None,
+                    command_line: str | Sequence[str] | None = None,
+                    measurements: tuple[Any, Any] | None = None,
+                    sides: tuple[str, str] | None = None) -> str:
+    """The page of a comparison; ``measurements`` = (base, new) adds the samples plots."""
+    from functools import partial
+
+    from pilotstats.analysis._html import page, plot_or_note, table
+    from pilotstats.analysis._html_reports import (
+        esc,
+        notes_list,
+        one_measurement,
+        samples_plot,
+        std_text,
+    )
+    from pilotstats.analysis._titles import change_title
+
+    base = one_measurement(measurements[0], "base") if measurements else None
+    new = one_measurement(measurements[1], "new") if measurements else None
+    header, rows, notes = report._table_parts()
+    bad = report.has_regression
+    summary = (f"{len(report.regressions)} significant regression(s), "
+               f"{len(report.improvements)} improvement(s), "
+               f"{len(report.inconclusive)} inconclusive of {len(report)} compared "
+               f"benchmark(s)")
+    body = []
+    if sides is not None:
+        body.append(f"<p>baseline: <code>{esc(sides[0])}</code><br>new: "
+                    f"<code>{esc(sides[1])}</code></p>")
+    body.append(f'<p class="summary{" bad" if bad else ""}">{esc(summary)}.</p>')
+    body.append(table(header, rows, [c.verdict.replace(" ", "-") if c.verdict in (
+        "regression", "improvement", "inconclusive") else "" for c in report]))
+    body.append(notes_list([n.strip() for n in notes]))
+    structure = [[c.name, f"{c.base_n_runs} / {c.new_n_runs}", c.interval_units or "-",
+                  "-" if c.base_n_subsessions is None
+                  else f"{c.base_n_subsessions} / {c.new_n_subsessions}",
+                  std_text(c.base_between_variance, c.unit),
+                  std_text(c.base_within_variance, c.unit),
+                  std_text(c.new_between_variance, c.unit),
+                  std_text(c.new_within_variance, c.unit)]
+                 for c in report]
+    body.append("<h2>Run structure</h2><p>The interval's units are the runs (processes, "
+                "repetitions) or, with several files a side, the files; T1 is the standard "
+                "deviation of a run mean, T2 that of a sample within a run (Kalibera &amp; "
+                "Jones 2013).</p>" + table(
+                    ["benchmark", "runs (base / new)", "interval units", "units (base / new)",
+                     "base T1", "base T2", "new T1", "new T2"], structure)
+                + ("<p>-: not estimated (files as units: each file's mean over its runs is "
+                   "one unit; one run on a side; or runs too short).</p>"
+                   if any(c.base_between_variance is None for c in report) else ""))
+    if len(report) > 1:
+        body.append("<h2>All changes</h2>" + plot_or_note(
+            report.plot, (8.0, 1.2 + 0.35 * len(report))))
+    for item in report:
+        name = item.name
+        change = plot_or_note(partial(report.plot, benchmark=name), (8.0, 1.9))
+        samples = samples_plot(base, name, "baseline") + samples_plot(new, name, "new")
+        body.append(f'<h2 class="verdict-{esc(item.verdict.split()[0])}">'
+                    f"{esc(change_title(item))}</h2>{change}"
+                    + (f'<div class="plots">{samples}</div>' if samples else "")
+                    + notes_list([item.note] if item.note else []))
+    return page(title or "pilotstats comparison: new vs baseline", body, command_line=command_line)

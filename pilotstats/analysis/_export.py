@@ -75,6 +75,21 @@ def to_otava_csv(
         if len(values) != len(reports):
             raise InvalidInputError(f"attribute {key!r} has {len(values)} entries for "
                                     f"{len(reports)} reports")
+    buffer = io.StringIO()
+    _write_rows(csv.writer(buffer, lineterminator="\n"), reports, times, extra, time_column)
+    text = buffer.getvalue()
+    if destination is not None:
+        if isinstance(destination, (str, os.PathLike)):
+            with open(destination, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+        else:
+            destination.write(text)
+    return text
+
+
+def _write_rows(writer: Any, reports: Sequence[AnalysisReport], times: Sequence[Any],
+                extra: Mapping[str, Sequence[Any]], time_column: str) -> None:
+    """The header and one row per report (empty cells where a benchmark is missing)."""
     names: dict[str, None] = {}
     for report in reports:
         if not isinstance(report, AnalysisReport):
@@ -84,8 +99,6 @@ def to_otava_csv(
     header = [time_column, *extra]
     for name in names:
         header += [name, f"{name}.ci_low", f"{name}.ci_high", f"{name}.n"]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
     for index, report in enumerate(reports):
         row: list[Any] = [times[index], *(values[index] for values in extra.values())]
@@ -99,11 +112,3 @@ def to_otava_csv(
                                                                    item.ci_high)]
             row.append(item.n)
         writer.writerow(row)
-    text = buffer.getvalue()
-    if destination is not None:
-        if isinstance(destination, (str, os.PathLike)):
-            with open(destination, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-        else:
-            destination.write(text)
-    return text

@@ -4,6 +4,9 @@
 :func:`~pilotstats.analysis.detect_many`) and returns a :class:`FleetReport`: the table as a
 DataFrame (worst regression first), as terminal text, and as a self-contained static HTML
 page with one inline SVG trend plot with axes per series (no script, no external file).
+The table is the one of FD.io CSIT's trending dashboard ("Trend", "Runs", "Short-Term
+Change", "Long-Term Change", "Regressions", "Progressions"; CSIT
+``resources/tools/presentation/generator_tables.py``, ``table_perf_trending_dash``).
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from pilotstats._protocols import select_items
 from pilotstats._typing import FleetEngine
 from pilotstats._validation import check_bool, check_choice, check_text
 from pilotstats.changepoints._csit import classify_change
+from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import Result, format_number, json_safe
 
-__all__ = ["DASHBOARD_COLUMNS", "FleetReport", "fleet_report"]
+__all__ = ["DASHBOARD_COLUMNS", "FleetExecution", "FleetReport", "fleet_report"]
 
 #: Columns of :meth:`FleetReport.dashboard`, in order.
 DASHBOARD_COLUMNS = (
@@ -313,22 +317,38 @@ def _na() -> Any:
     return pd.NA
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class FleetExecution:
+    """Where :func:`fleet_report` runs the series: the ``workers``, ``engine`` and ``client``
+    of :func:`detect_many` / :func:`trend_many`. Complexity: O(1).
+
+    Attributes
+    ----------
+    workers : int, optional
+        Threads or Dask batches; ``workers=1`` is serial.
+    engine : {"threads", "dask"}, default "threads"
+        Where the series run.
+    client : distributed.Client, optional
+        Dask client for ``engine="dask"``.
+
+    Examples
+    --------
+    >>> from pilotstats.analysis import FleetExecution
+    >>> FleetExecution(workers=1).engine
+    'threads'
+    """
+
+    workers: int | None = None
+    engine: FleetEngine = "threads"
+    client: Any = None
+
+
 def fleet_report(
-    table: Any,
-    *,
-    by: str | Sequence[str] | None = None,
-    order: str | None = None,
-    value: str | None = None,
-    method: Literal["trend", "detect"] = "trend",
-    workers: int | None = None,
-    engine: FleetEngine = "threads",
-    client: Any = None,
-    higher_is_better: bool = True,
-    short_window: int = 10,
-    long_window: int = 180,
-    unit: str | None = None,
-    progress: bool | None = None,
-    **options: Any,
+    table: Any, *, by: str | Sequence[str] | None = None, order: str | None = None,
+    value: str | None = None, method: Literal["trend", "detect"] = "trend",
+    execution: FleetExecution | None = None, higher_is_better: bool = True,
+    short_window: int = 10, long_window: int = 180, unit: str | None = None,
+    progress: bool | None = None, **options: Any,
 ) -> FleetReport:
     """Analyse every series of a table and build the CSIT trending dashboard.
 
@@ -346,12 +366,8 @@ def fleet_report(
     method : {"trend", "detect"}, default "trend"
         :func:`trend_many` (MDL trend groups, CSIT) or :func:`detect_many` (guarded change
         points).
-    workers : int, optional
-        Threads or Dask batches; ``workers=1`` is serial.
-    engine : {"threads", "dask"}, default "threads"
-        Where the series run.
-    client : distributed.Client, optional
-        Dask client for ``engine="dask"``.
+    execution : FleetExecution, optional
+        Workers, engine and Dask client (default ``FleetExecution()``: threads).
     higher_is_better : bool, default True
         Direction (CSIT throughput); set False for times.
     short_window, long_window : int, default 10, 180
@@ -374,12 +390,9 @@ def fleet_report(
 
     Notes
     -----
-    The table is the one of FD.io CSIT's trending dashboard ("Trend", "Runs",
-    "Short-Term Change", "Long-Term Change", "Regressions", "Progressions"; CSIT
-    ``resources/tools/presentation/generator_tables.py``, ``table_perf_trending_dash``),
-    with the metrics of :func:`~pilotstats.changepoints.trend_compliance`.
-
-    Complexity: O(total points) for the table, plus one SVG plot per series.
+    The table is FD.io CSIT's trending dashboard (see :class:`FleetReport`), with the
+    metrics of :func:`~pilotstats.changepoints.trend_compliance`. Complexity: O(total
+    points) for the table, plus one SVG plot per series.
 
     Examples
     --------
@@ -389,28 +402,46 @@ def fleet_report(
     >>> "<svg" in report.to_html(), report.new_regressions
     (True, ('a',))
     """
-    from pilotstats.analysis._many import (
-        InvalidSeries,
-        _is_dask_collection,
-        _tasks,
-        detect_many,
-        trend_many,
-    )
+    from pilotstats.analysis._many import InvalidSeries, detect_many, trend_many
 
     chosen = check_choice(method, "method", ("trend", "detect"))
     direction = check_bool(higher_is_better, "higher_is_better")
     unit = check_text(unit, "unit", allow_none=True)
+    run = _execution(execution, options)
     function = trend_many if chosen == "trend" else detect_many
-    if _is_dask_collection(table) and engine == "dask":
-        source: Any = table  # analysed where it lies; the plots need it locally too
-        values = {name: v for name, _, v in _tasks(table.compute(), by, order, value)}
-    else:  # split once: the batch gets the series in their final order
-        values = {name: v for name, _, v in _tasks(table, by, order, value)}
-        source, by, order, value = values, None, None, None
-    results = function(source, by=by, order=order, value=value, workers=workers,
-                       engine=engine, client=client, higher_is_better=direction,
+    source, values, by, order, value = _split_series(table, by, order, value, run.engine)
+    results = function(source, by=by, order=order, value=value, workers=run.workers,
+                       engine=run.engine, client=run.client, higher_is_better=direction,
                        short_window=short_window, long_window=long_window,
                        progress=progress, **options)
     shown = {name: np.zeros(0) if isinstance(v, InvalidSeries) else v  # error rows: no data
              for name, v in values.items()}
     return FleetReport(chosen, results, shown, direction, unit)
+
+
+def _split_series(table: Any, by: Any, order: Any, value: Any,
+                  engine: str) -> tuple[Any, dict[str, Any], Any, Any, Any]:
+    """The batch's input and every series' values (for the plots).
+
+    A Dask collection on the dask engine is analysed where it lies; anything else is split
+    once, so that the batch gets the series in their final order.
+    """
+    from pilotstats.analysis._many import _is_dask_collection, _tasks
+
+    if _is_dask_collection(table) and engine == "dask":
+        values = {name: v for name, _, v in _tasks(table.compute(), by, order, value)}
+        return table, values, by, order, value
+    values = {name: v for name, _, v in _tasks(table, by, order, value)}
+    return values, values, None, None, None
+
+
+def _execution(execution: Any, options: Mapping[str, Any]) -> FleetExecution:
+    """The checked :class:`FleetExecution` (the default one for None)."""
+    misplaced = sorted({"workers", "engine", "client"} & set(options))
+    if misplaced:
+        raise InvalidInputError(f"fleet_report takes {misplaced} as "
+                                "execution=FleetExecution(...)")
+    run = FleetExecution() if execution is None else execution
+    if not isinstance(run, FleetExecution):
+        raise InvalidInputError(f"execution must be a FleetExecution, got {type(run).__name__}")
+    return run

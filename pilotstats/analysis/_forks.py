@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from pilotstats import _config
+import pilotstats._config as _config
 from pilotstats.changepoints import steady_state
 from pilotstats.exceptions import PilotStatsError
 

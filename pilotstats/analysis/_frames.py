@@ -1,19 +1,16 @@
-"""pandas tables and Jupyter HTML of the analysis reports.
+"""pandas tables of the analysis reports.
 
 ``to_frame`` turns a report into a :class:`pandas.DataFrame` (one row per benchmark, or per
-benchmark and result file for a trend); ``report_html`` renders the same rows as an HTML
-table with a title and the report's notes, for ``_repr_html_``.
+benchmark and result file for a trend); :func:`pilotstats._html.report_html` renders the
+same rows as HTML for ``_repr_html_``.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pilotstats.results import format_number, json_safe
-
-__all__ = ["records_frame", "report_html"]
+__all__ = ["records_frame"]
 
 
 def records_frame(records: Iterable[Any], index: str | Sequence[str]) -> Any:
@@ -32,30 +29,3 @@ def records_frame(records: Iterable[Any], index: str | Sequence[str]) -> Any:
     if not rows:
         return pd.DataFrame(columns=keys).set_index(keys)
     return pd.DataFrame(rows).set_index(keys)
-
-
-def _cell(value: Any) -> str:
-    value = json_safe(value)
-    if value is None:
-        return "–"
-    if isinstance(value, float):
-        return format_number(value, 4)
-    return str(value)
-
-
-def report_html(
-    title: str, header: Sequence[str], rows: Iterable[Sequence[Any]], notes: Iterable[str] = ()
-) -> str:
-    """An HTML table with a caption, one ``<tr>`` per row, and the notes below it."""
-    head = "".join(f"<th style='text-align:left'>{html.escape(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td style='text-align:left'>{html.escape(_cell(v))}</td>"
-                         for v in row) + "</tr>"
-        for row in rows
-    )
-    listed = "".join(f"<li>{html.escape(note)}</li>" for note in notes)
-    return (
-        f"<div><table><caption style='text-align:left'><strong>{html.escape(title)}"
-        f"</strong></caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        + (f"<ul>{listed}</ul>" if listed else "") + "</div>"
-    )

@@ -60,9 +60,9 @@ def versions() -> dict[str, str]:
     """Versions behind a page: pilotstats, numpy, Python (and matplotlib when present)."""
     import numpy
 
-    import pilotstats
+    from pilotstats._version import __version__
 
-    found = {"pilotstats": pilotstats.__version__, "numpy": numpy.__version__,
+    found = {"pilotstats": __version__, "numpy": numpy.__version__,
              "python": platform.python_version()}
     try:
         import matplotlib

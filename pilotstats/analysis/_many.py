@@ -22,17 +22,24 @@ from typing import Any
 
 import numpy as np
 
-from pilotstats import _config
+import pilotstats._config as _config
 from pilotstats._typing import FleetEngine
-from pilotstats._validation import check_bool, check_choice, check_int
+from pilotstats._validation import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_regular_file,
+    check_trend_windows,
+    require_module,
+)
 from pilotstats.changepoints._csit import (
     classify_change,
     long_term_reference,
     relative_change,
     run_window,
 )
-from pilotstats.exceptions import ClusterError, InvalidInputError, MissingDependencyError
-from pilotstats.io._source import check_regular_file, gunzip, read_file
+from pilotstats.exceptions import ClusterError, InvalidInputError
+from pilotstats.io._source import gunzip, read_file
 
 __all__ = ["DETECT_COLUMNS", "TREND_COLUMNS", "detect_many", "trend_many", "write_parquet"]
 
@@ -100,7 +107,7 @@ def _read_path(path: Path) -> tuple[Any, dict[str, Any]]:
         raise InvalidInputError(f"{path}: no such file or folder")
     check_regular_file(path, kind="table")  # no FIFO or device; MAX_INPUT_BYTES
     if name.endswith(".parquet"):
-        _require("pyarrow", "parquet")
+        require_module("pyarrow", "parquet")
         return pd.read_parquet(path), {}
     if name.endswith((".csv.gz", ".tsv.gz")):  # decompressed within MAX_DECOMPRESSED_BYTES
         import io
@@ -124,7 +131,7 @@ def _as_pandas(table: Any) -> Any:
     if hasattr(table, "to_pandas"):  # pyarrow Table/RecordBatch, polars DataFrame
         return table.to_pandas()
     if hasattr(table, "__arrow_c_stream__"):
-        _require("pyarrow", "parquet")
+        require_module("pyarrow", "parquet")
         import pyarrow as pa
 
         return pa.table(table).to_pandas()
@@ -461,16 +468,6 @@ def _run_batch(batch: Sequence[Task], function: RowFunction, arguments: tuple[An
 # ----------------------------------------------------------------------------------------
 
 
-def _require(module: str, extra: str) -> None:
-    import importlib.util
-
-    if importlib.util.find_spec(module) is None:
-        raise MissingDependencyError(
-            f"this needs {module}, which is not installed: pip install \"pilotstats[{extra}]\"",
-            package=module,
-        )
-
-
 def _progress_bar(total: int, progress: bool | None, label: str) -> Any:
     enabled = total >= PROGRESS_MIN_SERIES if progress is None else bool(progress)
     if not enabled or total < 2:
@@ -512,7 +509,7 @@ def _run_threads(tasks: list[Task], function: RowFunction, arguments: tuple[Any,
 
 
 def _dask_client(client: Any) -> Any:
-    _require("distributed", "dask")
+    require_module("distributed", "dask")
     if client is not None:
         return client
     from distributed import get_client
@@ -670,109 +667,59 @@ def _many(kind: str, table: Any, by: str | Sequence[str] | None, order: str | No
     return _frame(rows, columns)
 
 
-def _check_windows(short_window: int, long_window: int) -> tuple[int, int]:
-    return (check_int(short_window, "short_window", low=0),
-            check_int(long_window, "long_window", low=1))
-
-
 def detect_many(
-    table: Any,
-    *,
-    by: str | Sequence[str] | None = None,
-    order: str | None = None,
-    value: str | None = None,
-    workers: int | None = None,
-    engine: FleetEngine = "threads",
-    client: Any = None,
-    higher_is_better: bool = True,
-    short_window: int = 10,
-    long_window: int = 180,
-    progress: bool | None = None,
-    **options: Any,
+    table: Any, *, by: str | Sequence[str] | None = None, order: str | None = None,
+    value: str | None = None, workers: int | None = None, engine: FleetEngine = "threads",
+    client: Any = None, higher_is_better: bool = True, short_window: int = 10,
+    long_window: int = 180, progress: bool | None = None, **options: Any,
 ) -> Any:
     """Run :func:`~pilotstats.changepoints.detect_changes` on every series of a table.
 
     Parameters
     ----------
     table : DataFrame, Arrow table, Dask DataFrame, dict, or path
-        A long table with one row per measurement: a pandas DataFrame, any Arrow-compatible
-        table (pyarrow, polars, or an object with ``__arrow_c_stream__`` or
-        ``__dataframe__``), a Dask DataFrame partitioned by series, or a dict of columns.
-        Also a dict ``{series name: 1-D values in order}`` (then ``by``, ``order`` and
-        ``value`` are left out), an asv results folder read whole (see
-        :func:`pilotstats.io.load_asv_history`; defaults ``by=["machine", "env",
-        "benchmark"]``, ``order="date"``, ``value="value"``) or a ``.csv``/``.parquet``
-        file holding a long table.
+        A long table with one row per measurement, a dict ``{series: values}``, an asv
+        results folder or a ``.csv``/``.parquet`` file (see the overview of
+        :mod:`pilotstats.analysis`).
     by : str or sequence of str
         Series-key column(s); the ``series`` name joins their values with ``"/"``.
     order : str, optional
-        Column giving the order of the measurements of a series (time, commit index or run
-        number; a stable sort, so ties keep the table's order). Without it, the table's
-        row order.
+        Column giving the order of a series' measurements (stable sort; default: row order).
     value : str
         Column of the measured values.
     workers : int, optional
-        Threads (``engine="threads"``; default: the cores available to this process) or
-        the number of Dask workers to split the series over (default: the cluster's
-        threads). ``workers=1`` runs serially in the calling thread.
+        Threads or Dask workers to split the series over; ``workers=1`` runs serially.
     engine : {"threads", "dask"}, default "threads"
-        ``"threads"``: a thread pool in this process (the numba kernels release the GIL).
-        ``"dask"``: batches of series on a ``dask.distributed`` cluster (needs
-        ``pip install "pilotstats[dask]"``); a Dask DataFrame is analysed partition by
-        partition where it lies.
+        A thread pool in this process, or batches on a ``dask.distributed`` cluster.
     client : distributed.Client, optional
         Dask client for ``engine="dask"`` (default: the current client).
     higher_is_better : bool, default True
-        Direction of the labels: with the default (throughput, CSIT), a lower level after a
-        change is a ``"regression"``; set False for times and latencies.
+        Direction of the labels: set False for times and latencies.
     short_window, long_window : int, default 10, 180
-        CSIT's windows in samples for the short- and long-term change (see Notes).
+        CSIT's windows in samples for the short- and long-term change.
     progress : bool, optional
         Progress bar (needs tqdm); default: shown for batches of 200 series or more.
     **options
-        Passed to :func:`~pilotstats.changepoints.detect_changes` for every series
-        (``min_size``, ``significance_level``, ...).
+        Passed to :func:`~pilotstats.changepoints.detect_changes` for every series.
 
     Returns
     -------
     pandas.DataFrame
-        One row per series, sorted by series key (dict inputs: in the dict's order), with
-        columns ``series``, ``n``, ``n_changes``, ``locations`` (tuple of int, the
-        first sample of each new segment), ``p_values`` (tuple of float), ``segment_means``
-        (tuple), ``last_trend`` (mean of the last segment), ``last_change`` (location of
-        the last change), ``last_classification`` (``"normal"``, ``"regression"`` or
-        ``"progression"``: the last segment against the one before),
-        ``short_term_change_percent``, ``long_term_change_percent``, ``regressions`` and
-        ``progressions`` (counts over all change points), ``new_regression`` (the last
-        segment is a regression) and ``error`` (None, or the exception of a series that
-        failed; its other columns are then missing). A failing series never aborts the
-        batch.
+        One row per series (columns in the overview of :mod:`pilotstats.analysis`); a
+        failing series has its exception in ``error`` and never aborts the batch.
 
     Raises
     ------
     InvalidInputError
-        Unknown ``engine``, ``workers`` < 1, missing columns or a non-numeric value column,
-        an unsupported ``table``, or ``engine="dask"`` without a client.
+        Bad ``engine``, ``workers``, columns or ``table``; dask without a client.
     MissingDependencyError
         ``engine="dask"`` without dask.distributed installed.
 
-    See Also
-    --------
-    trend_many : MDL trend groups and CSIT compliance of every series.
-    pilotstats.analysis.FleetReport : the dashboard table and HTML page of a batch.
-
     Notes
     -----
-    Each row is exactly what ``detect_changes(values, **options)`` returns for the series
-    (tested against the live function), whatever the engine and the number of workers.
-    The per-sample trend is the mean of the segment holding each sample; with ``last`` its
-    newest sample and ``n = last + 1``, the short-term change is trend[last] against
-    trend[n − min(n, S)] and the long-term change is trend[last] against the best trend of
-    samples ``n − min(n, L) .. n − 1 − S`` (FD.io CSIT trending dashboard; see
-    :func:`~pilotstats.changepoints.trend_compliance`), both in percent.
-
-    Complexity: the sum over the series of :func:`~pilotstats.changepoints.detect_changes`
-    (near-linear in each series' length), shared among the workers; memory O(total points).
+    Each row is exactly what ``detect_changes(values, **options)`` returns for the series,
+    whatever the engine. Complexity: the sum over the series of
+    :func:`~pilotstats.changepoints.detect_changes`, shared among the workers.
 
     Examples
     --------
@@ -789,26 +736,17 @@ def detect_many(
     >>> out[["series", "locations", "last_classification"]].values.tolist()
     [['a', (), 'normal'], ['b', (100,), 'regression']]
     """
-    windows = _check_windows(short_window, long_window)
+    windows = check_trend_windows(short_window, long_window)
     return _many("detect_many", table, by, order, value, workers, engine, client, progress,
                  _detect_row, (options, check_bool(higher_is_better, "higher_is_better"),
                                *windows), DETECT_COLUMNS)
 
 
 def trend_many(
-    table: Any,
-    *,
-    by: str | Sequence[str] | None = None,
-    order: str | None = None,
-    value: str | None = None,
-    workers: int | None = None,
-    engine: FleetEngine = "threads",
-    client: Any = None,
-    higher_is_better: bool = True,
-    short_window: int = 10,
-    long_window: int = 180,
-    progress: bool | None = None,
-    **options: Any,
+    table: Any, *, by: str | Sequence[str] | None = None, order: str | None = None,
+    value: str | None = None, workers: int | None = None, engine: FleetEngine = "threads",
+    client: Any = None, higher_is_better: bool = True, short_window: int = 10,
+    long_window: int = 180, progress: bool | None = None, **options: Any,
 ) -> Any:
     """MDL trend groups and CSIT compliance of every series of a table.
 
@@ -845,13 +783,7 @@ def trend_many(
     Returns
     -------
     pandas.DataFrame
-        One row per series with ``series``, ``n`` (runs), ``n_groups``, ``boundaries``
-        (tuple of int), ``classifications`` and ``group_means`` (one per group),
-        ``last_trend``, ``runs_in_last_trend``, ``last_classification``, ``reference``,
-        ``short_term_change_percent``, ``long_term_change_percent`` (CSIT's trend change),
-        ``regressions`` and ``progressions`` (groups starting in the last ``short_window``
-        runs, CSIT's recent anomalies), ``new_regression`` (``regressions > 0``),
-        ``total_bits`` and ``error``.
+        One row per series (columns in the overview of :mod:`pilotstats.analysis`).
 
     Raises
     ------
@@ -860,19 +792,11 @@ def trend_many(
     MissingDependencyError
         ``engine="dask"`` without dask.distributed installed.
 
-    See Also
-    --------
-    detect_many : guarded change points of every series.
-
     Notes
     -----
-    The partition is the minimum description length grouping of FD.io CSIT's jumpavg
-    (``docs/algorithms/mdl.md``); the compliance metrics are CSIT's trending-dashboard columns.
-    Rows are identical to a loop over ``mdl_partition`` and ``trend_compliance``.
-
-    Complexity: the sum over the series of :func:`~pilotstats.changepoints.mdl_partition`
-    (O(n) to O(n²) per series of n runs) and
-    :func:`~pilotstats.changepoints.trend_compliance`, shared among the workers.
+    Rows are identical to a loop over ``mdl_partition`` and ``trend_compliance`` (the
+    minimum description length grouping of FD.io CSIT's jumpavg). Complexity: O(n) to
+    O(n²) per series of n runs, shared among the workers.
 
     Examples
     --------
@@ -885,7 +809,7 @@ def trend_many(
     >>> out[["series", "boundaries", "new_regression"]].values.tolist()
     [['l2/64B', (), False], ['ip4/64B', (55,), True]]
     """
-    windows = _check_windows(short_window, long_window)
+    windows = check_trend_windows(short_window, long_window)
     return _many("trend_many", table, by, order, value, workers, engine, client, progress,
                  _trend_row, (options, check_bool(higher_is_better, "higher_is_better"),
                               *windows), TREND_COLUMNS)
@@ -926,7 +850,7 @@ def write_parquet(frame: Any, path: str | os.PathLike[str]) -> Path:
     >>> pd.read_parquet(path)["series"].tolist()
     ['a']
     """
-    _require("pyarrow", "parquet")
+    require_module("pyarrow", "parquet")
     target = Path(os.fspath(path))
     copy = frame.copy()
     for column in copy.columns:

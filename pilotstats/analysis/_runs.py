@@ -286,6 +286,24 @@ def _welch_difference(x: np.ndarray, y: np.ndarray, level: float) -> tuple[float
     return float(test.ci_low), float(test.ci_high)
 
 
+def _files_note(result: Any, base_files: list[list[np.ndarray]] | None,
+                new_files: list[list[np.ndarray]] | None) -> str:
+    """The note of a comparison with the files as units (inconclusive with one file)."""
+    single = [side for side, files in (("base", base_files), ("new", new_files))
+              if files is None or len(files) == 1]
+    note = (f"files as units ({result.base.n_units} vs {result.new.n_units} files; the "
+            "interval includes the variation between files)")
+    if single:
+        where = "per side" if len(single) == 2 else f"on the {single[0]} side"
+        shared = (" whose runs share one process (Google Benchmark repetitions)"
+                  if _one_file(base_files) or _one_file(new_files) else "")
+        note = (f"inconclusive: 1 file {where}{shared}, so the "
+                f"{'process' if shared else 'file'}-to-{'process' if shared else 'file'} "
+                "variance is unknown (several files per side, or assume the runs "
+                "equivalent)")
+    return note
+
+
 def compare_kept(
     base_runs: list[np.ndarray], new_runs: list[np.ndarray], *, harmonic: bool,
     summary_statistic: str, confidence_level: float, autocorrelation_limit: float,
@@ -319,18 +337,7 @@ def compare_kept(
         runs_result = compare_runs(base_runs, new_runs, summary_statistic=statistic,
                                    **options) if min(len(base_runs), len(new_runs)) >= 2 \
             else None
-        single = [side for side, files in (("base", base_files), ("new", new_files))
-                  if files is None or len(files) == 1]
-        note = (f"files as units ({result.base.n_units} vs {result.new.n_units} files; the "
-                "interval includes the variation between files)")
-        if single:
-            where = "per side" if len(single) == 2 else f"on the {single[0]} side"
-            shared = (" whose runs share one process (Google Benchmark repetitions)"
-                      if _one_file(base_files) or _one_file(new_files) else "")
-            note = (f"inconclusive: 1 file {where}{shared}, so the "
-                    f"{'process' if shared else 'file'}-to-{'process' if shared else 'file'} "
-                    "variance is unknown (several files per side, or assume the runs "
-                    "equivalent)")
+        note = _files_note(result, base_files, new_files)
     else:
         result = runs_result = compare_runs(base_runs, new_runs, summary_statistic=statistic,
                                             **options)

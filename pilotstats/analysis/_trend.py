@@ -132,7 +132,7 @@ class TrendReport(Result):
         return render_table(*self._table_parts())
 
     def _repr_html_(self) -> str:
-        from pilotstats.analysis._frames import report_html
+        from pilotstats._html import report_html
 
         return report_html(f"Trend of {len(self.benchmarks)} benchmark(s) over "
                            f"{len(self.labels)} results (MDL levels)", *self._table_parts())
@@ -240,8 +240,6 @@ class TrendReport(Result):
         >>> "1 end in a regression" in page, page.count("<svg")
         (True, 1)
         """
-        from pilotstats.analysis._html_reports import trend_page
-
         return trend_page(self, title=title, command_line=command_line)
 
     def write_html(self, path: str | os.PathLike[str], *, title: str | None = None,
@@ -319,13 +317,9 @@ def _segment_from_dict(data: Mapping[str, Any]) -> TrendGroup:
 
 
 def trend(
-    results: Sequence[Measurements | AnalysisReport | Sequence[Measurements]],
-    *,
-    labels: Sequence[str] | None = None,
-    confidence_level: float = 0.95,
-    detect_warmup: bool = True,
-    progress: bool = False,
-    summary_statistic: str = "mean",
+    results: Sequence[Measurements | AnalysisReport | Sequence[Measurements]], *,
+    labels: Sequence[str] | None = None, confidence_level: float = 0.95,
+    detect_warmup: bool = True, progress: bool = False, summary_statistic: str = "mean",
     assume_runs_equivalent: bool = False,
 ) -> TrendReport:
     """Partition each benchmark's per-result means into levels by MDL.
@@ -366,13 +360,11 @@ def trend(
     -----
     Each result contributes one value per benchmark, its run-level estimate (the mean over
     its runs, see :func:`analyze`; ``runs_per_result`` says how many runs each result
-    had); the
-    partition is the minimum
-    description length grouping of FD.io CSIT's jumpavg, reproduced by
-    :func:`pilotstats.changepoints.mdl_partition`, with lower-is-better labels.
+    had); the partition is the minimum description length grouping of FD.io CSIT's
+    jumpavg, reproduced by :func:`pilotstats.changepoints.mdl_partition`, with
+    lower-is-better labels.
 
-    Complexity: That of :func:`analyze` on each of the R results, plus one MDL partition
-    of R means per benchmark (O(R²) at worst).
+    Complexity: :func:`analyze` on each of the R results, plus O(R²) per benchmark.
 
     Examples
     --------
@@ -396,6 +388,20 @@ def trend(
     names = _default_labels(results) if labels is None else [str(x) for x in labels]
     if len(names) != len(results):
         raise InvalidInputError(f"labels has {len(names)} entries for {len(results)} results")
+    reports = _result_reports(results, level, detect_warmup, progress, summary_statistic,
+                              assume_runs_equivalent)
+    ordered: dict[str, str] = {}
+    for report in reports:
+        for b in report:
+            ordered.setdefault(b.name, b.unit)
+    trends = [_benchmark_trend(name, unit, reports) for name, unit in ordered.items()]
+    return TrendReport(tuple(names), tuple(trends), level)
+
+
+def _result_reports(results: Sequence[Any], level: float, detect_warmup: bool, progress: bool,
+                    summary_statistic: str,
+                    assume_runs_equivalent: bool) -> list[AnalysisReport]:
+    """Each result's analysis (given, or computed as :func:`analyze` does)."""
     reports: list[AnalysisReport] = []
     for index in progress_items([str(i) for i in range(len(results))], progress, "trend"):
         item = combine_runs(results[int(index)], f"results[{index}]")
@@ -409,43 +415,69 @@ def trend(
         else:
             raise InvalidInputError(f"results[{index}] must be Measurements (or a list of "
                                     "them, one per file) or an AnalysisReport")
-    ordered: dict[str, str] = {}
+    return reports
+
+
+def _benchmark_trend(name: str, unit: str, reports: Sequence[AnalysisReport]) -> BenchmarkTrend:
+    """One benchmark's per-result estimates and their MDL partition."""
+    means: list[float | None] = []
+    lows: list[float | None] = []
+    highs: list[float | None] = []
+    counts: list[int | None] = []
     for report in reports:
-        for b in report:
-            ordered.setdefault(b.name, b.unit)
-    trends = []
-    for name, unit in ordered.items():
-        means: list[float | None] = []
-        lows: list[float | None] = []
-        highs: list[float | None] = []
-        counts: list[int | None] = []
-        for report in reports:
-            try:
-                entry = report[name]
-            except KeyError:
-                means.append(None)
-                lows.append(None)
-                highs.append(None)
-                counts.append(None)
-                continue
-            means.append(entry.mean)
-            lows.append(entry.ci_low)
-            highs.append(entry.ci_high)
-            counts.append(entry.n_runs)
-        bounds: dict[str, Any] = {"ci_low": tuple(lows), "ci_high": tuple(highs),
-                                  "runs_per_result": tuple(counts)}
-        present = [m for m in means if m is not None]
-        if len(present) < 2:
-            trends.append(BenchmarkTrend(name, unit, tuple(means), (),
-                                         "present in fewer than 2 results", **bounds))
-            continue
-        values = [math.nan if m is None else m for m in means]
         try:
-            groups, caught = call_collecting_warnings(
-                mdl_partition, values, higher_is_better=False, nan_policy="omit")
-        except PilotStatsError as exc:
-            trends.append(BenchmarkTrend(name, unit, tuple(means), (), str(exc), **bounds))
+            entry = report[name]
+        except KeyError:
+            means.append(None)
+            lows.append(None)
+            highs.append(None)
+            counts.append(None)
             continue
-        trends.append(BenchmarkTrend(name, unit, tuple(means), groups.groups,
-                                     "; ".join(caught), **bounds))
-    return TrendReport(tuple(names), tuple(trends), level)
+        means.append(entry.mean)
+        lows.append(entry.ci_low)
+        highs.append(entry.ci_high)
+        counts.append(entry.n_runs)
+    bounds: dict[str, Any] = {"ci_low": tuple(lows), "ci_high": tuple(highs),
+                              "runs_per_result": tuple(counts)}
+    present = [m for m in means if m is not None]
+    if len(present) < 2:
+        return BenchmarkTrend(name, unit, tuple(means), (),
+                              "present in fewer than 2 results", **bounds)
+    values = [math.nan if m is None else m for m in means]
+    try:
+        groups, caught = call_collecting_warnings(
+            mdl_partition, values, higher_is_better=False, nan_policy="omit")
+    except PilotStatsError as exc:
+        return BenchmarkTrend(name, unit, tuple(means), (), str(exc), **bounds)
+    return BenchmarkTrend(name, unit, tuple(means), groups.groups, "; ".join(caught),
+                          **bounds)
+
+
+def trend_page(report: TrendReport, *, title: str | None = None,
+               command_line: str | Sequence[str] | None = None) -> str:
+    """The page of a trend: the segment table, then each benchmark's trend plot."""
+    from functools import partial
+
+    from pilotstats.analysis._html import page, plot_or_note, table
+    from pilotstats.analysis._html_reports import esc, notes_list
+    from pilotstats.analysis._titles import trend_title
+
+    header, rows = report._table_parts()
+    classes: list[str] = []
+    for b in report:
+        classes += [s.classification for s in b.segments] or ["failed"]
+    summary = (f"{len(report)} benchmark(s) over {len(report.labels)} results; "
+               f"{len(report.regressions)} end in a regression")
+    body = [f'<p class="summary{" bad" if report.regressions else ""}">{esc(summary)}.</p>',
+            table(header, rows, classes),
+            "<p>Results, oldest first: " + ", ".join(
+                f"<code>{esc(label)}</code>" for label in report.labels) + "</p>"]
+    structure = [[b.name, *("-" if c is None else str(c) for c in b.runs_per_result)]
+                 for b in report]
+    body.append("<h2>Runs per result</h2>" + table(["benchmark", *report.labels], structure))
+    for item in report:
+        name = item.name
+        plot = plot_or_note(partial(report.plot, benchmark=name), (8.0, 3.6))
+        body.append(f"<h2>{esc(trend_title(item, len(report.labels)))}</h2>{plot}"
+                    + notes_list([item.note] if item.note else []))
+    return page(title or "pilotstats trend", body, command_line=command_line)

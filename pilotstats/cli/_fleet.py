@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     """``pilotstats fleet``: print the dashboard; 1 when any series has a new regression."""
     from pathlib import Path
 
-    from pilotstats.analysis import fleet_report, write_parquet
+    from pilotstats.analysis import FleetExecution, fleet_report, write_parquet
 
     options: dict[str, Any] = {}
     if args.min_size is not None:
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     report = fleet_report(table, by=args.by or defaults.get("by"),
                           order=args.order or defaults.get("order"),
                           value=args.value or defaults.get("value"),
-                          method=args.method, workers=args.workers,
+                          method=args.method, execution=FleetExecution(workers=args.workers),
                           higher_is_better=args.higher_is_better,
                           short_window=args.short_window, long_window=args.long_window,
                           unit=unit, progress=progress, **options)

@@ -1,6 +1,6 @@
 """``--html FILE`` of ``pilotstats analyze``, ``compare`` and ``trend``.
 
-Each writes one self-contained page (:mod:`pilotstats.analysis._html_reports`) with the
+Each writes one self-contained page (:mod:`pilotstats.analysis._html`) with the
 exact command line (``args.command_line``, recorded by :func:`pilotstats.cli.main`) and the
 versions, then says on stderr where it went; the command's own output and exit status are
 unchanged.
@@ -28,8 +28,8 @@ def _written(path: Any) -> None:
 def write_analyze_html(args: argparse.Namespace, targets: Sequence[tuple[str, Sequence[str]]],
                        results: Sequence[tuple[str, Any]]) -> None:
     """The page of ``pilotstats analyze``: every measurement's analysis and samples."""
+    from pilotstats.analysis._analysis_report import analysis_page
     from pilotstats.analysis._html import write_page
-    from pilotstats.analysis._html_reports import analysis_page
     from pilotstats.cli._files import load
 
     measurements = []
@@ -48,8 +48,8 @@ def write_analyze_html(args: argparse.Namespace, targets: Sequence[tuple[str, Se
 def write_compare_html(args: argparse.Namespace, report: Any, loaded: Sequence[Any],
                        files: tuple[Sequence[str], Sequence[str]]) -> None:
     """The page of ``pilotstats compare``: verdicts, run structure, changes and samples."""
+    from pilotstats.analysis._compare import comparison_page
     from pilotstats.analysis._html import write_page
-    from pilotstats.analysis._html_reports import comparison_page
 
     sides = tuple(side[0] if len(side) == 1 else side for side in loaded)
     names = tuple(paths[0] if len(paths) == 1 else f"{len(paths)} files: {', '.join(paths)}"

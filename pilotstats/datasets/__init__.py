@@ -9,6 +9,8 @@
 * Larger files downloaded on first use with ``pooch`` (an optional dependency,
   ``pip install "pilotstats[data]"``), checked by SHA-256 and cached in the user cache
   folder: :func:`fetch`, :func:`tokio_summaries`, the GPL-2 TCPD series.
+* :func:`read_tokio_summaries` loads the TOKIO year-long summaries with the SC'18 paper's
+  cleaning.
 """
 
 from pilotstats.datasets._bundled import (
@@ -22,9 +24,12 @@ from pilotstats.datasets._bundled import (
 )
 from pilotstats.datasets._embedded import binary_outcomes, ferrari_response_times, speed_of_light
 from pilotstats.datasets._remote import REMOTE_FILES, RemoteFile, fetch
+from pilotstats.datasets._tokio import SC18_DATE_RANGE, TOKIO_FILES, read_tokio_summaries
 
 __all__ = [
     "REMOTE_FILES",
+    "SC18_DATE_RANGE",
+    "TOKIO_FILES",
     "RemoteFile",
     "TCPDSeries",
     "binary_outcomes",
@@ -32,6 +37,7 @@ __all__ = [
     "ferrari_response_times",
     "fetch",
     "mongodb_series",
+    "read_tokio_summaries",
     "speed_of_light",
     "tcpd_names",
     "tcpd_series",

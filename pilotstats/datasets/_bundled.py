@@ -206,7 +206,7 @@ def tokio_summaries(*, cache_dir: str | os.PathLike[str] | None = None) -> Path:
 
     Downloaded on first use from NERSC/tokio-abcutils (modified BSD licence), verified by
     SHA-256 and cached; the folder suits
-    :func:`pilotstats.smoothing.read_tokio_summaries`.
+    :func:`read_tokio_summaries`.
 
     Parameters
     ----------

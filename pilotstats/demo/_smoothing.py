@@ -82,8 +82,6 @@ def demo_smoothing() -> str:
         time="time",
         target="perf",
         group_by="platform",
-        short="14D",
-        long="49D",
         metrics_higher_is_better={"contention_bw": False, "server_load": False,
                                   "fullness": False},
     )

@@ -125,6 +125,19 @@ def load_asv_history(path: str | os.PathLike[str]) -> Any:
     layout = asv_layout(given)
     root = layout.results
     label = str(given)
+    rows = _history_rows(layout.machines, root, label)
+    frame = pd.DataFrame.from_records(rows, columns=list(ASV_HISTORY_COLUMNS))
+    order = commit_order(layout, frame["commit"].unique().tolist())
+    frame["_rank"] = [order.key(commit)[0] for commit in frame["commit"]]
+    frame["date"] = pd.to_datetime(frame["date"], unit="ms", utc=True)
+    frame = frame.sort_values(["machine", "env", "benchmark", "date", "_rank", "commit"],
+                              kind="stable").drop(columns="_rank").reset_index(drop=True)
+    frame.attrs["commit_order"] = order.description
+    return frame
+
+
+def _history_rows(machines: Any, root: Path, label: str) -> list[tuple[Any, ...]]:
+    """The rows of every result file of every machine folder."""
     described: Mapping[str, Any] = {}
     if (root / "benchmarks.json").is_file():
         loaded, _ = read_json(root / "benchmarks.json")
@@ -132,7 +145,7 @@ def load_asv_history(path: str | os.PathLike[str]) -> Any:
             described = loaded
     rows: list[tuple[Any, ...]] = []
     files = 0
-    for machine_dir in layout.machines:
+    for machine_dir in machines:
         for result_file in folder_files(machine_dir, "*.json", recursive=False):
             if result_file.name == "machine.json":
                 continue
@@ -149,11 +162,4 @@ def load_asv_history(path: str | os.PathLike[str]) -> Any:
     if files == 0:
         fail(label, None, "no asv result file found (expected <machine>/<commit>-<env>.json; "
              "run `asv run` first)")
-    frame = pd.DataFrame.from_records(rows, columns=list(ASV_HISTORY_COLUMNS))
-    order = commit_order(layout, frame["commit"].unique().tolist())
-    frame["_rank"] = [order.key(commit)[0] for commit in frame["commit"]]
-    frame["date"] = pd.to_datetime(frame["date"], unit="ms", utc=True)
-    frame = frame.sort_values(["machine", "env", "benchmark", "date", "_rank", "commit"],
-                              kind="stable").drop(columns="_rank").reset_index(drop=True)
-    frame.attrs["commit_order"] = order.description
-    return frame
+    return rows

@@ -42,12 +42,8 @@ from pilotstats.io._source import (
 # Google Benchmark
 
 
-def load_google_benchmark(
-    source: Source,
-    *,
-    name: str | Iterable[str] | None = None,
-    clock: Literal["real", "cpu"] = "real",
-) -> Measurements:
+def load_google_benchmark(source: Source, *, name: str | Iterable[str] | None = None,
+                          clock: Literal["real", "cpu"] = "real") -> Measurements:
     """Load Google Benchmark JSON (``--benchmark_out=FILE --benchmark_out_format=json``).
 
     Parameters
@@ -96,7 +92,6 @@ def load_google_benchmark(
     aggregates = 0
     dropped: list[str] = []
     counters: dict[str, int] = {}
-    key = f"{clock}_time"
     for index, row in enumerate(rows):
         path = f"benchmarks[{index}]"
         row_name = field_str(row, "name", label, path)
@@ -113,24 +108,7 @@ def load_google_benchmark(
         if row.get("error_occurred") or row.get("skipped"):
             dropped.append(run_name)
             continue
-        unit = field_str(row, "time_unit", label, path, default="ns")
-        if unit not in TIME_UNITS:
-            fail(label, f"{path}.time_unit", f"unknown time unit {unit!r}")
-        iterations = field_int(row, "iterations", label, path, minimum=1)
-        per_iteration = field_float(row, key, label, path, nonnegative=True)
-        repetition = field_int(row, "repetition_index", label, path,
-                               default=counters.get(run_name, 0), minimum=0)
-        counters[run_name] = repetition + 1
-        builder.add(run_name, per_iteration * TIME_UNITS[unit] * iterations, float(iterations),
-                    repetition, 0)
-        if run_name not in builder.metadata:
-            extras = {k: v for k, v in row.items() if k not in {
-                "name", "run_name", "run_type", "repetition_index", "iterations", "real_time",
-                "cpu_time", "time_unit"}}
-            builder.metadata[run_name] = {**extras, "context": dict(context), "clock": clock,
-                                          "time_unit": unit, "unit": "s",
-                                          "format": "google-benchmark", "source": label,
-                                          "runs_share_process": True}
+        _google_row(builder, row, path, label, run_name, clock, context, counters)
     if dropped:
         warnings.warn(f"{label}: dropped errored or skipped rows of {sorted(set(dropped))}",
                       FormatWarning, stacklevel=2)
@@ -141,6 +119,29 @@ def load_google_benchmark(
     if name is not None and not builder.metadata:
         fail(label, "benchmarks", f"no benchmark with run_name {name!r}")
     return builder.build(label, "Google Benchmark iteration rows")
+
+
+def _google_row(builder: _Builder, row: Any, path: str, label: str, run_name: str, clock: str,
+                context: Mapping[str, Any], counters: dict[str, int]) -> None:
+    """Add one iteration row (one repetition) of a Google Benchmark file."""
+    unit = field_str(row, "time_unit", label, path, default="ns")
+    if unit not in TIME_UNITS:
+        fail(label, f"{path}.time_unit", f"unknown time unit {unit!r}")
+    iterations = field_int(row, "iterations", label, path, minimum=1)
+    per_iteration = field_float(row, f"{clock}_time", label, path, nonnegative=True)
+    repetition = field_int(row, "repetition_index", label, path,
+                           default=counters.get(run_name, 0), minimum=0)
+    counters[run_name] = repetition + 1
+    builder.add(run_name, per_iteration * TIME_UNITS[unit] * iterations, float(iterations),
+                repetition, 0)
+    if run_name not in builder.metadata:
+        extras = {k: v for k, v in row.items() if k not in {
+            "name", "run_name", "run_type", "repetition_index", "iterations", "real_time",
+            "cpu_time", "time_unit"}}
+        builder.metadata[run_name] = {**extras, "context": dict(context), "clock": clock,
+                                      "time_unit": unit, "unit": "s",
+                                      "format": "google-benchmark", "source": label,
+                                      "runs_share_process": True}
 
 
 # --------------------------------------------------------------------------------------------
@@ -208,36 +209,17 @@ def load_hyperfine(source: Source, *, command: str | Iterable[str] | None = None
     document, label = read_json(source)
     results = field_list(document, "results", label, "")
     builder = _Builder()
-    available = []
+    available: list[str] = []
     for index, result in enumerate(results):
         path = f"results[{index}]"
         cmd = field_str(result, "command", label, path)
         parameters = field_mapping(result, "parameters", label, path, default={})
-        name = cmd
-        if name in available and parameters:
-            name = f"{cmd} [{', '.join(f'{k}={v}' for k, v in parameters.items())}]"
-        copy = 2
-        while name in available:  # the same command benchmarked twice: keep both
-            name = f"{cmd} (#{copy})"
-            copy += 1
+        name = _hyperfine_name(cmd, parameters, available)
         available.append(name)
         if not (_select(cmd, command) or _select(name, command)):
             continue
-        times = number_list(field(result, "times", label, path), label, f"{path}.times",
-                            nonnegative=True)
-        if time != "wall":
-            chosen = _hyperfine_cpu(result, "user", len(times), label, path)
-            if time == "user+system":
-                system = _hyperfine_cpu(result, "system", len(times), label, path)
-                chosen = [u + s for u, s in zip(chosen, system, strict=True)]
-            times = chosen
-        exit_codes = field(result, "exit_codes", label, path, default=None)
-        if exit_codes is not None:
-            if not isinstance(exit_codes, list) or len(exit_codes) != len(times):
-                fail(label, f"{path}.exit_codes", "expected one exit code per time")
-            if any(code not in (0, None) for code in exit_codes):
-                warnings.warn(f"{label}: command {cmd!r} had non-zero exit codes; see "
-                              "metadata['exit_codes'] to filter", FormatWarning, stacklevel=2)
+        times = _hyperfine_times(result, time, label, path)
+        exit_codes = _hyperfine_exit_codes(result, len(times), cmd, label, path)
         for run, value in enumerate(times):  # one process per timing
             builder.add(name, value, 1.0, run, 0)
         builder.metadata[name] = {
@@ -247,6 +229,43 @@ def load_hyperfine(source: Source, *, command: str | Iterable[str] | None = None
         }
     _check_found(builder, command, label, available)
     return builder.build(label, "hyperfine results")
+
+
+def _hyperfine_name(cmd: str, parameters: Mapping[str, Any], available: list[str]) -> str:
+    """A unique benchmark name for a command (parameters or ``#2``... on repeats)."""
+    name = cmd
+    if name in available and parameters:
+        name = f"{cmd} [{', '.join(f'{k}={v}' for k, v in parameters.items())}]"
+    copy = 2
+    while name in available:  # the same command benchmarked twice: keep both
+        name = f"{cmd} (#{copy})"
+        copy += 1
+    return name
+
+
+def _hyperfine_times(result: Any, time: str, label: str, path: str) -> list[float]:
+    """The chosen time of every run of one hyperfine result."""
+    times = number_list(field(result, "times", label, path), label, f"{path}.times",
+                        nonnegative=True)
+    if time != "wall":
+        chosen = _hyperfine_cpu(result, "user", len(times), label, path)
+        if time == "user+system":
+            system = _hyperfine_cpu(result, "system", len(times), label, path)
+            chosen = [u + s for u, s in zip(chosen, system, strict=True)]
+        times = chosen
+    return times
+
+
+def _hyperfine_exit_codes(result: Any, count: int, cmd: str, label: str, path: str) -> Any:
+    """The exit codes (one per time, or None); warns on a non-zero one."""
+    exit_codes = field(result, "exit_codes", label, path, default=None)
+    if exit_codes is not None:
+        if not isinstance(exit_codes, list) or len(exit_codes) != count:
+            fail(label, f"{path}.exit_codes", "expected one exit code per time")
+        if any(code not in (0, None) for code in exit_codes):
+            warnings.warn(f"{label}: command {cmd!r} had non-zero exit codes; see "
+                          "metadata['exit_codes'] to filter", FormatWarning, stacklevel=3)
+    return exit_codes
 
 
 def _hyperfine_cpu(result: Any, key: str, count: int, label: str, path: str) -> list[float]:
@@ -282,12 +301,8 @@ def _jmh_unit(unit: str, label: str, path: str) -> tuple[str, float]:
     fail(label, path, f"unsupported score unit {unit!r} (need ops/<time> or <time>/op)")
 
 
-def load_jmh(
-    source: Source,
-    *,
-    benchmark: str | Iterable[str] | None = None,
-    metric: str = "primary",
-) -> Measurements:
+def load_jmh(source: Source, *, benchmark: str | Iterable[str] | None = None,
+             metric: str = "primary") -> Measurements:
     """Load JMH JSON results (``java -jar benchmarks.jar -rf json -rff FILE``).
 
     Parameters
@@ -348,14 +363,7 @@ def load_jmh(
                                           or _select(method, benchmark)):
             continue
         field_str(entry, "mode", label, path)  # validated; kept in the metadata
-        if metric == "primary":
-            mpath = f"{path}.primaryMetric"
-            block = field_mapping(entry, "primaryMetric", label, path)
-        else:
-            secondary = field_mapping(entry, "secondaryMetrics", label, path, default={})
-            mpath = f"{path}.secondaryMetrics"
-            block = field_mapping(secondary, metric, label, mpath)
-            mpath = f"{mpath}.{metric}"
+        block, mpath = _jmh_block(entry, metric, label, path)
         unit = field_str(block, "scoreUnit", label, mpath)
         kind, factor = _jmh_unit(unit, label, f"{mpath}.scoreUnit")
         meta = {k: v for k, v in entry.items() if k not in ("primaryMetric",
@@ -364,47 +372,62 @@ def load_jmh(
                      "scoreUnit": unit, "metric": metric, "unit": "s", "format": "jmh",
                      "source": label, "mean_method": "harmonic" if kind == "throughput"
                      else "arithmetic", "work_known": False})
-        if "rawData" in block:
-            forks = field_list(block, "rawData", label, mpath)
-            iteration_time = None
-            if kind == "throughput":
-                iteration_time = _jmh_duration(entry, label, path)
-            for fork, scores in enumerate(forks):
-                values = number_list(scores, label, f"{mpath}.rawData[{fork}]", positive=True)
-                for order, score in enumerate(values):
-                    if iteration_time is None:
-                        builder.add(full, score * factor, 1.0, fork, order)
-                    else:
-                        ops = score / factor * iteration_time
-                        builder.add(full, iteration_time, ops, fork, order)
-        elif "rawDataHistogram" in block:
-            forks = field_list(block, "rawDataHistogram", label, mpath)
-            for fork, iterations in enumerate(forks):
-                fpath = f"{mpath}.rawDataHistogram[{fork}]"
-                if not isinstance(iterations, list):
-                    fail(label, fpath, "expected a list of iterations")
-                order = 0
-                for it_index, histogram in enumerate(iterations):
-                    if not isinstance(histogram, list):
-                        fail(label, f"{fpath}[{it_index}]", "expected [value, count] pairs")
-                    for pair in histogram:
-                        if not isinstance(pair, list) or len(pair) != 2:
-                            fail(label, f"{fpath}[{it_index}]",
-                                 f"expected a [value, count] pair, got {pair!r}")
-                        value = as_number(pair[0], label, f"{fpath}[{it_index}]", positive=True)
-                        count = as_number(pair[1], label, f"{fpath}[{it_index}]",
-                                          positive=True)
-                        for _ in range(int(count)):
-                            builder.add(full, value * factor if kind == "time" else 1.0 / (
-                                value / factor), 1.0, fork, order)
-                            order += 1
-        else:
-            fail(label, f"{mpath}.rawData", "missing: per-iteration scores were switched off "
-                 "(-Djmh.json.rawData=false); rerun without it")
+        _jmh_samples(builder, full, entry, block, kind, factor, label, path, mpath)
         builder.metadata[full] = meta
     if benchmark is not None:
         _check_found_any(builder, benchmark, label, available)
     return builder.build(label, "JMH results")
+
+
+def _jmh_block(entry: Any, metric: str, label: str, path: str) -> tuple[Mapping[str, Any], str]:
+    """The chosen metric's block of one JMH result, and its field path."""
+    if metric == "primary":
+        return field_mapping(entry, "primaryMetric", label, path), f"{path}.primaryMetric"
+    secondary = field_mapping(entry, "secondaryMetrics", label, path, default={})
+    mpath = f"{path}.secondaryMetrics"
+    return field_mapping(secondary, metric, label, mpath), f"{mpath}.{metric}"
+
+
+def _jmh_samples(builder: _Builder, full: str, entry: Any, block: Mapping[str, Any],
+                 kind: str, factor: float, label: str, path: str, mpath: str) -> None:
+    """Add the per-iteration scores (``rawData``) or sampled ops (``rawDataHistogram``)."""
+    if "rawData" in block:
+        forks = field_list(block, "rawData", label, mpath)
+        iteration_time = None
+        if kind == "throughput":
+            iteration_time = _jmh_duration(entry, label, path)
+        for fork, scores in enumerate(forks):
+            values = number_list(scores, label, f"{mpath}.rawData[{fork}]", positive=True)
+            for order, score in enumerate(values):
+                if iteration_time is None:
+                    builder.add(full, score * factor, 1.0, fork, order)
+                else:
+                    ops = score / factor * iteration_time
+                    builder.add(full, iteration_time, ops, fork, order)
+    elif "rawDataHistogram" in block:
+        forks = field_list(block, "rawDataHistogram", label, mpath)
+        for fork, iterations in enumerate(forks):
+            fpath = f"{mpath}.rawDataHistogram[{fork}]"
+            if not isinstance(iterations, list):
+                fail(label, fpath, "expected a list of iterations")
+            order = 0
+            for it_index, histogram in enumerate(iterations):
+                if not isinstance(histogram, list):
+                    fail(label, f"{fpath}[{it_index}]", "expected [value, count] pairs")
+                for pair in histogram:
+                    if not isinstance(pair, list) or len(pair) != 2:
+                        fail(label, f"{fpath}[{it_index}]",
+                             f"expected a [value, count] pair, got {pair!r}")
+                    value = as_number(pair[0], label, f"{fpath}[{it_index}]", positive=True)
+                    count = as_number(pair[1], label, f"{fpath}[{it_index}]",
+                                      positive=True)
+                    for _ in range(int(count)):
+                        builder.add(full, value * factor if kind == "time" else 1.0 / (
+                            value / factor), 1.0, fork, order)
+                        order += 1
+    else:
+        fail(label, f"{mpath}.rawData", "missing: per-iteration scores were switched off "
+             "(-Djmh.json.rawData=false); rerun without it")
 
 
 def _jmh_duration(entry: Mapping[str, Any], label: str, path: str) -> float:

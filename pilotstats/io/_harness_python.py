@@ -4,10 +4,22 @@ asv (airspeed velocity).
 Each loader parses the file itself (no harness is imported), converts times to seconds and
 returns a :class:`~pilotstats.io.Measurements`; each format is documented in its
 loader's docstring, read from the harness's own sources.
+
+asv processes (:func:`load_asv`): asv runs each benchmark in ``rounds`` separate processes
+(default 2) and appends each process's samples to the list in order, without recording
+where one ends. The split is known, and ``run`` = 0, 1, ... per process, when
+``benchmarks.json`` is found and either the benchmark's ``repeat`` is fixed (an integer, or
+``(n, n, max_time)``: every process records exactly that many samples; ``--append-samples``
+adds whole processes) or, with a variable ``repeat`` (asv's default: at most 5 samples per
+process when ``rounds`` > 1, at most 10 with one round), every one of the ``rounds``
+processes reached the maximum. Otherwise every sample is in run 0 and
+``metadata["processes"]`` is None; when ``benchmarks.json`` was found this also gives a
+:class:`~pilotstats.exceptions.FormatWarning`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import warnings
@@ -44,13 +56,8 @@ _CALIBRATION_KEYS = ("calibrate_loops", "recalibrate_loops", "calibrate_warmups"
                      "recalibrate_warmups")
 
 
-def load_pyperf(
-    source: Source,
-    *,
-    benchmark: str | Iterable[str] | None = None,
-    include_warmups: bool = True,
-    include_calibration: bool = False,
-) -> Measurements:
+def load_pyperf(source: Source, *, benchmark: str | Iterable[str] | None = None,
+                include_warmups: bool = True, include_calibration: bool = False) -> Measurements:
     """Load a pyperf JSON suite (``pyperf ... -o FILE``, optionally ``.json.gz``).
 
     Parameters
@@ -107,72 +114,100 @@ def load_pyperf(
     builder = _Builder()
     available: list[str] = []
     for b_index, bench in enumerate(benchmarks):
-        path = f"benchmarks[{b_index}]"
-        bench_meta = {**suite_meta, **field_mapping(bench, "metadata", label, path, default={})}
-        runs = field_list(bench, "runs", label, path)
-        run_metas = []
-        for r_index, run in enumerate(runs):
-            run_meta = field_mapping(run, "metadata", label, f"{path}.runs[{r_index}]",
-                                     default={})
-            run_metas.append({**bench_meta, **run_meta})
-        names = {str(m.get("name")) for m in run_metas if "name" in m}
-        if "name" in bench_meta:
-            name = str(bench_meta["name"])
-        elif len(names) == 1:
-            name = names.pop()
-        else:
-            fail(label, f"{path}.metadata.name", "missing benchmark name")
-        available.append(name)
-        if not _select(name, benchmark):
-            continue
-        unit = str(bench_meta.get("unit", "second"))
-        if unit not in ("second", "byte", "integer"):
-            fail(label, f"{path}.metadata.unit", f"unknown unit {unit!r}")
-        per_run: dict[int, dict[str, Any]] = {}
-        for r_index, (run, merged) in enumerate(zip(runs, run_metas, strict=True)):
-            rpath = f"{path}.runs[{r_index}]"
-            value_key = "samples" if version == 5 else "values"
-            values = number_list(field(run, value_key, label, rpath, default=[]), label,
-                                 f"{rpath}.{value_key}", positive=True)
-            calibration = any(key in merged for key in _CALIBRATION_KEYS)
-            if calibration and values:
-                fail(label, rpath, "a calibration run must not have values")
-            if calibration and not include_calibration:
-                continue
-            loops = _pyperf_int(merged, "loops", label, rpath, default=1 if calibration else None)
-            inner = _pyperf_int(merged, "inner_loops", label, rpath, default=1) or 1
-            order = 0
-            if include_warmups or calibration:
-                warmups = field(run, "warmups", label, rpath, default=[])
-                if not isinstance(warmups, list):
-                    fail(label, f"{rpath}.warmups", "expected a list of [loops, value] pairs")
-                for w_index, pair in enumerate(warmups):
-                    wpath = f"{rpath}.warmups[{w_index}]"
-                    if not isinstance(pair, list) or len(pair) != 2:
-                        fail(label, wpath, f"expected a [loops, value] pair, got {pair!r}")
-                    w_loops = as_number(pair[0], label, wpath + "[0]", positive=True)
-                    w_value = as_number(pair[1], label, wpath + "[1]", positive=True)
-                    work = w_loops * inner
-                    # format 1.0 stores per-loop warm-up values, 5 and 6 raw totals
-                    elapsed = w_value * work if version == "1.0" else w_value
-                    builder.add(name, elapsed, work, r_index, order, True)
-                    order += 1
-            if loops is None:
-                fail(label, f"{rpath}.metadata.loops", "missing (needed to rebuild raw times)")
-            work = float(loops * inner)
-            builder.add_many(name, [value * work for value in values], work, r_index, order,
-                             calibration)
-            per_run[r_index] = {k: v for k, v in merged.items() if k not in bench_meta
-                                or bench_meta[k] != v}
-        builder.metadata[name] = {
-            **bench_meta,
-            "unit": "s" if unit == "second" else unit,
-            "format": "pyperf",
-            "source": label,
-            "run_metadata": per_run,
-        }
+        _pyperf_benchmark(builder, available, bench, f"benchmarks[{b_index}]", suite_meta,
+                          version, label, benchmark, (include_warmups, include_calibration))
     _check_found(builder, benchmark, label, available)
     return builder.build(label, "pyperf benchmarks with values")
+
+
+def _pyperf_benchmark(builder: _Builder, available: list[str], bench: Any, path: str,
+                      suite_meta: Mapping[str, Any], version: Any, label: str,
+                      benchmark: str | Iterable[str] | None,
+                      include: tuple[bool, bool]) -> None:
+    """Add one benchmark of a pyperf suite (``include`` = warm-ups, calibration runs)."""
+    include_warmups, include_calibration = include
+    bench_meta = {**suite_meta, **field_mapping(bench, "metadata", label, path, default={})}
+    runs = field_list(bench, "runs", label, path)
+    run_metas = []
+    for r_index, run in enumerate(runs):
+        run_meta = field_mapping(run, "metadata", label, f"{path}.runs[{r_index}]",
+                                 default={})
+        run_metas.append({**bench_meta, **run_meta})
+    name = _pyperf_name(bench_meta, run_metas, label, path)
+    available.append(name)
+    if not _select(name, benchmark):
+        return
+    unit = str(bench_meta.get("unit", "second"))
+    if unit not in ("second", "byte", "integer"):
+        fail(label, f"{path}.metadata.unit", f"unknown unit {unit!r}")
+    per_run: dict[int, dict[str, Any]] = {}
+    for r_index, (run, merged) in enumerate(zip(runs, run_metas, strict=True)):
+        rpath = f"{path}.runs[{r_index}]"
+        calibration = _pyperf_run(builder, name, run, merged, r_index, rpath, version, label,
+                                  include_warmups, include_calibration)
+        if calibration and not include_calibration:
+            continue
+        per_run[r_index] = {k: v for k, v in merged.items() if k not in bench_meta
+                            or bench_meta[k] != v}
+    builder.metadata[name] = {
+        **bench_meta,
+        "unit": "s" if unit == "second" else unit,
+        "format": "pyperf",
+        "source": label,
+        "run_metadata": per_run,
+    }
+
+
+def _pyperf_name(bench_meta: Mapping[str, Any], run_metas: list[dict[str, Any]], label: str,
+                 path: str) -> str:
+    """The benchmark's name: its metadata's, else the one name all its runs carry."""
+    names = {str(m.get("name")) for m in run_metas if "name" in m}
+    if "name" in bench_meta:
+        return str(bench_meta["name"])
+    if len(names) == 1:
+        return names.pop()
+    fail(label, f"{path}.metadata.name", "missing benchmark name")
+
+
+def _pyperf_run(builder: _Builder, name: str, run: Any, merged: Mapping[str, Any], r_index: int,
+                rpath: str, version: Any, label: str, include_warmups: bool,
+                include_calibration: bool) -> bool:
+    """Add one pyperf run's warm-ups and values; return whether it is a calibration run.
+
+    A calibration run is skipped (nothing added) unless ``include_calibration``.
+    """
+    value_key = "samples" if version == 5 else "values"
+    values = number_list(field(run, value_key, label, rpath, default=[]), label,
+                         f"{rpath}.{value_key}", positive=True)
+    calibration = any(key in merged for key in _CALIBRATION_KEYS)
+    if calibration and values:
+        fail(label, rpath, "a calibration run must not have values")
+    if calibration and not include_calibration:
+        return True
+    loops = _pyperf_int(merged, "loops", label, rpath, default=1 if calibration else None)
+    inner = _pyperf_int(merged, "inner_loops", label, rpath, default=1) or 1
+    order = 0
+    if include_warmups or calibration:
+        warmups = field(run, "warmups", label, rpath, default=[])
+        if not isinstance(warmups, list):
+            fail(label, f"{rpath}.warmups", "expected a list of [loops, value] pairs")
+        for w_index, pair in enumerate(warmups):
+            wpath = f"{rpath}.warmups[{w_index}]"
+            if not isinstance(pair, list) or len(pair) != 2:
+                fail(label, wpath, f"expected a [loops, value] pair, got {pair!r}")
+            w_loops = as_number(pair[0], label, wpath + "[0]", positive=True)
+            w_value = as_number(pair[1], label, wpath + "[1]", positive=True)
+            work = w_loops * inner
+            # format 1.0 stores per-loop warm-up values, 5 and 6 raw totals
+            elapsed = w_value * work if version == "1.0" else w_value
+            builder.add(name, elapsed, work, r_index, order, True)
+            order += 1
+    if loops is None:
+        fail(label, f"{rpath}.metadata.loops", "missing (needed to rebuild raw times)")
+    work = float(loops * inner)
+    builder.add_many(name, [value * work for value in values], work, r_index, order,
+                     calibration)
+    return calibration
 
 
 def _pyperf_int(meta: Mapping[str, Any], key: str, label: str, path: str,
@@ -249,46 +284,52 @@ def load_pytest_benchmark(
     builder = _Builder()
     available: list[str] = []
     for index, bench in enumerate(benchmarks):
-        path = f"benchmarks[{index}]"
-        short = field_str(bench, "name", label, path)
-        full = field_str(bench, "fullname", label, path, default=short)
-        available.append(full)
-        if name is not None and not (_select(full, name) or _select(short, name)):
-            continue
-        bench_group = field(bench, "group", label, path, default=None)
-        if group is not None and bench_group != group:
-            continue
-        stats = field_mapping(bench, "stats", label, path)
-        if "data" not in stats:
-            fail(label, f"{path}.stats.data",
-                 "missing: the file holds only summary statistics; rerun pytest with "
-                 "--benchmark-json=FILE, or save with --benchmark-save-data")
-        data = number_list(stats["data"], label, f"{path}.stats.data", nonnegative=True)
-        iterations = field_int(stats, "iterations", label, f"{path}.stats", minimum=1)
-        if full in builder.metadata:
-            fail(label, f"{path}.fullname", f"duplicate benchmark {full!r}")
-        builder.add_many(full, [value * iterations for value in data], float(iterations), 0, 0)
-        builder.metadata[full] = {
-            "name": short,
-            "group": bench_group,
-            "params": field(bench, "params", label, path, default=None),
-            "extra_info": field(bench, "extra_info", label, path, default={}),
-            "options": field(bench, "options", label, path, default={}),
-            "iterations": iterations,
-            "machine_info": document.get("machine_info", {}) if isinstance(document, Mapping)
-            else {},
-            "commit_info": document.get("commit_info", {}) if isinstance(document, Mapping)
-            else {},
-            "datetime": document.get("datetime") if isinstance(document, Mapping) else None,
-            "version": document.get("version") if isinstance(document, Mapping) else None,
-            "unit": "s",
-            "format": "pytest-benchmark",
-            "source": label,
-        }
+        _pytest_benchmark_one(builder, available, document, bench, f"benchmarks[{index}]", label,
+                              name, group)
     if name is not None:
         _check_found_any(builder, name, label, available)
     return builder.build(label, "pytest-benchmark benchmarks")
 
+
+def _pytest_benchmark_one(builder: _Builder, available: list[str], document: Any, bench: Any,
+                          path: str, label: str, name: str | Iterable[str] | None,
+                          group: str | None) -> None:
+    """Add one benchmark of a pytest-benchmark file, unless ``name``/``group`` leave it out."""
+    short = field_str(bench, "name", label, path)
+    full = field_str(bench, "fullname", label, path, default=short)
+    available.append(full)
+    if name is not None and not (_select(full, name) or _select(short, name)):
+        return
+    bench_group = field(bench, "group", label, path, default=None)
+    if group is not None and bench_group != group:
+        return
+    stats = field_mapping(bench, "stats", label, path)
+    if "data" not in stats:
+        fail(label, f"{path}.stats.data",
+             "missing: the file holds only summary statistics; rerun pytest with "
+             "--benchmark-json=FILE, or save with --benchmark-save-data")
+    data = number_list(stats["data"], label, f"{path}.stats.data", nonnegative=True)
+    iterations = field_int(stats, "iterations", label, f"{path}.stats", minimum=1)
+    if full in builder.metadata:
+        fail(label, f"{path}.fullname", f"duplicate benchmark {full!r}")
+    builder.add_many(full, [value * iterations for value in data], float(iterations), 0, 0)
+    builder.metadata[full] = {
+        "name": short,
+        "group": bench_group,
+        "params": field(bench, "params", label, path, default=None),
+        "extra_info": field(bench, "extra_info", label, path, default={}),
+        "options": field(bench, "options", label, path, default={}),
+        "iterations": iterations,
+        "machine_info": document.get("machine_info", {}) if isinstance(document, Mapping)
+        else {},
+        "commit_info": document.get("commit_info", {}) if isinstance(document, Mapping)
+        else {},
+        "datetime": document.get("datetime") if isinstance(document, Mapping) else None,
+        "version": document.get("version") if isinstance(document, Mapping) else None,
+        "unit": "s",
+        "format": "pytest-benchmark",
+        "source": label,
+    }
 
 
 def _pytest_benchmark_object(source: Any) -> dict[str, Any] | None:
@@ -341,17 +382,8 @@ def load_asv(
     Measurements
         One benchmark per (benchmark, parameter combination) in the cartesian-product order of
         asv's ``params``; ``elapsed`` = sample × ``stats_number`` seconds, ``work`` =
-        ``stats_number``. Runs are asv's processes: asv runs each benchmark in ``rounds``
-        separate processes (default 2) and appends each process's samples to the list in
-        order, without recording where one ends. The split is known, and ``run`` = 0, 1, ...
-        per process, when ``benchmarks.json`` is found and either the benchmark's ``repeat``
-        is fixed (an integer, or ``(n, n, max_time)``: every process records exactly that
-        many samples; ``--append-samples`` adds whole processes) or, with a variable
-        ``repeat`` (asv's default: at most 5 samples per process when ``rounds`` > 1, at
-        most 10 with one round), every one of the ``rounds`` processes reached the maximum.
-        Otherwise every sample is in run 0 and ``metadata["processes"]`` is None; when
-        ``benchmarks.json`` was found this also gives a
-        :class:`~pilotstats.exceptions.FormatWarning`.
+        ``stats_number``. Runs are asv's processes when the split is known (see the module
+        overview); otherwise every sample is in run 0 and ``metadata["processes"]`` is None.
 
     Raises
     ------
@@ -384,77 +416,14 @@ def load_asv(
         fail(label, "version", f"unsupported asv results API version {version!r} (need 2)")
     columns = field_list(document, "result_columns", label, "")
     results = field_mapping(document, "results", label, "")
-    described: Mapping[str, Any] = {}
-    if benchmarks_json is not None:
-        described, _ = read_json(benchmarks_json)
-    elif isinstance(source, (str, os.PathLike)) and os.path.exists(os.fspath(source)):
-        folder = Path(os.fspath(source)).resolve().parent
-        for candidate in (folder.parent / "benchmarks.json", folder / "benchmarks.json"):
-            if candidate.is_file():
-                described, _ = read_json(candidate)
-                break
+    described = _asv_described(source, benchmarks_json)
     builder = _Builder()
-    available: list[str] = []
-    skipped: list[str] = []
-    unknown: list[str] = []
+    found = _AsvFound()
     common = {key: document.get(key) for key in ("commit_hash", "env_name", "date", "params",
                                                  "python")}
     for bench_name, row in results.items():
-        path = f"results[{bench_name!r}]"
-        if not isinstance(row, list):
-            fail(label, path, f"expected a row list, got {type(row).__name__}")
-        if len(row) > len(columns):
-            fail(label, path, f"row has {len(row)} entries but result_columns has {len(columns)}")
-        cells = dict(zip(columns, list(row) + [None] * (len(columns) - len(row)), strict=True))
-        params = cells.get("params") or []
-        if not isinstance(params, list) or not all(isinstance(p, list) for p in params):
-            fail(label, f"{path}.params", "expected a list of parameter value lists")
-        combos = list(itertools.product(*params)) if params else [()]
-        info = described.get(bench_name, {}) if isinstance(described, Mapping) else {}
-        param_names = info.get("param_names", []) if isinstance(info, Mapping) else []
-        samples = cells.get("samples")
-        numbers = cells.get("stats_number")
-        for k, combo in enumerate(combos):
-            full = f"{bench_name}({', '.join(str(v) for v in combo)})" if combo else bench_name
-            available.append(full)
-            if benchmark is not None and not (_select(full, benchmark)
-                                              or _select(bench_name, benchmark)):
-                continue
-            cpath = f"{path}.samples[{k}]"
-            sample = _asv_cell(samples, k, len(combos), label, f"{path}.samples")
-            if sample is None:
-                skipped.append(full)
-                continue
-            values = number_list(sample, label, cpath, nonnegative=True)
-            number = _asv_cell(numbers, k, len(combos), label, f"{path}.stats_number")
-            work = 1.0 if number is None else as_number(
-                number, label, f"{path}.stats_number[{k}]", positive=True)
-            per_process = _asv_samples_per_process(info, len(values))
-            if per_process is None:
-                builder.add_many(full, [value * work for value in values], work, 0, 0)
-                if info:
-                    unknown.append(full)
-            else:
-                for start in range(0, len(values), per_process):
-                    builder.add_many(full, [value * work for value in
-                                            values[start:start + per_process]],
-                                     work, start // per_process, 0)
-            unit = info.get("unit", "seconds") if isinstance(info, Mapping) else "seconds"
-            builder.metadata[full] = {
-                **common,
-                "benchmark": bench_name,
-                "params": dict(zip(param_names, combo, strict=False)) if param_names
-                else list(combo),
-                "number": work,
-                "result": _asv_cell(cells.get("result"), k, len(combos), label,
-                                    f"{path}.result"),
-                "ci_99": [_asv_cell(cells.get("stats_ci_99_a"), k, len(combos), label, path),
-                          _asv_cell(cells.get("stats_ci_99_b"), k, len(combos), label, path)],
-                "unit": "s" if unit == "seconds" else str(unit),
-                "processes": None if per_process is None else len(values) // per_process,
-                "format": "asv",
-                "source": label,
-            }
+        _asv_row(builder, found, bench_name, row, columns, described, common, benchmark, label)
+    available, skipped, unknown = found.available, found.skipped, found.unknown
     if unknown:
         warnings.warn(f"{label}: cannot tell which asv process recorded each sample of "
                       f"{unknown} (a variable repeat whose processes stopped early); all "
@@ -467,6 +436,89 @@ def load_asv(
         _check_found(builder, benchmark, label, available)
     return builder.build(label, "no benchmark has recorded samples; run asv with "
                          "--record-samples")
+
+
+def _asv_described(source: Source, benchmarks_json: Source | None) -> Mapping[str, Any]:
+    """asv's ``benchmarks.json``: given, or found beside the machine folder, else empty."""
+    described: Mapping[str, Any] = {}
+    if benchmarks_json is not None:
+        described, _ = read_json(benchmarks_json)
+    elif isinstance(source, (str, os.PathLike)) and os.path.exists(os.fspath(source)):
+        folder = Path(os.fspath(source)).resolve().parent
+        for candidate in (folder.parent / "benchmarks.json", folder / "benchmarks.json"):
+            if candidate.is_file():
+                described, _ = read_json(candidate)
+                break
+    return described
+
+
+@dataclasses.dataclass(slots=True)
+class _AsvFound:
+    """Names seen while reading an asv file: every one, those without samples, those whose
+    processes cannot be told apart."""
+
+    available: list[str] = dataclasses.field(default_factory=list)
+    skipped: list[str] = dataclasses.field(default_factory=list)
+    unknown: list[str] = dataclasses.field(default_factory=list)
+
+
+def _asv_row(builder: _Builder, found: _AsvFound, bench_name: str, row: Any,
+             columns: list[Any], described: Mapping[str, Any], common: Mapping[str, Any],
+             benchmark: str | Iterable[str] | None, label: str) -> None:
+    """Add every kept parameter combination of one asv result row to ``builder``."""
+    path = f"results[{bench_name!r}]"
+    if not isinstance(row, list):
+        fail(label, path, f"expected a row list, got {type(row).__name__}")
+    if len(row) > len(columns):
+        fail(label, path, f"row has {len(row)} entries but result_columns has {len(columns)}")
+    cells = dict(zip(columns, list(row) + [None] * (len(columns) - len(row)), strict=True))
+    params = cells.get("params") or []
+    if not isinstance(params, list) or not all(isinstance(p, list) for p in params):
+        fail(label, f"{path}.params", "expected a list of parameter value lists")
+    combos = list(itertools.product(*params)) if params else [()]
+    info = described.get(bench_name, {}) if isinstance(described, Mapping) else {}
+    param_names = info.get("param_names", []) if isinstance(info, Mapping) else []
+    samples = cells.get("samples")
+    numbers = cells.get("stats_number")
+    for k, combo in enumerate(combos):
+        full = f"{bench_name}({', '.join(str(v) for v in combo)})" if combo else bench_name
+        found.available.append(full)
+        if benchmark is not None and not (_select(full, benchmark)
+                                          or _select(bench_name, benchmark)):
+            continue
+        sample = _asv_cell(samples, k, len(combos), label, f"{path}.samples")
+        if sample is None:
+            found.skipped.append(full)
+            continue
+        values = number_list(sample, label, f"{path}.samples[{k}]", nonnegative=True)
+        number = _asv_cell(numbers, k, len(combos), label, f"{path}.stats_number")
+        work = 1.0 if number is None else as_number(
+            number, label, f"{path}.stats_number[{k}]", positive=True)
+        per_process = _asv_samples_per_process(info, len(values))
+        if per_process is None:
+            builder.add_many(full, [value * work for value in values], work, 0, 0)
+            if info:
+                found.unknown.append(full)
+        else:
+            for start in range(0, len(values), per_process):
+                builder.add_many(full, [value * work for value in
+                                        values[start:start + per_process]],
+                                 work, start // per_process, 0)
+        unit = info.get("unit", "seconds") if isinstance(info, Mapping) else "seconds"
+        builder.metadata[full] = {
+            **common,
+            "benchmark": bench_name,
+            "params": dict(zip(param_names, combo, strict=False)) if param_names
+            else list(combo),
+            "number": work,
+            "result": _asv_cell(cells.get("result"), k, len(combos), label, f"{path}.result"),
+            "ci_99": [_asv_cell(cells.get("stats_ci_99_a"), k, len(combos), label, path),
+                      _asv_cell(cells.get("stats_ci_99_b"), k, len(combos), label, path)],
+            "unit": "s" if unit == "seconds" else str(unit),
+            "processes": None if per_process is None else len(values) // per_process,
+            "format": "asv",
+            "source": label,
+        }
 
 
 def _asv_samples_per_process(info: Any, count: int) -> int | None:

@@ -22,11 +22,11 @@ from pilotstats._typing import Float64Array1D, Int64Array1D
 from pilotstats._validation import (
     as_float_array,
     check_int,
+    check_name,
     check_real,
     reject_container_misuse,
 )
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
-from pilotstats.io._source import check_name
 from pilotstats.results import draw, format_quantity
 
 __all__ = ["Measurements"]
@@ -441,7 +441,7 @@ class Measurements:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        from pilotstats.analysis._frames import report_html
+        from pilotstats._html import report_html
 
         return report_html(repr(self), ["benchmark", "samples", "warm-ups", "runs",
                                         "mean per work unit"], self._summary_rows())

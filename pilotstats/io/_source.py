@@ -17,13 +17,11 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from pilotstats.exceptions import FormatError, InputLimitError
+from pilotstats._validation import check_size, raise_input_limit, refuse_irregular_file
+from pilotstats.exceptions import FormatError
 
 __all__ = [
     "Source",
-    "check_name",
-    "check_regular_file",
-    "check_size",
     "fail",
     "field",
     "field_float",
@@ -51,63 +49,13 @@ def fail(label: str, path: str | None, problem: str) -> NoReturn:
     raise FormatError(where + problem, source=label, field=path)
 
 
-def _limit(label: str, limit: str, size: int, what: str) -> NoReturn:
-    from pilotstats import _config
-
-    value = getattr(_config, limit)
-    raise InputLimitError(
-        f"{label}: {what} is larger than the limit of {value:,} (pilotstats._config.{limit}); "
-        f"if the input is trusted, raise it, e.g. pilotstats._config.{limit} = {2 * value}",
-        source=label, limit=limit, size=size)
-
-
-def check_size(label: str, size: int, limit: str = "MAX_INPUT_BYTES",
-               what: str | None = None) -> None:
-    """Raise :class:`InputLimitError` when ``size`` exceeds the tunable ``limit`` of
-    :mod:`pilotstats._config`."""
-    from pilotstats import _config
-
-    if size > getattr(_config, limit):
-        _limit(label, limit, size, what or f"the input ({size:,} bytes)")
-
-
-_FILE_TYPES = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
-               (stat.S_ISDIR, "a folder"))
-
-
-def _not_regular(label: str, mode: int) -> NoReturn:
-    kind = next((name for test, name in _FILE_TYPES if test(mode)), "not a regular file")
-    raise InputLimitError(
-        f"{label}: is {kind}; pilotstats reads regular files only (a FIFO could block for "
-        "ever and a device such as /dev/zero never ends): copy the data into a regular file",
-        source=label, limit="regular file")
-
-
-def check_regular_file(path: str | os.PathLike[str], *, kind: str = "input") -> int:
-    """Check that ``path`` (followed if a link) is a regular file within
-    ``_config.MAX_INPUT_BYTES``; return its size. Raises :class:`FormatError` when it does not
-    exist, :class:`InputLimitError` when it is a FIFO, device, socket or too large."""
-    label = os.fspath(path)
-    try:
-        info = os.stat(label)
-    except FileNotFoundError:
-        fail(label, None, f"no such {kind} file")
-    except OSError as exc:
-        fail(label, None, f"cannot read the file ({exc})")
-    if not stat.S_ISREG(info.st_mode):
-        _not_regular(label, info.st_mode)
-    check_size(label, info.st_size, what=f"the file ({info.st_size:,} bytes)")
-    return info.st_size
-
-
 def read_file(path: str | os.PathLike[str], *, kind: str = "input") -> bytes:
     """The bytes of a regular file, at most ``_config.MAX_INPUT_BYTES`` of them.
 
     The file is opened without blocking (a FIFO cannot hang the call) and its type checked
     on the open descriptor (a link to ``/dev/zero`` is refused, not read for ever).
     """
-    from pilotstats import _config
+    import pilotstats._config as _config
 
     label = os.fspath(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -120,7 +68,7 @@ def read_file(path: str | os.PathLike[str], *, kind: str = "input") -> bytes:
     with os.fdopen(descriptor, "rb", closefd=True) as handle:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
-            _not_regular(label, info.st_mode)
+            refuse_irregular_file(label, info.st_mode)
         check_size(label, info.st_size, what=f"the file ({info.st_size:,} bytes)")
         limit = _config.MAX_INPUT_BYTES
         try:
@@ -138,7 +86,7 @@ def gunzip(raw: bytes, label: str) -> bytes:
     import io
     import zlib
 
-    from pilotstats import _config
+    import pilotstats._config as _config
 
     limit = _config.MAX_DECOMPRESSED_BYTES
     try:
@@ -147,7 +95,7 @@ def gunzip(raw: bytes, label: str) -> bytes:
     except (OSError, EOFError, zlib.error) as exc:
         fail(label, None, f"corrupt gzip data ({exc})")
     if len(data) > limit:
-        _limit(label, "MAX_DECOMPRESSED_BYTES", len(data),
+        raise_input_limit(label, "MAX_DECOMPRESSED_BYTES", len(data),
                f"the decompressed gzip data (more than {limit:,} bytes)")
     return data
 
@@ -178,7 +126,7 @@ def read_text(source: Source, *, kind: str = "JSON") -> tuple[str, str]:
     bytes and open files hold at most as many, and gzip data decompress to at most
     ``_config.MAX_DECOMPRESSED_BYTES`` bytes; beyond, :class:`InputLimitError`.
     """
-    from pilotstats import _config
+    import pilotstats._config as _config
 
     if isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
         path = os.fspath(source)
@@ -221,7 +169,7 @@ def folder_files(root: str | os.PathLike[str], pattern: str, *, recursive: bool 
     ``_config.MAX_FOLDER_FILES`` of them. Entries that are not regular files (FIFOs, devices,
     sockets, also behind a link) raise :class:`InputLimitError` naming them, instead of
     hanging or reading for ever."""
-    from pilotstats import _config
+    import pilotstats._config as _config
 
     found: list[Path] = []
     walk = Path(root).rglob if recursive else Path(root).glob
@@ -233,23 +181,13 @@ def folder_files(root: str | os.PathLike[str], pattern: str, *, recursive: bool 
         if stat.S_ISDIR(mode):
             continue
         if not stat.S_ISREG(mode):
-            _not_regular(str(path), mode)
+            refuse_irregular_file(str(path), mode)
         found.append(path)
         if len(found) > _config.MAX_FOLDER_FILES:
-            _limit(str(root), "MAX_FOLDER_FILES", len(found),
+            raise_input_limit(str(root), "MAX_FOLDER_FILES", len(found),
                    f"the number of {pattern} files in the folder (more than "
                    f"{_config.MAX_FOLDER_FILES:,})")
     return sorted(found)
-
-
-def check_name(name: str, label: str, what: str = "benchmark name") -> str:
-    """Return ``name`` when it is at most ``_config.MAX_NAME_LENGTH`` characters long."""
-    from pilotstats import _config
-
-    if len(name) > _config.MAX_NAME_LENGTH:
-        _limit(label, "MAX_NAME_LENGTH", len(name),
-               f"a {what} ({len(name):,} characters, starting {name[:40]!r})")
-    return name
 
 
 def read_json(source: Source) -> tuple[Any, str]:

@@ -6,11 +6,11 @@ import csv
 import io
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from pilotstats._validation import check_delimiter
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.io._harness import TIME_UNITS
 from pilotstats.io._measurements import Measurements
@@ -22,16 +22,6 @@ __all__ = ["BaselineStatistics", "PilotBaseline", "PilotBaselineRecord", "load_c
 
 _TRUE = {"1", "true", "yes", "y", "t"}
 _FALSE = {"0", "false", "no", "n", "f", ""}
-
-
-def check_delimiter(delimiter: Any) -> str:
-    """A CSV delimiter must be one character other than a quote, newline or NUL."""
-    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "\"\r\n\0":
-        raise InvalidInputError(
-            f"delimiter must be a single character such as ',' or '\\t' (not a quote or a "
-            f"newline), got {delimiter!r:.40}"
-        )
-    return delimiter
 
 
 def _rows(source: Source, delimiter: str) -> tuple[list[str], list[list[str]], str]:
@@ -81,17 +71,10 @@ def _numeric_column(rows: list[list[str]], index: int, column: str, label: str
 
 
 def load_csv(
-    source: Source,
-    *,
-    value_column: str | None = None,
-    elapsed_column: str | None = None,
-    work_column: str | None = None,
-    benchmark_column: str | None = None,
-    run_column: str | None = None,
-    warmup_column: str | None = None,
-    benchmark: str = "benchmark",
-    time_unit: str = "s",
-    delimiter: str = ",",
+    source: Source, *, value_column: str | None = None, elapsed_column: str | None = None,
+    work_column: str | None = None, benchmark_column: str | None = None,
+    run_column: str | None = None, warmup_column: str | None = None,
+    benchmark: str = "benchmark", time_unit: str = "s", delimiter: str = ",",
 ) -> Measurements:
     """Load samples from a CSV file whose columns you name.
 
@@ -154,6 +137,21 @@ def load_csv(
     if short is not None:
         fail(label, f"row {short + 2}", f"has {len(rows[short])} cells, header has {len(header)}")
     time_values = _numeric_column(rows, int(i_time or 0), time_name, label) * scale
+    work = _csv_work(rows, header, i_work, label)
+    elapsed = time_values * work if value_column is not None else time_values
+    names = ([row[i_name].strip() for row in rows] if i_name is not None
+             else [benchmark] * len(rows))
+    runs = _csv_runs(rows, header, i_run, label)
+    warm = _csv_warmups(rows, header, i_warm, label)
+    meta = {"unit": "s", "format": "csv", "source": label, "time_column": time_name,
+            "time_unit": time_unit}
+    return Measurements(elapsed, work=work, run=runs, warmup=warm, benchmark=names,
+                        metadata={name: dict(meta) for name in dict.fromkeys(names)})
+
+
+def _csv_work(rows: list[list[str]], header: list[str], i_work: int | None,
+              label: str) -> np.ndarray:
+    """The work column (positive), or ones."""
     work = np.ones(len(rows))
     if i_work is not None:
         work = _numeric_column(rows, i_work, header[i_work], label)
@@ -161,9 +159,12 @@ def load_csv(
         if bad.size:
             fail(label, f"row {int(bad[0]) + 2}, column {header[i_work]}",
                  "work must be positive")
-    elapsed = time_values * work if value_column is not None else time_values
-    names = ([row[i_name].strip() for row in rows] if i_name is not None
-             else [benchmark] * len(rows))
+    return work
+
+
+def _csv_runs(rows: list[list[str]], header: list[str], i_run: int | None,
+              label: str) -> np.ndarray:
+    """The run ids (integers), or zeros."""
     runs = np.zeros(len(rows), dtype=np.int64)
     if i_run is not None:
         run_values = _numeric_column(rows, i_run, header[i_run], label)
@@ -172,6 +173,12 @@ def load_csv(
             fail(label, f"row {int(bad[0]) + 2}, column {header[i_run]}",
                  "run ids must be integers")
         runs = run_values.astype(np.int64)
+    return runs
+
+
+def _csv_warmups(rows: list[list[str]], header: list[str], i_warm: int | None,
+                 label: str) -> np.ndarray:
+    """The warm-up flags (1/0, true/false, yes/no), or all False."""
     warm = np.zeros(len(rows), dtype=bool)
     if i_warm is not None:
         for number, row in enumerate(rows, start=2):
@@ -180,10 +187,7 @@ def load_csv(
                 fail(label, f"row {number}, column {header[i_warm]}",
                      f"warm-up flag must be 1/0, true/false or yes/no, got {row[i_warm]!r}")
             warm[number - 2] = flag in _TRUE
-    meta = {"unit": "s", "format": "csv", "source": label, "time_column": time_name,
-            "time_unit": time_unit}
-    return Measurements(elapsed, work=work, run=runs, warmup=warm, benchmark=names,
-                        metadata={name: dict(meta) for name in dict.fromkeys(names)})
+    return warm
 
 
 def load_csv_series(source: Source, column: str, *, time_column: str | None = None,

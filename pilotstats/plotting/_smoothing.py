@@ -365,14 +365,15 @@ def plot_contributor_ranking(
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import numpy as np, pandas as pd
-    >>> from pilotstats.smoothing import analyze_regions
+    >>> from pilotstats.smoothing import RegionOptions, analyze_regions
     >>> rng = np.random.default_rng(0)
     >>> t = pd.date_range("2024-01-01", periods=120, freq="D")
     >>> load = rng.uniform(0, 1, 120)
     >>> perf = 1.0 - 0.3 * load + 0.2 * (t >= "2024-03-01") + rng.normal(0, 0.02, 120)
     >>> frame = pd.DataFrame({"time": t, "perf": perf, "load": load})
-    >>> result = analyze_regions(frame, time="time", target="perf", short="7D",
-    ...                          long="28D", metrics_higher_is_better={"load": False})
+    >>> result = analyze_regions(frame, time="time", target="perf",
+    ...                          options=RegionOptions(short="7D", long="28D"),
+    ...                          metrics_higher_is_better={"load": False})
     >>> ax = plot_contributor_ranking(result)  # one bar per metric
     >>> ax.get_ylabel(), [label.get_text() for label in ax.get_xticklabels()]
     ('fraction of significant records flagged', ['load'])
@@ -523,14 +524,15 @@ def plot_flag_heatmap(records: Any, *, ax: Any = None, significant_only: bool = 
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import numpy as np, pandas as pd
-    >>> from pilotstats.smoothing import analyze_regions
+    >>> from pilotstats.smoothing import RegionOptions, analyze_regions
     >>> rng = np.random.default_rng(0)
     >>> t = pd.date_range("2024-01-01", periods=120, freq="D")
     >>> load = rng.uniform(0, 1, 120)
     >>> perf = 1.0 - 0.3 * load + 0.2 * (t >= "2024-03-01") + rng.normal(0, 0.02, 120)
     >>> frame = pd.DataFrame({"time": t, "perf": perf, "load": load})
-    >>> result = analyze_regions(frame, time="time", target="perf", short="7D",
-    ...                          long="28D", metrics_higher_is_better={"load": False})
+    >>> result = analyze_regions(frame, time="time", target="perf",
+    ...                          options=RegionOptions(short="7D", long="28D"),
+    ...                          metrics_higher_is_better={"load": False})
     >>> ax = plot_flag_heatmap(result)  # metrics x jobs of interest
     >>> ax.get_xlabel(), [label.get_text() for label in ax.get_yticklabels()]
     ('region (2 jobs of interest)', ['load'])

@@ -7,8 +7,8 @@ crossovers, the :func:`contributors` classification of each region's worst job, 
 frame-level pipeline :func:`analyze_regions`. Figures: :mod:`pilotstats.plotting`.
 """
 
-from pilotstats.smoothing._analysis import DivergenceAnalysis, analyze_regions
-from pilotstats.smoothing._contributors import Contributors, contributors
+from pilotstats.smoothing._analysis import DivergenceAnalysis, RegionOptions, analyze_regions
+from pilotstats.smoothing._contributors import Contributors, CorrelationOptions, contributors
 from pilotstats.smoothing._presets import (
     PRESETS,
     TOKIO_HIGHER_IS_WORSE,
@@ -18,24 +18,22 @@ from pilotstats.smoothing._presets import (
 )
 from pilotstats.smoothing._regions import Crossovers, Regions, crossovers, divergence_regions
 from pilotstats.smoothing._sma import sma
-from pilotstats.smoothing._tokio import SC18_DATE_RANGE, TOKIO_FILES, read_tokio_summaries
 
 __all__ = [
     "PRESETS",
-    "SC18_DATE_RANGE",
-    "TOKIO_FILES",
     "TOKIO_HIGHER_IS_WORSE",
     "TOKIO_METRIC_LABELS",
     "TOKIO_PLATFORM_LABELS",
     "UMAMI_METRICS",
     "Contributors",
+    "CorrelationOptions",
     "Crossovers",
     "DivergenceAnalysis",
+    "RegionOptions",
     "Regions",
     "analyze_regions",
     "contributors",
     "crossovers",
     "divergence_regions",
-    "read_tokio_summaries",
     "sma",
 ]

@@ -5,6 +5,17 @@ of Lockwood et al., SC'18, §5 (UMAMI classification of the "anomalous observati
 divergence region) and Fig. 8–10. Behavioural reference: NERSC/tokio-abcutils
 ``abcutils/classify.py`` (``identify_contributors``) and the notebooks ``sc18_figure10.ipynb`` and
 ``sc18_figure8_figure9.ipynb``; nothing is copied.
+
+The classification of :func:`contributors`: for region R with job of interest j and metric m,
+looking for *bad* values, the minmax cutoff is c = min_R m if higher is better else max_R m
+(NaN ignored), flagged iff ``m_j == c``, ``n_match = #{i in R: m_i == c}``; the percentile
+cutoff is c = the q-quantile (linear interpolation) if higher is better, flagged iff
+``m_j < c``, else the (1 - q)-quantile and ``m_j > c``. ``p_value = n_match / n_obs`` is the
+chance that a random non-NaN row of the region passes the same test, so ties raise it; a
+unique extreme needs ``n_obs >= 11`` for ``p < 0.10``. Metrics that are all-NaN in a region
+give no record; a NaN ``m_j`` gives a record with ``flagged=False`` (Lockwood et al., SC'18,
+§5). Complexity: O(R·M·n) for R regions, M metrics and n rows, plus the optional
+correlations (O(R·M²·n)).
 """
 
 from __future__ import annotations
@@ -19,14 +30,18 @@ import pandas as pd
 
 from pilotstats._protocols import select_items
 from pilotstats._typing import ContributorClassifier, Int64Array1D
-from pilotstats._validation import check_choice, check_int, check_probability
+from pilotstats._validation import (
+    check_classifier_options,
+    check_int,
+    check_probability,
+)
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError, TargetNotExtremeWarning
 from pilotstats.results import Result, format_number, json_safe
 from pilotstats.smoothing._presets import tokio_directions
 from pilotstats.smoothing._ranking import ranking, target_aliases
 from pilotstats.smoothing._regions import Regions
 
-__all__ = ["Contributors", "contributors", "region_correlations"]
+__all__ = ["Contributors", "CorrelationOptions", "contributors", "region_correlations"]
 
 _RECORD_COLUMNS = [
     "group",
@@ -149,23 +164,10 @@ def classify_rows(
             cutoff_by = grouped.quantile(level, interpolation="linear")
         cutoff = cutoff_by.reindex(np.arange(n_regions)).to_numpy(dtype=np.float64)
         n_obs = grouped.count().reindex(np.arange(n_regions), fill_value=0).to_numpy()
-        row_cut = cutoff[lab]
-        with np.errstate(invalid="ignore"):
-            if classifier == "minmax":
-                match = x == row_cut
-            elif higher_better:
-                match = x < row_cut
-            else:
-                match = x > row_cut
+        match = _passes(x, cutoff[lab], classifier, higher_better)
         n_match = np.bincount(lab, weights=match.astype(np.float64), minlength=n_regions)
         target_value = values[job_rows]
-        with np.errstate(invalid="ignore"):
-            if classifier == "minmax":
-                flagged = target_value == cutoff
-            elif higher_better:
-                flagged = target_value < cutoff
-            else:
-                flagged = target_value > cutoff
+        flagged = _passes(target_value, cutoff, classifier, higher_better)
         keep = ~np.isnan(cutoff)
         if skip_constant:
             constant = (grouped.max() == grouped.min()).reindex(
@@ -191,22 +193,38 @@ def classify_rows(
             )
         )
     if not parts:
-        return pd.DataFrame(
-            {
-                "region_id": pd.Series(dtype=np.int64),
-                "metric": pd.Series(dtype=object),
-                "higher_is_better": pd.Series(dtype=bool),
-                "threshold": pd.Series(dtype=float),
-                "target_value": pd.Series(dtype=float),
-                "flagged": pd.Series(dtype=bool),
-                "n_match": pd.Series(dtype=np.int64),
-                "n_obs": pd.Series(dtype=np.int64),
-                "n_rows": pd.Series(dtype=np.int64),
-            }
-        )
+        return _empty_classification()
     result = pd.concat(parts, ignore_index=True)
     result = result.sort_values(["region_id"], kind="stable").reset_index(drop=True)
     return result
+
+
+def _passes(values: np.ndarray, cutoff: np.ndarray, classifier: str,
+            higher_better: bool) -> np.ndarray:
+    """Whether each value passes the classifier's test against its cutoff (NaN: False)."""
+    with np.errstate(invalid="ignore"):
+        if classifier == "minmax":
+            return np.asarray(values == cutoff)
+        if higher_better:
+            return np.asarray(values < cutoff)
+        return np.asarray(values > cutoff)
+
+
+def _empty_classification() -> pd.DataFrame:
+    """The columns of :func:`classify_rows` without rows."""
+    return pd.DataFrame(
+        {
+            "region_id": pd.Series(dtype=np.int64),
+            "metric": pd.Series(dtype=object),
+            "higher_is_better": pd.Series(dtype=bool),
+            "threshold": pd.Series(dtype=float),
+            "target_value": pd.Series(dtype=float),
+            "flagged": pd.Series(dtype=bool),
+            "n_match": pd.Series(dtype=np.int64),
+            "n_obs": pd.Series(dtype=np.int64),
+            "n_rows": pd.Series(dtype=np.int64),
+        }
+    )
 
 
 def add_p_values(records: pd.DataFrame, significance_level: float) -> pd.DataFrame:
@@ -252,6 +270,30 @@ def _headline(records: pd.DataFrame) -> dict[str, int]:
         "records": len(records),
         "significant_records": len(significant),
     }
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CorrelationOptions:
+    """Settings of the per-region Pearson correlations of :func:`contributors`.
+
+    Regions with fewer than ``min_points`` non-NaN targets are skipped; a (metric, target)
+    pair is kept when ``p < p_threshold`` and ``r < 0.9999``. Complexity: O(1).
+
+    Attributes
+    ----------
+    p_threshold : float, default 1e-5
+    min_points : int, default 3
+        At least 3.
+
+    Examples
+    --------
+    >>> from pilotstats.smoothing import CorrelationOptions
+    >>> CorrelationOptions(p_threshold=1e-3).min_points
+    3
+    """
+
+    p_threshold: float = 1e-5
+    min_points: int = 3
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -414,59 +456,44 @@ class Contributors(Result):
 
 
 def contributors(
-    frame: pd.DataFrame,
-    regions: Regions,
-    *,
-    target: str,
-    metrics: Sequence[str] | None = None,
+    frame: pd.DataFrame, regions: Regions, *, target: str, metrics: Sequence[str] | None = None,
     metrics_higher_is_better: Mapping[str, bool] | str | None = None,
-    classifier: ContributorClassifier = "minmax",
-    quantile: float = 0.25,
-    significance_level: float = 0.10,
-    skip_constant: bool = False,
-    group: Any = "all",
-    platform: Any = None,
-    correlations: bool = False,
-    correlation_p_threshold: float = 1e-5,
-    correlation_min_points: int = 3,
+    classifier: ContributorClassifier = "minmax", quantile: float = 0.25,
+    significance_level: float = 0.10, skip_constant: bool = False, group: Any = "all",
+    platform: Any = None, correlations: bool | CorrelationOptions = False,
 ) -> Contributors:
     """Classify which metrics were at their worst at each region's job of interest.
+
+    Classification, p-values and complexity (O(R·M·n)): see the module overview; see
+    :class:`Contributors` for a further example.
 
     Parameters
     ----------
     frame : pandas.DataFrame
-        The rows of one group, in the order used to compute ``regions`` (row i of
-        ``frame`` is observation i).
+        The rows of one group, in the order used to compute ``regions``.
     regions : Regions
-        Output of :func:`divergence_regions` on ``frame[target]``; its
-        ``higher_is_better`` is the direction of the target.
+        Output of :func:`divergence_regions` on ``frame[target]`` (its ``higher_is_better``
+        is the direction of the target).
     target : str
         Target column (performance); never itself a record.
     metrics : sequence of str, optional
-        Metric columns; default every numeric column other than the target and its
-        aliases (columns that are strictly monotone functions of the target, e.g. a copy
-        or the performance before normalisation; listed in ``excluded_aliases``).
+        Metric columns; default every numeric column other than the target and its aliases
+        (strictly monotone functions of the target; listed in ``excluded_aliases``).
     metrics_higher_is_better : mapping, "tokio" or None
-        Direction of each metric; metrics not listed are higher-is-better. ``"tokio"`` is
-        the TOKIO configuration.
+        Direction of each metric (unlisted: higher-is-better); ``"tokio"``: TOKIO's.
     classifier : {"minmax", "percentile"}, default "minmax"
-        ``"minmax"`` (SC'18 final): flagged iff the metric at the job equals the region's
-        worst value. ``"percentile"`` (draft): flagged iff it is strictly worse than the
-        ``quantile`` (or 1 - ``quantile``) percentile.
-    quantile : float, default 0.25
-        Quantile of the percentile classifier, in (0, 1).
-    significance_level : float, default 0.10
-        Records with ``p_value < significance_level`` are significant.
+        ``"minmax"`` (SC'18 final): flagged iff the metric at the job is the region's worst.
+        ``"percentile"`` (draft): flagged iff worse than the ``quantile`` percentile.
+    quantile, significance_level : float, default 0.25 and 0.10
+        Quantile of the percentile classifier; records with ``p_value <
+        significance_level`` are significant.
     skip_constant : bool, default False
         Skip metrics that are constant within a region (the draft did).
     group, platform : optional
         Labels stored in the records (``platform`` defaults to ``group``).
-    correlations : bool, default False
-        Also compute per-region Pearson correlations of every metric with the target:
-        regions with fewer than ``correlation_min_points`` non-NaN targets are
-        skipped, pairs are kept when ``p < correlation_p_threshold`` and ``r < 0.9999``.
-    correlation_p_threshold : float, default 1e-5
-    correlation_min_points : int, default 3
+    correlations : bool or CorrelationOptions, default False
+        Also compute per-region Pearson correlations of every metric with the target
+        (True: with the default :class:`CorrelationOptions`).
 
     Returns
     -------
@@ -474,45 +501,67 @@ def contributors(
 
     Raises
     ------
-    InvalidInputError
-        ``frame`` is not a DataFrame, has another length than the regions or another target
-        series, unknown target or metric names, bad options.
-    EmptyGroupError
-        ``frame`` has no rows.
-
-    Notes
-    -----
-    For region R with job of interest j and metric m, looking for *bad* values: minmax
-    cutoff c = min_R m if higher is better else max_R m (NaN ignored), flagged iff
-    ``m_j == c``, ``n_match = #{i in R: m_i == c}``; percentile cutoff c = the q-quantile
-    (linear interpolation) if higher is better, flagged iff ``m_j < c``, else the
-    (1 - q)-quantile and ``m_j > c``. ``p_value = n_match / n_obs`` is the chance that a
-    random non-NaN row of the region passes the same test, so ties raise it; a unique
-    extreme needs ``n_obs >= 11`` for ``p < 0.10``. Metrics that are all-NaN in a region give
-    no record; a NaN ``m_j`` gives a record with ``flagged=False`` (Lockwood et al., SC'18,
-    §5).
-
-    Complexity: O(R·M·n) for R regions, M metrics and n rows, plus the optional
-    correlations (O(R·M²·n)).
+    InvalidInputError, EmptyGroupError
+        ``frame`` does not match the regions or has no rows; unknown names, bad options.
 
     Examples
     --------
     >>> import numpy as np, pandas as pd
     >>> from pilotstats.smoothing import divergence_regions, contributors
-    >>> t = np.arange(40) * 86400.0
-    >>> perf = np.where((t >= 15 * 86400) & (t < 25 * 86400), 0.6, 1.0)
-    >>> perf[20] = 0.3
-    >>> load = np.ones(40); load[20] = 5.0
-    >>> frame = pd.DataFrame({"perf": perf, "load": load})
+    >>> t, perf = np.arange(40) * 86400.0, np.r_[np.ones(15), np.full(10, 0.6), np.ones(15)]
+    >>> perf[20], load = 0.3, np.where(np.arange(40) == 20, 5.0, 1.0)
     >>> regions = divergence_regions(t, perf, short="4D", long="16D")
-    >>> result = contributors(frame, regions, target="perf",
-    ...                       metrics_higher_is_better={"load": False})
-    >>> row = result.records.iloc[1]  # the region holding the dip at row 20
-    >>> int(row["job_position"]), row["metric"], bool(row["flagged"])
-    (20, 'load', True)
-    >>> round(float(row["p_value"]), 3)  # 1 match among 9 non-NaN values
+    >>> result = contributors(pd.DataFrame({"perf": perf, "load": load}), regions,
+    ...                       target="perf", metrics_higher_is_better={"load": False})
+    >>> round(float(result.records.iloc[1]["p_value"]), 3)  # 1 match among 9 values
     0.111
     """
+    y = _check_frame(frame, regions, target)
+    q, level = check_classifier_options(classifier, quantile, significance_level, skip_constant)
+    directions = resolve_directions(metrics_higher_is_better)
+    chosen = resolve_metrics(frame, metrics, target)
+    aliases = target_aliases(frame, target, chosen) if metrics is None else []
+    chosen = [m for m in chosen if m not in aliases]
+    records = _group_records(frame, regions, target, y, chosen, directions, classifier, q,
+                             bool(skip_constant))
+    ids = records["region_id"].to_numpy()
+    records = finish_records(
+        records, group=[group] * len(records),
+        platform=[group if platform is None else platform] * len(records),
+        job_position=np.asarray(regions.job_positions)[ids],
+        job_t=np.asarray(regions.job_times)[ids], significance_level=level)
+    table = _region_correlation_table(frame, regions, target, chosen, correlations)
+    return Contributors(records=records, target=target, classifier=str(classifier), quantile=q,
+                        significance_level=level, metrics=tuple(chosen), correlations=table,
+                        excluded_aliases=tuple(aliases))
+
+
+def _group_records(frame: pd.DataFrame, regions: Regions, target: str, y: np.ndarray,
+                   chosen: Sequence[str], directions: Mapping[str, bool], classifier: str,
+                   q: float, skip_constant: bool) -> pd.DataFrame:
+    """Classify the job of interest of every region holding one (warns on target ties)."""
+    valid = np.asarray(regions.job_positions) >= 0
+    region_ids = np.flatnonzero(valid)
+    labels = np.full(len(frame), -1, dtype=np.int64)
+    for new_id, k in enumerate(region_ids):
+        labels[regions.starts[k] : regions.stops[k]] = new_id
+    job_rows = np.asarray(regions.job_positions)[region_ids].astype(np.int64)
+    records = classify_rows(frame, chosen, labels, job_rows, directions, classifier, q,
+                            skip_constant)
+    records["region_id"] = region_ids[records["region_id"].to_numpy()].astype(np.int64)
+    bad = check_target_extreme(y, labels, job_rows, regions.higher_is_better, classifier, q)
+    if bad:
+        warnings.warn(
+            f"in {bad} region(s) the job of interest does not pass the {classifier} test on "
+            f"the target {target!r} itself (ties at the extreme)",
+            TargetNotExtremeWarning,
+            stacklevel=3,
+        )
+    return records
+
+
+def _check_frame(frame: Any, regions: Any, target: Any) -> np.ndarray:
+    """Check that ``frame[target]`` holds the values ``regions`` were built on; return them."""
     if not isinstance(frame, pd.DataFrame):
         raise InvalidInputError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     if not isinstance(regions, Regions):
@@ -529,69 +578,32 @@ def contributors(
             f"frame has {len(frame)} rows but the regions were computed on {regions.n} "
             "observations; pass the same rows in the same order"
         )
-    y = frame[target].to_numpy(dtype=np.float64, na_value=np.nan)
+    y: np.ndarray = frame[target].to_numpy(dtype=np.float64, na_value=np.nan)
     if not np.array_equal(y, np.asarray(regions.values), equal_nan=True):
         raise InvalidInputError(
             f"frame[{target!r}] differs from the values the regions were computed on; pass "
             "the same rows in the same order"
         )
-    check_choice(classifier, "classifier", ("minmax", "percentile"))
-    q = check_probability(quantile, "quantile")
-    level = check_probability(significance_level, "significance_level")
-    if not isinstance(skip_constant, (bool, np.bool_)):
-        raise InvalidInputError(f"skip_constant must be True or False, got {skip_constant!r}")
-    directions = resolve_directions(metrics_higher_is_better)
-    chosen = resolve_metrics(frame, metrics, target)
-    aliases: list[str] = []
-    if metrics is None:
-        aliases = target_aliases(frame, target, chosen)
-        chosen = [m for m in chosen if m not in aliases]
-    valid = np.asarray(regions.job_positions) >= 0
-    region_ids = np.flatnonzero(valid)
-    labels = np.full(len(frame), -1, dtype=np.int64)
-    for new_id, k in enumerate(region_ids):
-        labels[regions.starts[k] : regions.stops[k]] = new_id
-    job_rows = np.asarray(regions.job_positions)[region_ids].astype(np.int64)
-    records = classify_rows(
-        frame, chosen, labels, job_rows, directions, classifier, q, bool(skip_constant)
-    )
-    records["region_id"] = region_ids[records["region_id"].to_numpy()].astype(np.int64)
-    bad = check_target_extreme(y, labels, job_rows, regions.higher_is_better, classifier, q)
-    if bad:
-        warnings.warn(
-            f"in {bad} region(s) the job of interest does not pass the {classifier} test on "
-            f"the target {target!r} itself (ties at the extreme)",
-            TargetNotExtremeWarning,
-            stacklevel=2,
-        )
-    records = finish_records(
-        records,
-        group=[group] * len(records),
-        platform=[group if platform is None else platform] * len(records),
-        job_position=np.asarray(regions.job_positions)[records["region_id"].to_numpy()],
-        job_t=np.asarray(regions.job_times)[records["region_id"].to_numpy()],
-        significance_level=level,
-    )
-    table = None
-    if correlations:
-        threshold = check_probability(correlation_p_threshold, "correlation_p_threshold")
-        minimum = check_int(correlation_min_points, "correlation_min_points", low=3)
-        table = region_correlations(
-            frame, target, chosen, regions.labels(), min_points=minimum, p_threshold=threshold
-        ).rename(columns={"region": "region_id"})
-        ids = table["region_id"].to_numpy(dtype=np.int64)
-        table["start_t"] = np.asarray(regions.start_times)[ids]
-        table["end_t"] = np.asarray(regions.end_times)[ids]
-    return Contributors(
-        records=records,
-        target=target,
-        classifier=str(classifier),
-        quantile=q,
-        significance_level=level,
-        metrics=tuple(chosen),
-        correlations=table,
-        excluded_aliases=tuple(aliases),
-    )
+    return y
+
+
+def _region_correlation_table(frame: pd.DataFrame, regions: Regions, target: str,
+                              chosen: Sequence[str],
+                              correlations: bool | CorrelationOptions) -> pd.DataFrame | None:
+    """The per-region correlations of :func:`contributors` (None when not requested)."""
+    if not isinstance(correlations, CorrelationOptions):
+        if not correlations:
+            return None
+        correlations = CorrelationOptions()
+    threshold = check_probability(correlations.p_threshold, "p_threshold")
+    minimum = check_int(correlations.min_points, "min_points", low=3)
+    table = region_correlations(
+        frame, target, chosen, regions.labels(), min_points=minimum, p_threshold=threshold
+    ).rename(columns={"region": "region_id"})
+    ids = table["region_id"].to_numpy(dtype=np.int64)
+    table["start_t"] = np.asarray(regions.start_times)[ids]
+    table["end_t"] = np.asarray(regions.end_times)[ids]
+    return table
 
 
 def finish_records(

@@ -2,6 +2,22 @@
 
 Documentation: *Algorithms › Smoothing* (``docs/algorithms/smoothing.md``, *Crossovers and
 regions*).
+
+In :func:`crossovers`, ties count as "not above": touching the long SMA from below creates
+no crossover, touching it from above creates a down and an up crossover. Doubles are
+compared exactly, as in the reference (NERSC/tokio-abcutils ``abcutils/features.py``,
+``find_sma_intercepts``); two SMAs that are mathematically equal but were summed differently
+can differ in the last bits and then count as crossed. :func:`~pilotstats.smoothing.sma`
+gives bit-identical means for windows that hold the same rows, so its output is safe here.
+Duplicate timestamps share their SMA values, so a crossover lands on the first of them.
+
+:func:`divergence_regions` follows Lockwood et al. (SC'18, §4–§5): with crossovers at rows
+``c_0 < ... < c_{K-1}``, region k is ``[c_k, c_{k+1})``; K crossovers give K - 1 regions,
+and the unbounded head and tail are dropped. A region's side is the sign of
+``short - long`` at its first row. The job of interest ("anomalous observation") is the
+worst value in the region, the earliest on ties. Regions of a single row are kept (their
+contributor p-values are 1). Reference behaviour: NERSC/tokio-abcutils
+``abcutils/features.py`` (``intercepts_to_region``) and ``sc18_figure10.ipynb``.
 """
 
 from __future__ import annotations
@@ -15,13 +31,12 @@ import pandas as pd
 
 from pilotstats._protocols import select_items
 from pilotstats._typing import Float64Array1D, Int64Array1D
-from pilotstats._validation import as_float_array, check_int
+from pilotstats._validation import as_float_array, check_int, check_sorted
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError
 from pilotstats.results import Result, draw, format_number, plot_doc
 from pilotstats.smoothing._sma import _PrefixSums
 from pilotstats.smoothing._time import (
     as_utc_seconds,
-    check_sorted,
     parse_window,
     to_wallclock_seconds,
     window_label,
@@ -166,13 +181,7 @@ def _build_crossovers(
     )
 
 
-def crossovers(
-    short: Any,
-    long: Any,
-    *,
-    min_width: Any = None,
-    times: Any = None,
-) -> Crossovers:
+def crossovers(short: Any, long: Any, *, min_width: Any = None, times: Any = None) -> Crossovers:
     """Find where a short SMA crosses a long one.
 
     With ``a_i = [short_i > long_i]`` (strict; NaN compares as False), row i >= 1 is a
@@ -205,15 +214,7 @@ def crossovers(
 
     Notes
     -----
-    Ties count as "not above": touching the long SMA from below creates no crossover,
-    touching it from above creates a down and an up crossover. Doubles are compared exactly,
-    as in the reference (NERSC/tokio-abcutils ``abcutils/features.py``,
-    ``find_sma_intercepts``); two SMAs that are mathematically equal but were summed
-    differently can differ in the last bits and then count as crossed. :func:`sma` gives
-    bit-identical means for windows that hold the same rows, so its output is safe here.
-    Duplicate timestamps share their SMA values, so a crossover lands on the first of them.
-
-    Complexity: O(n) time and memory.
+    Ties and exact comparison: see the module overview. Complexity: O(n) time and memory.
 
     Examples
     --------
@@ -565,14 +566,8 @@ def check_windows(short: Any, long: Any) -> tuple[float | None, float | None]:
 
 
 def divergence_regions(
-    times: Any,
-    values: Any,
-    *,
-    short: Any = "14D",
-    long: Any = "49D",
-    min_observations: int = 1,
-    higher_is_better: bool = True,
-    tz: Any = "UTC",
+    times: Any, values: Any, *, short: Any = "14D", long: Any = "49D",
+    min_observations: int = 1, higher_is_better: bool = True, tz: Any = "UTC",
     wallclock_tz: Any = None,
 ) -> Regions:
     """Regions where a short SMA stays on one side of a long SMA.
@@ -610,16 +605,8 @@ def divergence_regions(
 
     Notes
     -----
-    Lockwood et al. (SC'18, §4–§5): with crossovers at rows ``c_0 < ... < c_{K-1}``,
-    region k is ``[c_k, c_{k+1})``; K crossovers give K - 1 regions, and the unbounded head
-    and tail are dropped. A region's side is the sign of ``short - long`` at its first
-    row. The job of interest ("anomalous observation") is the worst value in the region,
-    the earliest on ties. Regions of a single row are kept (their contributor p-values are
-    1). Reference behaviour: NERSC/tokio-abcutils ``abcutils/features.py``
-    (``intercepts_to_region``) and ``sc18_figure10.ipynb``.
-
-    Complexity: O(n log n) (sorting the times), then O(n) for the two moving averages
-    and the regions.
+    Regions as defined in the module overview. Complexity: O(n log n) (sorting the
+    times), then O(n) for the two moving averages and the regions.
 
     Examples
     --------

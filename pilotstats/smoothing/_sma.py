@@ -1,6 +1,20 @@
 """Centred, time-based simple moving average.
 
 Documentation: *Algorithms › Smoothing* (``docs/algorithms/smoothing.md``).
+
+Lockwood et al. (SC'18, §4) define the SMA over a centred, half-open time window, so a
+missing day means fewer samples, nothing is interpolated, edges are truncated (the window
+is one-sided near the ends) and each observation (not each day) has equal weight. A
+trailing window would lag by about w/2.
+
+The window of every row of :func:`sma` is found by a two-pointer scan over the sorted
+times, and its mean comes from compensated prefix sums, so the whole computation is O(n).
+On a sorted ``DatetimeIndex`` the result equals pandas'
+``s.rolling(pd.Timedelta(w), center=True, closed="left").mean()`` to rounding. Times are
+float64 seconds: sub-microsecond differences are not resolved.
+
+References: G. K. Lockwood, S. Snyder, T. Wang, S. Byna, P. Carns, N. J. Wright, "A Year in
+the Life of a Parallel File System", SC'18, doi:10.1109/SC.2018.00077, §4.
 """
 
 from __future__ import annotations
@@ -12,11 +26,10 @@ import pandas as pd
 
 from pilotstats._kernels import smoothing as _k
 from pilotstats._typing import Float64Array1D, Int64Array1D, WindowClosed
-from pilotstats._validation import as_float_array, check_choice
+from pilotstats._validation import as_float_array, check_choice, check_sorted
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.smoothing._time import (
     as_utc_seconds,
-    check_sorted,
     parse_window,
     to_wallclock_seconds,
 )
@@ -93,15 +106,8 @@ def _output_index(times: Any, values: Any) -> pd.Index | None:
     return None
 
 
-def sma(
-    times: Any,
-    values: Any,
-    window: Any,
-    *,
-    closed: WindowClosed = "left",
-    tz: Any = "UTC",
-    wallclock_tz: Any = None,
-) -> Any:
+def sma(times: Any, values: Any, window: Any, *, closed: WindowClosed = "left",
+        tz: Any = "UTC", wallclock_tz: Any = None) -> Any:
     """Centred, time-based simple moving average evaluated at the observation times.
 
     For window width w, ``SMA_w(t_i) = mean{y_j : t_i - w/2 <= t_j < t_i + w/2, y_j not NaN}``.
@@ -143,27 +149,9 @@ def sma(
     EmptyGroupError
         No observations.
 
-    See Also
-    --------
-    divergence_regions : regions between crossovers of two SMAs.
-
     Notes
     -----
-    Lockwood et al. (SC'18, §4) define the SMA over a centred, half-open time window, so a
-    missing day means fewer samples, nothing is interpolated, edges are truncated (the window
-    is one-sided near the ends) and each observation (not each day) has equal weight. A
-    trailing window would lag by about w/2.
-
-    The window of every row is found by a two-pointer scan over the sorted times, and its
-    mean comes from compensated prefix sums, so the whole computation is O(n). On a sorted
-    ``DatetimeIndex`` the result equals pandas'
-    ``s.rolling(pd.Timedelta(w), center=True, closed="left").mean()`` to rounding.
-    Times are float64 seconds: sub-microsecond differences are not resolved.
-
-    References
-    ----------
-    G. K. Lockwood, S. Snyder, T. Wang, S. Byna, P. Carns, N. J. Wright, "A Year in the Life
-    of a Parallel File System", SC'18, doi:10.1109/SC.2018.00077, §4.
+    O(n): see the module overview for the algorithm, and :func:`divergence_regions`.
 
     Examples
     --------

@@ -18,12 +18,12 @@ import numpy as np
 import pandas as pd
 
 from pilotstats._typing import Float64Array1D
-from pilotstats._validation import as_float_array
+from pilotstats._validation import as_float_array, check_tz
 from pilotstats.exceptions import EmptyGroupError, InvalidInputError
 
 __all__ = [
     "as_utc_seconds",
-    "check_sorted",
+    "local_midnight_utc_seconds",
     "parse_window",
     "to_wallclock_seconds",
     "window_label",
@@ -37,20 +37,12 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _check_tz(tz: Any, name: str) -> str | datetime.tzinfo:
-    if isinstance(tz, (str, datetime.tzinfo)):
-        try:
-            pd.Timestamp("2000-01-01").tz_localize(tz)
-        except Exception as exc:
-            raise InvalidInputError(
-                f"{name} must be a time-zone name such as 'UTC' or 'America/Los_Angeles', "
-                f"got {_describe(tz)} ({exc})"
-            ) from exc
-        return tz
-    raise InvalidInputError(
-        f"{name} must be a time-zone name such as 'UTC' or 'America/Los_Angeles', "
-        f"got {_describe(tz)}"
-    )
+def local_midnight_utc_seconds(date: Any, zone: Any) -> float:
+    """Epoch seconds of ``date``: itself when zone-aware, else its local midnight in ``zone``."""
+    stamp = pd.Timestamp(date)
+    if stamp.tzinfo is not None:
+        return float(stamp.timestamp())
+    return float(stamp.normalize().tz_localize(zone).timestamp())
 
 
 def _index_to_seconds(index: pd.DatetimeIndex, name: str, tz: Any) -> Float64Array1D:
@@ -61,7 +53,7 @@ def _index_to_seconds(index: pd.DatetimeIndex, name: str, tz: Any) -> Float64Arr
             "needs a time"
         )
     if index.tz is None:
-        zone = _check_tz(tz, "tz")
+        zone = check_tz(tz, "tz")
         if not (isinstance(zone, str) and zone.upper() == "UTC"):
             try:
                 index = index.tz_localize(zone, ambiguous="raise", nonexistent="raise")
@@ -151,19 +143,6 @@ def as_utc_seconds(times: Any, name: str = "times", *, tz: Any = "UTC") -> Float
     )
 
 
-def check_sorted(seconds: Float64Array1D, name: str = "times") -> None:
-    """Raise :class:`InvalidInputError` unless ``seconds`` is non-decreasing."""
-    if seconds.size > 1:
-        decreasing = np.flatnonzero(np.diff(seconds) < 0)
-        if decreasing.size:
-            i = int(decreasing[0])
-            raise InvalidInputError(
-                f"{name} must be sorted in ascending order (duplicates are allowed); "
-                f"position {i + 1} is earlier than position {i}. Sort the observations by "
-                "time first (analyze_regions sorts each group itself)"
-            )
-
-
 def to_wallclock_seconds(seconds: Float64Array1D, wallclock_tz: Any) -> Float64Array1D:
     """Shift UTC epoch seconds to naive wall-clock seconds in ``wallclock_tz``.
 
@@ -171,7 +150,7 @@ def to_wallclock_seconds(seconds: Float64Array1D, wallclock_tz: Any) -> Float64A
     computed its windows on naive America/Los_Angeles times, so near a DST change a window
     edge moves by one hour relative to elapsed time.
     """
-    zone = _check_tz(wallclock_tz, "wallclock_tz")
+    zone = check_tz(wallclock_tz, "wallclock_tz")
     whole = np.floor(seconds)
     index = pd.DatetimeIndex(pd.to_datetime(whole.astype(np.int64), unit="s", utc=True))
     local = index.tz_convert(zone).tz_localize(None)

@@ -12,14 +12,15 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from pilotstats._validation import check_tz
 from pilotstats.exceptions import InvalidInputError
-from pilotstats.io._source import check_regular_file, gunzip, read_file
-from pilotstats.smoothing._time import _check_tz
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SC18_DATE_RANGE", "TOKIO_FILES", "read_tokio_summaries"]
 
@@ -49,6 +50,8 @@ def _ratio(numerator: pd.Series, denominator: pd.Series) -> pd.Series:
 
 
 def _column(frame: pd.DataFrame, name: str) -> pd.Series:
+    import pandas as pd
+
     if name in frame.columns:
         return frame[name].astype(float)
     return pd.Series(np.nan, index=frame.index, dtype=float)
@@ -56,6 +59,8 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series:
 
 def _synthesize(frame: pd.DataFrame, system: str, paper_cleaning: bool) -> pd.DataFrame:
     """Derived labels, coverage factors, contention and fraction of peak (steps 2–4)."""
+    import pandas as pd
+
     frame = frame.copy()
     frame["_system"] = system
     nprocs = frame["darshan_nprocs"].astype(float)
@@ -127,13 +132,6 @@ def _synthesize(frame: pd.DataFrame, system: str, paper_cleaning: bool) -> pd.Da
     ].transform("max")
     frame["darshan_normalized_perf_by_max"] = frame["darshan_agg_perf_by_slowest_posix"] / peak
     return frame
-
-
-def _local_midnight_utc_seconds(date: Any, zone: Any) -> float:
-    stamp = pd.Timestamp(date)
-    if stamp.tzinfo is not None:
-        return float(stamp.timestamp())
-    return float(stamp.normalize().tz_localize(zone).timestamp())
 
 
 def _resolve_paths(source: Any) -> dict[str, Path]:
@@ -232,28 +230,48 @@ def read_tokio_summaries(
     Notes
     -----
     Complexity: O(rows of the files).
-
     Examples
     --------
-    >>> from pilotstats.datasets import tokio_summaries
+    >>> from pilotstats.datasets import read_tokio_summaries, tokio_summaries
     >>> frame = read_tokio_summaries(tokio_summaries())  # doctest: +SKIP
     >>> len(frame)  # doctest: +SKIP
     11986
     """
     paths = _resolve_paths(source)
     tally: dict[str, int] = {} if counts is None else counts
+    frame = _load_systems(paths, paper_cleaning, tally)
+    if not paper_cleaning:
+        return frame
+    return _paper_filters(frame, date_range, date_tz, drop_coverage_above, filter_contention,
+                          tally)
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    """One summary CSV (gzip within MAX_DECOMPRESSED_BYTES; no FIFO/device; MAX_INPUT_BYTES)."""
+    import io
+
+    import pandas as pd
+
+    from pilotstats._validation import check_regular_file
+    from pilotstats.io._source import gunzip, read_file
+
+    if not path.exists():
+        raise InvalidInputError(f"TOKIO summary file not found: {path}")
+    check_regular_file(path, kind="TOKIO summary")
+    if path.name.endswith(".gz"):
+        data = gunzip(read_file(path, kind="TOKIO summary"), str(path))
+        return pd.read_csv(io.BytesIO(data), low_memory=False)
+    return pd.read_csv(path, low_memory=False)
+
+
+def _load_systems(paths: Mapping[str, Path], paper_cleaning: bool,
+                  tally: dict[str, int]) -> pd.DataFrame:
+    """Read every system's file, drop NaN rows (step 1) and synthesize columns (steps 2-4)."""
+    import pandas as pd
+
     frames = []
     for system, path in paths.items():
-        if not path.exists():
-            raise InvalidInputError(f"TOKIO summary file not found: {path}")
-        check_regular_file(path, kind="TOKIO summary")  # no FIFO/device; MAX_INPUT_BYTES
-        if path.name.endswith(".gz"):  # decompressed within MAX_DECOMPRESSED_BYTES
-            import io
-
-            data = gunzip(read_file(path, kind="TOKIO summary"), str(path))
-            raw = pd.read_csv(io.BytesIO(data), low_memory=False)
-        else:
-            raw = pd.read_csv(path, low_memory=False)
+        raw = _read_csv(path)
         tally[f"rows_read_{system}"] = len(raw)
         if paper_cleaning:
             kept = raw.dropna(how="any")
@@ -265,8 +283,15 @@ def read_tokio_summaries(
     frame = pd.concat(frames, axis="index", ignore_index=True, sort=False)
     frame = frame.drop(columns=[c for c in ("Unnamed: 0", "index") if c in frame.columns])
     tally["rows_after_load"] = len(frame)
-    if not paper_cleaning:
-        return frame
+    return frame
+
+
+def _paper_filters(frame: pd.DataFrame, date_range: tuple[Any, Any] | None, date_tz: Any,
+                   drop_coverage_above: float | None, filter_contention: bool,
+                   tally: dict[str, int]) -> pd.DataFrame:
+    """Coverage-factor cleaning, row filters and the stable sort (steps 5-7)."""
+    from pilotstats.smoothing._time import local_midnight_utc_seconds
+
     if drop_coverage_above is not None:
         bogus = frame["coverage_factor_bw"] > drop_coverage_above
         tally["coverage_factor_bw_set_nan"] = int(bogus.sum())
@@ -276,9 +301,9 @@ def read_tokio_summaries(
     keep = np.ones(len(frame), dtype=bool)
     start = frame["_datetime_start"].to_numpy(dtype=float)
     if date_range is not None:
-        zone = _check_tz(date_tz, "date_tz")
-        low = _local_midnight_utc_seconds(date_range[0], zone)
-        high = _local_midnight_utc_seconds(date_range[1], zone)
+        zone = check_tz(date_tz, "date_tz")
+        low = local_midnight_utc_seconds(date_range[0], zone)
+        high = local_midnight_utc_seconds(date_range[1], zone)
         step = (start >= low) & (start < high)
         tally["dropped_date_range"] = int((keep & ~step).sum())
         keep &= step
