@@ -62,7 +62,7 @@ import time
 import types
 import warnings
 from collections.abc import Callable
-from typing import Any, Generic, Literal, ParamSpec, TypeVar
+from typing import Any, Generic, Literal, ParamSpec, Protocol, TypeVar, cast, overload
 
 import numpy as np
 
@@ -103,6 +103,12 @@ def _import_numba() -> Any:
         return None
     _numba_module = numba
     return numba
+
+
+class _Dispatcher(Protocol):
+    """The part of a numba dispatcher used here beyond calling it."""
+
+    def compile(self, signature: tuple[Any, ...]) -> Any: ...
 
 
 class _InterpreterState(threading.local):
@@ -325,7 +331,7 @@ class LazyKernel(Generic[P, R]):
             dispatcher = self._compiled  # published by a caller's build (python_entry)
             if dispatcher is None:
                 dispatcher = self._build(from_python=True)
-            dispatcher.compile(tuple(numba.typeof(value) for value in example))  # type: ignore[attr-defined]
+            cast(_Dispatcher, dispatcher).compile(tuple(numba.typeof(v) for v in example))
         except Exception:  # the foreground compiles (and reports) if it ever must
             return
         with self._lock:
@@ -383,15 +389,33 @@ class LazyKernel(Generic[P, R]):
         return f"<LazyKernel {self.__qualname__} ({state})>"
 
 
+@overload
+def kernel(func: Callable[P, R], /) -> LazyKernel[P, R]: ...
+
+
+@overload
 def kernel(
-    func: Callable[P, R] | None = None,
+    func: None = None,
+    /,
     *,
     parallel: bool = False,
     error_model: str = "python",
     python_entry: bool = False,
     interpret: CostClass | None = None,
     vectorised: Callable[..., Any] | None = None,
-) -> Any:
+) -> Callable[[Callable[P, R]], LazyKernel[P, R]]: ...
+
+
+def kernel(
+    func: Callable[P, R] | None = None,
+    /,
+    *,
+    parallel: bool = False,
+    error_model: str = "python",
+    python_entry: bool = False,
+    interpret: CostClass | None = None,
+    vectorised: Callable[..., Any] | None = None,
+) -> LazyKernel[P, R] | Callable[[Callable[P, R]], LazyKernel[P, R]]:
     """Decorate a plain Python function as a lazily compiled numba kernel.
 
     Use as ``@kernel`` or ``@kernel(parallel=True)``; ``prange`` kernels must import

@@ -42,7 +42,7 @@ def penalty_factor(degree: int, k: int) -> float:
     return 2.0 * k + 1.0
 
 
-@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
+@kernel(interpret="quadratic")
 def edm_columns(
     zz: np.ndarray,
     delta: int,
@@ -402,7 +402,7 @@ def dp_column_pair(
     dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp2, delta, s + 1, full_b)
 
 
-@kernel(parallel=True)  # type: ignore[untyped-decorator]
+@kernel(parallel=True)
 def edm_columns_parallel(
     zz: np.ndarray,
     delta: int,

@@ -169,7 +169,7 @@ def mean_norm(prev_u: float, max_u: float) -> float:
 
 
 # No division by zero here (n >= 1, unit > 0, Z > 0, y >= 1), so numba may vectorise.
-@kernel(error_model="numpy", interpret="quadratic_heavy")  # type: ignore[untyped-decorator]
+@kernel(error_model="numpy", interpret="quadratic_heavy")
 def mdl_advance(
     run_n: np.ndarray,
     run_avg: np.ndarray,
@@ -572,7 +572,7 @@ def forget(
     )
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def describe_groups(
     run_n: np.ndarray,
     run_avg: np.ndarray,
@@ -678,7 +678,7 @@ def describe_groups(
     return first_slot
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def run_statistics(
     values: np.ndarray, offsets: np.ndarray, out_avg: np.ndarray, out_sd: np.ndarray
 ) -> None:
