@@ -9,8 +9,8 @@ Usage::
     python benchmarks/bench_cold_start.py --compile    # interpreted tier off: compile at once
     python benchmarks/bench_cold_start.py --process    # issue 26: whole-process CPU and RSS
 
-Each entry point of ``pilotstats._warmup.ENTRY_POINTS`` (the calls ``python -m pilotstats
-warmup`` makes) runs in its own fresh Python process with ``NUMBA_CACHE_DIR`` set to a new
+Each entry point of ``pilotstats._compile.ENTRY_POINTS`` (the calls ``python -m pilotstats
+compile`` makes) runs in its own fresh Python process with ``NUMBA_CACHE_DIR`` set to a new
 empty folder. Reported: CPU seconds of the first call (everything after ``import
 pilotstats``: the subpackage imports, ``import numba``, LLVM start-up and the compilation of
 the kernels the call uses) and its wall time; the issue's target is <= 2 s CPU each. By
@@ -46,14 +46,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pilotstats._warmup import ENTRY_POINTS  # noqa: E402
+from pilotstats._compile import ENTRY_POINTS  # noqa: E402
 
 CALL = """
 import json, sys, time
 import pilotstats
-import pilotstats._warmup as warmup
-warmup.SERIES_LENGTH = int(sys.argv[2])
-ENTRY_POINTS = warmup.ENTRY_POINTS
+import pilotstats._compile as compile_module
+compile_module.SERIES_LENGTH = int(sys.argv[2])
+ENTRY_POINTS = compile_module.ENTRY_POINTS
 cpu, wall = time.process_time(), time.perf_counter()
 ENTRY_POINTS[sys.argv[1]]()
 print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall,

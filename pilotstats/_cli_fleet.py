@@ -106,9 +106,9 @@ def _asv_table(source: Any) -> tuple[Any, dict[str, Any], str | None]:
 
 def run_warmup(args: argparse.Namespace) -> int:
     """``pilotstats warmup``: compile the kernels, print each entry point's time."""
-    from pilotstats._warmup import warmup
+    from pilotstats._compile import compile_kernels
 
-    report = warmup()
+    report = compile_kernels()
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, allow_nan=False))
     else:

@@ -28,7 +28,7 @@ Kernels the twin calls run as their twins too. The twins compute the same floati
 operations in the same order, so results are identical bit for bit in either tier
 (``tests/test_interpreted_tier.py``). ``_config.INTERPRETED_TIER = False`` (environment
 ``PILOTSTATS_INTERPRETED_TIER=0``) compiles on the first call, as ``python -m pilotstats
-warmup`` does.
+compile`` does.
 
 **Vectorised twins and background compilation.** A kernel may also have a *vectorised*
 twin (``kernel(vectorised=f)``): a numpy function with bit-identical results and a cost
