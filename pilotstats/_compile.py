@@ -137,7 +137,8 @@ def _mdl_stream() -> Any:
     return stream.result()
 
 
-#: Public entry points and a small call of each (compiled by :func:`compile_kernels`, timed by the cold-start benchmark).
+#: Public entry points and a small call of each (compiled by :func:`compile_kernels`, timed
+#: by the cold-start benchmark).
 ENTRY_POINTS: dict[str, Callable[[], Any]] = {
     "subsession_analysis": _subsession_analysis,
     "required_sample_size": _required_sample_size,
@@ -155,8 +156,8 @@ ENTRY_POINTS: dict[str, Callable[[], Any]] = {
     "sma": _sma,
 }
 
-#: Extra calls :func:`compile_kernels` makes for an entry point whose kernels for large inputs differ
-#: from those of :data:`ENTRY_POINTS`' small call (not timed by the cold-start benchmark).
+#: Extra calls :func:`compile_kernels` makes for an entry point whose kernels for large
+#: inputs differ from those of :data:`ENTRY_POINTS`' small call (not timed by the cold-start benchmark).
 LARGE_INPUTS: dict[str, Callable[[], Any]] = {"edm": _edm_long}
 
 

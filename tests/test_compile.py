@@ -1,4 +1,5 @@
-"""`pilotstats._compile` (`python -m pilotstats compile`), the cache location and thread-safe lazy compilation."""
+"""`pilotstats._compile` (`python -m pilotstats compile`), the cache location and thread-safe
+lazy compilation."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from pilotstats import _config
-from pilotstats._kernels import _jit
 from pilotstats._compile import ENTRY_POINTS, cache_location, compile_kernels
+from pilotstats._kernels import _jit
 from pilotstats.cli import main
 from pilotstats.exceptions import InvalidInputError
 
