@@ -157,7 +157,8 @@ ENTRY_POINTS: dict[str, Callable[[], Any]] = {
 }
 
 #: Extra calls :func:`compile_kernels` makes for an entry point whose kernels for large
-#: inputs differ from those of :data:`ENTRY_POINTS`' small call (not timed by the cold-start benchmark).
+#: inputs differ from those of :data:`ENTRY_POINTS`' small call (not timed by the cold-start
+#: benchmark).
 LARGE_INPUTS: dict[str, Callable[[], Any]] = {"edm": _edm_long}
 
 
