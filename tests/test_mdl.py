@@ -60,15 +60,11 @@ def _run_engine(
     engine.best_bits[0] = 0.0
     engine.last_avg[0] = np.nan
     n_open = func(
-        engine.run_n, engine.run_avg, engine.run_sd, 0, engine.n, unit, max_u,
-        min(0.0, engine.min_value) / unit, prune, _config.MDL_PRUNING_MARGIN,
-        tables.tab_l, tables.tab_c, tables.tab_d, tables.tab_gb,
-        engine.best_bits, engine.last_avg, engine.best_start,
-        engine.open_start, engine.open_n, engine.open_avg, engine.open_sd, engine.open_base,
-        engine.open_prev, engine.open_norm, engine.open_log2norm, engine.open_far,
-        engine.open_mean_y, engine.open_mean_ln, engine.open_mean_inv, engine.open_sd_y,
-        engine.open_sd_ln, engine.open_size_l, engine.open_size_h,
-        engine.scratch, engine.keep, 0, max_history, _config.MDL_HISTORY_ANCHORS,
+        engine.runs(), 0, engine.n,
+        (unit, max_u, min(0.0, engine.min_value) / unit),
+        (prune, _config.MDL_PRUNING_MARGIN, max_history, _config.MDL_HISTORY_ANCHORS),
+        (tables.tab_l, tables.tab_c, tables.tab_d, tables.tab_gb),
+        engine.prefix(), engine.candidates(), engine.scratch, engine.keep, 0,
     )  # fmt: skip
     n = engine.n
     return (

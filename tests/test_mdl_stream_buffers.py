@@ -117,6 +117,9 @@ def test_describe_groups_kernel_matches_python_twin_with_warm_memo() -> None:
         for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), n], strict=True):
             best_start[hi - 1] = lo
         outputs = []
+        runs = (run_n, run_avg, run_sd)
+        prefix = (np.zeros(n + 1), last_avg, best_start)
+        codes = (tables.tab_l, tables.tab_c, tables.tab_d, tables.tab_gb)
         for func in (kernels.describe_groups, kernels.describe_groups.py_func):
             memo_rng = np.random.default_rng(trial)  # same warm memo for both
             memo_end = np.zeros(n, dtype=np.int64)
@@ -132,16 +135,16 @@ def test_describe_groups_kernel_matches_python_twin_with_warm_memo() -> None:
                     )
                 memo_end[j], memo_n[j], memo_avg[j], memo_sd[j] = end, size, avg, sd
             out = _outputs(n)
-            slot = func(run_n, run_avg, run_sd, best_start, n, last_avg, 0.01, 12000.0,
-                        tables.tab_l, tables.tab_c, tables.tab_d,
-                        memo_end, memo_n, memo_avg, memo_sd, *out)  # fmt: skip
+            slot = func(runs, prefix, n, 0.01, 12000.0, codes,
+                        (memo_end, memo_n, memo_avg, memo_sd),
+                        tuple(out))  # fmt: skip
             outputs.append((slot, [a[slot:].tobytes() for a in out], memo_end.tobytes(),
                             memo_avg.tobytes(), memo_sd.tobytes()))  # fmt: skip
             fresh = _outputs(n)
             zero_memo = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
                          np.zeros(n), np.zeros(n))  # fmt: skip
-            assert func(run_n, run_avg, run_sd, best_start, n, last_avg, 0.01, 12000.0,
-                        tables.tab_l, tables.tab_c, tables.tab_d, *zero_memo, *fresh) == slot
+            assert func(runs, prefix, n, 0.01, 12000.0, codes, zero_memo,
+                        tuple(fresh)) == slot
             assert [a[slot:].tobytes() for a in fresh] == outputs[-1][1]  # memo changes nothing
         assert outputs[0] == outputs[1]
         assert n - outputs[0][0] == len(cuts) + 1  # one slot per group
