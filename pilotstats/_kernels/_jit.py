@@ -19,16 +19,18 @@ uses. The nested dispatcher compiles a copy of the function under the qualified 
 for importing and setting up numba once per process), while the pure-Python twin of a
 kernel answers a call on a few hundred samples in milliseconds. A kernel declared with an
 ``interpret`` cost class therefore runs its first calls from Python as the twin while the
-call is small (every array argument has at most ``_config.INTERPRETED_MAX_SIZE[interpret]``
-elements), the kernel has spent less than ``_config.INTERPRETED_KERNEL_BUDGET`` CPU seconds
-interpreted, and the process less than ``_config.INTERPRETED_TIER_BUDGET`` in all; a larger
-call, or any call once a budget is spent, compiles it (ski rental: the rent paid before the
-compile price stays bounded per kernel and per process).
+call is small (every array argument, in tuple bundles too, has at most
+``_config.INTERPRETED_MAX_SIZE[interpret]`` elements), the kernel has spent less than
+``_config.INTERPRETED_KERNEL_BUDGET`` CPU seconds interpreted, and the process less than
+``_config.INTERPRETED_TIER_BUDGET`` in all; a larger call, or any call once a budget is
+spent, compiles it (ski rental: the rent paid before the compile price stays bounded per
+kernel and per process).
 Kernels the twin calls run as their twins too. The twins compute the same floating-point
 operations in the same order, so results are identical bit for bit in either tier
-(``tests/test_interpreted_tier.py``). ``_config.INTERPRETED_TIER = False`` (environment
-``PILOTSTATS_INTERPRETED_TIER=0``) compiles on the first call, as ``python -m pilotstats
-compile`` does.
+(``tests/test_interpreted_tier.py``). One switch, ``_config.INTERPRETED_TIER = False``
+(environment ``PILOTSTATS_INTERPRETED_TIER=0``), compiles on the first call, as ``python -m
+pilotstats compile`` does; one function, :func:`_tier_for_call`, holds the whole policy
+(this paragraph and the next).
 
 **Vectorised twins and background compilation.** A kernel may also have a *vectorised*
 twin (``kernel(vectorised=f)``): a numpy function with bit-identical results and a cost
@@ -44,7 +46,7 @@ threads keep calling (and compete with the compiler for the GIL) stops paying re
 series of 500 points in ``detect_many(workers=2)`` in a fresh process: 3.4 s CPU, against
 12.2 s without the wait, 5.2 s compiling at once and 8.4 s with the pure-Python twins
 alone). A fresh process that analyses a few series thus neither imports numba nor compiles
-anything (issue 26: ``detect_changes`` and ``edm`` on 1,000 points in about 0.23 s CPU and
+anything (``detect_changes`` and ``edm`` on 1,000 points in about 0.23 s CPU and
 42 MB for the whole process, ``benchmarks/RESULTS_detect.md``), and a later call at another
 size does not stop to compile (``edm`` on more than ``EDM_VECTORISED_MAX_POINTS`` = 5,000
 points excepted); a long batch still ends up on compiled code.

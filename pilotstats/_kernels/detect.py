@@ -12,7 +12,7 @@ what the NumPy statement of the method gives (``tests/test_detect_kernels.py``).
 own ``argsort`` and ``median`` are not used: they take seconds to compile. The kernels
 called from Python have numpy twins with the same results in
 :mod:`pilotstats._kernels.detect_numpy` (``vectorised=``), which answer until they are
-compiled, so a process that analyses a few series never imports numba (issue 26).
+compiled, so a process that analyses a few series never imports numba.
 
 The permutation test (*Permutation variant*): the
 statistic is the EDM contrast for a single split of one window,
