@@ -51,9 +51,9 @@ from pilotstats._compile import ENTRY_POINTS  # noqa: E402
 CALL = """
 import json, sys, time
 import pilotstats
-import pilotstats._compile as warmup
-warmup.SERIES_LENGTH = int(sys.argv[2])
-ENTRY_POINTS = warmup.ENTRY_POINTS
+import pilotstats._compile as compile_module
+compile_module.SERIES_LENGTH = int(sys.argv[2])
+ENTRY_POINTS = compile_module.ENTRY_POINTS
 cpu, wall = time.process_time(), time.perf_counter()
 ENTRY_POINTS[sys.argv[1]]()
 print(json.dumps({"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall,

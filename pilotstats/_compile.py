@@ -1,9 +1,9 @@
-"""Compile every numba kernel ahead of use: ``python -m pilotstats warmup``.
+"""Compile every numba kernel ahead of use: ``python -m pilotstats compile``.
 
 Kernels are compiled lazily with ``cache=True``; small first calls run interpreted (the
 kernels' pure-Python twins, identical results) until a kernel has used its interpreted
 budget or meets a large input, and then it is compiled and the machine code is cached for
-later processes (``pilotstats/_kernels/_jit.py``). :func:`warmup` compiles every kernel of
+later processes (``pilotstats/_kernels/_jit.py``). :func:`compile_kernels` compiles every kernel of
 each public entry point at once, interpreted tier off, so that images, CI jobs and notebook
 kernels start with compiled kernels also for large inputs. :data:`ENTRY_POINTS` is also what
 ``benchmarks/bench_cold_start.py`` times in fresh processes.
@@ -24,7 +24,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats.results import Result
 
-__all__ = ["ENTRY_POINTS", "WarmupReport", "cache_location", "warmup"]
+__all__ = ["ENTRY_POINTS", "CompileReport", "cache_location", "compile_kernels"]
 
 
 #: Length of the series the entry points' calls analyse (``bench_cold_start.py --size``).
@@ -137,7 +137,8 @@ def _mdl_stream() -> Any:
     return stream.result()
 
 
-#: Public entry points and a small call of each (the warm-up and the cold-start benchmark).
+#: Public entry points and a small call of each (compiled by :func:`compile_kernels`, timed
+#: by the cold-start benchmark).
 ENTRY_POINTS: dict[str, Callable[[], Any]] = {
     "subsession_analysis": _subsession_analysis,
     "required_sample_size": _required_sample_size,
@@ -155,8 +156,9 @@ ENTRY_POINTS: dict[str, Callable[[], Any]] = {
     "sma": _sma,
 }
 
-#: Extra calls :func:`warmup` makes for an entry point whose kernels for large inputs differ
-#: from those of :data:`ENTRY_POINTS`' small call (not timed by the cold-start benchmark).
+#: Extra calls :func:`compile_kernels` makes for an entry point whose kernels for large
+#: inputs differ from those of :data:`ENTRY_POINTS`' small call (not timed by the cold-start
+#: benchmark).
 LARGE_INPUTS: dict[str, Callable[[], Any]] = {"edm": _edm_long}
 
 
@@ -190,15 +192,15 @@ def cache_location() -> str:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class WarmupReport(Result):
-    """CPU seconds of each entry point's warm-up call and where the cache lives.
+class CompileReport(Result):
+    """CPU seconds of each entry point's compiling call and where the cache lives.
 
     Attributes
     ----------
     seconds : dict of str to float
         CPU time (this process) of each entry point's first call, compilation included.
     errors : dict of str to str
-        Entry points whose warm-up call failed, with the error.
+        Entry points whose compiling call failed, with the error.
     cache : str
         The numba cache folder (see :func:`cache_location`).
     jit : bool
@@ -206,7 +208,7 @@ class WarmupReport(Result):
 
     Examples
     --------
-    >>> report = WarmupReport({"edm": 0.5}, {}, "/tmp/cache", True)
+    >>> report = CompileReport({"edm": 0.5}, {}, "/tmp/cache", True)
     >>> print(report)
     compiled 1 entry point(s) in 0.5 s CPU; numba cache: /tmp/cache
       edm  0.5 s
@@ -233,7 +235,7 @@ class WarmupReport(Result):
         return {"confidence_level": None, "unit": "s"}
 
 
-def warmup(names: list[str] | None = None) -> WarmupReport:
+def compile_kernels(names: list[str] | None = None) -> CompileReport:
     """Call each public entry point once with the interpreted tier off, so that its kernels
     are compiled and cached (and once more on a long series where :data:`LARGE_INPUTS`
     says that large inputs use other kernels).
@@ -241,11 +243,11 @@ def warmup(names: list[str] | None = None) -> WarmupReport:
     Parameters
     ----------
     names : list of str, optional
-        Entry points to warm (keys of :data:`ENTRY_POINTS`); default all.
+        Entry points to compile (keys of :data:`ENTRY_POINTS`); default all.
 
     Returns
     -------
-    WarmupReport
+    CompileReport
 
     Raises
     ------
@@ -254,7 +256,7 @@ def warmup(names: list[str] | None = None) -> WarmupReport:
 
     Examples
     --------
-    >>> report = warmup(["mva"])
+    >>> report = compile_kernels(["mva"])
     >>> list(report.seconds), report.errors
     (['mva'], {})
     """
@@ -283,9 +285,9 @@ def warmup(names: list[str] | None = None) -> WarmupReport:
             seconds[name] = time.process_time() - start
     finally:
         _config.INTERPRETED_TIER = interpreted
-    return WarmupReport(seconds, errors, cache_location(), numba_available())
+    return CompileReport(seconds, errors, cache_location(), numba_available())
 
 
 if __name__ == "__main__":  # pragma: no cover
-    print(warmup())
+    print(compile_kernels())
     sys.exit(0)

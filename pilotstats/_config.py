@@ -99,7 +99,7 @@ INTERPRETED_MAX_SIZE: dict[str, int] = {"linear": 20_000, "quadratic": 1_100,
 EDM_VECTORISED_MAX_POINTS: int = 5000
 
 #: Shortest series whose compiled EDM-multi / EDM-percent programme skips candidates by an
-#: exact upper bound (``_kernels/edm_prune.py``, identical results; issue 26). Around 1,000
+#: exact upper bound (``_kernels/edm_prune.py``, identical results). Around 1,000
 #: points the bounds cost about what they save (noise: 2.6 ms pruned, 2.3 ms swept; 5,000:
 #: 26 ms and 47 ms). Above ``EDM_VECTORISED_MAX_POINTS``, so that a series the vectorised
 #: tier can answer never waits for this kernel to compile. ``EDM_PARALLEL`` runs the
@@ -333,16 +333,16 @@ DETECT_CANDIDATE_DEGREE: int = 1
 
 #: Longest series searched point by point for candidates; longer series are searched on
 #: the medians of DETECT_EDM_MAX_POINTS blocks of ``floor`` or ``ceil(n / DETECT_EDM_MAX_POINTS)``
-#: samples (EDM is O(n²); issue 26: a constant number of blocks, so that the cost does not
-#: drop from n to n + 1), and every location is then refined on the raw data. 1,000 since
-#: issue 26 (6,000 since issue 11, 12,000 before): the O(L²) search on up to 6,000 points
-#: made detect_changes 2-3x slower than ruptures Binseg between 3,000 and 10,000 points;
+#: samples (EDM is O(n²); a constant number of blocks, so that the cost does not drop from
+#: n to n + 1), and every location is then refined on the raw data. 1,000: the O(L²)
+#: search on up to 6,000 points made detect_changes 2-3x slower than ruptures Binseg
+#: between 3,000 and 10,000 points;
 #: at 1,000 it stays below Binseg at every n (``benchmarks/RESULTS_detect.md``) and within
 #: the vectorised EDM tier (``EDM_VECTORISED_MAX_POINTS``), so no call of detect_changes
 #: waits for the EDM kernel to compile. TCPD series (at most 816 points) are searched point
 #: by point either way; on the 294 JMH forks of 3,000 points (RESULTS_warmup.md) the
-#: default stable_phase went from 0.813 to 0.816 accuracy, method="robust" from 0.548 to
-#: 0.544 (one fork), onset errors and in-band shares unchanged.
+#: default stable_phase has 0.816 accuracy (0.813 with 6,000), method="robust" 0.544 (0.548:
+#: one fork), with the same onset errors and in-band shares.
 DETECT_EDM_MAX_POINTS: int = 1000
 
 #: Cap on the lag-1 autocorrelation of the rank residuals used for the variance inflation
@@ -356,7 +356,7 @@ DETECT_MAX_AUTOCORRELATION: float = 0.95
 #: detectors (TCPDBench, van den Burg & Williams 2020: a change counts as found within +/-5):
 #: on 500 N(0, 1) samples with a 1 sigma shift after 50 (200 series) the location falls
 #: within +/-5 of the truth in 86 % of series with h = 5 against 74 % with h = 10 (within
-#: +/-10: 92 % against 96 %). Until issue 11 this was 10, shared with stable_phase.
+#: +/-10: 92 % against 96 %).
 DETECT_LOCATION_TOLERANCE: int = 5
 
 #: Default ``location_tolerance`` h of stable_phase (its ``method="robust"`` detection):

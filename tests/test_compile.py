@@ -1,4 +1,5 @@
-"""`python -m pilotstats compile`, the cache location and thread-safe lazy compilation."""
+"""`pilotstats._compile` (`python -m pilotstats compile`), the cache location and thread-safe
+lazy compilation."""
 
 from __future__ import annotations
 
@@ -11,23 +12,23 @@ from pathlib import Path
 import pytest
 
 from pilotstats import _config
-from pilotstats._compile import ENTRY_POINTS, cache_location, warmup
+from pilotstats._compile import ENTRY_POINTS, cache_location, compile_kernels
 from pilotstats._kernels import _jit
 from pilotstats.cli import main
 from pilotstats.exceptions import InvalidInputError
 
 
-def test_every_entry_point_warms_without_error() -> None:
-    report = warmup()
+def test_every_entry_point_compiles_without_error() -> None:
+    report = compile_kernels()
     assert report.errors == {}
     assert list(report.seconds) == list(ENTRY_POINTS)
     assert all(v >= 0.0 for v in report.seconds.values())
     json.dumps(report.to_dict(), allow_nan=False)
     with pytest.raises(InvalidInputError, match="unknown entry point"):
-        warmup(["nope"])
+        compile_kernels(["nope"])
 
 
-def test_cli_warmup() -> None:
+def test_cli_compile() -> None:
     with contextlib.redirect_stdout(io.StringIO()) as out:
         status = main(["compile", "--json"])
     data = json.loads(out.getvalue())

@@ -80,17 +80,10 @@ def run_columns(
     state = np.zeros(2, dtype=np.int64)
     kernel(
         zz,
-        delta,
-        penalty,
-        degree,
-        percent_mode,
-        F,
-        prev,
-        number,
-        LM,
+        (delta, penalty, degree, percent_mode),
+        (F, prev, number, LM),
         tmp,
-        nxt,
-        prv,
+        (nxt, prv),
         state,
         pred,
         1,
@@ -130,7 +123,8 @@ def test_dp_walk_insertion_equals_batch() -> None:
         state = np.zeros(2, dtype=np.int64)
         for s in range(1, n + 1):  # one column per call
             K.edm_columns(
-                zz, 4, 0.01, 1, False, F, prev, number, LM, tmp, nxt, prv, state, pred, s, s + 1
+                zz, (4, 0.01, 1, False), (F, prev, number, LM), tmp, (nxt, prv), state, pred,
+                s, s + 1,
             )
         for a, b in zip(batch, (F, prev, number, LM, nxt, prv, state), strict=True):
             assert np.array_equal(a, b)
@@ -344,7 +338,8 @@ def test_parallel_kernel_twin_and_final_list() -> None:
         nxt[K.HEAD] = K.TAIL
         prv[K.TAIL] = K.HEAD
         state = np.zeros(2, dtype=np.int64)
-        kernel(zz, 4, 0.1, 1, True, F, prev, number, LM, nxt, prv, state, pred, 1, n + 1, 2)
+        kernel(zz, (4, 0.1, 1, True), (F, prev, number, LM), (nxt, prv), state, pred, 1, n + 1,
+               2)
         return F, prev, number, LM, nxt, prv, state
 
     compiled = run(K.edm_columns_parallel)

@@ -168,13 +168,13 @@ def test_unknown_cost_class_is_refused() -> None:
         LazyKernel(_total, interpret="cubic")  # type: ignore[arg-type]
 
 
-def test_warmup_compiles_even_with_the_tier_on(
+def test_compile_kernels_compiles_even_with_the_tier_on(
     tier_on: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pilotstats._compile import warmup
+    from pilotstats._compile import compile_kernels
 
     monkeypatch.setattr(kq.single_class_mva, "_compiled", None)
-    report = warmup(["mva"])
+    report = compile_kernels(["mva"])
     assert report.errors == {}
     assert kq.single_class_mva._compiled is not None
     assert _config.INTERPRETED_TIER is True
@@ -213,7 +213,7 @@ def _interpretable_kernels() -> set[str]:
 def _workload() -> None:
     """Every entry point, random series of several shapes, and the options that reach the
     remaining interpretable kernels (permutation test, EDM-tail, sessions, multi-class MVA)."""
-    import pilotstats._compile as warm
+    import pilotstats._compile as compile_module
     from pilotstats.autocorrelation import lag1_autocorrelation
     from pilotstats.changepoints import (
         detect_changes,
@@ -225,7 +225,7 @@ def _workload() -> None:
     from pilotstats.regression import mva
     from pilotstats.session import BenchmarkSession
 
-    for entry in warm.ENTRY_POINTS.values():
+    for entry in compile_module.ENTRY_POINTS.values():
         entry()
     rng = np.random.default_rng(1)
     for trial in range(12):

@@ -72,15 +72,11 @@ def _run_engine(
     engine.best_bits[0] = 0.0
     engine.last_avg[0] = np.nan
     n_open = func(
-        engine.run_n, engine.run_avg, engine.run_sd, 0, engine.n, unit, max_u,
-        min(0.0, engine.min_value) / unit, prune, _config.MDL_PRUNING_MARGIN,
-        tables.tab_l, tables.tab_c, tables.tab_d, tables.tab_gb,
-        engine.best_bits, engine.last_avg, engine.best_start,
-        engine.open_start, engine.open_n, engine.open_avg, engine.open_sd, engine.open_base,
-        engine.open_prev, engine.open_norm, engine.open_log2norm, engine.open_far,
-        engine.open_mean_y, engine.open_mean_ln, engine.open_mean_inv, engine.open_sd_y,
-        engine.open_sd_ln, engine.open_size_l, engine.open_size_h,
-        engine.scratch, engine.keep, 0, max_history, _config.MDL_HISTORY_ANCHORS,
+        engine.runs(), 0, engine.n,
+        (unit, max_u, min(0.0, engine.min_value) / unit),
+        (prune, _config.MDL_PRUNING_MARGIN, max_history, _config.MDL_HISTORY_ANCHORS),
+        (tables.tab_l, tables.tab_c, tables.tab_d, tables.tab_gb),
+        engine.prefix(), engine.candidates(), engine.scratch, engine.keep, 0,
     )  # fmt: skip
     n = engine.n
     return (
@@ -644,6 +640,9 @@ def test_describe_groups_kernel_matches_python_twin_with_warm_memo() -> None:
         for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), n], strict=True):
             best_start[hi - 1] = lo
         outputs = []
+        runs = (run_n, run_avg, run_sd)
+        prefix = (np.zeros(n + 1), last_avg, best_start)
+        codes = (tables.tab_l, tables.tab_c, tables.tab_d, tables.tab_gb)
         for func in (kernels.describe_groups, kernels.describe_groups.py_func):
             memo_rng = np.random.default_rng(trial)  # same warm memo for both
             memo_end = np.zeros(n, dtype=np.int64)
@@ -659,16 +658,16 @@ def test_describe_groups_kernel_matches_python_twin_with_warm_memo() -> None:
                     )
                 memo_end[j], memo_n[j], memo_avg[j], memo_sd[j] = end, size, avg, sd
             out = _outputs(n)
-            slot = func(run_n, run_avg, run_sd, best_start, n, last_avg, 0.01, 12000.0,
-                        tables.tab_l, tables.tab_c, tables.tab_d,
-                        memo_end, memo_n, memo_avg, memo_sd, *out)  # fmt: skip
+            slot = func(runs, prefix, n, 0.01, 12000.0, codes,
+                        (memo_end, memo_n, memo_avg, memo_sd),
+                        tuple(out))  # fmt: skip
             outputs.append((slot, [a[slot:].tobytes() for a in out], memo_end.tobytes(),
                             memo_avg.tobytes(), memo_sd.tobytes()))  # fmt: skip
             fresh = _outputs(n)
             zero_memo = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
                          np.zeros(n), np.zeros(n))  # fmt: skip
-            assert func(run_n, run_avg, run_sd, best_start, n, last_avg, 0.01, 12000.0,
-                        tables.tab_l, tables.tab_c, tables.tab_d, *zero_memo, *fresh) == slot
+            assert func(runs, prefix, n, 0.01, 12000.0, codes, zero_memo,
+                        tuple(fresh)) == slot
             assert [a[slot:].tobytes() for a in fresh] == outputs[-1][1]  # memo changes nothing
         assert outputs[0] == outputs[1]
         assert n - outputs[0][0] == len(cuts) + 1  # one slot per group

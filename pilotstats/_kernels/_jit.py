@@ -19,16 +19,18 @@ uses. The nested dispatcher compiles a copy of the function under the qualified 
 for importing and setting up numba once per process), while the pure-Python twin of a
 kernel answers a call on a few hundred samples in milliseconds. A kernel declared with an
 ``interpret`` cost class therefore runs its first calls from Python as the twin while the
-call is small (every array argument has at most ``_config.INTERPRETED_MAX_SIZE[interpret]``
-elements), the kernel has spent less than ``_config.INTERPRETED_KERNEL_BUDGET`` CPU seconds
-interpreted, and the process less than ``_config.INTERPRETED_TIER_BUDGET`` in all; a larger
-call, or any call once a budget is spent, compiles it (ski rental: the rent paid before the
-compile price stays bounded per kernel and per process).
+call is small (every array argument, in tuple bundles too, has at most
+``_config.INTERPRETED_MAX_SIZE[interpret]`` elements), the kernel has spent less than
+``_config.INTERPRETED_KERNEL_BUDGET`` CPU seconds interpreted, and the process less than
+``_config.INTERPRETED_TIER_BUDGET`` in all; a larger call, or any call once a budget is
+spent, compiles it (ski rental: the rent paid before the compile price stays bounded per
+kernel and per process).
 Kernels the twin calls run as their twins too. The twins compute the same floating-point
 operations in the same order, so results are identical bit for bit in either tier
-(``tests/test_jit_interpreted.py``). ``_config.INTERPRETED_TIER = False`` (environment
-``PILOTSTATS_INTERPRETED_TIER=0``) compiles on the first call, as ``python -m pilotstats
-warmup`` does.
+(``tests/test_jit_interpreted.py``). One switch, ``_config.INTERPRETED_TIER = False``
+(environment ``PILOTSTATS_INTERPRETED_TIER=0``), compiles on the first call, as ``python -m
+pilotstats compile`` does; one function, :func:`_tier_for_call`, holds the whole policy
+(this paragraph and the next).
 
 **Vectorised twins and background compilation.** A kernel may also have a *vectorised*
 twin (``kernel(vectorised=f)``): a numpy function with bit-identical results and a cost
@@ -44,7 +46,7 @@ threads keep calling (and compete with the compiler for the GIL) stops paying re
 series of 500 points in ``detect_many(workers=2)`` in a fresh process: 3.4 s CPU, against
 12.2 s without the wait, 5.2 s compiling at once and 8.4 s with the pure-Python twins
 alone). A fresh process that analyses a few series thus neither imports numba nor compiles
-anything (issue 26: ``detect_changes`` and ``edm`` on 1,000 points in about 0.23 s CPU and
+anything (``detect_changes`` and ``edm`` on 1,000 points in about 0.23 s CPU and
 42 MB for the whole process, ``benchmarks/RESULTS_detect.md``), and a later call at another
 size does not stop to compile (``edm`` on more than ``EDM_VECTORISED_MAX_POINTS`` = 5,000
 points excepted); a long batch still ends up on compiled code.
@@ -57,12 +59,13 @@ to import, the dispatcher falls back to the pure-Python path and emits
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 import types
 import warnings
 from collections.abc import Callable
-from typing import Any, Generic, Literal, ParamSpec, TypeVar
+from typing import Any, Generic, Literal, ParamSpec, Protocol, TypeVar, cast, overload
 
 import numpy as np
 
@@ -103,6 +106,12 @@ def _import_numba() -> Any:
         return None
     _numba_module = numba
     return numba
+
+
+class _Dispatcher(Protocol):
+    """The part of a numba dispatcher used here beyond calling it."""
+
+    def compile(self, signature: tuple[Any, ...]) -> Any: ...
 
 
 class _InterpreterState(threading.local):
@@ -249,41 +258,24 @@ class LazyKernel(Generic[P, R]):
             return compiled(*args, **kwargs)
         if _interpreting.active:  # called by an interpreted kernel: stay in Python
             return self.py_func(*args, **kwargs)
-        if self.vectorised is not None and self._tier_on():
-            if self._budget_spent():
-                self.compile_in_background(*args)
-                if self._await_compiler():
-                    return self(*args, **kwargs)
+        twin: TwinKind | None = ("vectorised" if self.vectorised is not None
+                                 else None if self.interpret is None else "twin")
+        tier = _tier_for_call(self, twin, _largest_array(args), lambda: args)
+        if tier == "vectorised" and self.vectorised is not None:
             with np.errstate(all="ignore"):  # IEEE results without warnings, as compiled
                 return self.rented(self.vectorised, *args, **kwargs)
-        if self._interpretable(args):
-            return self._interpreted(*args, **kwargs)
+        if tier == "twin":
+            return self.rented(self.twin(), *args, **kwargs)
         result = self.compiled()(*args, **kwargs)
         self._ready = True
         return result
 
-    def _tier_on(self) -> bool:
-        return bool(_config.INTERPRETED_TIER) and not _config.jit_disabled()
-
-    def _budget_spent(self) -> bool:
-        return (self.interpreted_seconds >= _config.INTERPRETED_KERNEL_BUDGET
-                or _interpreted_total >= _config.INTERPRETED_TIER_BUDGET)
-
-    def _await_compiler(self) -> bool:
-        """Wait for the background compilation once the rent paid since the budget ran
-        out equals the budget again (twice ``INTERPRETED_KERNEL_BUDGET`` for this kernel,
-        or twice ``INTERPRETED_TIER_BUDGET`` for the process): a batch that keeps calling
-        while the compiler runs (threads of ``detect_many`` competing with it for the GIL)
-        then stops paying rent. Returns True when the kernel is ready afterwards."""
+    def join_compiler(self) -> None:
+        """Wait for this kernel's background compilation, if one runs (and is not this
+        thread)."""
         thread = self._background
-        if thread is None or self._ready:
-            return self._ready
-        if (self.interpreted_seconds < 2.0 * _config.INTERPRETED_KERNEL_BUDGET
-                and _interpreted_total < 2.0 * _config.INTERPRETED_TIER_BUDGET):
-            return False
-        if thread is not threading.current_thread():
+        if thread is not None and thread is not threading.current_thread():
             thread.join()
-        return self._ready
 
     def compile_in_background(
         self, *example: Any,
@@ -291,7 +283,7 @@ class LazyKernel(Generic[P, R]):
     ) -> None:
         """Compile this kernel for the argument types of ``example`` in a daemon thread
         (once); until it is done, calls keep running the vectorised twin (they wait for the
-        compiler only as :meth:`_await_compiler` says; module notes). ``companions``
+        compiler only as :func:`_tier_for_call` says; module notes). ``companions``
         (kernel, example arguments) compile first in the same thread: kernels that the
         compiled path calls from Python next to this one, which would otherwise compile in
         the foreground on its first call. Does nothing without numba."""
@@ -325,24 +317,13 @@ class LazyKernel(Generic[P, R]):
             dispatcher = self._compiled  # published by a caller's build (python_entry)
             if dispatcher is None:
                 dispatcher = self._build(from_python=True)
-            dispatcher.compile(tuple(numba.typeof(value) for value in example))  # type: ignore[attr-defined]
+            cast(_Dispatcher, dispatcher).compile(tuple(numba.typeof(v) for v in example))
         except Exception:  # the foreground compiles (and reports) if it ever must
             return
         with self._lock:
             if self._compiled is None:
                 self._compiled = dispatcher
             self._ready = True
-
-    def _interpretable(self, args: tuple[Any, ...]) -> bool:
-        """Whether this call may run as the twin (see the module notes)."""
-        if self.interpret is None or not self._tier_on() or self._budget_spent():
-            return False
-        limit = _config.INTERPRETED_MAX_SIZE[self.interpret]
-        return all(arg.size <= limit for arg in args if isinstance(arg, np.ndarray))
-
-    def _interpreted(self, *args: P.args, **kwargs: P.kwargs) -> R:
-        """Run the twin (nested kernels too) and charge its CPU time to the budget."""
-        return self.rented(self.twin(), *args, **kwargs)
 
     def rents(
         self, size: int, limit: int, example: Callable[[], tuple[Any, ...]],
@@ -356,13 +337,7 @@ class LazyKernel(Generic[P, R]):
         ``example()`` returns arguments of those types and ``companions()`` the kernels to
         compile with it (:meth:`compile_in_background`). The caller runs the twin through
         :meth:`rented`."""
-        if self._ready or not self._tier_on() or size > limit:
-            return False
-        if self._budget_spent():
-            self.compile_in_background(*example(), companions=companions())
-            if self._await_compiler():
-                return False
-        return True
+        return _tier_for_call(self, "vectorised", size, example, companions, limit) != "compiled"
 
     def rented(self, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run ``func`` (a twin of this kernel, nested kernels as twins too) and charge its
@@ -383,15 +358,97 @@ class LazyKernel(Generic[P, R]):
         return f"<LazyKernel {self.__qualname__} ({state})>"
 
 
+#: What a kernel can run instead of its machine code: a vectorised (numpy) twin or its
+#: pure-Python twin (``py_func``, nested kernels as twins too).
+TwinKind = Literal["vectorised", "twin"]
+
+#: How one call runs (:func:`_tier_for_call`): machine code (compiled first if needed) or a twin.
+Tier = Literal["compiled", "vectorised", "twin"]
+
+_Companions = tuple[tuple[LazyKernel[Any, Any], tuple[Any, ...]], ...]
+
+
+def _largest_array(args: tuple[Any, ...]) -> int:
+    """Elements of the largest array among ``args`` and the bundles (tuples) among them."""
+    largest = 0
+    for arg in args:
+        if isinstance(arg, np.ndarray):
+            largest = max(largest, arg.size)
+        elif isinstance(arg, tuple):
+            largest = max(largest, _largest_array(arg))
+    return largest
+
+
+def _budget_spent(kernel: LazyKernel[Any, Any], times: float) -> bool:
+    """The kernel's or the process's interpreted rent has reached ``times`` its budget."""
+    return (kernel.interpreted_seconds >= times * _config.INTERPRETED_KERNEL_BUDGET
+            or _interpreted_total >= times * _config.INTERPRETED_TIER_BUDGET)
+
+
+def _tier_for_call(
+    kernel: LazyKernel[Any, Any], twin: TwinKind | None, size: int,
+    example: Callable[[], tuple[Any, ...]], companions: Callable[[], _Companions] = tuple,
+    limit: float = math.inf,
+) -> Tier:
+    """The interpreted tier's policy: how one call of ``kernel`` (not yet ready) runs.
+
+    ``twin`` is what the kernel can run instead of machine code (None: nothing), ``size``
+    the elements of the call's largest array and ``limit`` the largest a vectorised twin
+    takes (a pure-Python twin's limit is ``_config.INTERPRETED_MAX_SIZE`` of its cost
+    class); ``example()`` returns arguments of the call's types and ``companions()``
+    kernels to compile with it (:meth:`LazyKernel.compile_in_background`).
+
+    - ``"compiled"`` when the switch ``_config.INTERPRETED_TIER`` is off, the JIT is
+      disabled, there is no twin, the kernel is ready or the call is larger than the limit;
+    - the twin while the kernel has spent less than ``INTERPRETED_KERNEL_BUDGET`` CPU
+      seconds in twins and the process less than ``INTERPRETED_TIER_BUDGET`` (ski rental);
+    - once a budget is spent, a pure-Python twin compiles in the foreground; a vectorised
+      twin starts the compiler in a daemon thread and keeps answering until the machine
+      code is ready, unless the rent reaches twice a budget: then the call waits for the
+      compiler (a batch whose threads compete with it for the GIL stops paying rent).
+    """
+    if twin == "twin" and kernel.interpret is not None:
+        limit = _config.INTERPRETED_MAX_SIZE[kernel.interpret]
+    if (twin is None or kernel._ready or size > limit or not _config.INTERPRETED_TIER
+            or _config.jit_disabled()):
+        return "compiled"
+    if not _budget_spent(kernel, 1.0):
+        return twin
+    if twin == "twin":
+        return "compiled"
+    kernel.compile_in_background(*example(), companions=companions())
+    if not kernel._ready and _budget_spent(kernel, 2.0):
+        kernel.join_compiler()
+    return "compiled" if kernel._ready else twin
+
+
+@overload
+def kernel(func: Callable[P, R], /) -> LazyKernel[P, R]: ...
+
+
+@overload
 def kernel(
-    func: Callable[P, R] | None = None,
+    func: None = None,
+    /,
     *,
     parallel: bool = False,
     error_model: str = "python",
     python_entry: bool = False,
     interpret: CostClass | None = None,
     vectorised: Callable[..., Any] | None = None,
-) -> Any:
+) -> Callable[[Callable[P, R]], LazyKernel[P, R]]: ...
+
+
+def kernel(
+    func: Callable[P, R] | None = None,
+    /,
+    *,
+    parallel: bool = False,
+    error_model: str = "python",
+    python_entry: bool = False,
+    interpret: CostClass | None = None,
+    vectorised: Callable[..., Any] | None = None,
+) -> LazyKernel[P, R] | Callable[[Callable[P, R]], LazyKernel[P, R]]:
     """Decorate a plain Python function as a lazily compiled numba kernel.
 
     Use as ``@kernel`` or ``@kernel(parallel=True)``; ``prange`` kernels must import

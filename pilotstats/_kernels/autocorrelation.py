@@ -29,7 +29,7 @@ def compensated_add(total: float, compensation: float, value: float) -> tuple[fl
     return t, compensation
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def overall_mean(x: np.ndarray, harmonic: bool) -> float:
     """Mean of all samples: arithmetic ``sum(x)/n`` or harmonic ``n/sum(1/x)``.
 
@@ -71,8 +71,10 @@ def overall_mean(x: np.ndarray, harmonic: bool) -> float:
     return float(mean_y / scale)
 
 
-@kernel(python_entry=True, interpret="linear")  # type: ignore[untyped-decorator]  # also called from Python
-def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[float, float]:
+@kernel(python_entry=True, interpret="linear")  # also called from Python
+def block_moments(
+    x: np.ndarray, q: int | np.int64, harmonic: bool, m: float
+) -> tuple[float, float]:
     """Subsession variance and lag-1 autocovariance of block means about ``m``.
 
     Parameters
@@ -134,8 +136,8 @@ def block_moments(x: np.ndarray, q: int, harmonic: bool, m: float) -> tuple[floa
     return sum_squares / (h - 1), sum_lagged / (h - 1)
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
-def lag1_coefficient(x: np.ndarray, q: int, harmonic: bool, m: float) -> float:
+@kernel(interpret="linear")
+def lag1_coefficient(x: np.ndarray, q: int | np.int64, harmonic: bool, m: float) -> float:
     """Pilot's lag-1 autocorrelation ``g_q / s2_q`` of block means; 1.0 when undefined.
 
     Returns 1.0 when fewer than two blocks exist or the ratio is not a number (zero
@@ -150,9 +152,10 @@ def lag1_coefficient(x: np.ndarray, q: int, harmonic: bool, m: float) -> float:
     return ratio
 
 
-@kernel(python_entry=True, interpret="linear")  # type: ignore[untyped-decorator]  # also called from Python
+@kernel(python_entry=True, interpret="linear")  # also called from Python
 def extend_prefix_sums(
-    x: np.ndarray, start: int, stop: int, harmonic: bool, high: np.ndarray, low: np.ndarray
+    x: np.ndarray, start: int | np.int64, stop: int | np.int64, harmonic: bool,
+    high: np.ndarray, low: np.ndarray,
 ) -> None:
     """Continue the double-double prefix sums of ``y_i - s`` over ``x[start:stop]`` in place.
 
@@ -225,7 +228,7 @@ def lag1_from_prefix(
     return ratio
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def first_subsession_size(x: np.ndarray, limit: float, harmonic: bool, m: float) -> int:
     """First ``q`` in ``1..n//3`` with ``|r1(q)| <= limit``; -1 when none.
 

@@ -12,7 +12,7 @@ what the NumPy statement of the method gives (``tests/test_detect_kernels.py``).
 own ``argsort`` and ``median`` are not used: they take seconds to compile. The kernels
 called from Python have numpy twins with the same results in
 :mod:`pilotstats._kernels.detect_numpy` (``vectorised=``), which answer until they are
-compiled, so a process that analyses a few series never imports numba (issue 26).
+compiled, so a process that analyses a few series never imports numba.
 
 The permutation test (*Permutation variant*): the
 statistic is the EDM contrast for a single split of one window,
@@ -126,7 +126,7 @@ def window_medians(
     return prefix, suffix
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def median_contrast_scan(
     keys: np.ndarray, sorted_values: np.ndarray, delta: int
 ) -> tuple[float, int]:
@@ -200,7 +200,7 @@ def median(values: np.ndarray) -> float:
     return (0.0 + float(values[order[n // 2 - 1]] + values[order[n // 2]])) / 2.0
 
 
-@kernel(interpret="linear", vectorised=_vec.midranks)  # type: ignore[untyped-decorator]
+@kernel(interpret="linear", vectorised=_vec.midranks)
 def midranks(values: np.ndarray) -> tuple[np.ndarray, float]:
     """Mid-ranks of ``values`` (1-based, ties get their average rank) and ``Σ(τ³ − τ)``.
 
@@ -228,7 +228,7 @@ def midranks(values: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 # also called from Python
-@kernel(python_entry=True, interpret="linear", vectorised=_vec.absolute_steps)  # type: ignore[untyped-decorator]
+@kernel(python_entry=True, interpret="linear", vectorised=_vec.absolute_steps)
 def absolute_steps(window: np.ndarray) -> np.ndarray:
     """``|v_i − v_{i−1}|`` of a window v, the first step repeated so that the length is kept
     (empty for fewer than two values)."""
@@ -241,7 +241,7 @@ def absolute_steps(window: np.ndarray) -> np.ndarray:
     return steps
 
 
-@kernel(interpret="linear", vectorised=_vec.window_scans)  # type: ignore[untyped-decorator]
+@kernel(interpret="linear", vectorised=_vec.window_scans)
 def window_scans(
     x: np.ndarray,
     start: int,
@@ -296,7 +296,7 @@ def window_scans(
     return level_split, level_z, step_split, step_z
 
 
-@kernel(interpret="linear", vectorised=_vec.clipped_sides)  # type: ignore[untyped-decorator]
+@kernel(interpret="linear", vectorised=_vec.clipped_sides)
 def clipped_sides(window: np.ndarray, provisional: int, clip: float) -> np.ndarray:
     """Copy of ``window`` with each side of the split ``provisional`` clipped to its median
     ± ``clip``·1.4826·MAD (a side with MAD 0 is left as it is): the spike-robust values of
@@ -326,7 +326,7 @@ def clipped_sides(window: np.ndarray, provisional: int, clip: float) -> np.ndarr
     return values
 
 
-@kernel(interpret="linear", vectorised=_vec.posterior_location)  # type: ignore[untyped-decorator]
+@kernel(interpret="linear", vectorised=_vec.posterior_location)
 def posterior_location(values: np.ndarray, mean: float, min_size: int, tolerance: int) -> int:
     """Posterior window estimate of one change in the window ``values`` (0-based split).
 
@@ -393,7 +393,7 @@ def posterior_location(values: np.ndarray, mean: float, min_size: int, tolerance
 
 
 # O(n · width)
-@kernel(interpret="quadratic", vectorised=_vec.residual_rank_lag1)  # type: ignore[untyped-decorator]
+@kernel(interpret="quadratic", vectorised=_vec.residual_rank_lag1)
 def residual_rank_lag1(x: np.ndarray, width: int, bounds: np.ndarray) -> float:
     """Lag-1 autocorrelation of the mid-ranks of the residuals of ``x`` (0.0 when all are
     tied or there are fewer than three values).

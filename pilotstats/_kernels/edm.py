@@ -20,7 +20,7 @@ pilotstats._kernels import edm``):
 
 The batch programme also has a numpy twin with the same results,
 :mod:`pilotstats._kernels.edm_numpy` (``edm_dp_tiered`` chooses it while the kernel is not
-compiled, up to ``_config.EDM_VECTORISED_MAX_POINTS`` values; issue 26).
+compiled, up to ``_config.EDM_VECTORISED_MAX_POINTS`` values).
 
 Every kernel is compiled lazily on first call (``numba.njit(cache=True)``) and keeps its
 pure-Python twin as ``py_func``.

@@ -31,6 +31,23 @@ from pilotstats._kernels.edm_list import (
 # EDM-multi / EDM-percent dynamic programme
 # ----------------------------------------------------------------------------------------
 
+# State bundles: plain tuples (numba types them on its fast dispatch path), unpacked once on
+# entry to a kernel, so the loops index plain arrays.
+
+#: ``(delta, penalty, degree, percent_mode)``: minimum segment length (``>= 2``), β
+#: (EDM-multi) or ``percent`` (EDM-percent) (``>= 0``), penalty degree 0, 1 or 2 (the shape
+#: G), and False for EDM-multi (baseline −3, additive penalty β·G) or True for EDM-percent
+#: (baseline 0, relative-gain test).
+EdmParams = tuple[int, float, int, bool]
+
+#: ``(F, prev, number, LM)``: the DP state per column (float64, int64, int64, float64; shape
+#: (capacity + 1,)), with ``LM[t] = med(z[prev[t]:t])`` for final columns ``t >= delta``.
+DpState = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+#: ``(nxt, prv)``: the doubly linked sorted list (int64, shape (capacity + 2,)) of
+#: :mod:`pilotstats._kernels.edm_list`.
+Links = tuple[np.ndarray, np.ndarray]
+
 
 @kernel
 def penalty_factor(degree: int, k: int) -> float:
@@ -42,20 +59,13 @@ def penalty_factor(degree: int, k: int) -> float:
     return 2.0 * k + 1.0
 
 
-@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
+@kernel(interpret="quadratic")
 def edm_columns(
     zz: np.ndarray,
-    delta: int,
-    penalty: float,
-    degree: int,
-    percent_mode: bool,
-    F: np.ndarray,
-    prev: np.ndarray,
-    number: np.ndarray,
-    LM: np.ndarray,
+    params: EdmParams,
+    dp_state: DpState,
     tmp: np.ndarray,
-    nxt: np.ndarray,
-    prv: np.ndarray,
+    links: Links,
     state: np.ndarray,
     pred: np.ndarray,
     s_begin: int,
@@ -67,24 +77,15 @@ def edm_columns(
     ----------
     zz : ndarray of float64, shape (capacity + 2,)
         Padded (scaled) values; sample ``i`` is node ``i + 2``.
-    delta : int
-        Minimum segment length, ``delta >= 2``.
-    penalty : float
-        β (EDM-multi) or ``percent`` (EDM-percent), ``>= 0``.
-    degree : int
-        Penalty degree 0, 1 or 2 (the shape G).
-    percent_mode : bool
-        False: EDM-multi (baseline −3, additive penalty β·G). True: EDM-percent (baseline 0,
-        relative-gain test).
-    F, prev, number : ndarray, shape (capacity + 1,)
-        DP state (float64, int64, int64); entries ``< s_begin`` must be final, entries
-        ``>= s_begin`` must hold the initial values (baseline, 0, 0).
-    LM : ndarray of float64, shape (capacity + 1,)
-        ``LM[t] = med(z[prev[t]:t])`` for final columns ``t >= delta`` (filled here).
+    params : EdmParams
+        ``(delta, penalty, degree, percent_mode)``.
+    dp_state : DpState
+        ``(F, prev, number, LM)``: entries ``< s_begin`` must be final, entries
+        ``>= s_begin`` must hold the initial values (baseline, 0, 0); ``LM`` is filled here.
     tmp : ndarray of float64, shape (capacity + 1,)
         Scratch space for the right medians of one column.
-    nxt, prv : ndarray of int64, shape (capacity + 2,)
-        Linked list holding samples ``0 .. s_begin - 2`` in sorted order.
+    links : Links
+        ``(nxt, prv)``: linked list holding samples ``0 .. s_begin - 2`` in sorted order.
     state : ndarray of int64, shape (2,)
         ``[median node, count]`` of the list; updated.
     pred : ndarray of int64, shape (capacity + 2,)
@@ -105,6 +106,8 @@ def edm_columns(
     (O(1) each), after which the deletions are undone. When two consecutive columns are
     requested, one sweep serves both (:func:`dp_column_pair`). Cost O(s) per column.
     """
+    delta = params[0]
+    nxt, prv = links
     m = state[0]
     c = state[1]
     tmp2 = np.empty(tmp.shape[0])
@@ -113,45 +116,12 @@ def edm_columns(
         m = list_insert(zz, nxt, prv, pred, s + 1, m, c)
         c += 1
         if s >= 2 * delta and s + 1 < s_end:
-            dp_column_pair(
-                zz,
-                delta,
-                penalty,
-                degree,
-                percent_mode,
-                F,
-                prev,
-                number,
-                LM,
-                tmp,
-                tmp2,
-                nxt,
-                prv,
-                m,
-                c,
-                s,
-            )
+            dp_column_pair(zz, params, dp_state, tmp, tmp2, links, m, c, s)
             m = list_insert(zz, nxt, prv, pred, s + 2, m, c)
             c += 1
             s += 2
         else:
-            dp_column(
-                zz,
-                delta,
-                penalty,
-                degree,
-                percent_mode,
-                F,
-                prev,
-                number,
-                LM,
-                tmp,
-                nxt,
-                prv,
-                m,
-                c,
-                s,
-            )
+            dp_column(zz, params, dp_state, tmp, links, m, c, s)
             s += 1
     state[0] = m
     state[1] = c
@@ -174,17 +144,10 @@ def list_insert(
 @kernel
 def dp_column(
     zz: np.ndarray,
-    delta: int,
-    penalty: float,
-    degree: int,
-    percent_mode: bool,
-    F: np.ndarray,
-    prev: np.ndarray,
-    number: np.ndarray,
-    LM: np.ndarray,
+    params: EdmParams,
+    dp_state: DpState,
     tmp: np.ndarray,
-    nxt: np.ndarray,
-    prv: np.ndarray,
+    links: Links,
     m: int,
     c: int,
     s: int,
@@ -194,31 +157,26 @@ def dp_column(
     Reads only columns ``t <= s - delta`` and writes ``F[s]``, ``prev[s]``, ``number[s]``,
     ``LM[s]``; the list is restored on return. See :func:`edm_columns`.
     """
+    delta = params[0]
+    LM = dp_state[3]
+    nxt, prv = links
     if s < 2 * delta:
         if s >= delta:
             LM[s] = list_median(zz, nxt, m, c)
         return
     full_median = list_median(zz, nxt, m, c)
     right_medians(zz, nxt, prv, m, c, 0, delta, s - delta, tmp)
-    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp, delta, s, full_median)
+    dp_finish(params, dp_state, tmp, s, full_median)
 
 
 @kernel
 def dp_finish(
-    penalty: float,
-    degree: int,
-    percent_mode: bool,
-    F: np.ndarray,
-    prev: np.ndarray,
-    number: np.ndarray,
-    LM: np.ndarray,
-    tmp: np.ndarray,
-    delta: int,
-    s: int,
-    full_median: float,
+    params: EdmParams, dp_state: DpState, tmp: np.ndarray, s: int, full_median: float
 ) -> None:
     """DP recurrence of column ``s`` given its right medians ``tmp[t] = med(z[t:s])`` for
     ``t`` in ``[delta, s - delta]`` and ``full_median = med(z[0:s])``."""
+    delta, penalty, degree, percent_mode = params
+    F, prev, number, LM = dp_state
     baseline = 0.0 if percent_mode else -3.0
     best = baseline
     best_t = 0
@@ -230,7 +188,7 @@ def dp_finish(
         if cand > best:
             best = cand
             best_t = t
-    dp_commit(penalty, degree, percent_mode, F, prev, number, best, best_t, s)
+    dp_commit(params, dp_state, best, best_t, s)
     a = prev[s]
     LM[s] = full_median if a == 0 else tmp[a]
 
@@ -304,19 +262,11 @@ def penalty_term(penalty: float, degree: int, percent_mode: bool, k: int) -> flo
 
 
 @kernel
-def dp_commit(
-    penalty: float,
-    degree: int,
-    percent_mode: bool,
-    F: np.ndarray,
-    prev: np.ndarray,
-    number: np.ndarray,
-    best: float,
-    best_t: int,
-    s: int,
-) -> None:
+def dp_commit(params: EdmParams, dp_state: DpState, best: float, best_t: int, s: int) -> None:
     """Write column ``s`` from its best candidate (``best_t = 0``: none beat the baseline),
-    with EDM-percent's relative-gain test."""
+    with EDM-percent's relative-gain test (``LM`` is not written)."""
+    _, penalty, degree, percent_mode = params
+    F, prev, number, _ = dp_state
     if best_t != 0:
         F[s] = best
         prev[s] = best_t
@@ -356,18 +306,11 @@ def virtual_median(
 @kernel
 def dp_column_pair(
     zz: np.ndarray,
-    delta: int,
-    penalty: float,
-    degree: int,
-    percent_mode: bool,
-    F: np.ndarray,
-    prev: np.ndarray,
-    number: np.ndarray,
-    LM: np.ndarray,
+    params: EdmParams,
+    dp_state: DpState,
     tmp: np.ndarray,
     tmp2: np.ndarray,
-    nxt: np.ndarray,
-    prv: np.ndarray,
+    links: Links,
     m: int,
     c: int,
     s: int,
@@ -379,6 +322,8 @@ def dp_column_pair(
     only columns ``<= s + 1 - delta < s``, so it does not depend on column ``s``. Results are
     those of two calls of :func:`dp_column`; the list is restored on return.
     """
+    delta = params[0]
+    nxt, prv = links
     v = zz[s + 2]
     full_a = list_median(zz, nxt, m, c)
     full_b = virtual_median(zz, nxt, prv, m, c, v)
@@ -398,23 +343,16 @@ def dp_column_pair(
         node = i + 2
         nxt[prv[node]] = node
         prv[nxt[node]] = node
-    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp, delta, s, full_a)
-    dp_finish(penalty, degree, percent_mode, F, prev, number, LM, tmp2, delta, s + 1, full_b)
+    dp_finish(params, dp_state, tmp, s, full_a)
+    dp_finish(params, dp_state, tmp2, s + 1, full_b)
 
 
-@kernel(parallel=True)  # type: ignore[untyped-decorator]
+@kernel(parallel=True)
 def edm_columns_parallel(
     zz: np.ndarray,
-    delta: int,
-    penalty: float,
-    degree: int,
-    percent_mode: bool,
-    F: np.ndarray,
-    prev: np.ndarray,
-    number: np.ndarray,
-    LM: np.ndarray,
-    nxt: np.ndarray,
-    prv: np.ndarray,
+    params: EdmParams,
+    dp_state: DpState,
+    links: Links,
     state: np.ndarray,
     pred: np.ndarray,
     s_begin: int,
@@ -435,13 +373,16 @@ def edm_columns_parallel(
 
     Parameters
     ----------
-    zz, delta, penalty, degree, percent_mode, F, prev, number, LM, nxt, prv, state, pred
+    zz, params, dp_state, links, state, pred
         As in :func:`edm_columns`.
     s_begin, s_end : int
         Columns to compute.
     lanes : int
         Number of workers (list copies), >= 1.
     """
+    delta = params[0]
+    F = dp_state[0]
+    nxt, prv = links
     size = nxt.shape[0]
     lane_nxt = np.empty((lanes, size), dtype=nxt.dtype)
     lane_prv = np.empty((lanes, size), dtype=prv.dtype)
@@ -479,41 +420,11 @@ def edm_columns_parallel(
                     c += 1
                 if unit_two[u]:
                     dp_column_pair(
-                        zz,
-                        delta,
-                        penalty,
-                        degree,
-                        percent_mode,
-                        F,
-                        prev,
-                        number,
-                        LM,
-                        lane_tmp[j],
-                        lane_tmp2[j],
-                        lnxt,
-                        lprv,
-                        m,
-                        c,
+                        zz, params, dp_state, lane_tmp[j], lane_tmp2[j], (lnxt, lprv), m, c,
                         col,
                     )
                 else:
-                    dp_column(
-                        zz,
-                        delta,
-                        penalty,
-                        degree,
-                        percent_mode,
-                        F,
-                        prev,
-                        number,
-                        LM,
-                        lane_tmp[j],
-                        lnxt,
-                        lprv,
-                        m,
-                        c,
-                        col,
-                    )
+                    dp_column(zz, params, dp_state, lane_tmp[j], (lnxt, lprv), m, c, col)
             lane_m[j] = m
             lane_c[j] = c
         block = stop
@@ -524,8 +435,11 @@ def edm_columns_parallel(
     while c < s_end - 1:
         m = list_insert(zz, lnxt, lprv, pred, c + 2, m, c)
         c += 1
-    nxt[:] = lnxt
-    prv[:] = lprv
+    # an element loop, not ``nxt[:] = lnxt``: with parallel=True, numba 0.68 loses a slice
+    # store into an array unpacked from a tuple argument
+    for k in range(size):
+        nxt[k] = lnxt[k]
+        prv[k] = lprv[k]
     state[0] = m
     state[1] = c
 
@@ -589,42 +503,10 @@ def edm_dp(
     nxt[HEAD] = TAIL
     prv[TAIL] = HEAD
     state = np.zeros(2, dtype=np.int64)
+    params = (int(delta), float(penalty), int(degree), bool(percent_mode))
     if lanes > 1:
-        edm_columns_parallel(
-            zz,
-            delta,
-            penalty,
-            degree,
-            percent_mode,
-            F,
-            prev,
-            number,
-            LM,
-            nxt,
-            prv,
-            state,
-            pred,
-            1,
-            n + 1,
-            lanes,
-        )
+        edm_columns_parallel(zz, params, (F, prev, number, LM), (nxt, prv), state, pred, 1,
+                             n + 1, lanes)
     else:
-        edm_columns(
-            zz,
-            delta,
-            penalty,
-            degree,
-            percent_mode,
-            F,
-            prev,
-            number,
-            LM,
-            tmp,
-            nxt,
-            prv,
-            state,
-            pred,
-            1,
-            n + 1,
-        )
+        edm_columns(zz, params, (F, prev, number, LM), tmp, (nxt, prv), state, pred, 1, n + 1)
     return F, prev, number

@@ -138,7 +138,7 @@ def find_predecessor(
     return int(j)
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def insertion_predecessors(zz: np.ndarray, order: np.ndarray, n: int) -> np.ndarray:
     """Predecessor of every node at the moment it is inserted in index order.
 

@@ -191,8 +191,8 @@ def _columns_example() -> tuple[object, ...]:
     """Arguments of :func:`pilotstats._kernels.edm_dp.edm_columns` with the types that
     :func:`pilotstats._kernels.edm_dp.edm_dp` passes (for its background compilation)."""
     floats, ints = np.zeros(3), np.zeros(3, dtype=np.int64)
-    return (np.zeros(4), 2, 0.25, 1, True, floats, ints, ints, floats, floats,
-            np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64),
+    links = (np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64))
+    return (np.zeros(4), (2, 0.25, 1, True), (floats, ints, ints, floats), floats, links,
             np.zeros(2, dtype=np.int64), np.zeros(4, dtype=np.int64), 1, 3)
 
 

@@ -435,22 +435,16 @@ def edm_columns_pruned(
             width = 1
             if done:
                 pruned += 1
-                dp_commit(penalty, degree, percent_mode, F, prev, number, best, best_t, s)
+                dp_commit(params, state, best, best_t, s)
                 a = prev[s]
                 LM[s] = list_median(zz, nxt, m, c) if a == 0 else window_median(wavelet, a, s)
             elif s >= 2 * delta and s + 1 < stop:
                 # one deletion sweep serves this column and the next, as in edm_columns
-                dp_column_pair(
-                    zz, delta, penalty, degree, percent_mode, F, prev, number, LM, tmp, tmp2,
-                    nxt, prv, m, c, s,
-                )
+                dp_column_pair(zz, params, state, tmp, tmp2, (nxt, prv), m, c, s)
                 width = 2
                 swept += 2
             else:
-                dp_column(
-                    zz, delta, penalty, degree, percent_mode, F, prev, number, LM, tmp, nxt,
-                    prv, m, c, s,
-                )
+                dp_column(zz, params, state, tmp, (nxt, prv), m, c, s)
                 swept += 1 if s >= 2 * delta else 0
             for col in range(s, s + width):
                 if col > s:  # the second column of a pair admits its sample now

@@ -31,7 +31,7 @@ from pilotstats._kernels.edm_list import (
 # ----------------------------------------------------------------------------------------
 
 
-@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
+@kernel(interpret="quadratic")
 def edmx_search(zz: np.ndarray, order: np.ndarray, n: int, delta: int) -> tuple[int, float]:
     """EDM-X arg-max over τ ∈ [δ, n − δ], κ ∈ [τ + δ, n].
 
@@ -266,7 +266,7 @@ def edm_tail_kappa_sweep(
     return tau_best
 
 
-@kernel(interpret="quadratic_heavy")  # type: ignore[untyped-decorator]
+@kernel(interpret="quadratic_heavy")
 def edm_tail_search(
     z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
 ) -> tuple[int, float]:
@@ -455,7 +455,7 @@ def reference_tree_quantile(tree: np.ndarray, depth: int, q: float) -> float:
     return float(q * (hi - lo) + lo)
 
 
-@kernel(interpret="quadratic_heavy")  # type: ignore[untyped-decorator]
+@kernel(interpret="quadratic_heavy")
 def edm_tail_search_reference(
     z: np.ndarray, delta: int, depth: int, quantile: float, alpha: float
 ) -> tuple[int, float]:

@@ -30,6 +30,57 @@ INV_LN2 = 1.0 / LN2
 C0 = 0.5 * math.log(2.0 * math.pi * math.e)
 
 
+# State bundles: plain tuples of arrays (or scalars), unpacked once on entry to a kernel, so
+# the loops index plain arrays. Plain tuples, not NamedTuples: numba types a plain tuple of
+# arrays on its fast dispatch path, a NamedTuple on the slow one (+2 µs per bundle and call,
+# 12 % of an MdlStream append).
+
+#: Per-run sample count (int64), mean and population stdev, shape (n_runs,):
+#: ``(run_n, run_avg, run_sd)``.
+RunStats = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+#: Per-size tables of the code length (float64): ``(tab_l, tab_c, tab_d, tab_gb)``
+#: (``tab_gb``: the pruning bound's size term).
+CodeTables = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+#: ``(best_bits, last_avg, best_start)``: ``F`` and ``P`` per prefix length (float64, shape
+#: (n_runs + 1,), index 0 the empty prefix) and the start run of the last group of the best
+#: partition of runs ``0..i`` (int64, shape (n_runs,)).
+Prefix = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+#: ``(unit, max_u, low_u)``: resolution unit, ``M = max_value / unit`` and
+#: ``min(0, smallest sample) / unit`` (bounds every future group mean from below).
+Scale = tuple[float, float, float]
+
+#: ``(prune, margin, max_history, anchors)``: drop candidates that provably can never win
+#: again; the relative safety margin of that test (bits per bit of ``F``); 0 for the exact
+#: programme or ``H > 0`` for bounded history (an approximation); with ``H > 0``, the group
+#: starts of the current best partition kept however old they are.
+Search = tuple[bool, float, int, int]
+
+#: The open candidates of :func:`mdl_advance` in increasing start order, 16 arrays of shape
+#: (n_runs,): ``(start, n, avg, sd, base, prev, norm, log2norm, far, mean_y, mean_ln,
+#: mean_inv, sd_y, sd_ln, size_l, size_h)``: start run, running statistics, frozen ``F(j)``,
+#: ``P(j)/unit`` (NaN for the first group), ``Z``, ``log2 Z``,
+#: ``log2(max(|low − p|, |M − p|) + 1)``, the anchors ``y0``, ``ln y0``, ``1/y0`` of the last
+#: exact evaluation for ``y = |a − p| + 1`` and ``y0``, ``ln y0`` for ``y = s + 1`` (pruned
+#: mode only), and ``L(k0)``, ``h(k0)`` at the size ``k0`` of that evaluation.
+Candidates = tuple[
+    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+    np.ndarray, np.ndarray,
+]
+
+#: Memo of the merge chains of :func:`describe_groups` per start run, shape (n_runs,):
+#: ``(end, n, avg, sd)``: end of the runs merged so far (0: nothing held) and their statistics.
+MergeMemo = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+#: Outputs of :func:`describe_groups`, one entry per group, shape (n_runs,):
+#: ``(start, end, n, avg, sd, bits)``: half-open run range, size, live mean and population
+#: stdev (not re-merged) and bits.
+GroupsOut = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
 @kernel
 def remerge(n: int, avg: float, sd: float) -> tuple[float, float]:
     """Statistics of a single stats record passed once more through the merge.
@@ -169,46 +220,19 @@ def mean_norm(prev_u: float, max_u: float) -> float:
 
 
 # No division by zero here (n >= 1, unit > 0, Z > 0, y >= 1), so numba may vectorise.
-@kernel(error_model="numpy", interpret="quadratic_heavy")  # type: ignore[untyped-decorator]
+@kernel(error_model="numpy", interpret="quadratic_heavy")
 def mdl_advance(
-    run_n: np.ndarray,
-    run_avg: np.ndarray,
-    run_sd: np.ndarray,
+    runs: RunStats,
     start: int,
     stop: int,
-    unit: float,
-    max_u: float,
-    low_u: float,
-    prune: bool,
-    margin: float,
-    tab_l: np.ndarray,
-    tab_c: np.ndarray,
-    tab_d: np.ndarray,
-    tab_gb: np.ndarray,
-    best_bits: np.ndarray,
-    last_avg: np.ndarray,
-    best_start: np.ndarray,
-    open_start: np.ndarray,
-    open_n: np.ndarray,
-    open_avg: np.ndarray,
-    open_sd: np.ndarray,
-    open_base: np.ndarray,
-    open_prev: np.ndarray,
-    open_norm: np.ndarray,
-    open_log2norm: np.ndarray,
-    open_far: np.ndarray,
-    open_mean_y: np.ndarray,
-    open_mean_ln: np.ndarray,
-    open_mean_inv: np.ndarray,
-    open_sd_y: np.ndarray,
-    open_sd_ln: np.ndarray,
-    open_size_l: np.ndarray,
-    open_size_h: np.ndarray,
+    scale: Scale,
+    search: Search,
+    tables: CodeTables,
+    prefix: Prefix,
+    candidates: Candidates,
     scratch: np.ndarray,
     keep: np.ndarray,
     n_open: int,
-    max_history: int,
-    anchors: int,
 ) -> int:
     """Advance the optimal-partitioning programme over runs ``start .. stop − 1``.
 
@@ -219,48 +243,30 @@ def mdl_advance(
 
     Parameters
     ----------
-    run_n, run_avg, run_sd : ndarray, shape (n_runs,)
-        Per-run sample count (int64), mean and population stdev.
+    runs : RunStats
+        Per-run statistics.
     start, stop : int
         Runs to process; the state must already hold runs ``0 .. start − 1``.
-    unit : float
-        Resolution unit.
-    max_u : float
-        ``M = max_value / unit``.
-    low_u : float
-        ``min(0, smallest sample) / unit``; bounds every future group mean from below.
-    prune : bool
-        Drop candidates that provably can never win again (see Notes).
-    margin : float
-        Relative safety margin of the pruning test, in bits per bit of ``F``.
-    tab_l, tab_c, tab_d, tab_gb : ndarray of float64
-        Per-size tables (``tab_gb`` is the pruning bound's size term).
-    best_bits, last_avg : ndarray of float64, shape (n_runs + 1,)
-        ``F`` and ``P`` per prefix length (index 0 is the empty prefix).
-    best_start : ndarray of int64, shape (n_runs,)
-        Start run of the last group of the best partition of runs ``0..i``.
-    open_start, open_n, open_avg, open_sd, open_base, open_prev, open_norm, \
-open_log2norm, open_far : ndarray, shape (n_runs,)
-        Open candidates in increasing start order: start run, running statistics,
-        frozen ``F(j)``, ``P(j)/unit`` (NaN for the first group), ``Z``, ``log2 Z`` and
-        ``log2(max(|low − p|, |M − p|) + 1)``.
-    open_mean_y, open_mean_ln, open_mean_inv, open_sd_y, open_sd_ln : ndarray
-        Anchors ``y0``, ``ln y0`` (and ``1/y0``) of the last exact evaluation for
-        ``y = |a − p| + 1`` and ``y = s + 1`` (pruned mode only; see Notes).
-    open_size_l, open_size_h : ndarray of float64, shape (n_runs,)
-        ``L(k0)`` and ``h(k0)`` at the size ``k0`` of the last exact evaluation (both
-        non-decreasing in k, so they bound the current size terms from below).
+    scale : Scale
+        Resolution unit, ``M`` and the lower bound of every future group mean.
+    search : Search
+        Pruning (see Notes), its margin, bounded history and its anchors.
+    tables : CodeTables
+        Per-size tables.
+    prefix : Prefix
+        ``F`` and ``P`` per prefix length (index 0 is the empty prefix) and the start of
+        the last group of each best partition (updated).
+    candidates : Candidates
+        Open candidates (updated). The anchors ``y0``, ``ln y0`` (and ``1/y0``) of the
+        last exact evaluation for ``y = |a − p| + 1`` and ``y = s + 1`` are used in pruned
+        mode only; ``L(k0)`` and ``h(k0)`` are non-decreasing in k, so they bound the
+        current size terms from below (see Notes).
     scratch : ndarray of float64, shape (n_runs,)
         Work space for the pruning bounds.
     keep : ndarray of bool, shape (n_runs,)
         Work space (which candidates survive a pruning or forgetting pass).
     n_open : int
         Number of open candidates on entry.
-    max_history : int
-        0: the exact programme. ``H > 0``: bounded history, an approximation (see Notes).
-    anchors : int
-        With ``max_history > 0``: group starts of the current best partition that are
-        kept however old they are.
 
     Returns
     -------
@@ -317,6 +323,14 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
     have become the best last group later; ``docs/algorithms/mdl.md`` states how often
     that happens on CSIT-like series.
     """
+    run_n, run_avg, run_sd = runs
+    unit, max_u, low_u = scale
+    prune, margin, max_history, anchors = search
+    tab_l, tab_c, tab_d, tab_gb = tables
+    best_bits, last_avg, best_start = prefix
+    (open_start, open_n, open_avg, open_sd, open_base, open_prev, open_norm, open_log2norm,
+     open_far, open_mean_y, open_mean_ln, open_mean_inv, open_sd_y, open_sd_ln, open_size_l,
+     open_size_h) = candidates
     inv_unit = 1.0 / unit
     period = max(1, max_history // 16)
     log2_m1 = math.log(max_u + 1.0) / LN2
@@ -448,49 +462,24 @@ open_log2norm, open_far : ndarray, shape (n_runs,)
             limit = record + margin * (1.0 + abs(record)) + log2_zq
             for u in range(n_open):
                 keep[u] = not scratch[u] > limit  # (NaN is kept, as before)
-            n_open = compact(
-                keep, n_open, open_start, open_n, open_avg, open_sd, open_base, open_prev,
-                open_norm, open_log2norm, open_far, open_mean_y, open_mean_ln,
-                open_mean_inv, open_sd_y, open_sd_ln, open_size_l, open_size_h,
-            )
+            n_open = compact(keep, n_open, candidates)
         # (5) Bounded history (approximate mode): forget old starts, keeping the starts of
         # the last groups of the best partition of runs 0..i.
         if max_history > 0 and i % period == 0 and n_open > max_history:
-            n_open = forget(
-                i, max_history, anchors, best_start, keep, n_open, open_start, open_n,
-                open_avg, open_sd, open_base, open_prev, open_norm, open_log2norm,
-                open_far, open_mean_y, open_mean_ln, open_mean_inv, open_sd_y, open_sd_ln,
-                open_size_l, open_size_h,
-            )
+            n_open = forget(i, max_history, anchors, best_start, keep, n_open, candidates)
     return n_open
 
 
 @kernel
-def compact(
-    keep: np.ndarray,
-    n_open: int,
-    open_start: np.ndarray,
-    open_n: np.ndarray,
-    open_avg: np.ndarray,
-    open_sd: np.ndarray,
-    open_base: np.ndarray,
-    open_prev: np.ndarray,
-    open_norm: np.ndarray,
-    open_log2norm: np.ndarray,
-    open_far: np.ndarray,
-    open_mean_y: np.ndarray,
-    open_mean_ln: np.ndarray,
-    open_mean_inv: np.ndarray,
-    open_sd_y: np.ndarray,
-    open_sd_ln: np.ndarray,
-    open_size_l: np.ndarray,
-    open_size_h: np.ndarray,
-) -> int:
+def compact(keep: np.ndarray, n_open: int, candidates: Candidates) -> int:
     """Keep the open candidates ``u`` with ``keep[u]`` (order preserved); return their count.
 
-    Parameters are the candidate arrays of :func:`mdl_advance` and a boolean mask
-    ``keep`` over its first ``n_open`` entries.
+    Parameters are the candidates of :func:`mdl_advance` and a boolean mask ``keep`` over
+    its first ``n_open`` entries.
     """
+    (open_start, open_n, open_avg, open_sd, open_base, open_prev, open_norm, open_log2norm,
+     open_far, open_mean_y, open_mean_ln, open_mean_inv, open_sd_y, open_sd_ln, open_size_l,
+     open_size_h) = candidates
     kept = 0
     for u in range(n_open):
         if not keep[u]:
@@ -524,22 +513,7 @@ def forget(
     best_start: np.ndarray,
     keep: np.ndarray,
     n_open: int,
-    open_start: np.ndarray,
-    open_n: np.ndarray,
-    open_avg: np.ndarray,
-    open_sd: np.ndarray,
-    open_base: np.ndarray,
-    open_prev: np.ndarray,
-    open_norm: np.ndarray,
-    open_log2norm: np.ndarray,
-    open_far: np.ndarray,
-    open_mean_y: np.ndarray,
-    open_mean_ln: np.ndarray,
-    open_mean_inv: np.ndarray,
-    open_sd_y: np.ndarray,
-    open_sd_ln: np.ndarray,
-    open_size_l: np.ndarray,
-    open_size_h: np.ndarray,
+    candidates: Candidates,
 ) -> int:
     """Bounded history: drop the candidates that start more than ``max_history`` runs
     before run ``i + 1``, except the starts of the last ``anchors`` groups of the best
@@ -558,43 +532,25 @@ def forget(
         n_chain += 1
         end = first
     pos = n_chain - 1  # smallest chain start first, as open_start increases
+    open_start = candidates[0]
     for u in range(n_open):
         start = open_start[u]
         while pos >= 0 and chain[pos] < start:
             pos -= 1
         keep[u] = start >= oldest or (pos >= 0 and chain[pos] == start)
-    return int(
-        compact(
-            keep, n_open, open_start, open_n, open_avg, open_sd, open_base, open_prev,
-            open_norm, open_log2norm, open_far, open_mean_y, open_mean_ln, open_mean_inv,
-            open_sd_y, open_sd_ln, open_size_l, open_size_h,
-        )
-    )
+    return int(compact(keep, n_open, candidates))
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def describe_groups(
-    run_n: np.ndarray,
-    run_avg: np.ndarray,
-    run_sd: np.ndarray,
-    best_start: np.ndarray,
+    runs: RunStats,
+    prefix: Prefix,
     n_runs: int,
-    last_avg: np.ndarray,
     unit: float,
     max_u: float,
-    tab_l: np.ndarray,
-    tab_c: np.ndarray,
-    tab_d: np.ndarray,
-    memo_end: np.ndarray,
-    memo_n: np.ndarray,
-    memo_avg: np.ndarray,
-    memo_sd: np.ndarray,
-    out_start: np.ndarray,
-    out_end: np.ndarray,
-    out_n: np.ndarray,
-    out_avg: np.ndarray,
-    out_sd: np.ndarray,
-    out_bits: np.ndarray,
+    tables: CodeTables,
+    memo: MergeMemo,
+    out: GroupsOut,
 ) -> int:
     """Backtrack the best partition of runs ``0 .. n_runs − 1`` and describe its groups.
 
@@ -610,21 +566,20 @@ def describe_groups(
 
     Parameters
     ----------
-    run_n, run_avg, run_sd : ndarray, shape (n_runs,)
+    runs : RunStats
         Per-run statistics.
-    best_start : ndarray of int64, shape (n_runs,)
-        Start run of the last group of the best partition of runs ``0..i``.
+    prefix : Prefix
+        Its ``best_start`` (start run of the last group of the best partition of runs
+        ``0..i``) and ``last_avg`` (``P`` per prefix length) are read.
     n_runs : int
         Runs to describe (``>= 1``).
-    last_avg : ndarray of float64, shape (n_runs + 1,)
-        ``P`` per prefix length.
     unit, max_u : float
         Resolution unit and ``M``.
-    tab_l, tab_c, tab_d : ndarray of float64
-        Per-size tables.
-    memo_end, memo_n, memo_avg, memo_sd : ndarray, shape (n_runs,)
+    tables : CodeTables
+        Per-size tables (``tab_gb`` unused).
+    memo : MergeMemo
         Memo of the merge chains per start run (read and updated).
-    out_start, out_end, out_n, out_avg, out_sd, out_bits : ndarray, shape (n_runs,)
+    out : GroupsOut
         Outputs in entries ``first_slot .. n_runs − 1`` (one per group, in time order):
         half-open run range, size, live mean and population stdev (not re-merged) and
         bits.
@@ -634,6 +589,11 @@ def describe_groups(
     int
         ``first_slot``: the number of groups is ``n_runs − first_slot``.
     """
+    run_n, run_avg, run_sd = runs
+    _, last_avg, best_start = prefix
+    tab_l, tab_c, tab_d, _ = tables
+    memo_end, memo_n, memo_avg, memo_sd = memo
+    out_start, out_end, out_n, out_avg, out_sd, out_bits = out
     # backtrack: the groups fill the last slots, ending at slot n_runs - 1
     first_slot = n_runs
     end = n_runs
@@ -678,7 +638,7 @@ def describe_groups(
     return first_slot
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def run_statistics(
     values: np.ndarray, offsets: np.ndarray, out_avg: np.ndarray, out_sd: np.ndarray
 ) -> None:

@@ -113,7 +113,7 @@ def lattice_mva(
 
 # Interpretable: alpha holds K (N + 1) elements and the cost is up to O(N²) per
 # load-dependent station, so the quadratic size limit bounds an interpreted call.
-@kernel(interpret="quadratic")  # type: ignore[untyped-decorator]
+@kernel(interpret="quadratic")
 def single_class_mva(
     demands: np.ndarray,
     think: float,

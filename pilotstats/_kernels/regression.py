@@ -13,7 +13,7 @@ import numpy as np
 from pilotstats._kernels._jit import kernel
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def block_line_fit(
     work: np.ndarray, durations: np.ndarray, q: int, sums: bool
 ) -> tuple[float, float, float, float, float, float, float]:

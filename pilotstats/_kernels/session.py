@@ -28,7 +28,7 @@ from pilotstats._kernels._jit import kernel
 _U = 2.0**-53
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def extend_blocks(
     high: np.ndarray, low: np.ndarray, n: int, table: np.ndarray, centre: float
 ) -> None:
@@ -78,7 +78,7 @@ def extend_blocks(
         table[q, 7] = last
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def moment_bounds(
     table: np.ndarray, q: int, centre: float, n: int, spread: float, peak_low: float
 ) -> tuple[float, float, float, float]:
@@ -149,7 +149,7 @@ def moment_bounds(
     return ss_low, ss_high, lagged - width, lagged + width
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def certified_subsession_size(
     table: np.ndarray, centre: float, n: int, spread: float, peak_low: float, limit: float
 ) -> int:

@@ -19,7 +19,7 @@ import numpy as np
 from pilotstats._kernels._jit import kernel
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def compensated_prefix_sums(
     values: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -60,7 +60,7 @@ def compensated_prefix_sums(
     return high, low, count
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def window_bounds(
     times: np.ndarray, half_width: float, left_closed: bool, right_closed: bool
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -108,7 +108,7 @@ def window_bounds(
 PREFIX_TRUST = 2.0**-50
 
 
-@kernel(interpret="linear")  # type: ignore[untyped-decorator]
+@kernel(interpret="linear")
 def range_means(
     high: np.ndarray,
     low: np.ndarray,

@@ -218,6 +218,23 @@ class _Engine:
         self.__dict__.update(zip(self._FLOAT_ARRAYS, floats, strict=True))
         self.capacity = capacity
 
+    def runs(self) -> _k.RunStats:
+        """The per-run arrays as the kernels' bundle."""
+        return (self.run_n, self.run_avg, self.run_sd)
+
+    def prefix(self) -> _k.Prefix:
+        """The per-prefix arrays as the kernels' bundle."""
+        return (self.best_bits, self.last_avg, self.best_start)
+
+    def candidates(self) -> _k.Candidates:
+        """The open candidates' arrays as the kernels' bundle."""
+        return (
+            self.open_start, self.open_n, self.open_avg, self.open_sd, self.open_base,
+            self.open_prev, self.open_norm, self.open_log2norm, self.open_far,
+            self.open_mean_y, self.open_mean_ln, self.open_mean_inv, self.open_sd_y,
+            self.open_sd_ln, self.open_size_l, self.open_size_h,
+        )
+
     def add_runs(
         self,
         samples: Float64Array1D,
@@ -272,44 +289,18 @@ class _Engine:
         self.best_bits[0] = 0.0
         self.last_avg[0] = np.nan
         self.n_open = _k.mdl_advance(
-            self.run_n,
-            self.run_avg,
-            self.run_sd,
+            self.runs(),
             self.done,
             self.n,
-            resolution,
-            max_u,
-            self.low_used / resolution,
-            self.prune,
-            _config.MDL_PRUNING_MARGIN,
-            tables.tab_l,
-            tables.tab_c,
-            tables.tab_d,
-            tables.tab_gb,
-            self.best_bits,
-            self.last_avg,
-            self.best_start,
-            self.open_start,
-            self.open_n,
-            self.open_avg,
-            self.open_sd,
-            self.open_base,
-            self.open_prev,
-            self.open_norm,
-            self.open_log2norm,
-            self.open_far,
-            self.open_mean_y,
-            self.open_mean_ln,
-            self.open_mean_inv,
-            self.open_sd_y,
-            self.open_sd_ln,
-            self.open_size_l,
-            self.open_size_h,
+            (resolution, max_u, self.low_used / resolution),
+            (self.prune, _config.MDL_PRUNING_MARGIN, self.max_history,
+             _config.MDL_HISTORY_ANCHORS),
+            (tables.tab_l, tables.tab_c, tables.tab_d, tables.tab_gb),
+            self.prefix(),
+            self.candidates(),
             self.scratch,
             self.keep,
             self.n_open,
-            self.max_history,
-            _config.MDL_HISTORY_ANCHORS,
         )
         self.done = self.n
 
@@ -375,27 +366,15 @@ class _Engine:
         """Describe the groups of the best partition (kernel); return the first slot."""
         tables = _tables(self.n_samples + 2)
         slot: int = _k.describe_groups(
-            self.run_n,
-            self.run_avg,
-            self.run_sd,
-            self.best_start,
+            self.runs(),
+            self.prefix(),
             self.n,
-            self.last_avg,
             resolution,
             self.max_value / resolution,
-            tables.tab_l,
-            tables.tab_c,
-            tables.tab_d,
-            self.memo_end,
-            self.memo_n,
-            self.memo_avg,
-            self.memo_sd,
-            self.group_start,
-            self.group_end,
-            self.group_n,
-            self.group_avg,
-            self.group_sd,
-            self.group_bits,
+            (tables.tab_l, tables.tab_c, tables.tab_d, tables.tab_gb),
+            (self.memo_end, self.memo_n, self.memo_avg, self.memo_sd),
+            (self.group_start, self.group_end, self.group_n, self.group_avg, self.group_sd,
+             self.group_bits),
         )
         return slot
 
