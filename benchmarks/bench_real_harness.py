@@ -10,8 +10,8 @@ on) over
 - every pair of file groups (``--group`` files a side, every combination of the files of a
   variant; the files are then the units of the interval).
 
-An A/A pair is *flagged* when its verdict is a regression or an improvement; the nominal
-rate is 5 %. An A/B pair should be a regression; an improvement is a sign error.
+An A/A pair is *flagged* when its verdict is a regression or a progression; the nominal
+rate is 5 %. An A/B pair should be a regression; a progression is a sign error.
 
 Run (a few minutes on one core)::
 
@@ -81,7 +81,7 @@ def main() -> None:
     sessions = args.sessions or sorted(p.name for p in ROOT.glob("session*") if p.is_dir())
     print("| session | tool | files a variant | A/A flagged, one file a side "
           "| A/A flagged, files as units | A/B regression, one file a side "
-          "| A/B regression, files as units | A/B called an improvement |")
+          "| A/B regression, files as units | A/B called a progression |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for session in sessions:
         for tool in args.tools:
@@ -90,8 +90,8 @@ def main() -> None:
             base = _load(session, tool, "base")
             aa = _count(base, _load(session, tool, "rerun"), args.group)
             ab = _count(base, _load(session, tool, "slow"), args.group)
-            flagged = ("regression", "improvement")
-            wrong = ab["single:improvement"] + ab["files:improvement"]
+            flagged = ("regression", "progression")
+            wrong = ab["single:progression"] + ab["files:progression"]
             print(f"| {session} | {LABEL[tool]} | {len(base)} "
                   f"| {_cell(aa, 'single', flagged)} | {_cell(aa, 'files', flagged)} "
                   f"| {_cell(ab, 'single', ('regression',))} "

@@ -45,6 +45,11 @@ IndexType: TypeAlias = Literal["ordinary", "ratio", "binary"]
 SubsessionBasis: TypeAlias = Literal["rates", "residuals"]
 #: Direction label of a level against the previous one (MDL groups, detected segments, trends).
 ChangeLabel: TypeAlias = Literal["normal", "regression", "progression"]
+#: Verdict of an A/B comparison (:func:`pilotstats.analysis.compare`): a significant change
+#: carries the direction label of :data:`ChangeLabel` ("regression": slower,
+#: "progression": faster).
+ComparisonVerdict: TypeAlias = Literal["regression", "progression", "no significant change",
+                                       "inconclusive", "not analysable"]
 #: Where the series of ``detect_many``/``trend_many`` run: a local thread pool or Dask.
 FleetEngine: TypeAlias = Literal["threads", "dask"]
 #: Handling of NaN samples in trend data.

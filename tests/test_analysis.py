@@ -216,11 +216,11 @@ class TestCompare:
         assert (item.ci_low > 0) == (ref.ci_low > 1) and (item.ci_high < 0) == (ref.ci_high < 1)
         assert item.base_between_variance == pytest.approx(ref.base.between_variance)
 
-    def test_improvement_noise_and_floor(self) -> None:
+    def test_progression_noise_and_floor(self) -> None:
         base = runs_measurements(1e-6, 0.01, 20, 10, seed=21)
         faster = runs_measurements(0.95e-6, 0.01, 20, 10, seed=22)
         same = runs_measurements(1e-6, 0.01, 20, 10, seed=23)
-        assert compare(base, faster, detect_warmup=False)["bench"].verdict == "improvement"
+        assert compare(base, faster, detect_warmup=False)["bench"].verdict == "progression"
         noise = compare(base, same, detect_warmup=False)
         assert noise["bench"].verdict == "no significant change" and not noise.has_regression
         slower = runs_measurements(1.05e-6, 0.01, 20, 10, seed=24)

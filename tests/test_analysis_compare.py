@@ -69,8 +69,8 @@ def test_pytest_benchmark_same_code_in_two_processes_is_not_a_regression(
 
 
 @pytest.mark.parametrize("session", SESSIONS)
-def test_pytest_benchmark_thirty_percent_slower_is_never_an_improvement(session: str) -> None:
-    """Was: a 30 % slower function reported as a -17.8 % improvement (p = 2e-16)."""
+def test_pytest_benchmark_thirty_percent_slower_is_never_a_progression(session: str) -> None:
+    """Was: a 30 % slower function reported as a -17.8 % speed-up (p = 2e-16)."""
     base = [load(f) for f in files(session, "pytest_benchmark", "base")]
     slow = [load(f) for f in files(session, "pytest_benchmark", "slow")]
     for b, s in itertools.product(base[:3], slow[:3]):  # one file a side: no verdict
@@ -186,7 +186,7 @@ def test_min_is_the_mean_of_the_run_minima_not_the_mean() -> None:
     # both sides of a comparison estimate the same quantity (one block size)
     short = Measurements(np.concatenate([r[:20] for r in runs]), run=np.repeat(np.arange(8), 20),
                          benchmark="b")
-    assert compare(m, short, summary_statistic="min")["b"].verdict != "improvement"
+    assert compare(m, short, summary_statistic="min")["b"].verdict != "progression"
 
 
 @pytest.mark.parametrize("session", SESSIONS)
@@ -261,8 +261,8 @@ def _allowed(total: int, rate: float = 0.05, sigmas: float = 3.0) -> float:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("tool", sorted(GLOB))
-def test_real_fixtures_never_report_a_slowdown_as_an_improvement(tool: str) -> None:
-    """Acceptance: no slowdown (+30 %) is ever an improvement, over every file pair.
+def test_real_fixtures_never_report_a_slowdown_as_a_progression(tool: str) -> None:
+    """Acceptance: no slowdown (+30 %) is ever a progression, over every file pair.
 
     One exception is measured, and kept visible here rather than hidden: asv's default
     benchmark (2 processes x 5 samples per file) in session 2, base file 2 against slow
@@ -274,8 +274,8 @@ def test_real_fixtures_never_report_a_slowdown_as_an_improvement(tool: str) -> N
     measured = {("asv", "session2"): 1}
     for session in SESSIONS:
         counts = _pairs(tool, session, "slow")
-        assert counts[("files", "improvement")] == 0
-        assert counts[("single", "improvement")] == measured.get((tool, session), 0)
+        assert counts[("files", "progression")] == 0
+        assert counts[("single", "progression")] == measured.get((tool, session), 0)
         grouped = _total(counts, "files")
         if tool == "google_benchmark":  # CPU time: the one clock the machine's load spares
             # one file a side: the 20 repetitions share one process, so no verdict
@@ -293,12 +293,12 @@ def test_real_fixtures_identical_code_with_files_as_units() -> None:
     flagged = total = 0
     for session in SESSIONS:
         counts = _pairs("google_benchmark", session, "rerun")
-        flagged += counts[("files", "regression")] + counts[("files", "improvement")]
+        flagged += counts[("files", "regression")] + counts[("files", "progression")]
         total += _total(counts, "files")
     assert total == 72 + 49 and flagged <= _allowed(total)
     for tool in sorted(GLOB):
         counts = _pairs(tool, QUIET, "rerun")
-        flagged = counts[("files", "regression")] + counts[("files", "improvement")]
+        flagged = counts[("files", "regression")] + counts[("files", "progression")]
         assert flagged <= _allowed(_total(counts, "files")), (tool, counts)
 
 
@@ -310,7 +310,7 @@ def test_quiet_machine_one_file_a_side(tool: str) -> None:
     enough processes: asv's default benchmark has 2 per file, whose 1-degree-of-freedom
     intervals find it in about half the pairs (never the wrong way)."""
     same = _pairs(tool, QUIET, "rerun")
-    flagged = same[("single", "regression")] + same[("single", "improvement")]
+    flagged = same[("single", "regression")] + same[("single", "progression")]
     assert flagged <= _allowed(_total(same, "single")), same
     slow = _pairs(tool, QUIET, "slow")
     for (mode, verdict), count in slow.items():
@@ -319,7 +319,7 @@ def test_quiet_machine_one_file_a_side(tool: str) -> None:
         total = sum(v for (m, _), v in slow.items() if m == mode)
         share = 0.4 if mode.endswith("time_sum_squares_default") else 0.9
         assert count >= share * total, (mode, count, total)
-    assert slow[("single", "improvement")] == 0
+    assert slow[("single", "progression")] == 0
 
 
 def test_asv_two_processes_say_how_many_would_decide() -> None:
@@ -370,7 +370,7 @@ def test_compare_keeps_the_false_alarm_rate_on_the_grid() -> None:
                 item = compare(_side(rng, runs, n, sigma_b, phi), _side(rng, runs, n, sigma_b,
                                                                         phi),
                                detect_warmup=False, summary_statistic=statistic)["b"]
-                alarms += item.verdict in ("regression", "improvement")
+                alarms += item.verdict in ("regression", "progression")
             pooled[statistic] += alarms
             assert alarms <= 0.05 * reps + 3 * math.sqrt(0.05 * 0.95 * reps), (
                 sigma_b, phi, runs, n, statistic, alarms)

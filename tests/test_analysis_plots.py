@@ -125,7 +125,7 @@ def test_comparison_plot_of_several_benchmarks_counts_verdicts() -> None:
     new = Measurements(np.r_[rng.normal(1.1, 0.01, 120), rng.normal(1.0, 0.01, 120)],
                        run=np.tile(runs, 2), benchmark=names)
     ax = compare(base, new).plot()
-    assert ax.get_title().startswith("new vs baseline: 1 regression(s), 0 improvement(s) of 2")
+    assert ax.get_title().startswith("new vs baseline: 1 regression(s), 0 progression(s) of 2")
     assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
     assert "regression" in _legend_texts(ax)
 

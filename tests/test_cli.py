@@ -120,7 +120,7 @@ class TestCompareCommand:
         assert status == 0
         assert "no significant change" in out
 
-    def test_improvement_exits_0_and_json(self, tmp_path: Path,
+    def test_progression_exits_0_and_json(self, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
         base = write_pyperf(tmp_path / "base.json", 1e-6, seed=5)
         fast = write_pyperf(tmp_path / "fast.json", 0.95e-6, seed=6)
@@ -128,7 +128,7 @@ class TestCompareCommand:
         assert status == 0
         data = json.loads(out)
         report = ComparisonReport.from_dict(data)
-        assert report["synthetic"].verdict == "improvement"
+        assert report["synthetic"].verdict == "progression"
         assert data["has_regression"] is False
 
     def test_min_change_floor(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -56,7 +56,7 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
     'frame': {'Any', 'pd.DataFrame'},
     'group': {'Any', 'str'},
     'interval': {'FloatArray', 'float', 'float | Float64Array1D', 'tuple[float | None, ...]'},
-    'label': {'ChangeLabel', 'str'},
+    'label': {'ChangeLabel', 'ComparisonVerdict', 'str'},
     'labels': {'Mapping[str, str]', 'Sequence[str]', 'tuple[Any, ...]', 'tuple[str, ...]'},
     'mapping': {'Mapping[str, Any]'},
     'matrix': {'Any', 'FloatArray'},

@@ -82,7 +82,7 @@ of freedom), computed by :func:`~pilotstats.autocorrelation.compare_runs`: every
 ``ρ`` with ``|ȳ - ρ x̄| / sqrt(v_y + ρ² v_x) <= t_ν(ρ)`` (Fieller 1954). It excludes 1
 exactly when the Welch test of the run statistics has ``p < 1 - confidence_level``, so a
 verdict never contradicts its p-value, and a slowdown (ratio interval above 1) can never be
-reported as an improvement. With a single run the between-run variance, usually the largest
+reported as a ``"progression"``. With a single run the between-run variance, usually the largest
 part of the variance of a mean (Kalibera & Jones 2013; Georges et al. 2007), cannot be
 estimated, hence ``"inconclusive"`` (unless ``assume_runs_equivalent``: the note then says
 the interval excludes run-to-run variation). ``summary_statistic="median"`` / ``"min"``

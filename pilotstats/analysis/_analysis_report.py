@@ -505,11 +505,11 @@ def _analysis_structure(report: AnalysisReport) -> str:
 
 
 def _analysis_row_class(item: BenchmarkAnalysis, target: float) -> str:
-    """CSS class of a row: ``improvement`` within the target, ``inconclusive`` without CI."""
+    """CSS class of a row: ``within-target`` within the target, ``inconclusive`` without CI."""
     if item.mean is None or item.ci_low is None or item.ci_high is None:
         return "inconclusive"
     half = 50.0 * (item.ci_high - item.ci_low) / abs(item.mean) if item.mean else math.inf
-    return "improvement" if half <= target else ""
+    return "within-target" if half <= target else ""
 
 
 def analysis_page(reports: Sequence[tuple[str | None, AnalysisReport]], *,
@@ -531,7 +531,7 @@ def analysis_page(reports: Sequence[tuple[str | None, AnalysisReport]], *,
     for position, (label, report) in enumerate(reports):
         shown = one_measurement(measurements[position], "measurements") if measurements else None
         header, rows, notes = report._table_parts()
-        within = sum(_analysis_row_class(b, report.half_width_percent) == "improvement"
+        within = sum(_analysis_row_class(b, report.half_width_percent) == "within-target"
                      for b in report)
         with_ci = sum(b.ci_low is not None for b in report)
         if len(reports) > 1 or label:

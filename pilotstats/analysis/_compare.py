@@ -12,6 +12,7 @@ from typing import Any, SupportsIndex, overload
 
 import pilotstats._config as _config
 from pilotstats._protocols import select_items
+from pilotstats._typing import ComparisonVerdict
 from pilotstats._validation import check_bool, check_choice, check_confidence_level, check_real
 from pilotstats.analysis._analyze import (
     AnalysisReport,
@@ -43,10 +44,6 @@ from pilotstats.results import (
 
 __all__ = ["BenchmarkComparison", "ComparisonReport", "compare"]
 
-VERDICTS = ("regression", "improvement", "no significant change", "inconclusive",
-            "not analysable")
-
-
 @dataclass(frozen=True, slots=True)
 class BenchmarkComparison(Result):
     """Comparison of one benchmark between a baseline and new measurements (runs as units).
@@ -77,11 +74,12 @@ class BenchmarkComparison(Result):
     p_value, dof : float or None
         Two-sided test of ``ratio = 1`` (Welch test on the units) and its degrees of freedom.
     verdict : str
-        ``"regression"`` (the ratio interval lies above 1 and the change is at least
-        ``min_change_percent``), ``"improvement"`` (below 1, symmetric),
-        ``"no significant change"``, ``"inconclusive"`` (one run, or one file whose runs
-        share a process, on a side: the run-to-run variance is unknown) or
-        ``"not analysable"``.
+        A :data:`~pilotstats._typing.ComparisonVerdict`: ``"regression"`` (the ratio
+        interval lies above 1 and the change is at least ``min_change_percent``),
+        ``"progression"`` (below 1, symmetric; the direction labels of
+        :data:`~pilotstats._typing.ChangeLabel`), ``"no significant change"``,
+        ``"inconclusive"`` (one run, or one file whose runs share a process, on a side: the
+        run-to-run variance is unknown) or ``"not analysable"``.
     confidence_level : float
         Level of the intervals; significance means ``p_value < 1 - confidence_level``.
     note : str
@@ -159,7 +157,7 @@ class BenchmarkComparison(Result):
     relative_ci_high: float | None
     p_value: float | None
     dof: float | None
-    verdict: str
+    verdict: ComparisonVerdict
     confidence_level: float
     note: str = ""
     ratio: float | None = None
@@ -240,7 +238,7 @@ class ComparisonReport(Result):
     b          10 / 10  999.5 ms  1.048 s  +4.87 %  [+3.57 %, +6.20 %]  5.36e-06  regression
       b: one file per side: variation between invocations (machine load) is not in the
       interval
-    1 significant regression(s), 0 improvement(s) (Fieller interval of the ratio new/base
+    1 significant regression(s), 0 progression(s) (Fieller interval of the ratio new/base
     of means, runs as units, p < 0.05)
     >>> report.has_regression
     True
@@ -280,9 +278,9 @@ class ComparisonReport(Result):
         return tuple(c.name for c in self.comparisons if c.verdict == "regression")
 
     @property
-    def improvements(self) -> tuple[str, ...]:
-        """Names of benchmarks with a significant improvement."""
-        return tuple(c.name for c in self.comparisons if c.verdict == "improvement")
+    def progressions(self) -> tuple[str, ...]:
+        """Names of benchmarks with a significant progression (faster)."""
+        return tuple(c.name for c in self.comparisons if c.verdict == "progression")
 
     @property
     def inconclusive(self) -> tuple[str, ...]:
@@ -390,7 +388,7 @@ class ComparisonReport(Result):
                      if self.min_change_percent > 0 else "")) if units else \
             "no benchmark had an interval"
         lines.append(f"{len(self.regressions)} significant regression(s), "
-                     f"{len(self.improvements)} improvement(s){undecided} ({method})")
+                     f"{len(self.progressions)} progression(s){undecided} ({method})")
         return header, rows, lines
 
     def plot(self, *, benchmark: str | None = None, ax: Any = None) -> Any:
@@ -477,14 +475,14 @@ class ComparisonReport(Result):
         )
 
 
-def _verdict(change: RunChange, min_change: float) -> str:
-    """Regression / improvement from the ratio interval, at least ``min_change`` percent."""
+def _verdict(change: RunChange, min_change: float) -> ComparisonVerdict:
+    """Regression / progression from the ratio interval, at least ``min_change`` percent."""
     if not change.conclusive:
         return "inconclusive"
     if change.ci_low > 1.0 and (change.ratio - 1.0) * 100.0 >= min_change:
         return "regression"
     if change.ci_high < 1.0 and (1.0 - change.ratio) * 100.0 >= min_change:
-        return "improvement"
+        return "progression"
     return "no significant change"
 
 
@@ -492,7 +490,7 @@ def _finite(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
-def _units_needed(change: RunChange, verdict: str, min_change: float,
+def _units_needed(change: RunChange, verdict: ComparisonVerdict, min_change: float,
                   level: float) -> tuple[int | None, str]:
     """Runs (or files) per side that would resolve an undecided change, and the note.
 
@@ -749,7 +747,7 @@ def comparison_page(report: ComparisonReport, *, title: str | None = None,
     header, rows, notes = report._table_parts()
     bad = report.has_regression
     summary = (f"{len(report.regressions)} significant regression(s), "
-               f"{len(report.improvements)} improvement(s), "
+               f"{len(report.progressions)} progression(s), "
                f"{len(report.inconclusive)} inconclusive of {len(report)} compared "
                f"benchmark(s)")
     body = []
@@ -758,7 +756,7 @@ def comparison_page(report: ComparisonReport, *, title: str | None = None,
                     f"<code>{esc(sides[1])}</code></p>")
     body.append(f'<p class="summary{" bad" if bad else ""}">{esc(summary)}.</p>')
     body.append(table(header, rows, [c.verdict.replace(" ", "-") if c.verdict in (
-        "regression", "improvement", "inconclusive") else "" for c in report]))
+        "regression", "progression", "inconclusive") else "" for c in report]))
     body.append(notes_list([n.strip() for n in notes]))
     structure = [[c.name, f"{c.base_n_runs} / {c.new_n_runs}", c.interval_units or "-",
                   "-" if c.base_n_subsessions is None

@@ -65,7 +65,7 @@ def _summary(args: argparse.Namespace, report: Any, unanalysable: list[str],
     summary = (f"compared {compared} of {len(report) + len(report.only_in_base)} baseline "
                f"benchmark(s) ({'; '.join(f'{b} vs {n} runs' for b, n in runs) or 'no runs'}"
                f"): {len(report.regressions)} regression(s), "
-               f"{len(report.improvements)} improvement(s), {len(undecided)} inconclusive, "
+               f"{len(report.progressions)} progression(s), {len(undecided)} inconclusive, "
                f"{len(unanalysable)} not analysable, {len(report.only_in_base)} only in the "
                f"baseline, {len(report.only_in_new)} only in the new results")
     if incomplete:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["plot_analysis", "plot_comparison", "plot_measurements", "plot_trend"]
 
-_VERDICT_COLORS = {"regression": "tab:red", "improvement": "tab:green",
+_VERDICT_COLORS = {"regression": "tab:red", "progression": "tab:green",
                    "no significant change": "tab:gray", "not analysable": "lightgray"}
 
 #: Runs named in the legend of :func:`plot_measurements` (the others are counted).
@@ -265,7 +265,7 @@ def plot_comparison(report: ComparisonReport, *, benchmark: str | None = None,
 
     Each change is ``ratio - 1`` of the run-level estimates with its Fieller interval (see
     :func:`~pilotstats.analysis.compare`). Points are coloured by verdict (red regression,
-    green improvement, grey no change); inconclusive benchmarks (one run on a side) have
+    green progression, grey no change); inconclusive benchmarks (one run on a side) have
     no interval and are counted in the title. With one benchmark (``benchmark`` given, or a
     report of one) the title states the answer: the change, its interval and the verdict.
 
@@ -334,7 +334,7 @@ def plot_comparison(report: ComparisonReport, *, benchmark: str | None = None,
     undecided = sum(c.verdict == "inconclusive" for c in chosen)
     missing = len(chosen) - len(rows) - undecided
     fit_title(ax, f"new vs baseline: {len(report.regressions)} regression(s), "
-              f"{len(report.improvements)} improvement(s) of {len(rows)} compared"
+              f"{len(report.progressions)} progression(s) of {len(rows)} compared"
               + (f", {undecided} inconclusive (1 run on a side)" if undecided else "")
               + (f", {missing} not analysable" if missing else ""))
     return ax
