@@ -59,7 +59,7 @@ def env_flag(name: str, default: bool) -> bool:
 
 
 #: Environment switch of the interpreted first calls: ``0`` (or ``false``/``no``/``off``)
-#: makes every kernel compile on its first call, as before.
+#: makes every kernel compile on its first call.
 INTERPRETED_TIER_ENV: str = "PILOTSTATS_INTERPRETED_TIER"
 
 #: Run a kernel's small first calls as its pure-Python twin instead of compiling it at once
@@ -360,7 +360,7 @@ DETECT_MAX_AUTOCORRELATION: float = 0.95
 DETECT_LOCATION_TOLERANCE: int = 5
 
 #: Default ``location_tolerance`` h of stable_phase (its ``method="robust"`` detection):
-#: warm-up ends are wanted within +/-10 samples (the issue's acceptance target), and
+#: warm-up ends are wanted within +/-10 samples (the acceptance target), and
 #: h = 10 is the Bayes estimate for that loss: with a 1 sigma shift after 50 of 500 N(0, 1)
 #: samples the location falls within +/-10 of the truth in 97-98 % of series, against 93 %
 #: for the rank-CUSUM arg-max and 94.5 % for the maximum-likelihood split that knows both

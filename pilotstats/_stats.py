@@ -3,7 +3,7 @@
 :mod:`scipy.special` is imported on first use of a t or normal quantile, not with this
 module: importing it costs about 0.14 s CPU and 15 MB (it loads scipy's array-API layer,
 which touches every numpy submodule), about a third of a fresh process that runs
-``detect_changes`` or ``edm`` once on 1,000 points (issue 26). :func:`normal_cdf`, which
+``detect_changes`` or ``edm`` once on 1,000 points. :func:`normal_cdf`, which
 those need, is therefore computed here, as scipy computes it.
 """
 

@@ -461,7 +461,7 @@ def mdl_advance(
             log2_zq = math.log(mean_norm(q_u, max_u)) / LN2
             limit = record + margin * (1.0 + abs(record)) + log2_zq
             for u in range(n_open):
-                keep[u] = not scratch[u] > limit  # (NaN is kept, as before)
+                keep[u] = not scratch[u] > limit  # (a NaN score is kept)
             n_open = compact(keep, n_open, candidates)
         # (5) Bounded history (approximate mode): forget old starts, keeping the starts of
         # the last groups of the best partition of runs 0..i.

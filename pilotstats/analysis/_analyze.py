@@ -381,7 +381,7 @@ def analyze_runs(
     """:func:`analyze`, also returning each benchmark's kept samples per run.
 
     :func:`~pilotstats.analysis.compare` compares those runs (one block size for both
-    sides), which a stored report no longer holds.
+    sides), which a stored report does not hold.
     """
     measurements = combine_runs(measurements, "measurements")
     if not isinstance(measurements, Measurements):

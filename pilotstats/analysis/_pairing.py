@@ -13,7 +13,7 @@ ways pair differently named ones (a hyperfine command whose argument changed,
   two names of one side with the same key are an error (the expression is too broad).
 
 Names left without a partner are reported as only in the baseline / only in the new
-results, as before.
+results.
 """
 
 from __future__ import annotations

@@ -189,7 +189,7 @@ variance_changes, unit
     CPU on a shared 2-core machine): 10^5 appends of N(0, 1) noise cost 0.33 s, 1.0× one
     batch call at 10^5 (0.34 s); with a result after every 1,000th append the 100 results
     cost 21.7 s, as much as 100 batch calls on the same prefixes (21.9 s). Within the EDM
-    limit the reuse pays: with the limit at 6,000 (before issue 26 lowered it to 1,000), a
+    limit the reuse pays: with the limit at 6,000 instead of 1,000, a
     result every 100th of 6,000 appends took 0.32–0.49 s for the 60 results against
     1.5–1.7 s for the batch calls; with the limit at 1,000 the batch calls themselves cost
     about that (0.3–0.5 s), and so do the results.

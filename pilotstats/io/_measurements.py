@@ -52,7 +52,7 @@ def _is_scalar(values: Any) -> bool:
 
 
 def _reject_none(values: Any, name: str, default: Any) -> None:
-    """None is not a value of a per-sample column (issue 24: ``warmup=None`` was taken as
+    """None is not a value of a per-sample column (``warmup=None`` must not be taken as
     False); omitting the argument gives the default."""
     if values is None:
         raise InvalidInputError(f"{name} must not be None; omit it for the default "

@@ -3,8 +3,8 @@
 Documentation: *Algorithms › Smoothing* (``docs/algorithms/smoothing.md``, *Ranking*).
 Method of Lockwood et al., SC'18, §5 and Fig. 10 (per-metric binomial tests over the
 significant anomalous observations); the multiple-testing correction and the order are
-pilotstats' (issue 25): sorting by the flagged fraction alone put a metric flagged once, in
-one region, first and marked it significant (p = 0.091 at level 0.10).
+pilotstats': sorting by the flagged fraction alone would put a metric flagged once, in
+one region, first and mark it significant (p = 0.091 at level 0.10).
 """
 
 from __future__ import annotations
