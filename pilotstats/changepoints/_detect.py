@@ -181,7 +181,8 @@ def detect_changes(
 
     Notes
     -----
-    The method, its calibration and cost: ``docs/algorithms/detect-changes.md``.
+    Complexity: O(n²) for the EDM candidates (O(L²), L = 1,000, on long series) plus
+    O(K·n log n) for K elimination rounds. Method: ``docs/algorithms/detect-changes.md``.
 
     Examples
     --------
@@ -200,8 +201,7 @@ def detect_changes(
     options = check_detect_options(
         min_size=min_size, significance_level=significance_level, rng=rng, test=test,
         n_permutations=n_permutations, location_tolerance=location_tolerance,
-        variance_changes=variance_changes, unit=unit,
-    )
+        variance_changes=variance_changes, unit=unit)
     return detect_validated(data, options)
 
 

@@ -123,8 +123,9 @@ def steady_state(
 
     Notes
     -----
-    Pooled noise, reproducibility over the forks, a shared residual warm-up left out of the
-    means, Student's t over the forks: ``docs/algorithms/stable-phase.md`` (*Across forks*).
+    Complexity: O(N) for N iterations in all. Pooled noise, reproducibility over the
+    forks, a shared residual warm-up left out of the means, Student's t over the forks:
+    ``docs/algorithms/stable-phase.md`` (*Across forks*).
 
     Examples
     --------

@@ -387,7 +387,8 @@ def stable_phase(
     fork settles within a band around its final level. Short rounds use the change points
     of :func:`detect_changes` and Pilot's *dominant segment* (longer than half the series).
     Every result carries Barrett et al.'s class (``"flat"``, ``"warmup"``, ``"slowdown"``
-    or ``"no_steady_state"``). Details: ``docs/algorithms/stable-phase.md``.
+    or ``"no_steady_state"``). Cost O(n) (``"equivalence"``) or that of :func:`detect_changes`;
+    details: ``docs/algorithms/stable-phase.md``.
 
     Parameters
     ----------
@@ -443,8 +444,7 @@ def stable_phase(
         method=method, min_size=min_size, significance_level=significance_level,
         confidence_level=confidence_level, rng=rng, location_tolerance=location_tolerance,
         tolerance=tolerance, min_steady_fraction=min_steady_fraction,
-        min_warmup_fraction=min_warmup_fraction, higher_is_better=higher_is_better, unit=unit,
-    )
+        min_warmup_fraction=min_warmup_fraction, higher_is_better=higher_is_better, unit=unit)
     return stable_validated(data, options)
 
 
