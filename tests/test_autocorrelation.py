@@ -22,8 +22,8 @@ from pilotstats.autocorrelation import (
     required_sample_size_for_comparison,
     subsession_analysis,
     welch_test,
+    wilson_interval,
 )
-from pilotstats.autocorrelation.proportion import wilson_interval
 from pilotstats.datasets import ferrari_response_times
 from pilotstats.exceptions import (
     InvalidInputError,

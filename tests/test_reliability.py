@@ -144,7 +144,7 @@ def test_wps_alpha_filter_cycle_has_a_deterministic_answer(
 
     from pilotstats.exceptions import ConvergenceWarning
 
-    wps_module = importlib.import_module("pilotstats.regression.wps")
+    wps_module = importlib.import_module("pilotstats.regression._wps")
     fit_module = importlib.import_module("pilotstats.regression._wps_fit")
 
     rng = np.random.default_rng(1)
@@ -234,7 +234,7 @@ def test_measurements_negative_work_names_work_not_elapsed() -> None:
 
 
 def test_wilson_interval_validates() -> None:
-    from pilotstats.autocorrelation.proportion import wilson_interval
+    from pilotstats.autocorrelation import wilson_interval
 
     with pytest.raises(InvalidInputError, match="n must lie"):
         wilson_interval(0.3, -1, 1.96)
@@ -264,11 +264,11 @@ def test_trim_warmup_validates() -> None:
             [1.0, 2.0], higher_is_better="no"),
         lambda: __import__("pilotstats.regression").regression.mva(
             [1.0, 2.0], 5, all_populations="False"),
-        lambda: __import__("pilotstats.regression").regression.WorkPlanner(
+        lambda: __import__("pilotstats.session").session.WorkPlanner(
             1, 100, integer_work="False"),
-        lambda: __import__("pilotstats.regression").regression.WorkPlanner(
+        lambda: __import__("pilotstats.session").session.WorkPlanner(
             1, 100, wps_analysis=1),
-        lambda: __import__("pilotstats.regression").regression.work_sequence(
+        lambda: __import__("pilotstats.session").session.work_sequence(
             1, 10, integer_work="no"),
         lambda: __import__("pilotstats.regression").regression.wps(
             [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.5], alpha_filter="yes"),

@@ -82,7 +82,7 @@ def test_warned_intervals_are_the_ones_that_undercover() -> None:
 def test_ar1_block_autocorrelation_matches_simulated_block_means(phi: float, q: int) -> None:
     from scipy.signal import lfilter
 
-    from pilotstats.autocorrelation.subsession import _ar1_block_autocorrelation
+    from pilotstats.autocorrelation._subsession import _ar1_block_autocorrelation
 
     x = lfilter([1.0], [1.0, -phi], np.random.default_rng(0).standard_normal(1_000_000))
     blocks = x[: x.size // q * q].reshape(-1, q).mean(axis=1)

@@ -18,7 +18,7 @@ from pilotstats._plotting import (
     value_scale,
 )
 from pilotstats._validation import as_float_array, check_int, check_text
-from pilotstats.autocorrelation.subsession import subsession_analysis
+from pilotstats.autocorrelation._subsession import subsession_analysis
 from pilotstats.exceptions import NotEnoughDataError, SubsessionSizeNotFoundError
 from pilotstats.results import format_number, format_quantity
 

@@ -13,7 +13,7 @@ from pilotstats._protocols import select_items
 from pilotstats.results import ConfidenceInterval, Result, format_interval, format_quantity
 
 if TYPE_CHECKING:  # the autocorrelation pillar (scipy.stats) is imported on first use
-    from pilotstats.autocorrelation.two_level import TwoLevelResult
+    from pilotstats.autocorrelation._two_level import TwoLevelResult
 
 __all__ = ["ForkSteadyState", "SteadyState"]
 

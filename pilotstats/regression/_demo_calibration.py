@@ -7,9 +7,9 @@ import warnings
 import numpy as np
 
 from pilotstats.exceptions import LabelSwitchingWarning
-from pilotstats.regression.calibration import calibrate
-from pilotstats.regression.model_comparison import f_test
-from pilotstats.regression.network_model import ClosedNetworkModel
+from pilotstats.regression._calibration import calibrate
+from pilotstats.regression._model_comparison import f_test
+from pilotstats.regression._network_model import ClosedNetworkModel
 
 __all__ = ["demo_calibration"]
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from pilotstats._validation import check_choice, check_int
 from pilotstats.exceptions import ConvergenceWarning, IdentifiabilityWarning, InvalidInputError
-from pilotstats.regression.calibration import CalibrationResult, calibrate
+from pilotstats.regression._calibration import CalibrationResult, calibrate
 from pilotstats.results import Result, format_number
 
 __all__ = ["FTestResult", "f_test"]

@@ -30,8 +30,8 @@ from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import format_interval, format_quantity
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pilotstats.regression.calibration import CalibrationResult, Prediction
-    from pilotstats.regression.wps import WpsResult
+    from pilotstats.regression._calibration import CalibrationResult, Prediction
+    from pilotstats.regression._wps import WpsResult
 
 __all__ = ["plot_calibration", "plot_prediction", "plot_wps"]
 

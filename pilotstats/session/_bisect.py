@@ -25,7 +25,7 @@ import numpy as np
 
 from pilotstats import _config
 from pilotstats._validation import check_bool, check_confidence_level, check_int, check_real
-from pilotstats.autocorrelation.run_comparison import ratio_interval
+from pilotstats.autocorrelation._run_comparison import ratio_interval
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.session._bisect_git import (
     BisectError,

@@ -35,7 +35,6 @@ from pilotstats._validation import (
 from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
 from pilotstats.exceptions import InvalidInputError, SessionFinishedError
 from pilotstats.regression._outliers import OUTLIER_THRESHOLD
-from pilotstats.regression.planner import WorkPlanner, unit_reading_work
 from pilotstats.results import json_safe
 from pilotstats.session._incremental import (
     IndexStream,
@@ -62,6 +61,7 @@ from pilotstats.session._persistence import (
     state_options,
     write_state,
 )
+from pilotstats.session._planner import WorkPlanner, unit_reading_work
 from pilotstats.session._results import (
     IndexAnalysis,
     SessionProgress,
@@ -179,7 +179,7 @@ class BenchmarkSession:
     See Also
     --------
     run_session : drive a Python workload function with a session.
-    pilotstats.regression.WorkPlanner : the work-amount planner used inside.
+    pilotstats.session.WorkPlanner : the work-amount planner used inside.
 
     Notes
     -----

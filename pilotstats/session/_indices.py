@@ -27,7 +27,7 @@ from pilotstats.autocorrelation import (
     subsession_analysis,
     welch_test,
 )
-from pilotstats.autocorrelation.two_level import TwoLevelResult
+from pilotstats.autocorrelation._two_level import TwoLevelResult
 from pilotstats.exceptions import (
     InvalidInputError,
     NotEnoughDataError,

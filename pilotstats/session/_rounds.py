@@ -44,8 +44,8 @@ import numpy as np
 from pilotstats._stats import ceil_tol, t_quantile, two_sided_t
 from pilotstats._typing import Float64Array1D
 from pilotstats.autocorrelation import SampleSizeResult
-from pilotstats.autocorrelation.sample_size import _blocks_required, target_half_width
-from pilotstats.autocorrelation.two_level import TwoLevelResult, two_level_analysis
+from pilotstats.autocorrelation._sample_size import _blocks_required, target_half_width
+from pilotstats.autocorrelation._two_level import TwoLevelResult, two_level_analysis
 from pilotstats.exceptions import PilotStatsError
 from pilotstats.session._indices import Baseline, PerformanceIndex, finish_analysis
 from pilotstats.session._results import IndexAnalysis

@@ -41,7 +41,7 @@ from pilotstats.exceptions import (
     ShortRoundWarning,
 )
 from pilotstats.regression._outliers import OUTLIER_THRESHOLD, isolated_outliers
-from pilotstats.regression.wps import WpsResult, wps
+from pilotstats.regression._wps import WpsResult, wps
 
 __all__ = ["WorkPlanner", "work_sequence"]
 

@@ -31,7 +31,7 @@ from pilotstats.autocorrelation._blocks import (
     first_qualifying_size,
     prepare,
 )
-from pilotstats.autocorrelation.two_level import (
+from pilotstats.autocorrelation._two_level import (
     SUMMARY_STATISTICS,
     TwoLevelResult,
     split_runs,

@@ -19,8 +19,8 @@ import numpy as np
 from scipy import special
 
 from pilotstats._validation import check_int, check_real
-from pilotstats.autocorrelation.sample_size import target_half_width
-from pilotstats.autocorrelation.two_level import TwoLevelResult
+from pilotstats.autocorrelation._sample_size import target_half_width
+from pilotstats.autocorrelation._two_level import TwoLevelResult
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import Result, format_quantity
 

@@ -30,7 +30,7 @@ from pilotstats.autocorrelation._blocks import (
     prepare,
     resolve_subsession_size,
 )
-from pilotstats.autocorrelation.proportion import (
+from pilotstats.autocorrelation._proportion import (
     PROPORTION_METHODS,
     as_outcomes,
     wilson_interval,

@@ -21,9 +21,9 @@ from pilotstats._kernels import queueing as _kq
 from pilotstats._validation import as_parameter_vector, as_real_array, check_choice, check_int
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.regression._mva_solvers import _fold, _seidmann_transform, _single_class_exact
+from pilotstats.regression._queueing import amva
 from pilotstats.regression._queueing_inputs import _per_class, _servers
 from pilotstats.regression._thread_pool import thread_pool
-from pilotstats.regression.queueing import amva
 
 __all__ = ["ClosedNetworkModel", "ThreadPoolModel"]
 

@@ -90,7 +90,7 @@ def wps(
         ``alpha != 0``, so work amounts that trend (as in the bisection order) make them
         autocorrelated although the errors are not, and the scan then merges far more rounds
         than needed; ``"residuals"`` measures the correlation of the errors only and is what
-        :class:`~pilotstats.regression.WorkPlanner` and
+        :class:`~pilotstats.session.WorkPlanner` and
         :class:`~pilotstats.session.BenchmarkSession` use by default.
     unit : str, default "units"
         Label of the work unit, used in text output.
@@ -137,7 +137,7 @@ def wps(
 
     See Also
     --------
-    pilotstats.regression.WorkPlanner : chooses the work amounts of the next rounds.
+    pilotstats.session.WorkPlanner : chooses the work amounts of the next rounds.
     pilotstats.autocorrelation.optimal_subsession_size : the subsession-size scan.
 
     Notes
@@ -161,7 +161,7 @@ def wps(
     When no subsession size meets ``autocorrelation_limit`` (short series, or a cyclic
     schedule whose period makes every qualifying size degenerate), the identifiable size
     with the smallest ``|r1|`` is used and ``result.notes`` says so; this never raises on a
-    schedule :class:`~pilotstats.regression.WorkPlanner` produces.
+    schedule :class:`~pilotstats.session.WorkPlanner` produces.
 
     The ``ols`` interval assumes errors of constant variance. When timing noise grows with
     the round duration (multiplicative noise) it is too narrow; ``wls`` and ``huber``

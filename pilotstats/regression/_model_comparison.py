@@ -35,8 +35,8 @@ from pilotstats.exceptions import (
     InvalidInputError,
     NotEnoughDataError,
 )
+from pilotstats.regression._calibration import CalibrationResult
 from pilotstats.regression._f_test import FTestResult, _f_from_sse, f_test
-from pilotstats.regression.calibration import CalibrationResult
 from pilotstats.results import Result, format_number
 
 __all__ = [

@@ -21,7 +21,7 @@ from pilotstats._validation import (
     check_probability,
     check_real,
 )
-from pilotstats.autocorrelation.subsession import SubsessionResult
+from pilotstats.autocorrelation._subsession import SubsessionResult
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, UnreachableTargetError
 from pilotstats.results import ConfidenceInterval, Result, format_interval, format_number
 
