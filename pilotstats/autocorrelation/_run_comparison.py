@@ -21,13 +21,13 @@ from scipy import optimize
 from pilotstats import _config
 from pilotstats._stats import t_cdf, two_sided_t
 from pilotstats._validation import (
+    check_autocorrelation_limit,
     check_bool,
     check_choice,
     check_confidence_level,
     check_text,
 )
 from pilotstats.autocorrelation._blocks import (
-    check_autocorrelation_limit,
     first_qualifying_size,
     prepare,
 )

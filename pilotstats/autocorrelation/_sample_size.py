@@ -17,6 +17,8 @@ from pilotstats import _config
 from pilotstats._stats import ceil_tol, normal_quantile, two_sided_t
 from pilotstats._typing import MeanMethod, ProportionMethod, SampleKind, SampleSizeMethod
 from pilotstats._validation import (
+    as_outcomes,
+    check_autocorrelation_limit,
     check_choice,
     check_confidence_level,
     check_int,
@@ -25,14 +27,12 @@ from pilotstats._validation import (
 from pilotstats.autocorrelation._blocks import (
     Samples,
     block_moments,
-    check_autocorrelation_limit,
     first_qualifying_size,
     prepare,
     resolve_subsession_size,
 )
 from pilotstats.autocorrelation._proportion import (
     PROPORTION_METHODS,
-    as_outcomes,
     wilson_interval,
 )
 from pilotstats.exceptions import InvalidInputError, UnreachableTargetError

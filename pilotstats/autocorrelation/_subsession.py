@@ -17,11 +17,10 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._stats import two_sided_t
 from pilotstats._typing import MeanMethod
-from pilotstats._validation import check_confidence_level, check_text
+from pilotstats._validation import check_autocorrelation_limit, check_confidence_level, check_text
 from pilotstats.autocorrelation._blocks import (
     Samples,
     block_moments,
-    check_autocorrelation_limit,
     prepare,
     resolve_subsession_size,
 )

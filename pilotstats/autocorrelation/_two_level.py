@@ -37,6 +37,7 @@ from pilotstats import _config
 from pilotstats._stats import normal_quantile, two_sided_t
 from pilotstats._validation import (
     as_float_array,
+    check_autocorrelation_limit,
     check_bool,
     check_choice,
     check_confidence_level,
@@ -45,7 +46,6 @@ from pilotstats._validation import (
 )
 from pilotstats.autocorrelation._blocks import (
     block_moments,
-    check_autocorrelation_limit,
     first_qualifying_size,
     prepare,
 )

@@ -16,6 +16,7 @@ from pilotstats import _config
 from pilotstats._validation import (
     as_float_array,
     check_choice,
+    check_predictions_nonzero,
     check_real,
 )
 from pilotstats.exceptions import (
@@ -23,7 +24,6 @@ from pilotstats.exceptions import (
 )
 from pilotstats.regression._calibration_problem import (
     FloatArray,
-    _check_predictions_nonzero,
     _names,
     _Options,
     _Problem,
@@ -247,7 +247,7 @@ def design_diagnostics(
         w = np.ones_like(y)
     elif isinstance(weights, str):
         check_choice(weights, "weights", ("irls",))
-        _check_predictions_nonzero(y, problem.observed)
+        check_predictions_nonzero(y, problem.observed)
         w = 1.0 / y**2
     else:
         w = np.asarray(weights, dtype=np.float64)

@@ -36,7 +36,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._config import SCHWEITZER_MAX_ITER, SCHWEITZER_TOL
 from pilotstats._kernels import queueing as _kq
-from pilotstats._validation import check_bool
+from pilotstats._validation import as_float_array, check_bool, check_mva_size
 from pilotstats.exceptions import ConvergenceWarning, InvalidInputError
 from pilotstats.regression._mva_solvers import (
     _fold,
@@ -46,8 +46,6 @@ from pilotstats.regression._mva_solvers import (
     _single_class_exact,
 )
 from pilotstats.regression._queueing_inputs import (
-    _as_float,
-    _check_size,
     _demands,
     _prepare,
     _servers,
@@ -172,7 +170,7 @@ def mva(
     total, pop, think, srv, one_class = _prepare(
         demands, population, think_time, servers, visits
     )
-    _check_size(total.shape[0] * (2 if multiserver == "seidmann" else 1), pop, "mva")
+    check_mva_size(total.shape[0] * (2 if multiserver == "seidmann" else 1), pop, "mva")
     c_count = total.shape[1]
     multi = bool(((srv > 1) & np.isfinite(srv)).any())
     if multi and multiserver == "seidmann":
@@ -392,16 +390,16 @@ def open_as_closed(
     if isinstance(arrival_rate, numbers.Real) and not isinstance(arrival_rate, bool):
         rates = np.full(c_count, check_real(arrival_rate, "arrival_rate", allow_inf=True))
     else:
-        rates = _as_float(arrival_rate, "arrival_rate", ndim=1)
+        rates = as_float_array(arrival_rate, "arrival_rate", ndim=1)
     if rates.shape[0] != c_count or not (rates > 0).all() or not np.isfinite(rates).all():
         raise InvalidInputError(
             f"arrival_rate must be {c_count} positive finite value(s), got {rates.tolist()}"
         )
     srv = _servers(servers, service.shape[0])
     if method == "exact" or (method == "auto" and c_count == 1):
-        _check_size(service.shape[0], np.full(c_count, population), "open_as_closed")
+        check_mva_size(service.shape[0], np.full(c_count, population), "open_as_closed")
     elif service.shape[0] > _config.MAX_STATIONS:
-        _check_size(service.shape[0], [0], "open_as_closed")
+        check_mva_size(service.shape[0], [0], "open_as_closed")
     total = service * _visits(visits, service.shape, one_class)
     per_server = np.where(np.isinf(srv), np.inf, srv)
     load = (total * rates[None, :]).sum(axis=1) / per_server

@@ -12,15 +12,12 @@ import numpy as np
 
 from pilotstats import _config
 from pilotstats._kernels import queueing as _kq
+from pilotstats._validation import check_cycle_scale, check_mva_size
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.regression._mva_solvers import (
     _single_class_exact,
     _solve_single,
     _warn_p0,
-)
-from pilotstats.regression._queueing_inputs import (
-    _check_scale,
-    _check_size,
 )
 from pilotstats.regression._queueing_results import (
     ThreadPoolResult,
@@ -101,9 +98,9 @@ def thread_pool(
     )
     if not inner.max() > 0:
         raise InvalidInputError("inner_demands must contain a positive demand")
-    _check_size(inner.shape[0] + outer.shape[0] + 1, [n], "thread_pool")
-    _check_scale(np.concatenate([inner, outer])[:, None], np.array([think]), np.array([n]))
-    _check_scale(inner[:, None], np.zeros(1), np.array([float(min(m, n))]))
+    check_mva_size(inner.shape[0] + outer.shape[0] + 1, [n], "thread_pool")
+    check_cycle_scale(np.concatenate([inner, outer])[:, None], np.array([think]), np.array([n]))
+    check_cycle_scale(inner[:, None], np.zeros(1), np.array([float(min(m, n))]))
     if float(n) * float(n) > _config.MAX_MVA_CELLS * 16:
         raise InvalidInputError(
             f"thread_pool: population {n} is too large for the load-dependent exact solution "

@@ -27,6 +27,7 @@ import numpy as np
 from pilotstats._typing import ArrayLike1D, SubsessionBasis, WpsEstimator, WpsMethod
 from pilotstats._validation import (
     as_float_array,
+    check_autocorrelation_limit,
     check_bool,
     check_choice,
     check_confidence_level,
@@ -34,7 +35,6 @@ from pilotstats._validation import (
     check_real,
     check_text,
 )
-from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
 from pilotstats.exceptions import DegenerateDesignError, InvalidInputError, NotEnoughDataError
 from pilotstats.regression._wps_fit import _alpha_filter, _build_result, _fit_kept
 from pilotstats.regression._wps_results import WpsPrediction, WpsResult

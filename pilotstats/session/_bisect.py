@@ -24,7 +24,13 @@ from typing import Any
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._validation import check_bool, check_confidence_level, check_int, check_real
+from pilotstats._validation import (
+    check_bool,
+    check_confidence_level,
+    check_int,
+    check_real,
+    check_text_path,
+)
 from pilotstats.autocorrelation._run_comparison import ratio_interval
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.session._bisect_git import (
@@ -358,15 +364,6 @@ def bisect(
                          directory, runs_cap, duration_cap)
     with session.stack:
         return _drive(session, candidates, threshold, higher, share, error, level, step_cap)
-
-
-def check_text_path(path: Any) -> str:
-    """A path given as ``str`` or ``os.PathLike``."""
-    if isinstance(path, os.PathLike):
-        path = os.fspath(path)
-    if not isinstance(path, str) or not path:
-        raise InvalidInputError(f"repo must be a directory path, got {path!r}")
-    return path
 
 
 def _drive(session: _Bisection, candidates: list[str], threshold: float, higher: bool,

@@ -26,13 +26,15 @@ from pilotstats._typing import (
     WarmupRemoval,
 )
 from pilotstats._validation import (
+    check_autocorrelation_limit,
     check_choice,
     check_confidence_level,
     check_int,
     check_probability,
+    check_readings,
     check_real,
+    check_unit_readings,
 )
-from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
 from pilotstats.exceptions import InvalidInputError, SessionFinishedError
 from pilotstats.regression._outliers import OUTLIER_THRESHOLD
 from pilotstats.results import json_safe
@@ -48,8 +50,6 @@ from pilotstats.session._indices import (
     _as_baselines,
     _as_indices,
     analyse_index,
-    check_readings,
-    check_unit_readings,
     index_progress,
 )
 from pilotstats.session._persistence import (

@@ -10,13 +10,12 @@ interval, required sample size and Welch comparison with its baseline.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from pilotstats._typing import Float64Array1D, IndexType, MeanMethod
-from pilotstats._validation import as_float_array, check_choice, check_int, check_real
+from pilotstats._validation import check_choice, check_int, check_real
 from pilotstats.autocorrelation import (
     ProportionResult,
     SampleSizeResult,
@@ -40,9 +39,6 @@ __all__ = [
     "Baseline",
     "PerformanceIndex",
     "analyse_index",
-    "check_index_values",
-    "check_readings",
-    "check_unit_readings",
     "finish_analysis",
     "index_progress",
 ]
@@ -191,154 +187,6 @@ def _as_baselines(value: Any, name: str) -> tuple[Baseline | None, ...]:
             f"index, None for none), got {type(value).__name__}"
         )
     return tuple(_as_baseline(item, f"{name}[{i}]") for i, item in enumerate(value))
-
-def check_index_values(index_type: IndexType, values: Float64Array1D, name: str) -> None:
-    """Check recorded values against the type of their index.
-
-    Parameters
-    ----------
-    index_type : {"ordinary", "ratio", "binary"}
-        Type of the index the values belong to.
-    values : ndarray, shape (n,)
-        The values (already finite numbers).
-    name : str
-        How error messages name the values.
-
-    Raises
-    ------
-    InvalidInputError
-        A binary index got a value other than 0 and 1, or a ratio index a value <= 0.
-    """
-    if index_type == "binary" and not np.all((values == 0.0) | (values == 1.0)):
-        raise InvalidInputError(
-            f"{name} belongs to a binary index and must hold only 0 and 1, got "
-            f"{values[(values != 0.0) & (values != 1.0)][0]!r}"
-        )
-    if index_type == "ratio" and np.any(values <= 0.0):
-        raise InvalidInputError(
-            f"{name} belongs to a ratio index (harmonic mean) and must be > 0"
-        )
-
-
-def check_readings(
-    readings: Any,
-    *,
-    n_earlier: int | None,
-    n_declared: int,
-    n_rounds: int,
-    index_type: Callable[[int], IndexType],
-) -> Float64Array1D | None:
-    """Check a round's readings (one value per performance index).
-
-    Parameters
-    ----------
-    readings : float, array_like or None
-        The readings passed to :meth:`~pilotstats.session.BenchmarkSession.record`.
-    n_earlier : int or None
-        Number of readings indices of earlier rounds (None: no round had readings yet).
-    n_declared : int
-        Number of declared readings indices (0: none declared).
-    n_rounds : int
-        Rounds recorded before this one.
-    index_type : callable
-        Type of the index at a position.
-
-    Returns
-    -------
-    ndarray or None
-        The readings as a float array (None when there are none).
-
-    Raises
-    ------
-    InvalidInputError
-        Not finite numbers, another count than in earlier rounds or than declared, readings
-        after rounds without any, or values not fitting their index type.
-    """
-    if readings is None:
-        return None
-    row = as_float_array(np.atleast_1d(readings), "readings")
-    expected = n_earlier
-    if expected is None and n_declared:
-        expected = n_declared
-    if expected is not None and row.shape[0] != expected:
-        raise InvalidInputError(
-            f"readings must have one value per performance index ({expected} as "
-            f"{'declared' if n_earlier is None else 'in earlier rounds'}), "
-            f"got {row.shape[0]}"
-        )
-    if n_earlier is None and n_rounds > 0:
-        raise InvalidInputError(
-            "readings must be given for every round (earlier rounds had none)"
-        )
-    for index in range(row.shape[0]):
-        check_index_values(index_type(index), row[index : index + 1], f"readings[{index}]")
-    return row
-
-
-def check_unit_readings(
-    unit_readings: Any,
-    *,
-    n_earlier: int,
-    n_declared: int,
-    index_type: Callable[[int], IndexType],
-) -> list[Float64Array1D] | None:
-    """Check a round's unit readings (one 1-D array per performance index).
-
-    Parameters
-    ----------
-    unit_readings : array_like, sequence of array_like or None
-        The unit readings passed to :meth:`~pilotstats.session.BenchmarkSession.record`:
-        a 1-D array for a single index, or one 1-D array per index.
-    n_earlier : int
-        Number of unit-readings indices of earlier rounds (0: no round had any yet).
-    n_declared : int
-        Number of declared unit-readings indices (0: none declared).
-    index_type : callable
-        Type of the index at a position.
-
-    Returns
-    -------
-    list of ndarray or None
-        One float array per index (None when there are none).
-
-    Raises
-    ------
-    InvalidInputError
-        Not finite numbers, another count than in earlier rounds or than declared, an empty
-        array in the first round with unit readings, or values not fitting their index type.
-    """
-    if unit_readings is None:
-        return None
-    items: list[Any]
-    if (
-        isinstance(unit_readings, (list, tuple))
-        and unit_readings
-        and all(np.ndim(item) == 1 for item in unit_readings)
-    ):
-        items = list(unit_readings)
-    else:
-        items = [unit_readings]
-    rows = [
-        as_float_array(item, f"unit_readings[{i}]", min_length=0)
-        for i, item in enumerate(items)
-    ]
-    expected = n_earlier or n_declared or None
-    if expected is not None and len(rows) != expected:
-        raise InvalidInputError(
-            f"unit_readings must have one array per performance index ({expected} as "
-            f"{'in earlier rounds' if n_earlier else 'declared'}), got {len(rows)}"
-        )
-    if not n_earlier:
-        empty = [i for i, row in enumerate(rows) if row.shape[0] == 0]
-        if empty:
-            raise InvalidInputError(
-                f"unit_readings[{empty[0]}] is empty in the first round with unit "
-                "readings: an index without readings can never meet its target; pass "
-                "None for a round without unit readings"
-            )
-    for index, row in enumerate(rows):
-        check_index_values(index_type(index), row, f"unit_readings[{index}]")
-    return rows
 
 
 #: Lag-1 autocorrelation of subsession means above which an interval is flagged when a

@@ -23,6 +23,7 @@ from pilotstats._stats import ceil_tol
 from pilotstats._typing import ArrayLike1D, PlannerPhase, SubsessionBasis, WpsMethod
 from pilotstats._validation import (
     as_float_array,
+    check_autocorrelation_limit,
     check_bool,
     check_choice,
     check_confidence_level,
@@ -31,7 +32,6 @@ from pilotstats._validation import (
     check_text,
 )
 from pilotstats.autocorrelation import required_sample_size
-from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
 from pilotstats.exceptions import (
     ConvergenceWarning,
     DataRangeWarning,
