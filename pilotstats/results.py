@@ -24,13 +24,14 @@ from __future__ import annotations
 import dataclasses
 import html
 import math
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar, NamedTuple, SupportsIndex, overload
 
 import numpy as np
 
 __all__ = [
     "ConfidenceInterval",
+    "PValueResult",
     "Result",
     "decode_float",
     "decode_float_fields",
@@ -287,3 +288,44 @@ class Result:
             f"<div><strong>{title}</strong>: {summary}"
             f"<table>{''.join(rows)}</table></div>"
         )
+
+
+class PValueResult(Result):
+    """Base of test results that unpack as ``(statistic, p_value)``.
+
+    The result stays a full object with named fields, and also behaves like the 2-tuple
+    ``(statistic, p_value)`` for unpacking, ``len`` and indexing; every other field is
+    reached by name only.
+
+    Examples
+    --------
+    >>> from pilotstats.autocorrelation import welch_test
+    >>> r = welch_test(98.105, 0.699**2, 65, 98.394, 0.743**2, 65)
+    >>> t, p = r
+    >>> (t, p) == (r[0], r[1]) == (r.statistic, r.p_value) and len(r) == 2
+    True
+    >>> r[-1] == r.p_value and r[:] == (r.statistic, r.p_value)
+    True
+    """
+
+    _fields: ClassVar[tuple[str, str]] = ("statistic", "p_value")
+    statistic: float
+    p_value: float
+
+    def _pair(self) -> tuple[float, float]:
+        return (self.statistic, self.p_value)
+
+    def __iter__(self) -> Iterator[float]:
+        return iter(self._pair())
+
+    def __len__(self) -> int:
+        return 2
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> float: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[float, ...]: ...
+
+    def __getitem__(self, index: SupportsIndex | slice) -> float | tuple[float, ...]:
+        return self._pair()[index]

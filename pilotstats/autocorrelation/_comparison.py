@@ -7,9 +7,7 @@ Documentation ``docs/algorithms/subsession.md``; Pilot ``lib/libpilot.cc``
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from pilotstats import _config
 from pilotstats._stats import ceil_tol, t_cdf, t_quantile
@@ -19,11 +17,17 @@ from pilotstats._validation import (
     check_confidence_level,
     check_int,
     check_probability,
-    check_real,
+    check_welch_side,
 )
 from pilotstats.autocorrelation._subsession import SubsessionResult
-from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, UnreachableTargetError
-from pilotstats.results import ConfidenceInterval, Result, format_interval, format_number
+from pilotstats.exceptions import InvalidInputError, UnreachableTargetError
+from pilotstats.results import (
+    ConfidenceInterval,
+    PValueResult,
+    Result,
+    format_interval,
+    format_number,
+)
 
 __all__ = [
     "ComparisonSampleSizeResult",
@@ -35,22 +39,6 @@ __all__ = [
 ]
 
 ALTERNATIVES: tuple[Alternative, ...] = ("two-sided", "less", "greater")
-
-
-def _check_side(
-    mean: Any, var: Any, n: Any, side: str, names: tuple[str, str, str] | None = None
-) -> tuple[float, float, int]:
-    mean_name, var_name, n_name = names or (f"mean{side}", f"var{side}", f"n{side}")
-    mean_value = check_real(mean, mean_name)
-    var_value = check_real(var, var_name)
-    if var_value < 0:
-        raise InvalidInputError(f"{var_name} must be non-negative, got {var_value!r}")
-    count = check_int(n, n_name, low=0)
-    if count < 2:
-        raise NotEnoughDataError(
-            f"{n_name} = {count}: Welch's test needs at least 2 observations per side"
-        )
-    return mean_value, var_value, count
 
 
 def welch_degrees_of_freedom(var1: float, n1: int, var2: float, n2: int) -> float:
@@ -88,8 +76,8 @@ def welch_degrees_of_freedom(var1: float, n1: int, var2: float, n2: int) -> floa
     >>> round(welch_degrees_of_freedom(a.var(ddof=1), a.size, b.var(ddof=1), b.size), 3)
     27.754
     """
-    _, v1, count1 = _check_side(0.0, var1, n1, "1")
-    _, v2, count2 = _check_side(0.0, var2, n2, "2")
+    _, v1, count1 = check_welch_side(0.0, var1, n1, "1")
+    _, v2, count2 = check_welch_side(0.0, var2, n2, "2")
     return _dof(v1, count1, v2, count2)
 
 
@@ -121,7 +109,7 @@ def _difference(m1: float, m2: float) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class WelchResult(Result):
+class WelchResult(PValueResult):
     """Welch's unequal-variance t-test of ``mean1 - mean2``.
 
     Attributes
@@ -167,9 +155,6 @@ class WelchResult(Result):
     standard_error: float
     alternative: str
     confidence_level: float
-
-    def __iter__(self) -> Iterator[float]:
-        return iter((self.statistic, self.p_value))
 
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Interval of the difference at ``confidence_level`` (None: the stored level)."""
@@ -268,8 +253,8 @@ def welch_test(
     """
     level = check_confidence_level(confidence_level)
     side = check_choice(alternative, "alternative", ALTERNATIVES)
-    m1, v1, c1 = _check_side(mean1, var1, n1, "1")
-    m2, v2, c2 = _check_side(mean2, var2, n2, "2")
+    m1, v1, c1 = check_welch_side(mean1, var1, n1, "1")
+    m2, v2, c2 = check_welch_side(mean2, var2, n2, "2")
     d = _difference(m1, m2)
     se = _standard_error(v1, c1, v2, c2)
     if se == 0.0:
@@ -443,11 +428,11 @@ def required_sample_size_for_comparison(
     target = check_probability(significance_level, "significance_level")
     q = check_int(subsession_size, "subsession_size", low=1)
     floor = check_int(min_subsessions, "min_subsessions", low=0)
-    m1, v1, c1 = _check_side(
+    m1, v1, c1 = check_welch_side(
         baseline_mean, baseline_var, baseline_n, "1",
         ("baseline_mean", "baseline_var", "baseline_n"),
     )
-    m2, v2, c2 = _check_side(mean, var, n, "2", ("mean", "var", "n"))
+    m2, v2, c2 = check_welch_side(mean, var, n, "2", ("mean", "var", "n"))
     dof = _dof(v1, c1, v2, c2)
     t = t_quantile(target / 2.0, dof) if math.isfinite(dof) else math.nan
     d = _difference(m1, m2)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -22,7 +22,7 @@ import numpy as np
 from pilotstats._validation import check_choice, check_int
 from pilotstats.exceptions import ConvergenceWarning, IdentifiabilityWarning, InvalidInputError
 from pilotstats.regression._calibration import CalibrationResult, calibrate
-from pilotstats.results import Result, format_number
+from pilotstats.results import PValueResult, format_number
 
 __all__ = ["FTestResult", "f_test"]
 
@@ -30,7 +30,7 @@ FForm = Literal["extra_sum_of_squares", "tutorial"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class FTestResult(Result):
+class FTestResult(PValueResult):
     """F test of a restricted model against a fuller one.
 
     Unpacks as ``statistic, p_value = f_test(...)``.
@@ -89,9 +89,6 @@ class FTestResult(Result):
     denominator: str = "pairwise"
     form: str = "extra_sum_of_squares"
     common_measures: tuple[str, ...] = ()
-
-    def __iter__(self) -> Iterator[float]:
-        return iter((self.statistic, self.p_value))
 
     def __str__(self) -> str:
         on = f", on {', '.join(self.common_measures)}" if self.common_measures else ""
