@@ -297,6 +297,10 @@ class PValueResult(Result):
     ``(statistic, p_value)`` for unpacking, ``len`` and indexing; every other field is
     reached by name only.
 
+    Notes
+    -----
+    Complexity: O(1) for unpacking, ``len`` and indexing.
+
     Examples
     --------
     >>> from pilotstats.autocorrelation import welch_test

@@ -2,6 +2,23 @@
 
 Documentation ``docs/algorithms/subsession.md``; Pilot ``lib/libpilot.cc``
 (``pilot_p_eq``, ``pilot_calc_deg_of_freedom``, ``pilot_optimal_sample_size_for_eq_test``).
+
+:func:`welch_test`, notes:
+
+See ``docs/algorithms/subsession.md``. ``t = d / se`` with
+``se = sqrt(v1/n1 + v2/n2)``, two-sided ``p = 2 F_nu(-|t|)``, interval
+``d -/+ t_nu((1+c)/2) se``; ``nu`` from :func:`welch_degrees_of_freedom` (not floored).
+
+:func:`welch_test`, references:
+
+.. [1] B. L. Welch, "The generalization of Student's problem when several different
+   population variances are involved", Biometrika 34 (1947) 28-35.
+
+:func:`required_sample_size_for_comparison`, notes:
+
+See ``docs/algorithms/subsession.md``. ``nu`` at the current sizes,
+``t = t_nu(significance_level / 2)``, ``D = (d / t)^2 - v_b / n_b``,
+``required_subsessions = max(2, ceil_tol(v / D))`` (Pilot truncates; rounding up is correct).
 """
 
 from __future__ import annotations
@@ -234,16 +251,7 @@ def welch_test(
 
     Notes
     -----
-    See ``docs/algorithms/subsession.md``. ``t = d / se`` with
-    ``se = sqrt(v1/n1 + v2/n2)``, two-sided ``p = 2 F_nu(-|t|)``, interval
-    ``d -/+ t_nu((1+c)/2) se``; ``nu`` from :func:`welch_degrees_of_freedom` (not floored).
-
     Complexity: O(1).
-
-    References
-    ----------
-    .. [1] B. L. Welch, "The generalization of Student's problem when several different
-       population variances are involved", Biometrika 34 (1947) 28-35.
 
     Examples
     --------
@@ -412,10 +420,6 @@ def required_sample_size_for_comparison(
 
     Notes
     -----
-    See ``docs/algorithms/subsession.md``. ``nu`` at the current sizes,
-    ``t = t_nu(significance_level / 2)``, ``D = (d / t)^2 - v_b / n_b``,
-    ``required_subsessions = max(2, ceil_tol(v / D))`` (Pilot truncates; rounding up is correct).
-
     Complexity: O(1).
 
     Examples

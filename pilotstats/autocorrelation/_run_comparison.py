@@ -8,6 +8,12 @@ pivot ``T(ρ) = (ȳ - ρ x̄) / sqrt(v_y + ρ^2 v_x)``, ``v = s^2 / k``, with We
 degrees of freedom ``ν(ρ)``. The interval is every ``ρ >= 0`` with ``|T(ρ)| <= t_{ν(ρ)}``
 and the p-value is the same test at ``ρ = 1``, so the interval excludes 1 exactly when
 ``p < 1 - c``: the verdict can be read from either.
+
+:func:`compare_runs`, references:
+
+.. [1] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013.
+.. [2] E. C. Fieller, "Some problems in interval estimation", J. R. Stat. Soc. B 16
+   (1954) 175-185.
 """
 
 from __future__ import annotations
@@ -258,12 +264,6 @@ def compare_runs(
     search, since ``T(ρ)`` decreases in ``ρ`` for positive means. The ratio is the
     natural effect size of a performance change ("1.30: 30 % slower"). Complexity
     O(N log N) for N samples.
-
-    References
-    ----------
-    .. [1] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013.
-    .. [2] E. C. Fieller, "Some problems in interval estimation", J. R. Stat. Soc. B 16
-       (1954) 175-185.
 
     Examples
     --------

@@ -2,6 +2,13 @@
 
 Documentation ``docs/algorithms/subsession.md``; Pilot ``lib/priv_include/libpilotcpp.h``
 (``pilot_optimal_sample_size``) and the session rule of ``lib/workload.cc``.
+
+:func:`required_sample_size`, notes:
+
+See ``docs/algorithms/subsession.md``. The half width ``e`` from the targets (Pilot's full width
+``W_req = 2 e``), ``h_req = ceil_tol(s2_q (t_{h-1}((1+c)/2) / e)^2)``,
+``samples = q * max(h_req, min_subsessions)``; ``ceil_tol`` rounds up but ignores a
+relative excess below 1e-9.
 """
 
 from __future__ import annotations
@@ -261,11 +268,6 @@ def required_sample_size(
 
     Notes
     -----
-    See ``docs/algorithms/subsession.md``. The half width ``e`` from the targets (Pilot's full width
-    ``W_req = 2 e``), ``h_req = ceil_tol(s2_q (t_{h-1}((1+c)/2) / e)^2)``,
-    ``samples = q * max(h_req, min_subsessions)``; ``ceil_tol`` rounds up but ignores a
-    relative excess below 1e-9.
-
     Complexity: O(n log n) time (the subsession-size scan, see
     :func:`subsession_analysis`) and O(n) memory.
 

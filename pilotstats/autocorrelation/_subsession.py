@@ -2,6 +2,20 @@
 
 Documentation ``docs/algorithms/subsession.md``; Pilot ``lib/priv_include/libpilotcpp.h``
 (``pilot_subsession_confidence_interval``).
+
+:func:`subsession_analysis`, notes:
+
+See ``docs/algorithms/subsession.md`` (Pilot, ``libpilotcpp.h``). With ``h = n // q``
+blocks and ``s2_q = sum_j (u_j - m)^2 / (h - 1)`` about the overall mean ``m``, the
+interval is ``m -/+ t_{h-1}((1 + c)/2) sqrt(s2_q / h)``. Unlike Pilot's session code,
+``confidence_level`` and ``autocorrelation_limit`` are honoured as passed.
+
+:func:`subsession_analysis`, references:
+
+.. [1] D. Ferrari, *Computer Systems Performance Evaluation*, Prentice-Hall, 1978, §3.
+.. [2] Y. Li, Y. Gupta, E. L. Miller, D. D. E. Long, "Pilot: A Framework that
+   Understands How to Do Performance Benchmarks the Right Way", MASCOTS 2016
+   (``ascar-io/pilot-bench``).
 """
 
 from __future__ import annotations
@@ -211,21 +225,9 @@ def subsession_analysis(
 
     Notes
     -----
-    See ``docs/algorithms/subsession.md`` (Pilot, ``libpilotcpp.h``). With ``h = n // q``
-    blocks and ``s2_q = sum_j (u_j - m)^2 / (h - 1)`` about the overall mean ``m``, the
-    interval is ``m -/+ t_{h-1}((1 + c)/2) sqrt(s2_q / h)``. Unlike Pilot's session code,
-    ``confidence_level`` and ``autocorrelation_limit`` are honoured as passed.
-
     Complexity: O(n log n) time and O(n) memory: the subsession-size scan evaluates q =
     1..n/3 from double-double prefix sums at O(n/q) each (O(n) per q before issue 13,
     O(n²) on a level-shifted series).
-
-    References
-    ----------
-    .. [1] D. Ferrari, *Computer Systems Performance Evaluation*, Prentice-Hall, 1978, §3.
-    .. [2] Y. Li, Y. Gupta, E. L. Miller, D. D. E. Long, "Pilot: A Framework that
-       Understands How to Do Performance Benchmarks the Right Way", MASCOTS 2016
-       (``ascar-io/pilot-bench``).
 
     Examples
     --------

@@ -22,6 +22,13 @@ the batches are then the units. The variance components are diagnostics and feed
 analysis of that run (autocorrelation-aware), and the between-run component is the excess
 of the run means' spread over it (Kalibera & Jones eq. (3)-(4), with the subsession
 variance of a run mean in place of ``S_2^2 / n``).
+
+:func:`two_level_analysis`, references:
+
+.. [1] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM
+   2013, §3-4.
+.. [2] A. Georges, D. Buytaert and L. Eeckhout, "Statistically Rigorous Java
+   Performance Evaluation", OOPSLA 2007.
 """
 
 from __future__ import annotations
@@ -401,13 +408,6 @@ def two_level_analysis(
     units (``runs_per_unit``, and the note says so). For independent runs this happens in
     5 % of analyses and only costs degrees of freedom. Complexity O(N log N) for N samples
     in all.
-
-    References
-    ----------
-    .. [1] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM
-       2013, §3-4.
-    .. [2] A. Georges, D. Buytaert and L. Eeckhout, "Statistically Rigorous Java
-       Performance Evaluation", OOPSLA 2007.
 
     Examples
     --------

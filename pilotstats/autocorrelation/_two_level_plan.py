@@ -6,6 +6,11 @@ runs of ``n`` samples the grand mean has variance ``(T_1^2 + T_2^2 / n) / r``, a
 costs ``c_1 + c_2 n``. Their closed form ``n* = sqrt(c_1 T_2^2 / (c_2 T_1^2))`` ignores
 the t quantile's dependence on ``r``; :func:`required_runs` instead searches every run
 count for the cheapest ``(r, n)`` whose ``t_{r-1}`` interval meets the target.
+
+:func:`required_runs`, references:
+
+.. [1] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM
+   2013, §4 (optimal repetition counts).
 """
 
 from __future__ import annotations
@@ -147,11 +152,6 @@ def required_runs(
     minimum (whose estimand depends on the block size) and without a run cost, ``n``
     stays the current one and ``r`` is the smallest count with ``t_{r-1} s / sqrt(r) <= e``
     for the unit statistics' standard deviation ``s``. Complexity O(MAX_RUNS).
-
-    References
-    ----------
-    .. [1] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM
-       2013, §4 (optimal repetition counts).
 
     Examples
     --------

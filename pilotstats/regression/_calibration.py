@@ -22,6 +22,13 @@ References
    LNCS 5119, pp. 9–28, doi:10.1007/978-3-540-69814-2_3.
 .. [3] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989, §2.1 (linearised
    inference), §14 (Gauss–Newton with step halving).
+
+:func:`calibrate`, references:
+
+.. [1] M. Woodside, "Regression techniques for performance parameter estimation",
+   WOSP/SIPEW 2010 tutorial.
+.. [2] M. Woodside, SIPEW 2008, LNCS 5119, doi:10.1007/978-3-540-69814-2_3.
+.. [3] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989.
 """
 
 from __future__ import annotations
@@ -271,13 +278,6 @@ def calibrate(
     refitted, weights frozen at x̂) crosses S(x̂)(1 + F_{1, dof; c}/dof), on each side by a
     parabola with its vertex at m̂ through the profile at m̂ ± 1
     (``docs/algorithms/calibration.md``).
-
-    References
-    ----------
-    .. [1] M. Woodside, "Regression techniques for performance parameter estimation",
-       WOSP/SIPEW 2010 tutorial.
-    .. [2] M. Woodside, SIPEW 2008, LNCS 5119, doi:10.1007/978-3-540-69814-2_3.
-    .. [3] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989.
 
     Examples
     --------

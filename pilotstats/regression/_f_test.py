@@ -8,6 +8,23 @@ References
 .. [2] M. Woodside, "Regression techniques for performance parameter estimation",
    tutorial, WOSP/SIPEW 2010 (model comparison of fits on different measure sets,
    slides 31-32; the tutorial's F form).
+
+:func:`f_test`, notes:
+
+Both sums of squares use the **same weights** and the **same measurements**: fixed
+schemes already do; under IRLS (or callable weights) the weights are frozen at B's
+final predictions and A is refitted with them from its estimate. When the two fits
+used different measure sets, both are first refitted from their estimates on the
+measures they share (B with its own weighting, then A with B's frozen weights), and the
+test runs on those refits (:attr:`FTestResult.common_measures` names them). For
+nonlinear models the F law is a linearisation approximation, good when the models
+are nearly linear near the optimum.
+
+:func:`f_test`, references:
+
+.. [1] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989, §5.3.
+.. [2] M. Woodside, "Regression techniques for performance parameter estimation",
+   WOSP/SIPEW 2010 tutorial.
 """
 
 from __future__ import annotations
@@ -247,23 +264,8 @@ def f_test(
 
     Notes
     -----
-    Both sums of squares use the **same weights** and the **same measurements**: fixed
-    schemes already do; under IRLS (or callable weights) the weights are frozen at B's
-    final predictions and A is refitted with them from its estimate. When the two fits
-    used different measure sets, both are first refitted from their estimates on the
-    measures they share (B with its own weighting, then A with B's frozen weights), and the
-    test runs on those refits (:attr:`FTestResult.common_measures` names them). For
-    nonlinear models the F law is a linearisation approximation, good when the models
-    are nearly linear near the optimum.
-
     Complexity: at most two refits (none when the fits share measurements and fixed
     weights).
-
-    References
-    ----------
-    .. [1] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989, §5.3.
-    .. [2] M. Woodside, "Regression techniques for performance parameter estimation",
-       WOSP/SIPEW 2010 tutorial.
 
     Examples
     --------

@@ -11,6 +11,17 @@ References
    (extra-sum-of-squares F test, a linearisation approximation for nonlinear models).
 .. [2] M. Woodside, "Regression techniques for performance parameter estimation",
    tutorial, WOSP/SIPEW 2010.
+
+:func:`compare_polynomials`, notes:
+
+Fits use statsmodels ``WLS`` on a Vandermonde design; centring or scaling N changes
+neither SSE nor F. With only total response time measured a low-degree polynomial fits
+about as well as the queueing model, whose demands are then not identifiable: the
+tutorial's argument for measuring per station ([2]_).
+
+:func:`compare_polynomials`, references:
+
+.. [2] M. Woodside, WOSP/SIPEW 2010 tutorial.
 """
 
 from __future__ import annotations
@@ -417,17 +428,8 @@ def compare_polynomials(
 
     Notes
     -----
-    Fits use statsmodels ``WLS`` on a Vandermonde design; centring or scaling N changes
-    neither SSE nor F. With only total response time measured a low-degree polynomial fits
-    about as well as the queueing model, whose demands are then not identifiable: the
-    tutorial's argument for measuring per station ([2]_).
-
     Complexity: O(D·(T·p² + p³)) for D degrees of at most p coefficients and T trials
     (one weighted least-squares fit per degree, a few IRLS passes each).
-
-    References
-    ----------
-    .. [2] M. Woodside, WOSP/SIPEW 2010 tutorial.
 
     Examples
     --------

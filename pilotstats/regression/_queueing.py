@@ -23,6 +23,37 @@ References
    IBM J. Res. Dev. 19(1):36–42, 1975 (flow-equivalent servers).
 .. [5] M. Woodside, "Regression techniques for performance parameter estimation",
    tutorial, WOSP/SIPEW 2010.
+
+:func:`mva`, notes:
+
+Single class: with Q_k(0) = 0 and for n = 1..N, R_k(n) = D_k (1 + Q_k(n−1))
+(arrival theorem; D_k at a delay), X(n) = n/(Z + Σ_k R_k(n)), Q_k(n) = X(n) R_k(n).
+Several classes: the lattice recursion R_kc(n) = D_kc (1 + Σ_j Q_kj(n − e_c)),
+X_c(n) = n_c/(Z_c + Σ_k R_kc(n)), at cost Π_c (N_c + 1)·K·C. Multi-server
+stations: exact load-dependent MVA with α_k(j) = min(j, m_k) [1]_, or Seidmann [3]_.
+The idle probabilities p_k(0 | n) of load-dependent MVA are taken from complement
+networks, p_k(0 | n) = G_{−k}(n)/G(n) = Π_{i≤n} X(i)/X_{−k}(i), rather than by the
+subtraction 1 − Σ_{j≥1} p_k(j | n), which cancels catastrophically when p_k(0 | n) is
+tiny (e.g. 64 servers behind a bottleneck); with more than
+``_config.MVA_COMPLEMENT_MAX_STATIONS`` multi-server stations subtraction is used, with
+values in [−1e-9, 0) clamped to 0 and a warning below. Utilisation per server is
+U_k = X D_k / m_k.
+
+:func:`mva`, references:
+
+.. [1] M. Reiser and S. S. Lavenberg, J. ACM 27(2):313–322, 1980.
+.. [3] A. Seidmann, P. Schweitzer and S. Shalev-Oren, Large Scale Systems 12, 1987.
+
+:func:`amva`, references:
+
+.. [2] P. J. Schweitzer, "Approximate analysis of multiclass closed networks of
+   queues", 1979.
+
+:func:`open_as_closed`, notes:
+
+The closed class has think time Z = N/f, the form of Woodside's tutorial (WOSP/SIPEW
+2010). As N → ∞ with Z = N/λ, the closed class approaches an open Poisson stream of
+rate λ.
 """
 
 from __future__ import annotations
@@ -134,27 +165,9 @@ def mva(
 
     Notes
     -----
-    Single class: with Q_k(0) = 0 and for n = 1..N, R_k(n) = D_k (1 + Q_k(n−1))
-    (arrival theorem; D_k at a delay), X(n) = n/(Z + Σ_k R_k(n)), Q_k(n) = X(n) R_k(n).
-    Several classes: the lattice recursion R_kc(n) = D_kc (1 + Σ_j Q_kj(n − e_c)),
-    X_c(n) = n_c/(Z_c + Σ_k R_kc(n)), at cost Π_c (N_c + 1)·K·C. Multi-server
-    stations: exact load-dependent MVA with α_k(j) = min(j, m_k) [1]_, or Seidmann [3]_.
-    The idle probabilities p_k(0 | n) of load-dependent MVA are taken from complement
-    networks, p_k(0 | n) = G_{−k}(n)/G(n) = Π_{i≤n} X(i)/X_{−k}(i), rather than by the
-    subtraction 1 − Σ_{j≥1} p_k(j | n), which cancels catastrophically when p_k(0 | n) is
-    tiny (e.g. 64 servers behind a bottleneck); with more than
-    ``_config.MVA_COMPLEMENT_MAX_STATIONS`` multi-server stations subtraction is used, with
-    values in [−1e-9, 0) clamped to 0 and a warning below. Utilisation per server is
-    U_k = X D_k / m_k.
-
     Complexity: O(K·Π_c(N_c + 1)) time and memory for K stations and populations N_c
     (one class: O(K·N)); a load-dependent (multi-server) station adds O(N²). Problems
     beyond ``_config.MAX_MVA_CELLS`` cells are rejected up front.
-
-    References
-    ----------
-    .. [1] M. Reiser and S. S. Lavenberg, J. ACM 27(2):313–322, 1980.
-    .. [3] A. Seidmann, P. Schweitzer and S. Shalev-Oren, Large Scale Systems 12, 1987.
 
     Examples
     --------
@@ -288,11 +301,6 @@ def amva(
     X_c = N_c/(Z_c + Σ_k R_kc), Q_kc = X_c R_kc, starting from Q_kc = N_c/K. For one class
     R_k = D_k (1 + (N−1)/N · Q_k). Cost per sweep O(K C), independent of N.
 
-    References
-    ----------
-    .. [2] P. J. Schweitzer, "Approximate analysis of multiclass closed networks of
-       queues", 1979.
-
     Examples
     --------
     >>> from pilotstats.regression import amva
@@ -367,12 +375,6 @@ def open_as_closed(
     InvalidInputError
         Non-positive arrival rates, or a station saturated by the open load
         (Σ_c λ_c D_kc / m_k >= 1), for which no steady state exists.
-
-    Notes
-    -----
-    The closed class has think time Z = N/f, the form of Woodside's tutorial (WOSP/SIPEW
-    2010). As N → ∞ with Z = N/λ, the closed class approaches an open Poisson stream of
-    rate λ.
 
     Examples
     --------

@@ -1,5 +1,18 @@
 """A thread pool in front of a product-form subsystem, solved as a flow-equivalent server
 (:func:`thread_pool`; ``docs/algorithms/calibration.md``).
+
+:func:`thread_pool`, notes:
+
+Flow-equivalent server (Chandy–Herzog–Woo / Norton flow-equivalent server [4]_): solve the
+subsystem alone with Z = 0 for j = 1..m, giving X_in(j); replace it by one
+load-dependent station of rate μ(j) = X_in(min(j, m)); solve the outer model by exact
+load-dependent MVA. With j customers at the pool the subsystem holds min(j, m), whose
+conditional state is that of the isolated subsystem, so inner residence times follow
+from T_k = Σ_j p(j | N) Q_k^in(min(j, m)) / X. Exact for product-form inner systems.
+
+:func:`thread_pool`, references:
+
+.. [4] K. M. Chandy, U. Herzog and L. Woo, IBM J. Res. Dev. 19(1), 1975.
 """
 
 from __future__ import annotations
@@ -57,19 +70,8 @@ def thread_pool(
 
     Notes
     -----
-    Flow-equivalent server (Chandy–Herzog–Woo / Norton flow-equivalent server [4]_): solve the
-    subsystem alone with Z = 0 for j = 1..m, giving X_in(j); replace it by one
-    load-dependent station of rate μ(j) = X_in(min(j, m)); solve the outer model by exact
-    load-dependent MVA. With j customers at the pool the subsystem holds min(j, m), whose
-    conditional state is that of the isolated subsystem, so inner residence times follow
-    from T_k = Σ_j p(j | N) Q_k^in(min(j, m)) / X. Exact for product-form inner systems.
-
     Complexity: O(K·N + N²) for K stations and population N (the pool is a load-
     dependent station); populations beyond the size limit are rejected up front.
-
-    References
-    ----------
-    .. [4] K. M. Chandy, U. Herzog and L. Woo, IBM J. Res. Dev. 19(1), 1975.
 
     Examples
     --------

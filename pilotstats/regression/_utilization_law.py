@@ -7,6 +7,15 @@ function of the throughputs through the origin. Regressing U on X without an int
 one station at a time, estimates the demands D_kc with t intervals: the estimator
 practitioners use for service-demand estimation (Rolia & Vetland 1995; Zhang, Cherkasova &
 Smirni 2007). Documentation: ``docs/algorithms/calibration.md``, *Utilization law*.
+
+:func:`utilization_law_demands`, references:
+
+.. [1] P. J. Denning and J. P. Buzen, "The operational analysis of queueing network
+   models", ACM Computing Surveys 10(3), 1978, pp. 225–261 (utilization law).
+.. [2] M. Woodside, "Regression techniques for performance parameter estimation",
+   WOSP/SIPEW 2010 tutorial.
+.. [3] J. Rolia and V. Vetland, "Parameter estimation for performance models of
+   distributed application systems", CASCON 1995.
 """
 
 from __future__ import annotations
@@ -191,15 +200,6 @@ def utilization_law_demands(
     b_k = U_k m_k, s_k² = Σ_t w_t (b_tk − x_tᵀD̂_k)²/(T − C), Cov(D̂_k) = s_k² (XᵀWX)⁻¹ and
     the interval D̂ ± t_{(1+c)/2; T−C} se. Errors in the measured throughputs are ignored
     (they are usually far smaller than the utilization noise). Complexity O(T C² K).
-
-    References
-    ----------
-    .. [1] P. J. Denning and J. P. Buzen, "The operational analysis of queueing network
-       models", ACM Computing Surveys 10(3), 1978, pp. 225–261 (utilization law).
-    .. [2] M. Woodside, "Regression techniques for performance parameter estimation",
-       WOSP/SIPEW 2010 tutorial.
-    .. [3] J. Rolia and V. Vetland, "Parameter estimation for performance models of
-       distributed application systems", CASCON 1995.
 
     Examples
     --------

@@ -6,6 +6,32 @@
 program (:mod:`pilotstats.session._bisect_sprt`), interleaved with runs of the two
 references so that machine drift affects both sides, and measures only until the answer is
 clear. Each commit runs in a temporary worktree (:mod:`pilotstats.session._bisect_git`).
+
+:func:`bisect`, notes:
+
+1. **Range test.** Runs of ``good`` and ``bad`` alternate (in random order within each
+   pair); each pair's log ratio votes above or below half the threshold, and a sign
+   SPRT of "no change" against "slower by ``min_change_percent``" decides. "No
+   regression" ends the bisection.
+2. **Steps.** The untried commit nearest the middle of the suspected range runs in
+   batches with both references (probe, good, bad in random order); each batch votes
+   whether the probe's log value lies above or below the midpoint of the two
+   references' in the same batch (free of machine drift), and a sign SPRT of "like
+   good" against "like bad" decides which half keeps the culprit. A step whose budget
+   runs out makes the result inconclusive with the range left.
+
+A vote is wrong with probability ``q = Φ(-gap / 2σ)`` for normal noise, with the gap
+and the scale estimated robustly (median, MAD with an upper confidence bound) from
+the reference pairs; ``q`` is floored at 0.2 so that heavy-tailed noise keeps each
+test's error near its share of ``error_probability``
+(:mod:`pilotstats.session._bisect_sprt`). Every commit's effect against ``good`` is
+reported with a Fieller interval over runs (Kalibera & Jones 2013).
+
+:func:`bisect`, references:
+
+.. [1] A. Wald, "Sequential Tests of Statistical Hypotheses", Ann. Math. Statist. 16
+   (1945) 117-186.
+.. [2] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013.
 """
 
 from __future__ import annotations
@@ -278,32 +304,6 @@ def bisect(
         Bad revisions, options, or a state file of another bisection.
     BisectError
         Git failed, or a reference commit could not be built or run.
-
-    Notes
-    -----
-    1. **Range test.** Runs of ``good`` and ``bad`` alternate (in random order within each
-       pair); each pair's log ratio votes above or below half the threshold, and a sign
-       SPRT of "no change" against "slower by ``min_change_percent``" decides. "No
-       regression" ends the bisection.
-    2. **Steps.** The untried commit nearest the middle of the suspected range runs in
-       batches with both references (probe, good, bad in random order); each batch votes
-       whether the probe's log value lies above or below the midpoint of the two
-       references' in the same batch (free of machine drift), and a sign SPRT of "like
-       good" against "like bad" decides which half keeps the culprit. A step whose budget
-       runs out makes the result inconclusive with the range left.
-
-    A vote is wrong with probability ``q = Φ(-gap / 2σ)`` for normal noise, with the gap
-    and the scale estimated robustly (median, MAD with an upper confidence bound) from
-    the reference pairs; ``q`` is floored at 0.2 so that heavy-tailed noise keeps each
-    test's error near its share of ``error_probability``
-    (:mod:`pilotstats.session._bisect_sprt`). Every commit's effect against ``good`` is
-    reported with a Fieller interval over runs (Kalibera & Jones 2013).
-
-    References
-    ----------
-    .. [1] A. Wald, "Sequential Tests of Statistical Hypotheses", Ann. Math. Statist. 16
-       (1945) 117-186.
-    .. [2] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013.
 
     Examples
     --------
