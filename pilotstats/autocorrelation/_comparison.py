@@ -276,12 +276,24 @@ def welch_test(
             f"the t statistic {d!r} / {se!r} overflows float64; rescale the data (e.g. "
             "change the unit) before comparing"
         )
+    p = _t_p_value(statistic, dof, side)
+    low, high = _finite_interval(d, se, dof, level, side)
+    return WelchResult(d, low, high, min(1.0, p), dof, statistic, se, side, level)
+
+
+def _t_p_value(statistic: float, dof: float, side: str) -> float:
+    """p-value of a t statistic for the alternative ``side``."""
     if side == "two-sided":
-        p = 2.0 * t_cdf(-abs(statistic), dof)
-    elif side == "less":
-        p = t_cdf(statistic, dof)
-    else:
-        p = t_cdf(-statistic, dof)
+        return 2.0 * t_cdf(-abs(statistic), dof)
+    if side == "less":
+        return t_cdf(statistic, dof)
+    return t_cdf(-statistic, dof)
+
+
+def _finite_interval(
+    d: float, se: float, dof: float, level: float, side: str
+) -> tuple[float, float]:
+    """:func:`_interval`, refusing an end that overflowed to infinity."""
     low, high = _interval(d, se, dof, level, side)
     if math.isinf(low if side != "less" else high) or (
         side == "two-sided" and math.isinf(high)
@@ -290,7 +302,7 @@ def welch_test(
             f"the confidence interval of the difference overflows float64 (standard error "
             f"{se!r}); rescale the data (e.g. change the unit) before comparing"
         )
-    return WelchResult(d, low, high, min(1.0, p), dof, statistic, se, side, level)
+    return low, high
 
 
 def compare_subsession_means(
@@ -439,18 +451,7 @@ def required_sample_size_for_comparison(
     m2, v2, c2 = check_welch_side(mean, var, n, "2", ("mean", "var", "n"))
     dof = _dof(v1, c1, v2, c2)
     t = t_quantile(target / 2.0, dof) if math.isfinite(dof) else math.nan
-    d = _difference(m1, m2)
-    try:
-        reserve = (d / t) ** 2 - v1 / c1 if t != 0 else math.nan
-    except OverflowError:  # (d / t)^2 beyond float64: any n reaches the target
-        reserve = math.inf
-    if not reserve > 0:  # NaN or <= 0; +inf (a huge difference) is reachable by any n
-        raise UnreachableTargetError(
-            f"no sample size of the new side can reach p <= {target:g}: the observed "
-            f"difference {d!r} is too small relative to the baseline's own standard error "
-            f"{math.sqrt(v1 / c1)!r} (collect more baseline samples, or accept a larger "
-            "significance_level)"
-        )
+    reserve = _variance_reserve(_difference(m1, m2), t, v1, c1, target)
     needed = v2 / reserve
     if not (math.isfinite(needed) and needed < _config.MAX_REPORTED_COUNT):
         raise UnreachableTargetError(
@@ -463,3 +464,20 @@ def required_sample_size_for_comparison(
         required_subsessions=required, samples=q * max(required, floor), dof=dof,
         significance_level=target, subsession_size=q,
     )
+
+
+def _variance_reserve(d: float, t: float, v1: float, c1: int, target: float) -> float:
+    """``(d / t)^2 - v1 / c1``: the variance of the new side's mean that still reaches
+    ``p <= target``; raises when no sample size can."""
+    try:
+        reserve = (d / t) ** 2 - v1 / c1 if t != 0 else math.nan
+    except OverflowError:  # (d / t)^2 beyond float64: any n reaches the target
+        reserve = math.inf
+    if not reserve > 0:  # NaN or <= 0; +inf (a huge difference) is reachable by any n
+        raise UnreachableTargetError(
+            f"no sample size of the new side can reach p <= {target:g}: the observed "
+            f"difference {d!r} is too small relative to the baseline's own standard error "
+            f"{math.sqrt(v1 / c1)!r} (collect more baseline samples, or accept a larger "
+            "significance_level)"
+        )
+    return reserve
