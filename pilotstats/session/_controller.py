@@ -46,6 +46,7 @@ from pilotstats.session._incremental import (
 )
 from pilotstats.session._indices import (
     Baseline,
+    IndexRequest,
     PerformanceIndex,
     _as_baselines,
     _as_indices,
@@ -714,34 +715,26 @@ class BenchmarkSession:
     ) -> IndexAnalysis:
         """Interval, required size and baseline comparison of one index."""
         spec = self._spec(kind, index)
+        request = IndexRequest(
+            kind, index, spec, target, min_subsessions,
+            baselines[index] if index < len(baselines) else None,
+            self.confidence_level, self.autocorrelation_limit, self.significance_level,
+        )
         note = None
         if kind == "unit_readings":
             note = self._units.note(index, index_label(kind, spec.name, index), self.min_size)
             series = self._rounds[index]
             if series is not None:
                 return analyse_rounds(
-                    series, self._decision(index), kind=kind, index=index, spec=spec,
-                    target=target, min_subsessions=min_subsessions,
-                    baseline=baselines[index] if index < len(baselines) else None,
-                    confidence_level=self.confidence_level,
-                    autocorrelation_limit=self.autocorrelation_limit,
-                    significance_level=self.significance_level, note=note,
+                    series, self._decision(index), request, note=note,
                     warmup_kept=warmup_kept,
                 )
         return analyse_index(
             data,
-            kind=kind,
-            index=index,
-            spec=spec,
+            request,
             index_type=self._index_type(kind, index),
             removed=removed,
             warmup_kept=warmup_kept,
-            target=target,
-            min_subsessions=min_subsessions,
-            baseline=baselines[index] if index < len(baselines) else None,
-            confidence_level=self.confidence_level,
-            autocorrelation_limit=self.autocorrelation_limit,
-            significance_level=self.significance_level,
             note=note,
         )
 

@@ -10,6 +10,7 @@ interval, required sample size and Welch comparison with its baseline.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -37,6 +38,7 @@ from pilotstats.session._results import IndexAnalysis
 
 __all__ = [
     "Baseline",
+    "IndexRequest",
     "PerformanceIndex",
     "analyse_index",
     "finish_analysis",
@@ -217,21 +219,28 @@ def _autocorrelation_note(
     return text if note is None else f"{note}; {text}"
 
 
+@dataclass(frozen=True, slots=True)
+class IndexRequest:
+    """What a session asks of one index: which index it is, its target and the settings."""
+
+    kind: str
+    index: int
+    spec: PerformanceIndex
+    target: tuple[float | None, float | None]
+    min_subsessions: int
+    baseline: Baseline | None
+    confidence_level: float
+    autocorrelation_limit: float
+    significance_level: float
+
+
 def analyse_index(
     data: Float64Array1D,
+    request: IndexRequest,
     *,
-    kind: str,
-    index: int,
-    spec: PerformanceIndex,
     index_type: IndexType,
     removed: int,
     warmup_kept: int,
-    target: tuple[float | None, float | None],
-    min_subsessions: int,
-    baseline: Baseline | None,
-    confidence_level: float,
-    autocorrelation_limit: float,
-    significance_level: float,
     note: str | None,
 ) -> IndexAnalysis:
     """Interval, required size and baseline comparison of one index.
@@ -240,26 +249,16 @@ def analyse_index(
     ----------
     data : ndarray, shape (n,)
         The index's values of every used round (unit readings: after warm-up removal).
-    kind : {"readings", "unit_readings"}
-        Which values of a round the index reads.
-    index : int
-        Position of the index among those of its kind.
-    spec : PerformanceIndex
-        Its declaration (a default one when undeclared).
+    request : IndexRequest
+        The index (kind, position, declaration), its target half width (percent of the
+        estimate, and in the index's unit), minimum number of subsessions and baseline,
+        and the session's confidence level, autocorrelation limit and significance level.
     index_type : {"ordinary", "ratio", "binary"}
         Its type (an undeclared index follows the session's mean method).
     removed : int
         Unit readings removed as warm-up/cool-down.
     warmup_kept : int
         Rounds that kept their warm-up.
-    target : (float or None, float or None)
-        Target half width in percent of the estimate and in the index's unit.
-    min_subsessions : int
-        Minimum number of subsessions before the target can be met.
-    baseline : Baseline or None
-        Result to compare against by Welch's test.
-    confidence_level, autocorrelation_limit, significance_level : float
-        The session's settings.
     note : str or None
         Why the interval may mislead (warm-up kept), if it may.
 
@@ -269,6 +268,8 @@ def analyse_index(
         The analysis, with its progress towards the target.
     """
     n = int(data.shape[0])
+    confidence_level = request.confidence_level
+    autocorrelation_limit = request.autocorrelation_limit
     analysis: SubsessionResult | ProportionResult | None = None
     required: SampleSizeResult | None = None
     mean_method: MeanMethod = "harmonic" if index_type == "ratio" else "arithmetic"
@@ -300,46 +301,39 @@ def analyse_index(
         try:
             required = required_sample_size(
                 data,
-                half_width_percent=target[0],
-                half_width=target[1],
+                half_width_percent=request.target[0],
+                half_width=request.target[1],
                 confidence_level=confidence_level,
                 autocorrelation_limit=autocorrelation_limit,
-                min_subsessions=min_subsessions,
+                min_subsessions=request.min_subsessions,
                 mean_method=mean_method,
                 kind="proportion" if index_type == "binary" else "mean",
             )
         except PilotStatsError:
             required = None
     return finish_analysis(
-        data.shape[0], kind=kind, index=index, spec=spec, index_type=index_type,
-        removed=removed, warmup_kept=warmup_kept, analysis=analysis, required=required,
-        variance_and_count=variance_and_count, baseline=baseline,
-        confidence_level=confidence_level, min_subsessions=min_subsessions,
-        significance_level=significance_level, note=note,
+        data.shape[0], request, index_type=index_type, removed=removed,
+        warmup_kept=warmup_kept, analysis=analysis, required=required,
+        variance_and_count=variance_and_count, note=note,
     )
 
 
 def finish_analysis(
     n: int,
+    request: IndexRequest,
     *,
-    kind: str,
-    index: int,
-    spec: PerformanceIndex,
     index_type: IndexType,
     removed: int,
     warmup_kept: int,
     analysis: SubsessionResult | ProportionResult | TwoLevelResult | None,
     required: SampleSizeResult | None,
     variance_and_count: tuple[float, float, int, int] | None,
-    baseline: Baseline | None,
-    confidence_level: float,
-    min_subsessions: int,
-    significance_level: float,
     note: str | None,
     warmup_cut: int | None = None,
     widened: bool = False,
 ) -> IndexAnalysis:
     """The baseline comparison and progress of an analysed index, as an IndexAnalysis."""
+    baseline, spec = request.baseline, request.spec
     comparison = comparison_required = None
     comparison_note = None
     if baseline is not None and variance_and_count is not None and variance_and_count[2] >= 2:
@@ -352,7 +346,7 @@ def finish_analysis(
                 baseline.mean,
                 baseline.subsession_variance,
                 baseline.n_subsessions,
-                confidence_level=confidence_level,
+                confidence_level=request.confidence_level,
             )
             comparison_required = required_sample_size_for_comparison(
                 baseline.mean,
@@ -361,9 +355,9 @@ def finish_analysis(
                 estimate,
                 variance,
                 count,
-                significance_level=significance_level,
+                significance_level=request.significance_level,
                 subsession_size=size,
-                min_subsessions=min_subsessions,
+                min_subsessions=request.min_subsessions,
             )
         except UnreachableTargetError as exc:
             comparison_note = str(exc)
@@ -378,8 +372,8 @@ def finish_analysis(
         comparison_note,
     )
     return IndexAnalysis(
-        kind=kind,
-        index=index,
+        kind=request.kind,
+        index=request.index,
         name=spec.name,
         unit=spec.unit,
         index_type=index_type,

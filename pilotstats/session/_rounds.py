@@ -47,7 +47,7 @@ from pilotstats.autocorrelation import SampleSizeResult
 from pilotstats.autocorrelation._sample_size import _blocks_required, target_half_width
 from pilotstats.autocorrelation._two_level import TwoLevelResult, two_level_analysis
 from pilotstats.exceptions import PilotStatsError
-from pilotstats.session._indices import Baseline, PerformanceIndex, finish_analysis
+from pilotstats.session._indices import IndexRequest, finish_analysis
 from pilotstats.session._results import IndexAnalysis
 
 __all__ = [
@@ -471,16 +471,8 @@ def _rounds_note(label: str, decision: RoundsDecision, used: int) -> str | None:
 def analyse_rounds(
     series: RoundSeries,
     decision: RoundsDecision,
+    request: IndexRequest,
     *,
-    kind: str,
-    index: int,
-    spec: PerformanceIndex,
-    target: tuple[float | None, float | None],
-    min_subsessions: int,
-    baseline: Baseline | None,
-    confidence_level: float,
-    autocorrelation_limit: float,
-    significance_level: float,
     note: str | None,
     warmup_kept: int,
 ) -> IndexAnalysis:
@@ -497,10 +489,9 @@ def analyse_rounds(
         The index's rounds.
     decision : RoundsDecision
         Their decision at this round (:meth:`RoundSeries.decide`).
-    kind, index, spec, target, min_subsessions, baseline
-        As for :func:`~pilotstats.session._indices.analyse_index`.
-    confidence_level, autocorrelation_limit, significance_level : float
-        The session's settings.
+    request : IndexRequest
+        The index, its target and the session's settings (as for
+        :func:`~pilotstats.session._indices.analyse_index`).
     note : str or None
         A per-round method's warm-up note.
     warmup_kept : int
@@ -512,13 +503,14 @@ def analyse_rounds(
         The analysis.
     """
     analysis: TwoLevelResult | None = None
+    spec = request.spec
     segments = series.kept(decision)
-    label = f"{kind}[{spec.name or index}]"
+    label = f"{request.kind}[{spec.name or request.index}]"
     pooled_note = _rounds_note(label, decision, series.n_rounds)
     if decision.rounds >= 2:  # one round: no interval (the note says why)
         result = two_level_analysis(
-            segments, confidence_level=confidence_level,
-            autocorrelation_limit=autocorrelation_limit, unit=spec.unit or None,
+            segments, confidence_level=request.confidence_level,
+            autocorrelation_limit=request.autocorrelation_limit, unit=spec.unit or None,
         )
         notes = [result.note, _WIDENED if decision.widened else ""]
         values: dict[str, Any] = {}
@@ -536,8 +528,8 @@ def analyse_rounds(
     elif pooled_note is not None:
         note = pooled_note if note is None else f"{note}; {pooled_note}"
     required = rounds_requirement(
-        decision, target=target, min_subsessions=min_subsessions,
-        confidence_level=confidence_level,
+        decision, target=request.target, min_subsessions=request.min_subsessions,
+        confidence_level=request.confidence_level,
     )
     rounds = decision.rounds
     variance_and_count = None
@@ -546,11 +538,9 @@ def analyse_rounds(
         variance_and_count = (decision.mean, variance, rounds, max(1, round(
             int(decision.sizes.sum()) / rounds)))
     return finish_analysis(
-        int(decision.sizes.sum()), kind=kind, index=index, spec=spec,
+        int(decision.sizes.sum()), request,
         index_type="ratio" if series.reciprocal else "ordinary",
         removed=decision.n_removed, warmup_kept=warmup_kept,
         analysis=analysis, required=required, variance_and_count=variance_and_count,
-        baseline=baseline, confidence_level=confidence_level,
-        min_subsessions=min_subsessions, significance_level=significance_level, note=note,
-        warmup_cut=decision.cut, widened=decision.widened,
+        note=note, warmup_cut=decision.cut, widened=decision.widened,
     )
