@@ -410,16 +410,8 @@ def _inference(
     information = np.full((n, n), np.nan)
     information[np.ix_(free, free)] = matrix
     diagnostics = _diagnose(matrix, [names[i] for i in free], limit)
-    covariance = np.full((n, n), np.nan)
-    status, converged = fit.status, fit.converged
-    if diagnostics.rank == free.size:
-        scaled, d = _scaled(matrix)
-        inverse = np.linalg.pinv(scaled, hermitian=True) * d[:, None] * d[None, :]
-        covariance[np.ix_(free, free)] = mse * inverse
-    else:
-        status = "rank_deficient"
-    stderr = np.sqrt(np.maximum(np.diag(covariance), 0.0))
-    stderr[np.isnan(np.diag(covariance))] = np.nan
+    converged = fit.converged
+    covariance, stderr, status = _covariance(matrix, free, n, mse, diagnostics.rank, fit.status)
     t = t_quantile(0.5 + level / 2, dof)
     ci_low, ci_high = fit.x - t * stderr, fit.x + t * stderr
     if integer_idx and diagnostics.rank == free.size:
@@ -437,17 +429,7 @@ def _inference(
         warnings.warn(_switching_message(interchangeable, sse), LabelSwitchingWarning,
                       stacklevel=3)
     if not converged:
-        reason = {
-            "max_iter": "the iteration limit max_iter was reached",
-            "no_decrease": "no step along the Gauss–Newton direction lowered S",
-            "irls_max_passes": f"IRLS weights did not settle in {_MAX_IRLS_PASSES} passes",
-        }.get(fit.status, fit.status)
-        warnings.warn(
-            f"calibration did not converge: {reason} (S = {fit.sse:.6g}); try another x0, "
-            "a larger max_iter or check that the model is smooth in its parameters",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+        _warn_not_converged(fit)
     return CalibrationResult(
         params=_readonly(fit.x),
         stderr=_readonly(stderr),
@@ -489,3 +471,34 @@ def _inference(
     )
 
 
+def _covariance(
+    matrix: FloatArray, free: npt.NDArray[np.int64], n: int, mse: float, rank: int,
+    status: str,
+) -> tuple[FloatArray, FloatArray, str]:
+    """Covariance ``mse (J^T J)^-1`` of the free parameters (all NaN when rank deficient),
+    the standard errors, and the status (``"rank_deficient"`` then)."""
+    covariance = np.full((n, n), np.nan)
+    if rank == free.size:
+        scaled, d = _scaled(matrix)
+        inverse = np.linalg.pinv(scaled, hermitian=True) * d[:, None] * d[None, :]
+        covariance[np.ix_(free, free)] = mse * inverse
+    else:
+        status = "rank_deficient"
+    stderr = np.sqrt(np.maximum(np.diag(covariance), 0.0))
+    stderr[np.isnan(np.diag(covariance))] = np.nan
+    return covariance, stderr, status
+
+
+def _warn_not_converged(fit: _Fit) -> None:
+    """ConvergenceWarning (at the caller of :func:`calibrate`) saying why the fit stopped."""
+    reason = {
+        "max_iter": "the iteration limit max_iter was reached",
+        "no_decrease": "no step along the Gauss–Newton direction lowered S",
+        "irls_max_passes": f"IRLS weights did not settle in {_MAX_IRLS_PASSES} passes",
+    }.get(fit.status, fit.status)
+    warnings.warn(
+        f"calibration did not converge: {reason} (S = {fit.sse:.6g}); try another x0, "
+        "a larger max_iter or check that the model is smooth in its parameters",
+        ConvergenceWarning,
+        stacklevel=4,
+    )
