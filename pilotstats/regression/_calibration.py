@@ -73,6 +73,7 @@ from pilotstats.regression._calibration_problem import (
     _Problem,
     _readonly,
     _Weighting,
+    _Whitener,
 )
 from pilotstats.regression._calibration_results import CalibrationResult, Prediction
 from pilotstats.regression._gauss_newton import (
@@ -405,10 +406,7 @@ def _inference(
     raw = _jacobian(problem, fit.x, fit.y, free, central)
     jac = _whiten_jacobian(whiten, raw)
     matrix = jac.T @ jac
-    sensitivity = np.full((*problem.shape, n), np.nan)
-    sensitivity[..., free] = raw
-    information = np.full((n, n), np.nan)
-    information[np.ix_(free, free)] = matrix
+    sensitivity, information = _embed_free(raw, matrix, free, problem.shape, n)
     diagnostics = _diagnose(matrix, [names[i] for i in free], limit)
     converged = fit.converged
     covariance, stderr, status = _covariance(matrix, free, n, mse, diagnostics.rank, fit.status)
@@ -420,14 +418,9 @@ def _inference(
             ci_low[i], ci_high[i] = _integer_interval(
                 problem, whiten, fit.x, sse, free, options, i, critical
             )
-    if not diagnostics.identifiable:
-        warnings.warn(diagnostics.message(), IdentifiabilityWarning, stacklevel=3)
-    interchangeable = _interchangeable(
-        problem, whiten, fit.x, sse, free, names, options.lower, options.upper
+    interchangeable = _identification_warnings(
+        diagnostics, problem, whiten, fit.x, sse, free, names, options
     )
-    if interchangeable:
-        warnings.warn(_switching_message(interchangeable, sse), LabelSwitchingWarning,
-                      stacklevel=3)
     if not converged:
         _warn_not_converged(fit)
     return CalibrationResult(
@@ -502,3 +495,32 @@ def _warn_not_converged(fit: _Fit) -> None:
         ConvergenceWarning,
         stacklevel=4,
     )
+
+
+def _embed_free(
+    raw: FloatArray, matrix: FloatArray, free: npt.NDArray[np.int64],
+    shape: tuple[int, ...], n: int,
+) -> tuple[FloatArray, FloatArray]:
+    """Sensitivities and information matrix of the free parameters, NaN for fixed ones."""
+    sensitivity = np.full((*shape, n), np.nan)
+    sensitivity[..., free] = raw
+    information = np.full((n, n), np.nan)
+    information[np.ix_(free, free)] = matrix
+    return sensitivity, information
+
+
+def _identification_warnings(
+    diagnostics: DesignDiagnostics, problem: _Problem, whiten: _Whitener, x: FloatArray,
+    sse: float, free: npt.NDArray[np.int64], names: tuple[str, ...], options: _Options,
+) -> tuple[tuple[str, ...], ...]:
+    """IdentifiabilityWarning and LabelSwitchingWarning (at the caller of
+    :func:`calibrate`) when they apply; returns the groups of interchangeable parameters."""
+    if not diagnostics.identifiable:
+        warnings.warn(diagnostics.message(), IdentifiabilityWarning, stacklevel=4)
+    interchangeable = _interchangeable(
+        problem, whiten, x, sse, free, names, options.lower, options.upper
+    )
+    if interchangeable:
+        warnings.warn(_switching_message(interchangeable, sse), LabelSwitchingWarning,
+                      stacklevel=4)
+    return interchangeable

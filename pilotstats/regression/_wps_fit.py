@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -356,12 +356,7 @@ def _build_result(
     )
     kept = fit.kept
     w_used, d_used = work[kept], duration[kept]
-    ssr, rmse, relative = _prediction_errors(w_used, d_used, fit.alpha + fit.beta * w_used)
-    ssr_all, _, relative_all = _prediction_errors(work, duration, fit.alpha + fit.beta * work)
-    if pilot:
-        ssr = ssr_all
-    naive = float(np.sum(w_used) / np.sum(d_used))
-    naive_ssr, _, naive_relative = _prediction_errors(w_used, d_used, w_used / naive)
+    errors = _fit_errors(work, duration, fit, pilot)
     rounds_used = np.flatnonzero(kept).astype(np.int64)
     rounds_used.setflags(write=False)
     p_value, test, flagged = _lack_of_fit_check(w_used, d_used, estimator, lack_of_fit_level)
@@ -385,14 +380,7 @@ def _build_result(
         rounds_used=rounds_used,
         r_squared=float(r_squared),
         residual_std_error=math.sqrt(sigma2),
-        ssr=ssr,
-        rmse=rmse,
-        relative_error=relative,
-        ssr_all=ssr_all,
-        relative_error_all=relative_all,
-        naive_throughput=naive,
-        naive_ssr=naive_ssr,
-        naive_relative_error=naive_relative,
+        **errors._asdict(),
         min_round_duration=threshold,
         min_work=None if min_work is None else float(min_work),
         valid=fit.valid,
@@ -472,3 +460,31 @@ def _lack_of_fit_check(
             stacklevel=4,
         )
     return p_value, test, flagged
+
+
+class _FitErrors(NamedTuple):
+    """Prediction errors of the line and of the naive ``sum(w) / sum(t)`` estimate."""
+
+    ssr: float
+    rmse: float
+    relative_error: float
+    ssr_all: float
+    relative_error_all: float
+    naive_throughput: float
+    naive_ssr: float
+    naive_relative_error: float
+
+
+def _fit_errors(
+    work: Float64Array1D, duration: Float64Array1D, fit: _LineFit, pilot: bool
+) -> _FitErrors:
+    """Errors on the used rounds and on all rounds (Pilot: its ``ssr`` is over all)."""
+    w_used, d_used = work[fit.kept], duration[fit.kept]
+    ssr, rmse, relative = _prediction_errors(w_used, d_used, fit.alpha + fit.beta * w_used)
+    ssr_all, _, relative_all = _prediction_errors(work, duration, fit.alpha + fit.beta * work)
+    if pilot:
+        ssr = ssr_all
+    naive = float(np.sum(w_used) / np.sum(d_used))
+    naive_ssr, _, naive_relative = _prediction_errors(w_used, d_used, w_used / naive)
+    return _FitErrors(ssr, rmse, relative, ssr_all, relative_all, naive, naive_ssr,
+                      naive_relative)

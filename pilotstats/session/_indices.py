@@ -221,7 +221,10 @@ def _autocorrelation_note(
 
 @dataclass(frozen=True, slots=True)
 class IndexRequest:
-    """What a session asks of one index: which index it is, its target and the settings."""
+    """What a session asks of one index: which index it is (kind, position, declaration), its
+    target half width (percent of the estimate, and in its unit), minimum number of
+    subsessions and baseline, and the session's confidence level, autocorrelation limit and
+    significance level."""
 
     kind: str
     index: int
@@ -250,9 +253,7 @@ def analyse_index(
     data : ndarray, shape (n,)
         The index's values of every used round (unit readings: after warm-up removal).
     request : IndexRequest
-        The index (kind, position, declaration), its target half width (percent of the
-        estimate, and in the index's unit), minimum number of subsessions and baseline,
-        and the session's confidence level, autocorrelation limit and significance level.
+        The index, its target, minimum number of subsessions, baseline and the settings.
     index_type : {"ordinary", "ratio", "binary"}
         Its type (an undeclared index follows the session's mean method).
     removed : int
