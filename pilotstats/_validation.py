@@ -765,3 +765,27 @@ def check_closed_cycle(
                 f"class {c + 1} has zero think time and zero total demand, so its throughput "
                 "is unbounded; give a positive demand or think time"
             )
+
+
+def as_arrival_rates(arrival_rate: Any, n_classes: int) -> _FloatArray:
+    """Open-class arrival rates: one positive finite value per class (a scalar is broadcast)."""
+    if isinstance(arrival_rate, numbers.Real) and not isinstance(arrival_rate, bool):
+        rates = np.full(n_classes, check_real(arrival_rate, "arrival_rate", allow_inf=True))
+    else:
+        rates = as_float_array(arrival_rate, "arrival_rate", ndim=1)
+    if rates.shape[0] != n_classes or not (rates > 0).all() or not np.isfinite(rates).all():
+        raise InvalidInputError(
+            f"arrival_rate must be {n_classes} positive finite value(s), got {rates.tolist()}"
+        )
+    return rates
+
+
+def check_conditions_sequence(conditions: Any) -> None:
+    """Calibration ``conditions``: a sequence with one entry per trial (not a string or set)."""
+    if isinstance(conditions, (str, bytes, Mapping, set, frozenset)) or not hasattr(
+        conditions, "__len__"
+    ):
+        raise InvalidInputError(
+            f"conditions must be a sequence with one entry per trial, got "
+            f"{type(conditions).__name__}"
+        )

@@ -408,7 +408,6 @@ def _inference(
     matrix = jac.T @ jac
     sensitivity, information = _embed_free(raw, matrix, free, problem.shape, n)
     diagnostics = _diagnose(matrix, [names[i] for i in free], limit)
-    converged = fit.converged
     covariance, stderr, status = _covariance(matrix, free, n, mse, diagnostics.rank, fit.status)
     t = t_quantile(0.5 + level / 2, dof)
     ci_low, ci_high = fit.x - t * stderr, fit.x + t * stderr
@@ -421,7 +420,7 @@ def _inference(
     interchangeable = _identification_warnings(
         diagnostics, problem, whiten, fit.x, sse, free, names, options
     )
-    if not converged:
+    if not fit.converged:
         _warn_not_converged(fit)
     return CalibrationResult(
         params=_readonly(fit.x),
@@ -436,7 +435,7 @@ def _inference(
         scaled_condition_number=float(diagnostics.scaled_condition_number),
         rank=int(diagnostics.rank),
         iterations=int(fit.iterations),
-        converged=bool(converged),
+        converged=bool(fit.converged),
         status=status,
         confidence_level=float(level),
         t_quantile=t,

@@ -58,7 +58,6 @@ rate λ.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import Any, Literal
 
@@ -67,7 +66,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._config import SCHWEITZER_MAX_ITER, SCHWEITZER_TOL
 from pilotstats._kernels import queueing as _kq
-from pilotstats._validation import as_float_array, check_bool, check_mva_size
+from pilotstats._validation import as_arrival_rates, check_bool, check_mva_size
 from pilotstats.exceptions import ConvergenceWarning, InvalidInputError
 from pilotstats.regression._mva_solvers import (
     _fold,
@@ -383,20 +382,13 @@ def open_as_closed(
     >>> round(r.throughput, 8)
     0.19881063
     """
-    from pilotstats._validation import check_choice, check_int, check_real
+    from pilotstats._validation import check_choice, check_int
 
     check_choice(method, "method", ("auto", "exact", "schweitzer"))
     population = check_int(population, "population", low=1)
     service, one_class = _demands(demands)
     c_count = service.shape[1]
-    if isinstance(arrival_rate, numbers.Real) and not isinstance(arrival_rate, bool):
-        rates = np.full(c_count, check_real(arrival_rate, "arrival_rate", allow_inf=True))
-    else:
-        rates = as_float_array(arrival_rate, "arrival_rate", ndim=1)
-    if rates.shape[0] != c_count or not (rates > 0).all() or not np.isfinite(rates).all():
-        raise InvalidInputError(
-            f"arrival_rate must be {c_count} positive finite value(s), got {rates.tolist()}"
-        )
+    rates = as_arrival_rates(arrival_rate, c_count)
     srv = _servers(servers, service.shape[0])
     if method == "exact" or (method == "auto" and c_count == 1):
         check_mva_size(service.shape[0], np.full(c_count, population), "open_as_closed")
