@@ -5,6 +5,7 @@ from pilotstats.regression._calibration import (
     CalibrationResult,
     DesignDiagnostics,
     Prediction,
+    SolverOptions,
     calibrate,
     design_diagnostics,
 )
@@ -53,6 +54,7 @@ __all__: list[str] = [
     "Prediction",
     "ResidualDiagnostics",
     "SampleSizeWeights",
+    "SolverOptions",
     "ThreadPoolModel",
     "ThreadPoolResult",
     "UtilizationLawResult",

@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -94,6 +95,7 @@ __all__ = [
     "CalibrationResult",
     "DesignDiagnostics",
     "Prediction",
+    "SolverOptions",
     "calibrate",
     "design_diagnostics",
 ]
@@ -160,6 +162,48 @@ def _fixed(
     return mask
 
 
+@dataclass(frozen=True, slots=True)
+class SolverOptions:
+    """Tuning knobs of :func:`calibrate`'s Gauss–Newton solver (rarely changed).
+
+    Parameters
+    ----------
+    fd_step : float, default 1e-6
+        Relative finite-difference step ρ: ``δ_j = ρ·max(|x_j|, s_j)``.
+    fd : {"forward", "central"}, default "forward"
+        Finite differences of the iterations (inference always uses central ones).
+    xtol : float, default 1e-7
+        Stop when ``max_j |λ dx_j| / max(|x_j|, s_j) <= xtol``.
+    ftol : float, default 1e-12
+        Or when two consecutive accepted steps each lower S by at most ftol·S.
+    max_iter : int, default 100
+        Gauss–Newton iterations per weighted pass.
+    integer_strategy : {"neighbour", "tutorial_then_neighbour", "tutorial"}
+        Integer parameters: ±1 neighbour search with refit (default), optionally after the
+        tutorial's rounding phase, or the tutorial's rule alone (for comparison).
+    max_scaled_condition : float, default 1e6
+        Warn when the scaled condition number of M exceeds it.
+
+    Notes
+    -----
+    Complexity: O(1); the values are checked by :func:`calibrate`.
+
+    Examples
+    --------
+    >>> from pilotstats.regression import SolverOptions
+    >>> SolverOptions(max_iter=5).max_iter
+    5
+    """
+
+    fd_step: float | None = None
+    fd: FiniteDifference = "forward"
+    xtol: float | None = None
+    ftol: float | None = None
+    max_iter: int = 100
+    integer_strategy: IntegerStrategy = "neighbour"
+    max_scaled_condition: float | None = None
+
+
 def calibrate(
     model: Any,
     conditions: Any,
@@ -171,15 +215,9 @@ def calibrate(
     bounds: Any = None,
     confidence_level: float = 0.95,
     covariance: Any = None,
-    fd_step: float | None = None,
-    fd: FiniteDifference = "forward",
-    xtol: float | None = None,
-    ftol: float | None = None,
-    max_iter: int = 100,
-    integer_strategy: IntegerStrategy = "neighbour",
-    max_scaled_condition: float | None = None,
     parameter_names: Sequence[str] | None = None,
     fixed: Mapping[str | int, float] | Sequence[int] | None = None,
+    solver: SolverOptions | None = None,
 ) -> CalibrationResult:
     """Fit model parameters to measurements by Gauss–Newton weighted least squares.
 
@@ -211,20 +249,6 @@ def calibrate(
     covariance : array_like, shape (T, m, m), optional
         Measurement covariance blocks R_t for full GLS (W_t = R_t⁻¹); only their shape
         matters. Cannot be combined with ``weights`` other than the default.
-    fd_step : float, default 1e-6
-        Relative finite-difference step ρ: ``δ_j = ρ·max(|x_j|, s_j)``.
-    fd : {"forward", "central"}, default "forward"
-    xtol : float, default 1e-7
-        Stop when ``max_j |λ dx_j| / max(|x_j|, s_j) <= xtol``.
-    ftol : float, default 1e-12
-        Or when two consecutive accepted steps each lower S by at most ftol·S.
-    max_iter : int, default 100
-        Gauss–Newton iterations per weighted pass.
-    integer_strategy : {"neighbour", "tutorial_then_neighbour", "tutorial"}
-        Integer parameters: ±1 neighbour search with refit (default), optionally after the
-        tutorial's rounding phase, or the tutorial's rule alone (for comparison).
-    max_scaled_condition : float, default 1e6
-        Warn when the scaled condition number of M exceeds it.
     parameter_names : sequence of str, optional
         Names for reports and warnings (default: the model's, else ``x[i]``).
     fixed : mapping or sequence of int, optional
@@ -233,6 +257,9 @@ def calibrate(
         index) or ``[0, 2]`` (held at their x0 values). They are reported with their value,
         no standard error and no interval, and do not count in dof. A parameter whose lower
         and upper bounds are equal is held fixed at that value in the same way.
+    solver : SolverOptions, optional
+        Tuning of the solver (finite differences, stopping rules, integer strategy,
+        conditioning warning); default ``SolverOptions()``.
 
     Returns
     -------
@@ -296,6 +323,13 @@ def calibrate(
     x_start = as_float_array(x0, "x0")
     n = x_start.shape[0]
     level = check_confidence_level(confidence_level)
+    solver = SolverOptions() if solver is None else solver
+    if not isinstance(solver, SolverOptions):
+        raise InvalidInputError(f"solver must be a SolverOptions, got {type(solver).__name__}")
+    fd_step, fd, xtol, ftol, max_iter, integer_strategy, max_scaled_condition = (
+        solver.fd_step, solver.fd, solver.xtol, solver.ftol, solver.max_iter,
+        solver.integer_strategy, solver.max_scaled_condition,
+    )
     options = _Options(
         fd_step=check_real(
             _config.CALIBRATION_FD_STEP if fd_step is None else fd_step, "fd_step",

@@ -38,7 +38,7 @@ import numpy as np
 
 from pilotstats._validation import check_choice, check_int
 from pilotstats.exceptions import ConvergenceWarning, IdentifiabilityWarning, InvalidInputError
-from pilotstats.regression._calibration import CalibrationResult, calibrate
+from pilotstats.regression._calibration import CalibrationResult, SolverOptions, calibrate
 from pilotstats.results import PValueResult, format_number
 
 __all__ = ["FTestResult", "f_test"]
@@ -173,13 +173,10 @@ def _refit(
             integer=fit.integer_indices or None,
             bounds=(options.lower, options.upper),
             confidence_level=fit.confidence_level,
-            fd_step=options.fd_step,
-            fd=options.fd,
-            xtol=options.xtol,
-            ftol=options.ftol,
-            max_iter=options.max_iter,
             parameter_names=fit.parameter_names,
             fixed=fixed or None,
+            solver=SolverOptions(fd_step=options.fd_step, fd=options.fd, xtol=options.xtol,
+                                 ftol=options.ftol, max_iter=options.max_iter),
         )
 
 
