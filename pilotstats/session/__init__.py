@@ -45,7 +45,7 @@ each bisection step is a sequential test on runs interleaved with both reference
 temporary git worktrees.
 """
 
-from pilotstats.session._bisect import bisect
+from pilotstats.session._bisect import BisectOptions, bisect
 from pilotstats.session._bisect_demo import demo_repository
 from pilotstats.session._bisect_git import BisectError
 from pilotstats.session._bisect_results import BisectProbe, BisectResult
@@ -60,6 +60,7 @@ __all__ = [
     "Baseline",
     "BenchmarkSession",
     "BisectError",
+    "BisectOptions",
     "BisectProbe",
     "BisectResult",
     "IndexAnalysis",
