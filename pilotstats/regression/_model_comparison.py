@@ -452,7 +452,7 @@ def compare_polynomials(
         raise InvalidInputError(
             f"degrees must be at least two consecutive integers, got {degree_list}"
         )
-    level = check_probability(significance_level, "significance_level")
+    significance = check_probability(significance_level, "significance_level")
     check_choice(denominator, "denominator", ("pairwise", "largest"))
     given: FloatArray | None = None
     if weights is None:
@@ -505,7 +505,7 @@ def compare_polynomials(
             dof1[i], dof2[i] = 1, df_big
     recommended = degree_list[-1]
     for i in range(k - 1):
-        if p_value[i] >= level:
+        if p_value[i] >= significance:
             recommended = degree_list[i]
             break
     return PolynomialComparison(
@@ -519,7 +519,7 @@ def compare_polynomials(
         dof1=_readonly_int(dof1),
         dof2=_readonly_int(dof2),
         recommended_degree=int(recommended),
-        significance_level=float(level),
+        significance_level=float(significance),
         weighting=scheme,
         denominator=denominator,
     )

@@ -116,11 +116,11 @@ def thread_pool(
     k_out = outer.shape[0]
     demands = np.concatenate([[1.0], outer])
     kind = np.concatenate([[_kq.LOAD_DEPENDENT], np.full(k_out, _kq.QUEUE)]).astype(np.int64)
-    alpha = np.ones((k_out + 1, n + 1))
+    capacity = np.ones((k_out + 1, n + 1))
     capped = np.minimum(np.arange(n + 1), j_max)
-    alpha[0, 1:] = x_in[capped[1:]]
+    capacity[0, 1:] = x_in[capped[1:]]
     throughput, residence, min_p0, marginals = _solve_single(
-        np.ascontiguousarray(demands), think, n, kind, alpha
+        np.ascontiguousarray(demands), think, n, kind, capacity
     )
     _warn_p0(min_p0)
     x = float(throughput[n])

@@ -51,7 +51,7 @@ from pilotstats.session._indices import IndexRequest, finish_analysis
 from pilotstats.session._results import IndexAnalysis
 
 __all__ = [
-    "WINDOW_ALPHA",
+    "WINDOW_SIGNIFICANCE",
     "RoundSeries",
     "RoundsDecision",
     "analyse_rounds",
@@ -62,11 +62,11 @@ __all__ = [
 #: Two-sided level of each window's test of the pooled warm-up search (z = 2.5 with many
 #: rounds): a smaller one removes warm-up-free readings more often, a larger one misses
 #: more warm-up (the widening then keeps the interval valid).
-WINDOW_ALPHA = 0.0124
+WINDOW_SIGNIFICANCE = 0.0124
 #: Level at which the window ending at the half of the rounds must differ for the warm-up
-#: to be flagged as reaching the half (stricter than :data:`WINDOW_ALPHA`: a chance
+#: to be flagged as reaching the half (stricter than :data:`WINDOW_SIGNIFICANCE`: a chance
 #: difference there would flag about 1 % of warm-up-free sessions).
-FLAG_ALPHA = WINDOW_ALPHA / 10.0
+FLAG_SIGNIFICANCE = WINDOW_SIGNIFICANCE / 10.0
 #: Differences smaller than this, relative to the readings' magnitude, are rounding.
 _RELATIVE_TOLERANCE = 1e-9
 #: Miss rate of the second-half interval joined after a warm-up removal, as a fraction of
@@ -294,10 +294,12 @@ class RoundSeries:
                 cut = a + 1 + column
                 break
         reaches = last_fired == last_tested and points[last_tested + 1] == half and bool(
-            self._significant(differences[:, last_fired], FLAG_ALPHA))
+            self._significant(differences[:, last_fired], FLAG_SIGNIFICANCE))
         return cut, reaches
 
-    def _significant(self, d: Float64Array1D, alpha: float = WINDOW_ALPHA) -> bool | None:
+    def _significant(
+        self, d: Float64Array1D, significance: float = WINDOW_SIGNIFICANCE
+    ) -> bool | None:
         """Whether paired differences (NaN: round not reaching the window) differ from 0.
 
         None when fewer than :data:`FEW_ROUNDS` rounds reach the window.
@@ -307,7 +309,7 @@ class RoundSeries:
             return None
         centre = float(np.mean(d))
         spread = float(np.std(d, ddof=1)) / math.sqrt(d.shape[0])
-        critical = t_quantile(1.0 - alpha / 2.0, d.shape[0] - 1)
+        critical = t_quantile(1.0 - significance / 2.0, d.shape[0] - 1)
         return abs(centre) > max(critical * spread, _RELATIVE_TOLERANCE * self._scale)
 
     def decide(self, confidence_level: float) -> RoundsDecision:
