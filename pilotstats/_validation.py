@@ -789,3 +789,16 @@ def check_conditions_sequence(conditions: Any) -> None:
             f"conditions must be a sequence with one entry per trial, got "
             f"{type(conditions).__name__}"
         )
+
+
+def check_pool_size(pool_size: Any) -> float:
+    """A thread-pool size: a whole number >= 1, or ``inf`` for an unlimited pool."""
+    if isinstance(pool_size, bool) or not isinstance(pool_size, numbers.Real):
+        raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
+    try:
+        m = float(pool_size)
+    except OverflowError:
+        m = math.nan
+    if not (math.isinf(m) and m > 0) and (not m.is_integer() or m < 1):
+        raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
+    return m

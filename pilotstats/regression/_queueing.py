@@ -66,7 +66,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._config import SCHWEITZER_MAX_ITER, SCHWEITZER_TOL
 from pilotstats._kernels import queueing as _kq
-from pilotstats._validation import as_arrival_rates, check_bool, check_mva_size
+from pilotstats._validation import as_arrival_rates, check_bool, check_choice, check_mva_size
 from pilotstats.exceptions import ConvergenceWarning, InvalidInputError
 from pilotstats.regression._mva_solvers import (
     _fold,
@@ -82,6 +82,7 @@ from pilotstats.regression._queueing_inputs import (
     _visits,
 )
 from pilotstats.regression._queueing_results import (
+    FloatArray,
     MvaResult,
     ThreadPoolResult,
     _finish,
@@ -117,45 +118,37 @@ def mva(
     Parameters
     ----------
     demands : array_like, shape (K,) or (K, C)
-        Service demand of each station (and class), seconds per response. With ``visits``
-        these are service times per visit and the demand is ``visits * demands``.
+        Service demand of each station (and class), seconds per response (per visit with
+        ``visits``: the demand is then ``visits * demands``).
     population : int or sequence of int, length C
         Number of customers (users) per class; whole numbers >= 0, at least one in total.
     think_time : float or array_like, shape (C,), default 0
         Think time Z_c, a delay in front of all stations.
     servers : array_like, shape (K,), optional
-        Servers per station: whole numbers >= 1, ``numpy.inf`` for a delay station
-        (infinite server, residence time = demand). Default: single-server queues.
+        Servers per station (whole numbers >= 1, ``numpy.inf``: a delay station); default 1.
     visits : array_like, shape (K,) or (K, C), optional
         Mean visits per response; ``demands`` are then per-visit service times.
     multiserver : {"exact", "seidmann"}, default "exact"
-        Multi-server stations by exact load-dependent MVA (single class only) or by
-        Seidmann's approximation (any number of classes).
+        Multi-server stations: exact load-dependent MVA (one class) or Seidmann's method.
     all_populations : bool, default False
-        Also return the solution at every smaller population (``populations``,
-        ``throughput_all``, ``residence_times_all``, ``response_time_all``,
-        ``queue_lengths_all``, ``utilizations_all``); one sweep computes them anyway.
+        Also return the solution at every smaller population (``populations`` and the
+        ``*_all`` fields); one sweep computes them anyway.
 
     Returns
     -------
     MvaResult
-        For 1-D ``demands`` (one class) throughput, response time and think time are
-        floats and station quantities have shape (K,); with ``all_populations=True`` the
-        ``*_all`` arrays have shape (N,) or (N, K), one row per population 1..N. For 2-D
-        ``demands`` (K, C) class quantities have shape (C,) and station quantities (K, C).
+        Class quantities of shape (C,), station quantities (K, C); floats and (K,) for 1-D
+        ``demands``; ``*_all`` arrays with one row per population 1..N.
 
     Raises
     ------
     InvalidInputError
-        Negative or non-finite demands, non-integer or negative populations, server counts
-        that are not whole numbers >= 1, mismatched shapes, a class with zero think time and
-        zero demand, or exact multi-server MVA with several classes.
+        Invalid inputs, an unbounded class, or exact multi-server MVA with several classes.
 
     Warns
     -----
     NumericalAccuracyWarning
-        An idle probability of load-dependent MVA computed by subtraction fell below −1e-9
-        before clamping (only with many multi-server stations).
+        An idle probability of load-dependent MVA fell below −1e-9 before clamping.
 
     See Also
     --------
@@ -165,8 +158,8 @@ def mva(
     Notes
     -----
     Complexity: O(K·Π_c(N_c + 1)) time and memory for K stations and populations N_c
-    (one class: O(K·N)); a load-dependent (multi-server) station adds O(N²). Problems
-    beyond ``_config.MAX_MVA_CELLS`` cells are rejected up front.
+    (one class: O(K·N)); a load-dependent station adds O(N²); at most
+    ``_config.MAX_MVA_CELLS`` cells.
 
     Examples
     --------
@@ -175,39 +168,42 @@ def mva(
     >>> round(r.response_time, 4), round(r.throughput, 6)
     (32.2487, 0.236694)
     """
-    from pilotstats._validation import check_choice
-
     check_choice(multiserver, "multiserver", ("exact", "seidmann"))
     all_populations = check_bool(all_populations, "all_populations")
-    total, pop, think, srv, one_class = _prepare(
-        demands, population, think_time, servers, visits
-    )
+    total, pop, think, srv, one_class = _prepare(demands, population, think_time, servers, visits)
     check_mva_size(total.shape[0] * (2 if multiserver == "seidmann" else 1), pop, "mva")
-    c_count = total.shape[1]
     multi = bool(((srv > 1) & np.isfinite(srv)).any())
     if multi and multiserver == "seidmann":
         return _seidmann_exact(total, pop, think, srv, all_populations, one_class)
-    if c_count == 1:
-        n = int(pop[0])
-        throughput, residence, _ = _single_class_exact(total[:, 0], float(think[0]), n, srv)
-        method = "exact-load-dependent" if multi else "exact"
-        extra: dict[str, Any] = {}
-        if all_populations:
-            extra = {
-                "populations": np.arange(1, n + 1, dtype=np.int64)[:, None],
-                "throughput_all": throughput[1:, None],
-                "residence_all": residence[1:, :, None],
-            }
-        return _finish(
-            total, srv, think, pop, residence[n][:, None], throughput[n : n + 1], method,
-            one_class=one_class, **extra,
-        )
+    if total.shape[1] == 1:
+        return _mva_single_class(total, pop, think, srv, multi, all_populations, one_class)
     if multi:
         raise InvalidInputError(
             "exact MVA with multi-server stations is implemented for one class only; use "
             "multiserver='seidmann' (or amva) for several classes"
         )
     return _lattice(total, pop, think, srv, np.isinf(srv), all_populations, "exact")
+
+
+def _mva_single_class(
+    total: FloatArray, pop: FloatArray, think: FloatArray, srv: FloatArray, multi: bool,
+    all_populations: bool, one_class: bool,
+) -> MvaResult:
+    """Exact (load-dependent with multi-server stations) MVA of one class."""
+    n = int(pop[0])
+    throughput, residence, _ = _single_class_exact(total[:, 0], float(think[0]), n, srv)
+    method = "exact-load-dependent" if multi else "exact"
+    extra: dict[str, Any] = {}
+    if all_populations:
+        extra = {
+            "populations": np.arange(1, n + 1, dtype=np.int64)[:, None],
+            "throughput_all": throughput[1:, None],
+            "residence_all": residence[1:, :, None],
+        }
+    return _finish(
+        total, srv, think, pop, residence[n][:, None], throughput[n : n + 1], method,
+        one_class=one_class, **extra,
+    )
 
 
 def seidmann(

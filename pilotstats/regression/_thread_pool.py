@@ -18,14 +18,20 @@ from T_k = Σ_j p(j | N) Q_k^in(min(j, m)) / X. Exact for product-form inner sys
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 
 from pilotstats import _config
 from pilotstats._kernels import queueing as _kq
-from pilotstats._validation import check_cycle_scale, check_mva_size
+from pilotstats._validation import (
+    as_float_array,
+    check_cycle_scale,
+    check_int,
+    check_mva_size,
+    check_pool_size,
+    check_real,
+)
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.regression._mva_solvers import (
     _single_class_exact,
@@ -33,11 +39,29 @@ from pilotstats.regression._mva_solvers import (
     _warn_p0,
 )
 from pilotstats.regression._queueing_results import (
+    FloatArray,
     ThreadPoolResult,
     _readonly,
 )
 
 __all__ = ["thread_pool"]
+
+
+def _check_pool_problem(
+    inner: FloatArray, outer: FloatArray, n: int, think: float, m: float
+) -> None:
+    """A positive inner demand, and a problem small enough to solve exactly."""
+    if not inner.max() > 0:
+        raise InvalidInputError("inner_demands must contain a positive demand")
+    check_mva_size(inner.shape[0] + outer.shape[0] + 1, [n], "thread_pool")
+    check_cycle_scale(np.concatenate([inner, outer])[:, None], np.array([think]), np.array([n]))
+    check_cycle_scale(inner[:, None], np.zeros(1), np.array([float(min(m, n))]))
+    if float(n) * float(n) > _config.MAX_MVA_CELLS * 16:
+        raise InvalidInputError(
+            f"thread_pool: population {n} is too large for the load-dependent exact solution "
+            f"(O(N²) = {float(n) ** 2:.3g} steps); use a population of at most "
+            f"{int(math.sqrt(_config.MAX_MVA_CELLS * 16))}"
+        )
 
 
 def thread_pool(
@@ -70,8 +94,7 @@ def thread_pool(
 
     Notes
     -----
-    Complexity: O(K·N + N²) for K stations and population N (the pool is a load-
-    dependent station); populations beyond the size limit are rejected up front.
+    Complexity: O(K·N + N²) for K stations and population N (a load-dependent pool).
 
     Examples
     --------
@@ -80,35 +103,13 @@ def thread_pool(
     >>> round(r.pool_residence_time, 5)
     28.02008
     """
-    from pilotstats._validation import as_float_array, check_int, check_real
-
     inner = as_float_array(inner_demands, "inner_demands", nonnegative=True)
     n = check_int(population, "population", low=1)
     think = check_real(think_time, "think_time", low=0.0)
-    if isinstance(pool_size, bool) or not isinstance(pool_size, numbers.Real):
-        raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
-    try:
-        m = float(pool_size)
-    except OverflowError:
-        m = math.nan
-    if not (math.isinf(m) and m > 0) and (not m.is_integer() or m < 1):
-        raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
-    outer = (
-        np.zeros(0)
-        if outer_demands is None
-        else as_float_array(outer_demands, "outer_demands", nonnegative=True)
-    )
-    if not inner.max() > 0:
-        raise InvalidInputError("inner_demands must contain a positive demand")
-    check_mva_size(inner.shape[0] + outer.shape[0] + 1, [n], "thread_pool")
-    check_cycle_scale(np.concatenate([inner, outer])[:, None], np.array([think]), np.array([n]))
-    check_cycle_scale(inner[:, None], np.zeros(1), np.array([float(min(m, n))]))
-    if float(n) * float(n) > _config.MAX_MVA_CELLS * 16:
-        raise InvalidInputError(
-            f"thread_pool: population {n} is too large for the load-dependent exact solution "
-            f"(O(N²) = {float(n) ** 2:.3g} steps); use a population of at most "
-            f"{int(math.sqrt(_config.MAX_MVA_CELLS * 16))}"
-        )
+    m = check_pool_size(pool_size)
+    outer = (np.zeros(0) if outer_demands is None
+             else as_float_array(outer_demands, "outer_demands", nonnegative=True))
+    _check_pool_problem(inner, outer, n, think, m)
     j_max = int(min(m, n))
     ones = np.ones(inner.shape[0])
     x_in, r_in, _ = _single_class_exact(inner, 0.0, j_max, ones)
