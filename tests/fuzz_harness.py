@@ -438,7 +438,7 @@ def _targets() -> list[Target]:
                valid_none=frozenset({"weights"}), slow=True),
         Target("SolverOptions",
                lambda **kw: regression.calibrate(model, cal_u, cal_y, [1.0, 1.0],
-                                                 solver=regression.SolverOptions(**kw)),
+                                                 solver_options=regression.SolverOptions(**kw)),
                lambda: [], data=(), scalars=("max_iter", "fd", "fd_step"),
                valid_none=frozenset({"fd_step"}), slow=True),
         Target("utilization_law_demands", regression.utilization_law_demands,

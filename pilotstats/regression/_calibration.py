@@ -217,7 +217,7 @@ def calibrate(
     covariance: Any = None,
     parameter_names: Sequence[str] | None = None,
     fixed: Mapping[str | int, float] | Sequence[int] | None = None,
-    solver: SolverOptions | None = None,
+    solver_options: SolverOptions | None = None,
 ) -> CalibrationResult:
     """Fit model parameters to measurements by Gauss–Newton weighted least squares.
 
@@ -257,7 +257,7 @@ def calibrate(
         index) or ``[0, 2]`` (held at their x0 values). They are reported with their value,
         no standard error and no interval, and do not count in dof. A parameter whose lower
         and upper bounds are equal is held fixed at that value in the same way.
-    solver : SolverOptions, optional
+    solver_options : SolverOptions, optional
         Tuning of the solver (finite differences, stopping rules, integer strategy,
         conditioning warning); default ``SolverOptions()``.
 
@@ -323,9 +323,10 @@ def calibrate(
     x_start = as_float_array(x0, "x0")
     n = x_start.shape[0]
     level = check_confidence_level(confidence_level)
-    solver = SolverOptions() if solver is None else solver
+    solver = SolverOptions() if solver_options is None else solver_options
     if not isinstance(solver, SolverOptions):
-        raise InvalidInputError(f"solver must be a SolverOptions, got {type(solver).__name__}")
+        raise InvalidInputError(
+            f"solver_options must be a SolverOptions, got {type(solver).__name__}")
     fd_step, fd, xtol, ftol, max_iter, integer_strategy, max_scaled_condition = (
         solver.fd_step, solver.fd, solver.xtol, solver.ftol, solver.max_iter,
         solver.integer_strategy, solver.max_scaled_condition,

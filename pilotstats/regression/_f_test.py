@@ -175,7 +175,7 @@ def _refit(
             confidence_level=fit.confidence_level,
             parameter_names=fit.parameter_names,
             fixed=fixed or None,
-            solver=SolverOptions(fd_step=options.fd_step, fd=options.fd, xtol=options.xtol,
+            solver_options=SolverOptions(fd_step=options.fd_step, fd=options.fd, xtol=options.xtol,
                                  ftol=options.ftol, max_iter=options.max_iter),
         )
 
