@@ -34,8 +34,8 @@ import math
 import re
 import sys
 import textwrap
-from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, ClassVar, NamedTuple, SupportsIndex, TypeVar, overload
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from pilotstats.exceptions import RendererNotFoundError
 
 __all__ = [
     "ConfidenceInterval",
+    "PValueResult",
     "Result",
     "decode_float",
     "decode_float_fields",
@@ -530,3 +531,48 @@ def draw(result: Any, /, *args: Any, **kwargs: Any) -> Any:
         f"no plot renderer is registered for {type(result).__name__} (import "
         "pilotstats.plotting, which registers one per result type that has a figure)"
     )
+
+
+class PValueResult(Result):
+    """Base of test results that unpack as ``(statistic, p_value)``.
+
+    The result stays a full object with named fields, and also behaves like the 2-tuple
+    ``(statistic, p_value)`` for unpacking, ``len`` and indexing; every other field is
+    reached by name only.
+
+    Notes
+    -----
+    Complexity: O(1) for unpacking, ``len`` and indexing.
+
+    Examples
+    --------
+    >>> from pilotstats.autocorrelation import welch_test
+    >>> r = welch_test(98.105, 0.699**2, 65, 98.394, 0.743**2, 65)
+    >>> t, p = r
+    >>> (t, p) == (r[0], r[1]) == (r.statistic, r.p_value) and len(r) == 2
+    True
+    >>> r[-1] == r.p_value and r[:] == (r.statistic, r.p_value)
+    True
+    """
+
+    _fields: ClassVar[tuple[str, str]] = ("statistic", "p_value")
+    statistic: float
+    p_value: float
+
+    def _pair(self) -> tuple[float, float]:
+        return (self.statistic, self.p_value)
+
+    def __iter__(self) -> Iterator[float]:
+        return iter(self._pair())
+
+    def __len__(self) -> int:
+        return 2
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> float: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[float, ...]: ...
+
+    def __getitem__(self, index: SupportsIndex | slice) -> float | tuple[float, ...]:
+        return self._pair()[index]

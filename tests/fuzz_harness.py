@@ -296,7 +296,7 @@ def _targets() -> list[Target]:
                lambda: [sub(x()), sub(x(N, 1))], data=(),
                scalars=(0, 1, "confidence_level", "alternative"),
                valid_none=frozenset({"confidence_level"})),
-        Target("wilson_interval", autocorrelation.proportion.wilson_interval,
+        Target("wilson_interval", autocorrelation.wilson_interval,
                lambda: [0.3, 20, 1.96], data=(), scalars=(0, 1, 2)),
         # changepoints
         Target("edm", changepoints.edm, lambda: [x()], kwargs=lambda: {"min_size": 8},
@@ -383,7 +383,7 @@ def _targets() -> list[Target]:
                         "unit"),
                valid_none=frozenset({"subsession_size", "method"}),
                free_strings=frozenset({"unit"}), flags=frozenset({"alpha_filter"})),
-        Target("WorkPlanner", regression.WorkPlanner, lambda: [1.0, 1e6], data=(),
+        Target("WorkPlanner", session.WorkPlanner, lambda: [1.0, 1e6], data=(),
                scalars=(0, 1, "min_round_duration", "target_initial_time", "initial_rounds",
                         "initial_work", "soft_limit_factor", "integer_work",
                         "half_width_percent", "half_width", "confidence_level",
@@ -396,7 +396,7 @@ def _targets() -> list[Target]:
                flags=frozenset({"integer_work", "wps_analysis"})),
         Target("work_sequence",
                lambda a, b, **kw: list(__import__("itertools").islice(
-                   regression.work_sequence(a, b, **kw), 50)),
+                   session.work_sequence(a, b, **kw), 50)),
                lambda: [1.0, 100.0], data=(), scalars=(0, 1, "integer_work"),
                flags=frozenset({"integer_work"})),
         Target("mva", regression.mva, lambda: [[2.0, 3.0, 4.0], 10],
@@ -434,8 +434,13 @@ def _targets() -> list[Target]:
                valid=frozenset({("degrees", "list")})),
         Target("calibrate", regression.calibrate,
                lambda: [model, cal_u, cal_y, [1.0, 1.0]], data=(1, 2, 3),
-               scalars=("weights", "confidence_level", "max_iter", "fd", "fd_step"),
-               valid_none=frozenset({"fd_step", "weights"}), slow=True),
+               scalars=("weights", "confidence_level"),
+               valid_none=frozenset({"weights"}), slow=True),
+        Target("SolverOptions",
+               lambda **kw: regression.calibrate(model, cal_u, cal_y, [1.0, 1.0],
+                                                 solver_options=regression.SolverOptions(**kw)),
+               lambda: [], data=(), scalars=("max_iter", "fd", "fd_step"),
+               valid_none=frozenset({"fd_step"}), slow=True),
         Target("utilization_law_demands", regression.utilization_law_demands,
                lambda: [[0.05, 0.1, 0.15, 0.2], [[0.11, 0.3], [0.19, 0.61], [0.31, 0.9],
                                                  [0.4, 1.19]]],
@@ -653,7 +658,7 @@ EXCLUDED: dict[str, str] = {
         "PilotBaseline", "PilotBaselineRecord", "AnalysisReport", "BenchmarkAnalysis",
         "BenchmarkComparison", "BenchmarkTrend", "ComparisonReport", "TrendReport",
         "IndexAnalysis", "SessionProgress", "SessionResult", "Baseline",
-        "Result", "RunComparison", "TwoLevelPlan", "TwoLevelResult",
+        "Result", "RunComparison", "TwoLevelPlan", "TwoLevelResult", "PValueResult",
     )},
     # Functions of result objects: they accept only results (type-checked).
     "required_runs": "takes a TwoLevelResult (type-checked); its targets are fuzzed through "
@@ -705,7 +710,7 @@ EXCLUDED: dict[str, str] = {
 }
 
 PUBLIC_MODULES = (
-    "pilotstats", "pilotstats.autocorrelation", "pilotstats.autocorrelation.proportion",
+    "pilotstats", "pilotstats.autocorrelation",
     "pilotstats.changepoints", "pilotstats.regression", "pilotstats.smoothing",
     "pilotstats.io", "pilotstats.analysis", "pilotstats.session", "pilotstats.datasets",
     "pilotstats.results", "pilotstats.cli", "pilotstats.plotting",

@@ -10,7 +10,7 @@ import pytest
 from pilotstats.analysis import compare
 from pilotstats.analysis._compare import BenchmarkComparison
 from pilotstats.analysis._runs import units_to_resolve
-from pilotstats.autocorrelation.run_comparison import ratio_interval_from_moments
+from pilotstats.autocorrelation._run_comparison import ratio_interval_from_moments
 from pilotstats.io import Measurements
 
 

@@ -25,8 +25,8 @@ from pilotstats.autocorrelation import (
     required_sample_size_for_comparison,
     subsession_analysis,
     welch_test,
+    wilson_interval,
 )
-from pilotstats.autocorrelation.proportion import wilson_interval
 from pilotstats.datasets import ferrari_response_times
 from pilotstats.exceptions import (
     DataRangeWarning,
@@ -437,7 +437,7 @@ def test_naive_iid_interval_undercovers_at_phi_08() -> None:
 
 
 def test_wilson_interval_validates() -> None:
-    from pilotstats.autocorrelation.proportion import wilson_interval
+    from pilotstats.autocorrelation import wilson_interval
 
     with pytest.raises(InvalidInputError, match="n must lie"):
         wilson_interval(0.3, -1, 1.96)
@@ -591,7 +591,7 @@ def test_warned_intervals_are_the_ones_that_undercover() -> None:
 def test_ar1_block_autocorrelation_matches_simulated_block_means(phi: float, q: int) -> None:
     from scipy.signal import lfilter
 
-    from pilotstats.autocorrelation.subsession import _ar1_block_autocorrelation
+    from pilotstats.autocorrelation._subsession import _ar1_block_autocorrelation
 
     x = lfilter([1.0], [1.0, -phi], np.random.default_rng(0).standard_normal(1_000_000))
     blocks = x[: x.size // q * q].reshape(-1, q).mean(axis=1)

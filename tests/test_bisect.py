@@ -18,7 +18,7 @@ import pytest
 from pilotstats.cli import main
 from pilotstats.demo import demo_repository as make_repository
 from pilotstats.exceptions import InvalidInputError
-from pilotstats.session import BisectError, BisectResult, bisect
+from pilotstats.session import BisectError, BisectOptions, BisectResult, bisect
 from pilotstats.session import _bisect as driver
 from pilotstats.session._bisect_git import worktree
 from pilotstats.session._bisect_sprt import (
@@ -138,14 +138,14 @@ def test_simulated_bisections_name_the_culprit(
         model = _Simulated(commits, culprit, 1.15, 0.05, heavy, drift, rng)
         with _simulated(monkeypatch, model):
             result = bisect(commits[0], commits[-1], PROGRAM, repo=str(path),
-                            seed=int(rng.integers(2**31)))
+                            options=BisectOptions(seed=int(rng.integers(2**31))))
         found += result.verdict == "found" and result.first_bad == commits[culprit]
         assert result.verdict != "no regression in range"
     for _ in range(40):
         model = _Simulated(commits, None, 1.0, 0.05, heavy, drift, rng)
         with _simulated(monkeypatch, model):
             result = bisect(commits[0], commits[-1], PROGRAM, repo=str(path),
-                            seed=int(rng.integers(2**31)))
+                            options=BisectOptions(seed=int(rng.integers(2**31))))
         quiet += result.verdict == "no regression in range"
     assert found >= 57 and quiet >= 38
 
@@ -169,7 +169,8 @@ def test_real_bisection_skips_broken_builds_and_never_touches_the_checkout(
     (path / "work.txt").write_text("1")  # an uncommitted edit of the user's
     before = _tree_state(path)
     result = bisect(commits[0], commits[-1], PROGRAM, repo=str(path), column=0,
-                    build="test ! -f BROKEN", output_dir=str(tmp_path / "out"), seed=3)
+                    build="test ! -f BROKEN", output_dir=str(tmp_path / "out"),
+                    options=BisectOptions(seed=3))
     assert _tree_state(path) == before
     worktrees = subprocess.run(["git", "-C", str(path), "worktree", "list"],
                                capture_output=True, text=True, check=True).stdout
@@ -193,7 +194,7 @@ def test_broken_commits_are_skipped_and_reported(tmp_path: Path) -> None:
     commits = make_repository(path, commits=5, culprit=3, growth=2.0, noise=0.02,
                               broken=(1, 2, 3))
     result = bisect(commits[0], commits[-1], PROGRAM, repo=str(path), column=0,
-                    build="test ! -f BROKEN", seed=1)
+                    build="test ! -f BROKEN", options=BisectOptions(seed=1))
     assert set(result.skipped) <= {commits[1], commits[2], commits[3]}
     assert result.skipped
     assert all(result[c].decision == "skipped" for c in result.skipped)
@@ -214,19 +215,20 @@ def test_budget_interruption_and_resume_repeat_no_run(
     path, commits = small_repository
     out = str(tmp_path / "out")
     partial = bisect(commits[0], commits[-1], PROGRAM, repo=str(path), column=0,
-                     max_runs=14, output_dir=out, seed=5)
+                     max_runs=14, output_dir=out, options=BisectOptions(seed=5))
     assert partial.verdict == "inconclusive" and partial.n_runs == 14
     stored = json.loads((tmp_path / "out" / "bisect.json").read_text())
     assert len(stored["log"]) == 14
     full = bisect(commits[0], commits[-1], PROGRAM, repo=str(path), column=0,
-                  max_runs=2000, output_dir=out, resume=True, seed=5)
+                  max_runs=2000, output_dir=out, resume=True,
+                  options=BisectOptions(seed=5))
     assert full.verdict == "found" and full.first_bad == commits[6]
     assert json.loads((tmp_path / "out" / "bisect.json").read_text())["log"][:14] == \
         stored["log"]
     # The stored program is never taken from disk: another command is refused.
     with pytest.raises(InvalidInputError, match="another bisection"):
         bisect(commits[0], commits[-1], [sys.executable, "other.py"], repo=str(path),
-               column=0, output_dir=out, resume=True, seed=5)
+               column=0, output_dir=out, resume=True, options=BisectOptions(seed=5))
 
 
 def test_cli_exit_statuses_and_files(tmp_path: Path) -> None:
@@ -265,7 +267,7 @@ def test_cli_exit_statuses_and_files(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [({"min_change_percent": 0}, "min_change_percent"),
-     ({"error_probability": 0.7}, "error_probability"),
+     ({"options": BisectOptions(error_probability=0.7)}, "error_probability"),
      ({"higher_is_better": "no"}, "higher_is_better"),
      ({"max_runs": 2}, "max_runs"),
      ({"resume": True}, "needs output_dir"),
@@ -322,10 +324,11 @@ def test_forty_real_repositories(tmp_path: Path) -> None:
         path, flat = tmp_path / f"repo{index}", tmp_path / f"flat{index}"
         commits = make_repository(path, culprit=culprits[index])
         result = bisect(commits[0], commits[-1], PROGRAM, repo=str(path), column=0,
-                        seed=index)
+                        options=BisectOptions(seed=index))
         naive = _naive(path, commits) == commits[culprits[index]]
         same = make_repository(flat, culprit=None)
-        quiet = bisect(same[0], same[-1], PROGRAM, repo=str(flat), column=0, seed=index)
+        quiet = bisect(same[0], same[-1], PROGRAM, repo=str(flat), column=0,
+                       options=BisectOptions(seed=index))
         return (result.first_bad == commits[culprits[index]], naive,
                 quiet.verdict == "no regression in range")
 

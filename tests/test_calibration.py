@@ -22,6 +22,7 @@ from pilotstats.exceptions import (
 from pilotstats.regression import (
     CalibrationResult,
     ClosedNetworkModel,
+    SolverOptions,
     calibrate,
     compare_polynomials,
     design_diagnostics,
@@ -59,7 +60,8 @@ def data(clean: np.ndarray) -> np.ndarray:
 )
 def test_noise_free_recovery_from_ones(clean: np.ndarray, weights, fd) -> None:
     """Spec §12: noise-free RC-1 data, start [1, 1, 1] → D to 1e-6."""
-    fit = calibrate(MODEL, POPULATIONS, clean, [1.0, 1.0, 1.0], weights=weights, fd=fd)
+    fit = calibrate(MODEL, POPULATIONS, clean, [1.0, 1.0, 1.0], weights=weights,
+                    solver_options=SolverOptions(fd=fd))
     np.testing.assert_allclose(fit.params, TRUE_D, rtol=1e-6)
     assert fit.converged and fit.status == "converged"
     assert fit.iterations <= 30
@@ -328,7 +330,7 @@ def test_symmetric_start_total_response_time_is_singular() -> None:
     z = model.evaluate_all(TRUE_D, POPULATIONS)
     with pytest.warns(IdentifiabilityWarning):
         fit = calibrate(model, POPULATIONS, noisy(z, 0.01, 2), [2.0, 2.0, 2.0], weights=None,
-                        max_iter=5)
+                        solver_options=SolverOptions(max_iter=5))
     assert fit.rank_deficient_steps >= 1
 
 
@@ -369,10 +371,10 @@ def test_integer_tutorial_strategies_run() -> None:
     truth = np.array([2.0, 3.0, 4.0, 2.0])
     z = noisy(model.evaluate_all(truth, POPULATIONS), 0.01, 3)
     fit = calibrate(model, POPULATIONS, z, [1.0, 1.0, 1.0, 3.0], integer=[3],
-                    integer_strategy="tutorial_then_neighbour")
+                    solver_options=SolverOptions(integer_strategy="tutorial_then_neighbour"))
     assert fit.params[3] == 2.0
     tutorial = calibrate(model, POPULATIONS, z, [1.0, 1.0, 1.0, 2.0], integer=[3],
-                         integer_strategy="tutorial")
+                         solver_options=SolverOptions(integer_strategy="tutorial"))
     assert tutorial.params[3] == 2.0 and len(tutorial.integer_profile) == 1
     with pytest.raises(InvalidInputError, match="whole-number"):
         calibrate(model, POPULATIONS, z, [1.0, 1.0, 1.0, 2.5], integer=[3])
@@ -414,7 +416,8 @@ def test_prediction_covariance_and_extrapolation(data: np.ndarray) -> None:
 
 def test_max_iter_gives_convergence_warning(data: np.ndarray) -> None:
     with pytest.warns(ConvergenceWarning, match="max_iter"):
-        fit = calibrate(MODEL, POPULATIONS, data, [1.0, 1.0, 1.0], weights=None, max_iter=1)
+        fit = calibrate(MODEL, POPULATIONS, data, [1.0, 1.0, 1.0], weights=None,
+                        solver_options=SolverOptions(max_iter=1))
     assert fit.status == "max_iter" and not fit.converged
 
 

@@ -21,8 +21,7 @@ from pathlib import Path
 import pytest
 
 from pilotstats.cli import main
-from pilotstats.regression import WorkPlanner
-from pilotstats.session import _endings
+from pilotstats.session import WorkPlanner, _endings
 
 ROOT = Path(__file__).resolve().parents[1]
 

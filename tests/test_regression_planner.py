@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from pilotstats.exceptions import DataRangeWarning, InvalidInputError, ShortRoundWarning
-from pilotstats.regression import WorkPlanner, work_sequence
-from pilotstats.regression.planner import _bisection_fraction, _ramp_increment
+from pilotstats.session import WorkPlanner, work_sequence
+from pilotstats.session._planner import _bisection_fraction, _ramp_increment
 
 # Fractions of the documentation's figure (doc/features/warm-up-and-cool-down-phase-detection.rst,
 # wps spec §6.3): round 2 is the midpoint of a and round 1, round 3 of round 1 and b, round 8

@@ -1,4 +1,4 @@
-"""Tests of the work-per-second regression ``pilotstats.regression.wps`` (wps spec §3–§5, §8)."""
+"""Tests of the work-per-second regression ``pilotstats.regression._wps`` (wps spec §3–§5, §8)."""
 
 from __future__ import annotations
 
@@ -605,7 +605,7 @@ def test_wps_alpha_filter_cycle_has_a_deterministic_answer(
 
     from pilotstats.exceptions import ConvergenceWarning
 
-    wps_module = importlib.import_module("pilotstats.regression.wps")
+    wps_module = importlib.import_module("pilotstats.regression._wps")
     fit_module = importlib.import_module("pilotstats.regression._wps_fit")
 
     rng = np.random.default_rng(1)

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from pilotstats.exceptions import ConvergenceWarning, LackOfFitWarning
-from pilotstats.regression import work_sequence, wps
-from pilotstats.session import run_session
+from pilotstats.regression import wps
+from pilotstats.session import run_session, work_sequence
 
 ALPHA, V, SIGMA = -0.5, 100.0, 0.2
 REPLICATIONS = 1000

@@ -19,9 +19,9 @@ import pytest
 from pilotstats import _config
 from pilotstats._kernels import autocorrelation as ac
 from pilotstats._kernels import session as kernels
-from pilotstats.regression.planner import unit_reading_work
 from pilotstats.session import Baseline, BenchmarkSession, PerformanceIndex
 from pilotstats.session._incremental import IndexStream, RunningSum, verdict_of
+from pilotstats.session._planner import unit_reading_work
 
 
 def ar1(rng: np.random.Generator, n: int, phi: float) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Trial design (``pilotstats.regression.trial_design``): open systems as closed ones,
+"""Trial design (``pilotstats.regression._trial_design``): open systems as closed ones,
 weights by trial length."""
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from pilotstats.autocorrelation import (
     required_runs,
     two_level_analysis,
 )
-from pilotstats.autocorrelation.run_comparison import ratio_interval
+from pilotstats.autocorrelation._run_comparison import ratio_interval
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
 
 
@@ -316,7 +316,7 @@ def test_false_alarms_and_coverage_over_the_issue_grid(statistic: str) -> None:
 
 
 def test_von_neumann_ratio_by_brute_force() -> None:
-    from pilotstats.autocorrelation.two_level import von_neumann_z
+    from pilotstats.autocorrelation._two_level import von_neumann_z
 
     rng = np.random.default_rng(5)
     y = rng.normal(size=25)

@@ -1,4 +1,4 @@
-"""The utilization law (``pilotstats.regression.utilization_law``): demands from
+"""The utilization law (``pilotstats.regression._utilization_law``): demands from
 utilizations and throughputs."""
 
 from __future__ import annotations

@@ -98,11 +98,11 @@ def test_size_parameters_are_bounded_everywhere() -> None:
             [1.0, 2.0], higher_is_better="no"),
         lambda: __import__("pilotstats.regression").regression.mva(
             [1.0, 2.0], 5, all_populations="False"),
-        lambda: __import__("pilotstats.regression").regression.WorkPlanner(
+        lambda: __import__("pilotstats.session").session.WorkPlanner(
             1, 100, integer_work="False"),
-        lambda: __import__("pilotstats.regression").regression.WorkPlanner(
+        lambda: __import__("pilotstats.session").session.WorkPlanner(
             1, 100, wps_analysis=1),
-        lambda: __import__("pilotstats.regression").regression.work_sequence(
+        lambda: __import__("pilotstats.session").session.work_sequence(
             1, 10, integer_work="no"),
         lambda: __import__("pilotstats.regression").regression.wps(
             [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.5], alpha_filter="yes"),

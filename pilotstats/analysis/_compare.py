@@ -30,7 +30,7 @@ from pilotstats.analysis._runs import (
     compare_run_values,
     units_to_resolve,
 )
-from pilotstats.autocorrelation.two_level import SUMMARY_STATISTICS
+from pilotstats.autocorrelation._two_level import SUMMARY_STATISTICS
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
 from pilotstats.io import Measurements
 from pilotstats.results import (

@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 
 from pilotstats.autocorrelation import compare_runs, required_runs, two_level_analysis
-from pilotstats.autocorrelation.run_comparison import (
+from pilotstats.autocorrelation._run_comparison import (
     ratio_interval,
     ratio_interval_from_moments,
 )
-from pilotstats.autocorrelation.sample_size import smallest_passing
-from pilotstats.autocorrelation.two_level import block_statistics
+from pilotstats.autocorrelation._sample_size import smallest_passing
+from pilotstats.autocorrelation._two_level import block_statistics
 from pilotstats.exceptions import InvalidInputError, PilotStatsError
 from pilotstats.io import Measurements
 
@@ -409,7 +409,7 @@ def units_to_resolve(moments: tuple[tuple[float, float, int], tuple[float, float
     to ``k``; the Fieller interval of the ratio (:func:`ratio_interval_from_moments`)
     narrows as ``k`` grows, so the smallest ``k`` with ``(high - low) / 2 <= half_width``
     (a fraction of the ratio, e.g. 0.05) is found by galloping and bisection
-    (``pilotstats.autocorrelation.sample_size.smallest_passing``). This is Kalibera &
+    (``pilotstats.autocorrelation._sample_size.smallest_passing``). This is Kalibera &
     Jones's planning of the number of repetitions at the level that dominates the variance
     (ISMM 2013, §4), applied to a comparison. None when no ``k <= limit`` reaches it.
 

@@ -5,7 +5,7 @@ Documentation ``docs/algorithms/subsession.md`` (reproducing Pilot, ``ascar-io/p
 """
 
 from pilotstats.autocorrelation._blocks import lag1_autocorrelation, optimal_subsession_size
-from pilotstats.autocorrelation.comparison import (
+from pilotstats.autocorrelation._comparison import (
     ComparisonSampleSizeResult,
     WelchResult,
     compare_subsession_means,
@@ -13,12 +13,17 @@ from pilotstats.autocorrelation.comparison import (
     welch_degrees_of_freedom,
     welch_test,
 )
-from pilotstats.autocorrelation.proportion import ProportionResult, proportion_interval
-from pilotstats.autocorrelation.run_comparison import RunComparison, compare_runs
-from pilotstats.autocorrelation.sample_size import SampleSizeResult, required_sample_size
-from pilotstats.autocorrelation.subsession import SubsessionResult, subsession_analysis
-from pilotstats.autocorrelation.two_level import TwoLevelResult, two_level_analysis
-from pilotstats.autocorrelation.two_level_plan import TwoLevelPlan, required_runs
+from pilotstats.autocorrelation._plots import plot_half_width
+from pilotstats.autocorrelation._proportion import (
+    ProportionResult,
+    proportion_interval,
+    wilson_interval,
+)
+from pilotstats.autocorrelation._run_comparison import RunComparison, compare_runs
+from pilotstats.autocorrelation._sample_size import SampleSizeResult, required_sample_size
+from pilotstats.autocorrelation._subsession import SubsessionResult, subsession_analysis
+from pilotstats.autocorrelation._two_level import TwoLevelResult, two_level_analysis
+from pilotstats.autocorrelation._two_level_plan import TwoLevelPlan, required_runs
 
 __all__ = [
     "ComparisonSampleSizeResult",
@@ -41,4 +46,5 @@ __all__ = [
     "two_level_analysis",
     "welch_degrees_of_freedom",
     "welch_test",
+    "wilson_interval",
 ]

@@ -16,7 +16,12 @@ from pilotstats import _config
 from pilotstats._kernels import autocorrelation as _kernels
 from pilotstats._stats import arithmetic_scale
 from pilotstats._typing import Float64Array1D, MeanMethod
-from pilotstats._validation import as_float_array, check_choice, check_int, check_real
+from pilotstats._validation import (
+    as_float_array,
+    check_autocorrelation_limit,
+    check_choice,
+    check_int,
+)
 from pilotstats.exceptions import (
     InvalidInputError,
     NotEnoughDataError,
@@ -66,11 +71,6 @@ def prepare(
     harmonic = method == "harmonic"
     values = as_float_array(x, "x", min_length=min_length, positive=harmonic)
     return Samples(values, harmonic, float(_kernels.overall_mean(values, harmonic)))
-
-
-def check_autocorrelation_limit(limit: Any) -> float:
-    """``autocorrelation_limit`` must lie in (0, 1]."""
-    return check_real(limit, "autocorrelation_limit", low=0.0, high=1.0, low_inclusive=False)
 
 
 def block_moments(samples: Samples, q: int) -> tuple[float, float]:

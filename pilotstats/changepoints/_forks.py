@@ -254,7 +254,7 @@ def _benchmark_verdict(
     verdict, note = _verdict_note(steady_forks, counts, bias_free)
     mean, low, high, two_level = math.nan, math.nan, math.nan, None
     if steady_forks:
-        from pilotstats.autocorrelation.two_level import two_level_analysis
+        from pilotstats.autocorrelation._two_level import two_level_analysis
 
         with np.errstate(over="ignore", invalid="ignore"):  # overflow: a named error
             two_level = two_level_analysis(

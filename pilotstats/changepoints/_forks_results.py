@@ -20,7 +20,7 @@ from pilotstats.results import (
 )
 
 if TYPE_CHECKING:  # the autocorrelation pillar (scipy.stats) is imported on first use
-    from pilotstats.autocorrelation.two_level import TwoLevelResult
+    from pilotstats.autocorrelation._two_level import TwoLevelResult
 
 __all__ = ["ForkSteadyState", "SteadyState"]
 

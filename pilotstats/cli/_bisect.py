@@ -89,7 +89,7 @@ def _write(path: str, text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     """``pilotstats bisect``: print the verdict, write the result files, return the status."""
     from pilotstats.exceptions import InvalidInputError
-    from pilotstats.session._bisect import bisect
+    from pilotstats.session._bisect import BisectOptions, bisect
 
     program = list(args.program)
     if program and program[0] == "--":
@@ -109,10 +109,11 @@ def run(args: argparse.Namespace) -> int:
         result = bisect(
             args.good, args.bad, program, repo=args.repo, build=args.build,
             min_change_percent=args.min_change_percent, higher_is_better=args.higher_is_better,
-            error_probability=args.error_probability, confidence_level=args.confidence_level,
-            column=args.column, max_runs=args.max_runs, max_step_runs=args.max_step_runs,
-            max_duration=args.max_duration, timeout=args.timeout, output_dir=args.output,
-            resume=args.resume, seed=args.seed)
+            column=args.column, max_runs=args.max_runs, output_dir=args.output,
+            resume=args.resume, options=BisectOptions(
+                error_probability=args.error_probability,
+                confidence_level=args.confidence_level, max_step_runs=args.max_step_runs,
+                max_duration=args.max_duration, timeout=args.timeout, seed=args.seed))
     except KeyboardInterrupt:
         print(f"pilotstats: interrupted; the runs so far are in {args.output}/bisect.json "
               "(continue with --resume and the same arguments)", file=sys.stderr)

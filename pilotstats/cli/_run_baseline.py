@@ -24,7 +24,7 @@ import numpy as np
 
 from pilotstats._typing import WarmupRemoval
 from pilotstats.autocorrelation import compare_runs
-from pilotstats.autocorrelation.two_level import TwoLevelResult
+from pilotstats.autocorrelation._two_level import TwoLevelResult
 from pilotstats.cli._run_config import baseline_items
 from pilotstats.results import format_number
 from pilotstats.session import BenchmarkSession, IndexAnalysis, SessionResult

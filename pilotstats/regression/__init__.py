@@ -1,16 +1,20 @@
-"""Regression: work-per-second regression and work planning; queueing models and
+"""Regression: work-per-second regression; queueing models and
 calibration of performance models by generalised least squares."""
 
 from pilotstats.regression._confidence_region import ConfidenceRegion
 from pilotstats.regression._residual_diagnostics import ResidualDiagnostics
-from pilotstats.regression.calibration import (
+from pilotstats.regression._calibration import (
     CalibrationResult,
     DesignDiagnostics,
     Prediction,
+    SolverOptions,
     calibrate,
     design_diagnostics,
 )
-from pilotstats.regression.model_comparison import (
+from pilotstats.regression._confidence_region import ConfidenceRegion
+from pilotstats.regression._demo import demo_wps
+from pilotstats.regression._demo_calibration import demo_calibration
+from pilotstats.regression._model_comparison import (
     FTestResult,
     NonNestedComparison,
     PolynomialComparison,
@@ -20,9 +24,8 @@ from pilotstats.regression.model_comparison import (
     f_test,
     polynomial_model,
 )
-from pilotstats.regression.network_model import ClosedNetworkModel, ThreadPoolModel
-from pilotstats.regression.planner import WorkPlanner, work_sequence
-from pilotstats.regression.queueing import (
+from pilotstats.regression._network_model import ClosedNetworkModel, ThreadPoolModel
+from pilotstats.regression._queueing import (
     MvaResult,
     ThreadPoolResult,
     amva,
@@ -31,13 +34,14 @@ from pilotstats.regression.queueing import (
     seidmann,
     thread_pool,
 )
-from pilotstats.regression.trial_design import (
+from pilotstats.regression._residual_diagnostics import ResidualDiagnostics
+from pilotstats.regression._trial_design import (
     SampleSizeWeights,
     open_system_conditions,
     weights_from_sample_sizes,
 )
-from pilotstats.regression.utilization_law import UtilizationLawResult, utilization_law_demands
-from pilotstats.regression.wps import WpsPrediction, WpsResult, wps
+from pilotstats.regression._utilization_law import UtilizationLawResult, utilization_law_demands
+from pilotstats.regression._wps import WpsPrediction, WpsResult, wps
 
 __all__: list[str] = [
     "CalibrationResult",
@@ -52,10 +56,10 @@ __all__: list[str] = [
     "Prediction",
     "ResidualDiagnostics",
     "SampleSizeWeights",
+    "SolverOptions",
     "ThreadPoolModel",
     "ThreadPoolResult",
     "UtilizationLawResult",
-    "WorkPlanner",
     "WpsPrediction",
     "WpsResult",
     "amva",
@@ -72,6 +76,5 @@ __all__: list[str] = [
     "thread_pool",
     "utilization_law_demands",
     "weights_from_sample_sizes",
-    "work_sequence",
     "wps",
 ]

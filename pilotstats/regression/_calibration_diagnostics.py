@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -16,6 +16,8 @@ from pilotstats import _config
 from pilotstats._validation import (
     as_float_array,
     check_choice,
+    check_conditions_sequence,
+    check_predictions_nonzero,
     check_real,
 )
 from pilotstats.exceptions import (
@@ -23,7 +25,6 @@ from pilotstats.exceptions import (
 )
 from pilotstats.regression._calibration_problem import (
     FloatArray,
-    _check_predictions_nonzero,
     _names,
     _Options,
     _Problem,
@@ -221,13 +222,7 @@ def design_diagnostics(
         _config.MAX_SCALED_CONDITION if max_scaled_condition is None else max_scaled_condition,
         "max_scaled_condition", low=1.0, allow_inf=True,
     )
-    if isinstance(conditions, (str, bytes, Mapping, set, frozenset)) or not hasattr(
-        conditions, "__len__"
-    ):
-        raise InvalidInputError(
-            f"conditions must be a sequence with one entry per trial, got "
-            f"{type(conditions).__name__}"
-        )
+    check_conditions_sequence(conditions)
     cond_list = list(conditions)
     y_probe = _raw_evaluate(model, getattr(model, "evaluate_all", None), point, conditions,
                             cond_list)
@@ -243,20 +238,24 @@ def design_diagnostics(
         lower=np.full(n, -np.inf),
         upper=np.full(n, np.inf),
     )
-    if weights is None:
-        w = np.ones_like(y)
-    elif isinstance(weights, str):
-        check_choice(weights, "weights", ("irls",))
-        _check_predictions_nonzero(y, problem.observed)
-        w = 1.0 / y**2
-    else:
-        w = np.asarray(weights, dtype=np.float64)
-        if w.ndim == 1 and y.shape[1] == 1:
-            w = w[:, None]
-        if w.shape != y.shape or not np.isfinite(w).all() or (w < 0).any():
-            raise InvalidInputError(
-                f"weights must be finite, non-negative and of shape {y.shape}, got {w.shape}"
-            )
-    whiten = _Whitener(problem.observed, weights=w)
+    whiten = _Whitener(problem.observed, weights=_diagnostic_weights(weights, y, problem))
     jac = _whiten_jacobian(whiten, _jacobian(problem, point, y, np.arange(n), options))
     return _diagnose(jac.T @ jac, _names(parameter_names, model, n), limit)
+
+
+def _diagnostic_weights(weights: Any, y: FloatArray, problem: _Problem) -> FloatArray:
+    """Weights of :func:`design_diagnostics`: ones, ``1/y^2`` (``"irls"``) or the array."""
+    if weights is None:
+        return np.ones_like(y)
+    if isinstance(weights, str):
+        check_choice(weights, "weights", ("irls",))
+        check_predictions_nonzero(y, problem.observed)
+        return 1.0 / y**2
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim == 1 and y.shape[1] == 1:
+        w = w[:, None]
+    if w.shape != y.shape or not np.isfinite(w).all() or (w < 0).any():
+        raise InvalidInputError(
+            f"weights must be finite, non-negative and of shape {y.shape}, got {w.shape}"
+        )
+    return w

@@ -16,6 +16,7 @@ from pilotstats._validation import (
     as_float_array,
     as_real_array,
     check_choice,
+    check_predictions_nonzero,
 )
 from pilotstats.exceptions import (
     InvalidInputError,
@@ -26,7 +27,6 @@ FloatArray = npt.NDArray[np.float64]
 WeightsOption = Literal["irls", "fixed"] | None | npt.ArrayLike | Callable[..., Any]
 FiniteDifference = Literal["forward", "central"]
 IntegerStrategy = Literal["neighbour", "tutorial_then_neighbour", "tutorial"]
-
 
 
 def _readonly(array: npt.ArrayLike) -> FloatArray:
@@ -197,18 +197,7 @@ class _Fit:
     whitener: _Whitener | None = None
 
 
-
 # --------------------------------------------------------------------------- weighting
-
-
-def _check_predictions_nonzero(y: FloatArray, observed: npt.NDArray[np.bool_]) -> None:
-    bad = observed & (y == 0)
-    if bad.any():
-        t, j = np.argwhere(bad)[0]
-        raise InvalidInputError(
-            f"IRLS weights 1/y^2 need non-zero predictions; the model predicts 0 for trial "
-            f"{int(t)}, measure {int(j)}; use weights=None or an explicit weight array"
-        )
 
 
 class _Weighting:
@@ -295,7 +284,7 @@ class _Weighting:
         y0 = self.problem.evaluate(x0) if zero.any() else np.ones_like(z)
         base = np.where(zero, y0, z)
         if zero.any():
-            _check_predictions_nonzero(np.where(zero, y0, 1.0), self.problem.observed)
+            check_predictions_nonzero(np.where(zero, y0, 1.0), self.problem.observed)
         return np.where(self.problem.observed, 1.0 / np.where(self.problem.observed, base, 1) ** 2,
                         0.0)
 
@@ -310,7 +299,7 @@ class _Weighting:
                     f"{self.problem.shape}, got shape {w.shape}"
                 )
             return np.where(self.problem.observed, w, 0.0)
-        _check_predictions_nonzero(y, self.problem.observed)
+        check_predictions_nonzero(y, self.problem.observed)
         return np.where(self.problem.observed, 1.0 / y**2, 0.0)
 
 

@@ -8,21 +8,38 @@ References
 .. [2] M. Woodside, "Regression techniques for performance parameter estimation",
    tutorial, WOSP/SIPEW 2010 (model comparison of fits on different measure sets,
    slides 31-32; the tutorial's F form).
+
+:func:`f_test`, notes:
+
+Both sums of squares use the **same weights** and the **same measurements**: fixed
+schemes already do; under IRLS (or callable weights) the weights are frozen at B's
+final predictions and A is refitted with them from its estimate. When the two fits
+used different measure sets, both are first refitted from their estimates on the
+measures they share (B with its own weighting, then A with B's frozen weights), and the
+test runs on those refits (:attr:`FTestResult.common_measures` names them). For
+nonlinear models the F law is a linearisation approximation, good when the models
+are nearly linear near the optimum.
+
+:func:`f_test`, references:
+
+.. [1] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989, §5.3.
+.. [2] M. Woodside, "Regression techniques for performance parameter estimation",
+   WOSP/SIPEW 2010 tutorial.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 
 from pilotstats._validation import check_choice, check_int
 from pilotstats.exceptions import ConvergenceWarning, IdentifiabilityWarning, InvalidInputError
-from pilotstats.regression.calibration import CalibrationResult, calibrate
-from pilotstats.results import Result, format_number
+from pilotstats.regression._calibration import CalibrationResult, SolverOptions, calibrate
+from pilotstats.results import PValueResult, format_number
 
 __all__ = ["FTestResult", "f_test"]
 
@@ -30,7 +47,7 @@ FForm = Literal["extra_sum_of_squares", "tutorial"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class FTestResult(Result):
+class FTestResult(PValueResult):
     """F test of a restricted model against a fuller one.
 
     Unpacks as ``statistic, p_value = f_test(...)``.
@@ -89,9 +106,6 @@ class FTestResult(Result):
     denominator: str = "pairwise"
     form: str = "extra_sum_of_squares"
     common_measures: tuple[str, ...] = ()
-
-    def __iter__(self) -> Iterator[float]:
-        return iter((self.statistic, self.p_value))
 
     def __str__(self) -> str:
         on = f", on {', '.join(self.common_measures)}" if self.common_measures else ""
@@ -159,13 +173,10 @@ def _refit(
             integer=fit.integer_indices or None,
             bounds=(options.lower, options.upper),
             confidence_level=fit.confidence_level,
-            fd_step=options.fd_step,
-            fd=options.fd,
-            xtol=options.xtol,
-            ftol=options.ftol,
-            max_iter=options.max_iter,
             parameter_names=fit.parameter_names,
             fixed=fixed or None,
+            solver_options=SolverOptions(fd_step=options.fd_step, fd=options.fd, xtol=options.xtol,
+                                 ftol=options.ftol, max_iter=options.max_iter),
         )
 
 
@@ -202,6 +213,102 @@ def _common_columns(
             tuple(common))
 
 
+def _estimated_extra(restricted: CalibrationResult, full: CalibrationResult, form: str) -> int:
+    """Checked inputs; q = n_B − n_A, the number of extra estimated parameters."""
+    for name, value in (("restricted", restricted), ("full", full)):
+        if not isinstance(value, CalibrationResult):
+            raise InvalidInputError(f"{name} must be a CalibrationResult from calibrate()")
+    check_choice(form, "form", ("extra_sum_of_squares", "tutorial"))
+    n_a = restricted.params.shape[0] - len(restricted.fixed_indices)
+    n_b = full.params.shape[0] - len(full.fixed_indices)
+    q = n_b - n_a
+    if q < 1:
+        raise InvalidInputError(
+            f"full must have more parameters than restricted (got {n_b} vs {n_a} estimated); "
+            "for non-nested models of equal size compare their mse instead"
+        )
+    return int(q)
+
+
+def _tutorial_f(restricted: CalibrationResult, full: CalibrationResult) -> FTestResult:
+    """The tutorial form mse_A / mse_B on (dof_A, dof_B), each fit as it is."""
+    from scipy import stats
+
+    statistic = restricted.mse / full.mse if full.mse > 0 else np.inf
+    p = float(stats.f.sf(statistic, restricted.dof, full.dof))
+    return FTestResult(
+        statistic=float(statistic), p_value=p, dof1=int(restricted.dof),
+        dof2=int(full.dof), sse_restricted=float(restricted.sse),
+        sse_full=float(full.sse), weighting=full.weighting, refitted=False,
+        form="tutorial",
+    )
+
+
+def _full_on_common(
+    restricted: CalibrationResult, full: CalibrationResult, common_measures: Any
+) -> tuple[CalibrationResult, list[int] | None, tuple[str, ...]]:
+    """The full fit on the common measures (refitted if needed), A's columns and names."""
+    problem_a, problem_b = restricted._problem, full._problem
+    same = problem_a.z.shape == problem_b.z.shape and np.array_equal(
+        problem_a.z, problem_b.z, equal_nan=True
+    )
+    if same and common_measures is None:
+        return full, None, ()
+    if problem_a.z.shape[0] != problem_b.z.shape[0] or not _same_conditions(
+        problem_a.condition_list, problem_b.condition_list
+    ):
+        raise InvalidInputError(
+            "restricted and full must be fitted to the same trials (conditions); with "
+            "different trials no F test applies"
+        )
+    cols_a, cols_b, names = _common_columns(restricted, full, common_measures)
+    if not np.array_equal(problem_a.z[:, cols_a], problem_b.z[:, cols_b], equal_nan=True):
+        raise InvalidInputError(
+            "restricted and full must be fitted to the same measurements on their common "
+            f"measures {names}"
+        )
+    if full.weighting not in ("irls", "fixed", "ols"):
+        raise InvalidInputError(
+            f"comparing fits on different measure sets needs OLS, 'fixed' or 'irls' "
+            f"weights (the full fit used {full.weighting!r})"
+        )
+    b_fit = _refit(full, cols_b, None if full.weighting == "ols" else full.weighting)
+    return b_fit, cols_a, names
+
+
+def _restricted_sse(
+    restricted: CalibrationResult,
+    full: CalibrationResult,
+    b_fit: CalibrationResult,
+    cols_a: list[int] | None,
+) -> tuple[float, bool]:
+    """S_A with B's weights on the compared measures, and whether A was refitted."""
+    same_weights = (
+        cols_a is None
+        and restricted.weighting == full.weighting
+        and np.allclose(restricted.weights, full.weights, rtol=1e-12, atol=0.0)
+    )
+    if same_weights or (cols_a is None and restricted.weighting == full.weighting
+                        == "covariance"):
+        return restricted.sse, False
+    if full.weighting == "covariance":
+        raise InvalidInputError(
+            "with covariance= weights both models must use the same covariance"
+        )
+    return _refit(restricted, cols_a, np.array(b_fit.weights)).sse, True
+
+
+def _warn_not_nested(sse_a: float, sse_b: float) -> None:
+    """Warn that S_A < S_B (F < 0, p set to 1), attributed to the caller of f_test."""
+    warnings.warn(
+        f"the restricted model fits better than the full one (S_A = {sse_a:.6g} < S_B = "
+        f"{sse_b:.6g}): the models are not nested or a fit did not converge; p set "
+        "to 1",
+        ConvergenceWarning,
+        stacklevel=3,
+    )
+
+
 def f_test(
     restricted: CalibrationResult,
     full: CalibrationResult,
@@ -217,17 +324,13 @@ def f_test(
         Model A with n_A parameters (e.g. 2 queues).
     full : CalibrationResult
         Model B with n_B > n_A parameters that contains A as a special case (e.g. 3
-        queues), fitted to the same trials (conditions). The fits may use different
-        measure sets (e.g. m = 8 and m = 6 measures per trial, as in Woodside's tutorial,
-        slides 31-32): the extra-sum-of-squares test then compares both on their common
-        measures.
+        queues), fitted to the same trials (conditions); its measures may differ from A's
+        (the test then compares both on their common measures, see the module docstring).
     form : {"extra_sum_of_squares", "tutorial"}, default "extra_sum_of_squares"
         ``"extra_sum_of_squares"``: F = ((S_A − S_B)/q) / (S_B/(N_obs − n_B)) on
-        (q, N_obs − n_B) dof ([1]_). ``"tutorial"``: the ratio of the two fits' mean squared
-        errors, F = mse_A / mse_B on (dof_A, dof_B), each fit on its own measures and
-        weights (the comparison of fits of Woodside's tutorial, [2]_, slides 31-32, which
-        needs no common measure set); a rough guide only, since both fits share data and
-        mse_A is not independent of mse_B.
+        (q, N_obs − n_B) dof ([1]_). ``"tutorial"``: F = mse_A / mse_B on (dof_A, dof_B),
+        each fit on its own measures and weights ([2]_, slides 31-32); a rough guide only,
+        since mse_A is not independent of mse_B.
     common_measures : pair of sequences of int, optional
         Columns of the restricted and of the full fit that hold the same measures, in the
         same order. Default: matched by the models' ``measure_names`` (e.g.
@@ -250,23 +353,8 @@ def f_test(
 
     Notes
     -----
-    Both sums of squares use the **same weights** and the **same measurements**: fixed
-    schemes already do; under IRLS (or callable weights) the weights are frozen at B's
-    final predictions and A is refitted with them from its estimate. When the two fits
-    used different measure sets, both are first refitted from their estimates on the
-    measures they share (B with its own weighting, then A with B's frozen weights), and the
-    test runs on those refits (:attr:`FTestResult.common_measures` names them). For
-    nonlinear models the F law is a linearisation approximation, good when the models
-    are nearly linear near the optimum.
-
     Complexity: at most two refits (none when the fits share measurements and fixed
     weights).
-
-    References
-    ----------
-    .. [1] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989, §5.3.
-    .. [2] M. Woodside, "Regression techniques for performance parameter estimation",
-       WOSP/SIPEW 2010 tutorial.
 
     Examples
     --------
@@ -281,92 +369,20 @@ def f_test(
     >>> f_test(line, quad, form="tutorial").dof1
     8
     """
-    for name, value in (("restricted", restricted), ("full", full)):
-        if not isinstance(value, CalibrationResult):
-            raise InvalidInputError(f"{name} must be a CalibrationResult from calibrate()")
-    check_choice(form, "form", ("extra_sum_of_squares", "tutorial"))
-    problem_a, problem_b = restricted._problem, full._problem
-    n_a = restricted.params.shape[0] - len(restricted.fixed_indices)
-    n_b = full.params.shape[0] - len(full.fixed_indices)
-    q = n_b - n_a
-    if q < 1:
-        raise InvalidInputError(
-            f"full must have more parameters than restricted (got {n_b} vs {n_a} estimated); "
-            "for non-nested models of equal size compare their mse instead"
-        )
+    q = _estimated_extra(restricted, full, form)
     if form == "tutorial":
-        from scipy import stats
-
-        statistic = restricted.mse / full.mse if full.mse > 0 else np.inf
-        p = float(stats.f.sf(statistic, restricted.dof, full.dof))
-        return FTestResult(
-            statistic=float(statistic), p_value=p, dof1=int(restricted.dof),
-            dof2=int(full.dof), sse_restricted=float(restricted.sse),
-            sse_full=float(full.sse), weighting=full.weighting, refitted=False,
-            form="tutorial",
-        )
-    same = problem_a.z.shape == problem_b.z.shape and np.array_equal(
-        problem_a.z, problem_b.z, equal_nan=True
-    )
-    names: tuple[str, ...] = ()
-    if same and common_measures is None:
-        b_fit, cols_a = full, None
-    else:
-        if problem_a.z.shape[0] != problem_b.z.shape[0] or not _same_conditions(
-            problem_a.condition_list, problem_b.condition_list
-        ):
-            raise InvalidInputError(
-                "restricted and full must be fitted to the same trials (conditions); with "
-                "different trials no F test applies"
-            )
-        cols_a, cols_b, names = _common_columns(restricted, full, common_measures)
-        if not np.array_equal(problem_a.z[:, cols_a], problem_b.z[:, cols_b], equal_nan=True):
-            raise InvalidInputError(
-                "restricted and full must be fitted to the same measurements on their common "
-                f"measures {names}"
-            )
-        if full.weighting not in ("irls", "fixed", "ols"):
-            raise InvalidInputError(
-                f"comparing fits on different measure sets needs OLS, 'fixed' or 'irls' "
-                f"weights (the full fit used {full.weighting!r})"
-            )
-        b_fit = _refit(full, cols_b, None if full.weighting == "ols" else full.weighting)
-    refitted = b_fit is not full
-    same_weights = (
-        cols_a is None
-        and restricted.weighting == full.weighting
-        and np.allclose(restricted.weights, full.weights, rtol=1e-12, atol=0.0)
-    )
-    if same_weights or (cols_a is None and restricted.weighting == full.weighting
-                        == "covariance"):
-        sse_a = restricted.sse
-    elif full.weighting == "covariance":
-        raise InvalidInputError(
-            "with covariance= weights both models must use the same covariance"
-        )
-    else:
-        sse_a = _refit(restricted, cols_a, np.array(b_fit.weights)).sse
-        refitted = True
+        return _tutorial_f(restricted, full)
+    b_fit, cols_a, names = _full_on_common(restricted, full, common_measures)
+    sse_a, refitted_a = _restricted_sse(restricted, full, b_fit, cols_a)
+    refitted = b_fit is not full or refitted_a
     dof2 = b_fit.dof
     statistic, p = _f_from_sse(sse_a, b_fit.sse, q, dof2, b_fit.sse / dof2, dof2)
     if statistic < 0:
-        warnings.warn(
-            f"the restricted model fits better than the full one (S_A = {sse_a:.6g} < S_B = "
-            f"{b_fit.sse:.6g}): the models are not nested or a fit did not converge; p set "
-            "to 1",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
+        _warn_not_nested(sse_a, b_fit.sse)
     return FTestResult(
-        statistic=statistic,
-        p_value=p,
-        dof1=int(q),
-        dof2=int(dof2),
-        sse_restricted=float(sse_a),
-        sse_full=float(b_fit.sse),
-        weighting=full.weighting,
-        refitted=refitted,
-        common_measures=names,
+        statistic=statistic, p_value=p, dof1=int(q), dof2=int(dof2),
+        sse_restricted=float(sse_a), sse_full=float(b_fit.sse), weighting=full.weighting,
+        refitted=refitted, common_measures=names,
     )
 
 

@@ -68,7 +68,7 @@ def _single_class_exact(
     """Exact single-class MVA (load-dependent where m > 1); return X(n), R(n, k), marginals."""
     k_count = demands.shape[0]
     kind = np.empty(k_count, dtype=np.int64)
-    alpha = np.ones((k_count, population + 1))
+    capacity = np.ones((k_count, population + 1))
     j = np.arange(population + 1, dtype=np.float64)
     for k in range(k_count):
         if math.isinf(servers[k]):
@@ -77,10 +77,10 @@ def _single_class_exact(
             kind[k] = _kq.QUEUE
         else:
             kind[k] = _kq.LOAD_DEPENDENT
-            alpha[k] = np.maximum(np.minimum(j, servers[k]), 1.0)
+            capacity[k] = np.maximum(np.minimum(j, servers[k]), 1.0)
     throughput, residence, min_p0, marginals = _solve_single(
         np.ascontiguousarray(demands, dtype=np.float64), float(think), int(population), kind,
-        alpha,
+        capacity,
     )
     _warn_p0(min_p0)
     return throughput, residence, marginals
@@ -91,7 +91,7 @@ def _solve_single(
     think: float,
     population: int,
     kind: npt.NDArray[np.int64],
-    alpha: FloatArray,
+    capacity: FloatArray,
 ) -> tuple[FloatArray, FloatArray, float, FloatArray]:
     """Run the single-class kernel with idle probabilities from complement networks.
 
@@ -112,11 +112,11 @@ def _solve_single(
                 continue  # the rest of the network is empty: station k holds everyone
             x_rest, _, _, _ = _solve_single(
                 np.ascontiguousarray(demands[keep]), think, population,
-                np.ascontiguousarray(kind[keep]), np.ascontiguousarray(alpha[keep]),
+                np.ascontiguousarray(kind[keep]), np.ascontiguousarray(capacity[keep]),
             )
             complement[k] = x_rest
     throughput, residence, min_p0, marginals = _kq.single_class_mva(
-        demands, float(think), int(population), kind, alpha, complement, use_complement
+        demands, float(think), int(population), kind, capacity, complement, use_complement
     )
     return throughput, residence, float(min_p0), marginals
 

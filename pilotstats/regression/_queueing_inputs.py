@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from pilotstats import _config
+from pilotstats._validation import as_float_array, check_closed_cycle
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.regression._queueing_results import (
     FloatArray,
@@ -35,7 +35,7 @@ def _demands(demands: Any, name: str = "demands") -> tuple[FloatArray, bool]:
             f"{name} must be a 1-D array (one class, one value per station) or a 2-D "
             f"array of shape (stations, classes); got {raw!r:.60}"
         )
-    array = _as_float(raw, name, ndim=int(ndim))
+    array = as_float_array(raw, name, ndim=int(ndim))
     if (array < 0).any():
         index = np.argwhere(array < 0)[0]
         raise InvalidInputError(
@@ -45,35 +45,6 @@ def _demands(demands: Any, name: str = "demands") -> tuple[FloatArray, bool]:
     if array.ndim == 1:
         return np.ascontiguousarray(array[:, None]), True
     return np.ascontiguousarray(array), False
-
-
-def _check_size(n_stations: int, populations: Any, what: str) -> None:
-    """Reject problems whose exact solution would allocate more than ``MAX_MVA_CELLS``.
-
-    Exact MVA stores one value per station and population-lattice point,
-    ``K · Π_c (N_c + 1)`` cells; an absurd size must fail up front with a named error rather
-    than exhaust memory or run for hours.
-    """
-    if n_stations > _config.MAX_STATIONS:
-        raise InvalidInputError(
-            f"{what}: {n_stations} stations exceed the supported maximum of "
-            f"{_config.MAX_STATIONS}; aggregate stations into fewer, larger ones"
-        )
-    cells = float(n_stations)
-    for count in np.atleast_1d(np.asarray(populations, dtype=np.float64)):
-        cells *= float(count) + 1.0
-    if cells > _config.MAX_MVA_CELLS:
-        raise InvalidInputError(
-            f"{what}: the exact solution needs {cells:.3g} cells (stations × population "
-            f"lattice), more than the limit of {_config.MAX_MVA_CELLS}; use amva (approximate "
-            f"MVA, O(K·C) memory) or a smaller population"
-        )
-
-
-def _as_float(values: Any, name: str, ndim: int) -> FloatArray:
-    from pilotstats._validation import as_float_array
-
-    return as_float_array(values, name, ndim=ndim)
 
 
 def _population(population: Any, n_classes: int, name: str = "population") -> FloatArray:
@@ -116,7 +87,7 @@ def _per_class(value: Any, n_classes: int, name: str) -> FloatArray:
 
         array = np.full(n_classes, check_real(value, name, allow_inf=True))
     else:
-        array = _as_float(value, name, ndim=1)
+        array = as_float_array(value, name, ndim=1)
         if array.shape[0] != n_classes:
             raise InvalidInputError(
                 f"{name} must be a scalar or give one value per class ({n_classes}), got "
@@ -131,8 +102,6 @@ def _servers(servers: Any, n_stations: int) -> FloatArray:
     """Server counts (integers >= 1, or inf for a delay station)."""
     if servers is None:
         return np.ones(n_stations)
-    from pilotstats._validation import as_float_array
-
     array = as_float_array(servers, "servers", allow_nonfinite=True)
     if array.shape[0] != n_stations:
         raise InvalidInputError(
@@ -152,8 +121,6 @@ def _servers(servers: Any, n_stations: int) -> FloatArray:
 def _visits(visits: Any, shape: tuple[int, int], one_class: bool) -> FloatArray:
     if visits is None:
         return np.ones(shape)
-    from pilotstats._validation import as_float_array
-
     raw = np.asarray(visits)
     array = as_float_array(raw, "visits", ndim=raw.ndim if raw.ndim in (1, 2) else 1)
     if array.ndim == 1:
@@ -169,36 +136,6 @@ def _visits(visits: Any, shape: tuple[int, int], one_class: bool) -> FloatArray:
     return array
 
 
-def _check_scale(demands: FloatArray, think: FloatArray, population: FloatArray) -> None:
-    """Reject inputs whose cycle time ``N (Z + Σ D)`` overflows float64 (inf/NaN results)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        cycle = (think + demands.sum(axis=0)) * (population + 1.0)
-    if not np.isfinite(cycle).all():
-        raise InvalidInputError(
-            "demands, think times and population are so large that the cycle time "
-            "N·(Z + ΣD) overflows float64; rescale the times (e.g. use milliseconds -> "
-            "seconds) before solving"
-        )
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        total = think + demands.sum(axis=0)
-        rate = (population + 1.0) / np.where(total > 0, total, 1.0)
-    if not np.isfinite(rate).all() or ((total > 0) & (total < 1e-290)).any():
-        raise InvalidInputError(
-            "demands and think times are so small (subnormal) that throughputs N/(Z + ΣD) "
-            "overflow float64; rescale the times (e.g. seconds -> microseconds) before solving"
-        )
-
-
-def _check_cycle(demands: FloatArray, think: FloatArray, population: FloatArray) -> None:
-    _check_scale(demands, think, population)
-    for c in range(demands.shape[1]):
-        if population[c] > 0 and think[c] + demands[:, c].sum() <= 0:
-            raise InvalidInputError(
-                f"class {c + 1} has zero think time and zero total demand, so its throughput "
-                "is unbounded; give a positive demand or think time"
-            )
-
-
 def _prepare(
     demands: Any, population: Any, think_time: Any, servers: Any, visits: Any
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, bool]:
@@ -208,7 +145,7 @@ def _prepare(
     think = _per_class(think_time, c_count, "think_time")
     srv = _servers(servers, k_count)
     total = service * _visits(visits, service.shape, one_class)
-    _check_cycle(total, think, pop)
+    check_closed_cycle(total, think, pop)
     return np.ascontiguousarray(total), pop, think, srv, one_class
 
 

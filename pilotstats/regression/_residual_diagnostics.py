@@ -188,7 +188,7 @@ def residual_diagnostics(
     """Compute the diagnostics for :meth:`CalibrationResult.residual_diagnostics`."""
     from scipy import stats
 
-    alpha = check_probability(significance_level, "significance_level")
+    significance = check_probability(significance_level, "significance_level")
     degree = check_int(trend_degree, "trend_degree", low=1, high=5)
     problem = result._problem
     axis = _axis(result, condition_index, x_axis)
@@ -248,8 +248,8 @@ def residual_diagnostics(
         lack_of_fit_statistic=float(f_stat),
         lack_of_fit_p_value=lof_p,
         lack_of_fit_dof=dofs,
-        significance_level=alpha,
-        trend_detected=bool(trend_p < alpha),
-        non_normal=bool(w_p < alpha),
-        lack_of_fit=bool(lof_p < alpha),
+        significance_level=significance,
+        trend_detected=bool(trend_p < significance),
+        non_normal=bool(w_p < significance),
+        lack_of_fit=bool(lof_p < significance),
     )

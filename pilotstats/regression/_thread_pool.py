@@ -1,33 +1,67 @@
 """A thread pool in front of a product-form subsystem, solved as a flow-equivalent server
 (:func:`thread_pool`; ``docs/algorithms/calibration.md``).
+
+:func:`thread_pool`, notes:
+
+Flow-equivalent server (Chandy–Herzog–Woo / Norton flow-equivalent server [4]_): solve the
+subsystem alone with Z = 0 for j = 1..m, giving X_in(j); replace it by one
+load-dependent station of rate μ(j) = X_in(min(j, m)); solve the outer model by exact
+load-dependent MVA. With j customers at the pool the subsystem holds min(j, m), whose
+conditional state is that of the isolated subsystem, so inner residence times follow
+from T_k = Σ_j p(j | N) Q_k^in(min(j, m)) / X. Exact for product-form inner systems.
+
+:func:`thread_pool`, references:
+
+.. [4] K. M. Chandy, U. Herzog and L. Woo, IBM J. Res. Dev. 19(1), 1975.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 
 from pilotstats import _config
 from pilotstats._kernels import queueing as _kq
+from pilotstats._validation import (
+    as_float_array,
+    check_cycle_scale,
+    check_int,
+    check_mva_size,
+    check_pool_size,
+    check_real,
+)
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.regression._mva_solvers import (
     _single_class_exact,
     _solve_single,
     _warn_p0,
 )
-from pilotstats.regression._queueing_inputs import (
-    _check_scale,
-    _check_size,
-)
 from pilotstats.regression._queueing_results import (
+    FloatArray,
     ThreadPoolResult,
     _readonly,
 )
 
 __all__ = ["thread_pool"]
+
+
+def _check_pool_problem(
+    inner: FloatArray, outer: FloatArray, n: int, think: float, m: float
+) -> None:
+    """A positive inner demand, and a problem small enough to solve exactly."""
+    if not inner.max() > 0:
+        raise InvalidInputError("inner_demands must contain a positive demand")
+    check_mva_size(inner.shape[0] + outer.shape[0] + 1, [n], "thread_pool")
+    check_cycle_scale(np.concatenate([inner, outer])[:, None], np.array([think]), np.array([n]))
+    check_cycle_scale(inner[:, None], np.zeros(1), np.array([float(min(m, n))]))
+    if float(n) * float(n) > _config.MAX_MVA_CELLS * 16:
+        raise InvalidInputError(
+            f"thread_pool: population {n} is too large for the load-dependent exact solution "
+            f"(O(N²) = {float(n) ** 2:.3g} steps); use a population of at most "
+            f"{int(math.sqrt(_config.MAX_MVA_CELLS * 16))}"
+        )
 
 
 def thread_pool(
@@ -60,19 +94,7 @@ def thread_pool(
 
     Notes
     -----
-    Flow-equivalent server (Chandy–Herzog–Woo / Norton flow-equivalent server [4]_): solve the
-    subsystem alone with Z = 0 for j = 1..m, giving X_in(j); replace it by one
-    load-dependent station of rate μ(j) = X_in(min(j, m)); solve the outer model by exact
-    load-dependent MVA. With j customers at the pool the subsystem holds min(j, m), whose
-    conditional state is that of the isolated subsystem, so inner residence times follow
-    from T_k = Σ_j p(j | N) Q_k^in(min(j, m)) / X. Exact for product-form inner systems.
-
-    Complexity: O(K·N + N²) for K stations and population N (the pool is a load-
-    dependent station); populations beyond the size limit are rejected up front.
-
-    References
-    ----------
-    .. [4] K. M. Chandy, U. Herzog and L. Woo, IBM J. Res. Dev. 19(1), 1975.
+    Complexity: O(K·N + N²) for K stations and population N (a load-dependent pool).
 
     Examples
     --------
@@ -81,35 +103,13 @@ def thread_pool(
     >>> round(r.pool_residence_time, 5)
     28.02008
     """
-    from pilotstats._validation import as_float_array, check_int, check_real
-
     inner = as_float_array(inner_demands, "inner_demands", nonnegative=True)
     n = check_int(population, "population", low=1)
     think = check_real(think_time, "think_time", low=0.0)
-    if isinstance(pool_size, bool) or not isinstance(pool_size, numbers.Real):
-        raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
-    try:
-        m = float(pool_size)
-    except OverflowError:
-        m = math.nan
-    if not (math.isinf(m) and m > 0) and (not m.is_integer() or m < 1):
-        raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
-    outer = (
-        np.zeros(0)
-        if outer_demands is None
-        else as_float_array(outer_demands, "outer_demands", nonnegative=True)
-    )
-    if not inner.max() > 0:
-        raise InvalidInputError("inner_demands must contain a positive demand")
-    _check_size(inner.shape[0] + outer.shape[0] + 1, [n], "thread_pool")
-    _check_scale(np.concatenate([inner, outer])[:, None], np.array([think]), np.array([n]))
-    _check_scale(inner[:, None], np.zeros(1), np.array([float(min(m, n))]))
-    if float(n) * float(n) > _config.MAX_MVA_CELLS * 16:
-        raise InvalidInputError(
-            f"thread_pool: population {n} is too large for the load-dependent exact solution "
-            f"(O(N²) = {float(n) ** 2:.3g} steps); use a population of at most "
-            f"{int(math.sqrt(_config.MAX_MVA_CELLS * 16))}"
-        )
+    m = check_pool_size(pool_size)
+    outer = (np.zeros(0) if outer_demands is None
+             else as_float_array(outer_demands, "outer_demands", nonnegative=True))
+    _check_pool_problem(inner, outer, n, think, m)
     j_max = int(min(m, n))
     ones = np.ones(inner.shape[0])
     x_in, r_in, _ = _single_class_exact(inner, 0.0, j_max, ones)
@@ -117,11 +117,11 @@ def thread_pool(
     k_out = outer.shape[0]
     demands = np.concatenate([[1.0], outer])
     kind = np.concatenate([[_kq.LOAD_DEPENDENT], np.full(k_out, _kq.QUEUE)]).astype(np.int64)
-    alpha = np.ones((k_out + 1, n + 1))
+    capacity = np.ones((k_out + 1, n + 1))
     capped = np.minimum(np.arange(n + 1), j_max)
-    alpha[0, 1:] = x_in[capped[1:]]
+    capacity[0, 1:] = x_in[capped[1:]]
     throughput, residence, min_p0, marginals = _solve_single(
-        np.ascontiguousarray(demands), think, n, kind, alpha
+        np.ascontiguousarray(demands), think, n, kind, capacity
     )
     _warn_p0(min_p0)
     x = float(throughput[n])

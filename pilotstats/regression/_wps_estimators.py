@@ -1,4 +1,4 @@
-"""Line estimators of :func:`~pilotstats.regression.wps` beyond OLS, and its lack-of-fit test.
+"""Line estimators of :func:`~pilotstats.regression._wps` beyond OLS, and its lack-of-fit test.
 
 ``estimator="wls"``: feasible weighted least squares with a constant coefficient of
 variation, ``Var(Y_j) = sigma^2 (mu_j / mu_bar)^2`` (timing noise proportional to the round

@@ -1,4 +1,4 @@
-"""The fits behind :func:`~pilotstats.regression.wps`.
+"""The fits behind :func:`~pilotstats.regression._wps`.
 
 The block regression of one set of kept rounds (subsession size chosen on the autocorrelation
 of the rates or residuals, skipping sizes whose blocks cannot identify the line), the
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -102,47 +102,11 @@ def _fit_kept(
     w = np.ascontiguousarray(work[kept])
     d = np.ascontiguousarray(durations[kept])
     n_kept = w.shape[0]
-    if n_kept < 3:
-        raise NotEnoughDataError(
-            f"need at least 3 rounds {describe_filter}, got {n_kept} of {work.shape[0]}"
-        )
-    if float(np.max(d) - np.min(d)) <= _config.WPS_ZERO_RESIDUAL_TOLERANCE * float(np.max(d)):
-        raise DegenerateDesignError(
-            f"the durations of the {n_kept} rounds used are all equal (up to rounding, "
-            f"{format_number(float(d[0]))} s) although their work amounts differ: the time "
-            "does not measurably grow with the work, so the slope is rounding noise and the "
-            "throughput undetermined; use larger work amounts (or a finer timer)"
-        )
-    if np.all(w == w[0]):
-        raise DegenerateDesignError(
-            f"the slope is not identifiable: all {n_kept} rounds used have the same work "
-            f"amount ({format_number(float(w[0]), 10)}); the work amounts must differ between "
-            "rounds"
-        )
+    _check_kept_rounds(w, d, describe_filter, int(work.shape[0]))
     note: str | None = None
     q = 1 if subsession_size is None else subsession_size
     if subsession_size is None:
-        series, mean_method = _autocorrelation_series(w, d, basis)
-        if series is not None:
-            found = optimal_subsession_size(
-                series, autocorrelation_limit=autocorrelation_limit, mean_method=mean_method
-            )
-            if found is not None and _degenerate_blocks(w, found, pilot):
-                # A cyclic schedule whose period divides q gives every block the same mean
-                # work (e.g. w = tile([1, 2, 4, 8], k) with q = 4): skip such sizes and take
-                # the next size that meets the limit and identifies the slope.
-                found = _next_identifiable_size(
-                    w, series, mean_method, found, autocorrelation_limit, pilot
-                )
-            if found is None:
-                # No identifiable size meets the limit (short or strongly correlated
-                # series): fall back to the identifiable size with the smallest |r1| and
-                # say so, rather than fail on a schedule the planner itself produced.
-                q, note = _fallback_size(
-                    w, series, mean_method, autocorrelation_limit, pilot, basis
-                )
-            else:
-                q = int(found)
+        q, note = _choose_subsession_size(w, d, autocorrelation_limit, pilot, basis)
     h = n_kept // q
     if h < 3:
         raise NotEnoughDataError(
@@ -178,6 +142,56 @@ def _fit_kept(
         se_scale_sxx=se_scale_sxx,
         note=note,
     )
+
+
+def _check_kept_rounds(
+    w: Float64Array1D, d: Float64Array1D, describe_filter: str, n_rounds: int
+) -> None:
+    """At least 3 kept rounds, durations that vary and work amounts that differ."""
+    n_kept = w.shape[0]
+    if n_kept < 3:
+        raise NotEnoughDataError(
+            f"need at least 3 rounds {describe_filter}, got {n_kept} of {n_rounds}"
+        )
+    if float(np.max(d) - np.min(d)) <= _config.WPS_ZERO_RESIDUAL_TOLERANCE * float(np.max(d)):
+        raise DegenerateDesignError(
+            f"the durations of the {n_kept} rounds used are all equal (up to rounding, "
+            f"{format_number(float(d[0]))} s) although their work amounts differ: the time "
+            "does not measurably grow with the work, so the slope is rounding noise and the "
+            "throughput undetermined; use larger work amounts (or a finer timer)"
+        )
+    if np.all(w == w[0]):
+        raise DegenerateDesignError(
+            f"the slope is not identifiable: all {n_kept} rounds used have the same work "
+            f"amount ({format_number(float(w[0]), 10)}); the work amounts must differ between "
+            "rounds"
+        )
+
+
+def _choose_subsession_size(
+    w: Float64Array1D, d: Float64Array1D, autocorrelation_limit: float, pilot: bool,
+    basis: SubsessionBasis,
+) -> tuple[int, str | None]:
+    """The scanned subsession size of the kept rounds, and a note when it is a fallback."""
+    series, mean_method = _autocorrelation_series(w, d, basis)
+    if series is None:
+        return 1, None
+    found = optimal_subsession_size(
+        series, autocorrelation_limit=autocorrelation_limit, mean_method=mean_method
+    )
+    if found is not None and _degenerate_blocks(w, found, pilot):
+        # A cyclic schedule whose period divides q gives every block the same mean
+        # work (e.g. w = tile([1, 2, 4, 8], k) with q = 4): skip such sizes and take
+        # the next size that meets the limit and identifies the slope.
+        found = _next_identifiable_size(
+            w, series, mean_method, found, autocorrelation_limit, pilot
+        )
+    if found is None:
+        # No identifiable size meets the limit (short or strongly correlated
+        # series): fall back to the identifiable size with the smallest |r1| and
+        # say so, rather than fail on a schedule the planner itself produced.
+        return _fallback_size(w, series, mean_method, autocorrelation_limit, pilot, basis)
+    return int(found), None
 
 
 def _degenerate_blocks(w: Float64Array1D, q: int, pilot: bool) -> bool:
@@ -331,56 +345,21 @@ def _build_result(
     """Intervals, lack-of-fit test and prediction metrics of a finished fit."""
     pilot = method == "pilot"
     dof = fit.h - 2
-    sigma2 = fit.ssr_blocks / dof
-    se_beta = math.sqrt(sigma2 / fit.se_scale_sxx)
-    se_alpha = math.sqrt(sigma2 * (1.0 / fit.h + fit.x_mean**2 / fit.se_scale_sxx))
-    r_squared = 1.0 - fit.ssr_blocks / fit.s_yy if fit.s_yy > 0 else 1.0
-    reference = math.nan
-    covariance = (se_alpha**2, math.nan, se_beta**2)
-    if estimator != "ols":
-        x, y = block_means(work[fit.kept], duration[fit.kept], fit.q)
-        line = wls_line(x, y) if estimator == "wls" else huber_line(x, y)
-        fit = replace(fit, alpha=line.alpha, beta=line.beta)
-        sigma2, reference = line.sigma2, line.reference
-        se_alpha = math.sqrt(float(line.covariance[0, 0]))
-        se_beta = math.sqrt(float(line.covariance[1, 1]))
-        covariance = (se_alpha**2, float(line.covariance[0, 1]), se_beta**2)
-        r_squared = line.r_squared
+    fit, sigma2, reference, se_alpha, se_beta, covariance, r_squared = _line_uncertainty(
+        fit, work, duration, estimator
+    )
     multiplier = _PILOT_SE_MULTIPLIER if pilot else two_sided_t(level, dof)
     slope_low = fit.beta - multiplier * se_beta
     slope_high = fit.beta + multiplier * se_beta
-    throughput = 1.0 / fit.beta if fit.valid else math.nan
-    if pilot:
-        # Pilot's reported width |1/(beta - 2SE) - 1/(beta + 2SE)|, centred on v (Pilot).
-        width = abs(1.0 / slope_low - 1.0 / slope_high) if se_beta > 0 else 0.0
-        v_low, v_high = throughput - width / 2, throughput + width / 2
-        bounded = math.isfinite(width) and fit.valid
-    elif fit.valid:
-        v_low, v_high, bounded = _invert_slope_interval(slope_low, slope_high)
-    else:  # undetermined throughput: no estimate, hence no bound either (never a finite one)
-        v_low, v_high, bounded = math.nan, math.nan, False
-
+    throughput, v_low, v_high, bounded = _throughput_interval(
+        fit, slope_low, slope_high, se_beta, pilot
+    )
     kept = fit.kept
     w_used, d_used = work[kept], duration[kept]
-    ssr, rmse, relative = _prediction_errors(w_used, d_used, fit.alpha + fit.beta * w_used)
-    ssr_all, _, relative_all = _prediction_errors(work, duration, fit.alpha + fit.beta * work)
-    if pilot:
-        ssr = ssr_all
-    naive = float(np.sum(w_used) / np.sum(d_used))
-    naive_ssr, _, naive_relative = _prediction_errors(w_used, d_used, w_used / naive)
+    errors = _fit_errors(work, duration, fit, pilot)
     rounds_used = np.flatnonzero(kept).astype(np.int64)
     rounds_used.setflags(write=False)
-    p_value, test = lack_of_fit(w_used, d_used, estimator != "ols")
-    flagged = bool(p_value < lack_of_fit_level)
-    if flagged:
-        warnings.warn(
-            f"the round durations are not linear in the work ({test} lack-of-fit test, "
-            f"p = {format_number(p_value, 2)} < {lack_of_fit_level:g}): t = alpha + w / v "
-            "does not hold over this range, so v and its interval describe a line the "
-            "workload does not follow; plot the fit (result.plot) and narrow the work range",
-            LackOfFitWarning,
-            stacklevel=3,
-        )
+    p_value, test, flagged = _lack_of_fit_check(w_used, d_used, estimator, lack_of_fit_level)
     return WpsResult(
         alpha=fit.alpha,
         alpha_ci_low=fit.alpha - multiplier * se_alpha,
@@ -401,14 +380,7 @@ def _build_result(
         rounds_used=rounds_used,
         r_squared=float(r_squared),
         residual_std_error=math.sqrt(sigma2),
-        ssr=ssr,
-        rmse=rmse,
-        relative_error=relative,
-        ssr_all=ssr_all,
-        relative_error_all=relative_all,
-        naive_throughput=naive,
-        naive_ssr=naive_ssr,
-        naive_relative_error=naive_relative,
+        **errors._asdict(),
         min_round_duration=threshold,
         min_work=None if min_work is None else float(min_work),
         valid=fit.valid,
@@ -429,3 +401,90 @@ def _build_result(
         _covariance=covariance,
         _reference_duration=reference,
     )
+
+
+def _line_uncertainty(
+    fit: _LineFit, work: Float64Array1D, duration: Float64Array1D, estimator: str
+) -> tuple[_LineFit, float, float, float, float, tuple[float, float, float], float]:
+    """The line (refitted for ``estimator != "ols"``) with its residual variance, reference
+    duration, standard errors of alpha and beta, covariance and R^2."""
+    sigma2 = fit.ssr_blocks / (fit.h - 2)
+    se_beta = math.sqrt(sigma2 / fit.se_scale_sxx)
+    se_alpha = math.sqrt(sigma2 * (1.0 / fit.h + fit.x_mean**2 / fit.se_scale_sxx))
+    r_squared = 1.0 - fit.ssr_blocks / fit.s_yy if fit.s_yy > 0 else 1.0
+    reference = math.nan
+    covariance = (se_alpha**2, math.nan, se_beta**2)
+    if estimator != "ols":
+        x, y = block_means(work[fit.kept], duration[fit.kept], fit.q)
+        line = wls_line(x, y) if estimator == "wls" else huber_line(x, y)
+        fit = replace(fit, alpha=line.alpha, beta=line.beta)
+        sigma2, reference = line.sigma2, line.reference
+        se_alpha = math.sqrt(float(line.covariance[0, 0]))
+        se_beta = math.sqrt(float(line.covariance[1, 1]))
+        covariance = (se_alpha**2, float(line.covariance[0, 1]), se_beta**2)
+        r_squared = line.r_squared
+    return fit, sigma2, reference, se_alpha, se_beta, covariance, r_squared
+
+
+def _throughput_interval(
+    fit: _LineFit, slope_low: float, slope_high: float, se_beta: float, pilot: bool
+) -> tuple[float, float, float, bool]:
+    """Throughput ``1 / beta`` and its interval (``v_low, v_high, bounded``)."""
+    throughput = 1.0 / fit.beta if fit.valid else math.nan
+    if pilot:
+        # Pilot's reported width |1/(beta - 2SE) - 1/(beta + 2SE)|, centred on v (Pilot).
+        width = abs(1.0 / slope_low - 1.0 / slope_high) if se_beta > 0 else 0.0
+        v_low, v_high = throughput - width / 2, throughput + width / 2
+        bounded = math.isfinite(width) and fit.valid
+    elif fit.valid:
+        v_low, v_high, bounded = _invert_slope_interval(slope_low, slope_high)
+    else:  # undetermined throughput: no estimate, hence no bound either (never a finite one)
+        v_low, v_high, bounded = math.nan, math.nan, False
+    return throughput, v_low, v_high, bounded
+
+
+def _lack_of_fit_check(
+    w_used: Float64Array1D, d_used: Float64Array1D, estimator: str, lack_of_fit_level: float
+) -> tuple[float, str, bool]:
+    """Lack-of-fit test of the used rounds; warns (at the caller of :func:`wps`) when it
+    rejects linearity at ``lack_of_fit_level``."""
+    p_value, test = lack_of_fit(w_used, d_used, estimator != "ols")
+    flagged = bool(p_value < lack_of_fit_level)
+    if flagged:
+        warnings.warn(
+            f"the round durations are not linear in the work ({test} lack-of-fit test, "
+            f"p = {format_number(p_value, 2)} < {lack_of_fit_level:g}): t = alpha + w / v "
+            "does not hold over this range, so v and its interval describe a line the "
+            "workload does not follow; plot the fit (result.plot) and narrow the work range",
+            LackOfFitWarning,
+            stacklevel=4,
+        )
+    return p_value, test, flagged
+
+
+class _FitErrors(NamedTuple):
+    """Prediction errors of the line and of the naive ``sum(w) / sum(t)`` estimate."""
+
+    ssr: float
+    rmse: float
+    relative_error: float
+    ssr_all: float
+    relative_error_all: float
+    naive_throughput: float
+    naive_ssr: float
+    naive_relative_error: float
+
+
+def _fit_errors(
+    work: Float64Array1D, duration: Float64Array1D, fit: _LineFit, pilot: bool
+) -> _FitErrors:
+    """Errors on the used rounds and on all rounds (Pilot: its ``ssr`` is over all)."""
+    w_used, d_used = work[fit.kept], duration[fit.kept]
+    ssr, rmse, relative = _prediction_errors(w_used, d_used, fit.alpha + fit.beta * w_used)
+    ssr_all, _, relative_all = _prediction_errors(work, duration, fit.alpha + fit.beta * work)
+    if pilot:
+        ssr = ssr_all
+    naive = float(np.sum(w_used) / np.sum(d_used))
+    naive_ssr, _, naive_relative = _prediction_errors(w_used, d_used, w_used / naive)
+    return _FitErrors(ssr, rmse, relative, ssr_all, relative_all, naive, naive_ssr,
+                      naive_relative)

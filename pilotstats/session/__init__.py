@@ -11,7 +11,7 @@ command ``pilotstats run`` drives any program.
 Analyses (``docs/algorithms/wps.md`` and ``docs/algorithms/subsession.md``):
 
 - **WPS throughput** from whole rounds, ``t = alpha + w / v``
-  (:func:`pilotstats.regression.wps`), paced by :class:`pilotstats.regression.WorkPlanner`;
+  (:func:`pilotstats.regression._wps`), paced by :class:`pilotstats.session.WorkPlanner`;
   isolated outlier rounds are excluded from the fit and reported;
 - **readings** (one value per round and performance index): subsession analysis and
   required sample size;
@@ -30,7 +30,7 @@ Rounds shorter than ``min_round_duration`` (and rounds a coarse timer measured a
 *stored but not used*, as in Pilot: no analysis sees them, and the result lists them. With
 ``max_work`` the rule applies while the planner searches for a long enough work amount;
 afterwards rounds of at least that work are used whatever their measured duration
-(:meth:`pilotstats.regression.WorkPlanner.is_short`), so fast rounds are not censored.
+(:meth:`pilotstats.session.WorkPlanner.is_short`), so fast rounds are not censored.
 A session's complete state (options and raw rounds) is JSON; :meth:`BenchmarkSession.save`
 and :meth:`BenchmarkSession.load` persist and resume it.
 
@@ -45,11 +45,12 @@ each bisection step is a sequential test on runs interleaved with both reference
 temporary git worktrees.
 """
 
-from pilotstats.session._bisect import bisect
+from pilotstats.session._bisect import BisectOptions, bisect
 from pilotstats.session._bisect_git import BisectError
 from pilotstats.session._bisect_results import BisectProbe, BisectResult
 from pilotstats.session._controller import BenchmarkSession
 from pilotstats.session._indices import Baseline, PerformanceIndex
+from pilotstats.session._planner import WorkPlanner, work_sequence
 from pilotstats.session._results import IndexAnalysis, SessionProgress, SessionResult
 from pilotstats.session._run import run_session
 from pilotstats.session._warmup import trim_warmup
@@ -58,13 +59,16 @@ __all__ = [
     "Baseline",
     "BenchmarkSession",
     "BisectError",
+    "BisectOptions",
     "BisectProbe",
     "BisectResult",
     "IndexAnalysis",
     "PerformanceIndex",
     "SessionProgress",
     "SessionResult",
+    "WorkPlanner",
     "bisect",
     "run_session",
     "trim_warmup",
+    "work_sequence",
 ]

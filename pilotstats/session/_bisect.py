@@ -6,6 +6,32 @@
 program (:mod:`pilotstats.session._bisect_sprt`), interleaved with runs of the two
 references so that machine drift affects both sides, and measures only until the answer is
 clear. Each commit runs in a temporary worktree (:mod:`pilotstats.session._bisect_git`).
+
+:func:`bisect`, notes:
+
+1. **Range test.** Runs of ``good`` and ``bad`` alternate (in random order within each
+   pair); each pair's log ratio votes above or below half the threshold, and a sign
+   SPRT of "no change" against "slower by ``min_change_percent``" decides. "No
+   regression" ends the bisection.
+2. **Steps.** The untried commit nearest the middle of the suspected range runs in
+   batches with both references (probe, good, bad in random order); each batch votes
+   whether the probe's log value lies above or below the midpoint of the two
+   references' in the same batch (free of machine drift), and a sign SPRT of "like
+   good" against "like bad" decides which half keeps the culprit. A step whose budget
+   runs out makes the result inconclusive with the range left.
+
+A vote is wrong with probability ``q = Φ(-gap / 2σ)`` for normal noise, with the gap
+and the scale estimated robustly (median, MAD with an upper confidence bound) from
+the reference pairs; ``q`` is floored at 0.2 so that heavy-tailed noise keeps each
+test's error near its share of ``error_probability``
+(:mod:`pilotstats.session._bisect_sprt`). Every commit's effect against ``good`` is
+reported with a Fieller interval over runs (Kalibera & Jones 2013).
+
+:func:`bisect`, references:
+
+.. [1] A. Wald, "Sequential Tests of Statistical Hypotheses", Ann. Math. Statist. 16
+   (1945) 117-186.
+.. [2] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013.
 """
 
 from __future__ import annotations
@@ -24,8 +50,14 @@ from typing import Any
 import numpy as np
 
 from pilotstats import _config
-from pilotstats._validation import check_bool, check_confidence_level, check_int, check_real
-from pilotstats.autocorrelation.run_comparison import ratio_interval
+from pilotstats._validation import (
+    check_bool,
+    check_confidence_level,
+    check_int,
+    check_real,
+    check_text_path,
+)
+from pilotstats.autocorrelation._run_comparison import ratio_interval
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.session._bisect_git import (
     BisectError,
@@ -39,7 +71,7 @@ from pilotstats.session._bisect_results import BisectProbe, BisectResult
 from pilotstats.session._bisect_sprt import probe_test, range_test
 from pilotstats.session._runner import IndexColumn, ProgramFailedError, parse_output
 
-__all__ = ["bisect"]
+__all__ = ["BisectOptions", "bisect"]
 
 STATE_FILE = "bisect.json"
 STATE_VERSION = 1
@@ -199,6 +231,65 @@ def _pick(lo: int, hi: int, skipped: set[int]) -> int | None:
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class BisectOptions:
+    """Statistical and budget settings of :func:`bisect` beyond its common keywords.
+
+    Parameters
+    ----------
+    error_probability : float, default 0.05
+        Bound on the probability of naming a wrong commit (or a wrong "no regression"),
+        split evenly over the range test and the ``ceil(log2(commits))`` bisection steps,
+        each a Wald SPRT with ``α = β`` equal to its share.
+    confidence_level : float, default 0.95
+        Level of the reported effect intervals.
+    max_step_runs : int, default 60
+        Runs of one probed commit before its step is declared inconclusive.
+    max_duration : float, optional
+        Wall-clock budget in seconds.
+    timeout : float, optional
+        Seconds one build or run may take.
+    seed : int, default 0
+        Seed of the random order of interleaved runs.
+
+    Notes
+    -----
+    Complexity: O(1); the values are checked by :func:`bisect`.
+
+    Examples
+    --------
+    >>> from pilotstats.session import BisectOptions
+    >>> BisectOptions(error_probability=0.01, seed=3).seed
+    3
+    """
+
+    error_probability: float = 0.05
+    confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL
+    max_step_runs: int = 60
+    max_duration: float | None = None
+    timeout: float | None = None
+    seed: int = 0
+
+
+def _checked_options(options: BisectOptions | None) -> BisectOptions:
+    """``options`` (default ``BisectOptions()``) with every value checked."""
+    if options is None:
+        options = BisectOptions()
+    if not isinstance(options, BisectOptions):
+        raise InvalidInputError(f"options must be a BisectOptions, got {type(options).__name__}")
+    return BisectOptions(
+        error_probability=check_real(options.error_probability, "error_probability", low=0.0,
+                                     high=0.5, low_inclusive=False, high_inclusive=False),
+        confidence_level=check_confidence_level(options.confidence_level),
+        max_step_runs=check_int(options.max_step_runs, "max_step_runs", low=3),
+        max_duration=(None if options.max_duration is None else check_real(
+            options.max_duration, "max_duration", low=0.0, low_inclusive=False)),
+        timeout=(None if options.timeout is None else check_real(
+            options.timeout, "timeout", low=0.0, low_inclusive=False)),
+        seed=check_int(options.seed, "seed", low=0),
+    )
+
+
 def bisect(
     good: str,
     bad: str,
@@ -208,16 +299,11 @@ def bisect(
     build: str | None = None,
     min_change_percent: float = 5.0,
     higher_is_better: bool = False,
-    error_probability: float = 0.05,
-    confidence_level: float = _config.DEFAULT_CONFIDENCE_LEVEL,
     column: int | None = None,
     max_runs: int = 2000,
-    max_step_runs: int = 60,
-    max_duration: float | None = None,
-    timeout: float | None = None,
     output_dir: str | None = None,
     resume: bool = False,
-    seed: int = 0,
+    options: BisectOptions | None = None,
 ) -> BisectResult:
     """Find the first commit that made a program slower, deciding each step statistically.
 
@@ -236,22 +322,11 @@ def bisect(
         A regression is a slowdown of at least this many percent.
     higher_is_better : bool, default False
         The metric is a throughput (a regression lowers it).
-    error_probability : float, default 0.05
-        Bound on the probability of naming a wrong commit (or a wrong "no regression"),
-        split evenly over the range test and the ``ceil(log2(commits))`` bisection steps,
-        each a Wald SPRT with ``α = β`` equal to its share.
-    confidence_level : float, default 0.95
-        Level of the reported effect intervals.
     column : int, optional
         Read the metric from this 0-based CSV column of the program's last data line
         (for example its own timing); default: the run's wall-clock seconds.
-    max_runs, max_step_runs : int
-        Budgets: program runs in all, and runs of one probed commit before its step is
-        declared inconclusive.
-    max_duration : float, optional
-        Wall-clock budget in seconds.
-    timeout : float, optional
-        Seconds one build or run may take.
+    max_runs : int, default 2000
+        Budget: program runs in all.
     output_dir : str, optional
         Folder for ``bisect.json`` (the state, rewritten atomically after every run);
         :func:`bisect` can resume from it.
@@ -259,8 +334,9 @@ def bisect(
         Continue the bisection stored in ``output_dir``: the runs it holds are replayed
         (none is repeated). The command, build, references and options must equal the
         stored ones; nothing stored is executed.
-    seed : int, default 0
-        Seed of the random order of interleaved runs.
+    options : BisectOptions, optional
+        Error probability, confidence level, per-step and time budgets, timeout and seed
+        (default ``BisectOptions()``).
 
     Returns
     -------
@@ -272,32 +348,6 @@ def bisect(
         Bad revisions, options, or a state file of another bisection.
     BisectError
         Git failed, or a reference commit could not be built or run.
-
-    Notes
-    -----
-    1. **Range test.** Runs of ``good`` and ``bad`` alternate (in random order within each
-       pair); each pair's log ratio votes above or below half the threshold, and a sign
-       SPRT of "no change" against "slower by ``min_change_percent``" decides. "No
-       regression" ends the bisection.
-    2. **Steps.** The untried commit nearest the middle of the suspected range runs in
-       batches with both references (probe, good, bad in random order); each batch votes
-       whether the probe's log value lies above or below the midpoint of the two
-       references' in the same batch (free of machine drift), and a sign SPRT of "like
-       good" against "like bad" decides which half keeps the culprit. A step whose budget
-       runs out makes the result inconclusive with the range left.
-
-    A vote is wrong with probability ``q = Φ(-gap / 2σ)`` for normal noise, with the gap
-    and the scale estimated robustly (median, MAD with an upper confidence bound) from
-    the reference pairs; ``q`` is floored at 0.2 so that heavy-tailed noise keeps each
-    test's error near its share of ``error_probability``
-    (:mod:`pilotstats.session._bisect_sprt`). Every commit's effect against ``good`` is
-    reported with a Fieller interval over runs (Kalibera & Jones 2013).
-
-    References
-    ----------
-    .. [1] A. Wald, "Sequential Tests of Statistical Hypotheses", Ann. Math. Statist. 16
-       (1945) 117-186.
-    .. [2] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013.
 
     Examples
     --------
@@ -327,18 +377,13 @@ def bisect(
     threshold = check_real(min_change_percent, "min_change_percent", low=0.0,
                            low_inclusive=False) / 100.0
     higher = check_bool(higher_is_better, "higher_is_better")
-    error = check_real(error_probability, "error_probability", low=0.0, high=0.5,
-                       low_inclusive=False, high_inclusive=False)
-    level = check_confidence_level(confidence_level)
+    knobs = _checked_options(options)
+    error, level = knobs.error_probability, knobs.confidence_level
     metric_column = None if column is None else check_int(column, "column", low=0)
     runs_cap = check_int(max_runs, "max_runs", low=4)
-    step_cap = check_int(max_step_runs, "max_step_runs", low=3)
-    duration_cap = (None if max_duration is None
-                    else check_real(max_duration, "max_duration", low=0.0, low_inclusive=False))
-    run_timeout = (None if timeout is None
-                   else check_real(timeout, "timeout", low=0.0, low_inclusive=False))
+    step_cap, duration_cap, run_timeout = knobs.max_step_runs, knobs.max_duration, knobs.timeout
     resuming = check_bool(resume, "resume")
-    seed_value = check_int(seed, "seed", low=0)
+    seed_value = knobs.seed
     candidates = commit_range(root, good_sha, bad_sha)
     steps = max(1, math.ceil(math.log2(len(candidates)))) if len(candidates) > 1 else 0
     share = error / (steps + 1)
@@ -358,15 +403,6 @@ def bisect(
                          directory, runs_cap, duration_cap)
     with session.stack:
         return _drive(session, candidates, threshold, higher, share, error, level, step_cap)
-
-
-def check_text_path(path: Any) -> str:
-    """A path given as ``str`` or ``os.PathLike``."""
-    if isinstance(path, os.PathLike):
-        path = os.fspath(path)
-    if not isinstance(path, str) or not path:
-        raise InvalidInputError(f"repo must be a directory path, got {path!r}")
-    return path
 
 
 def _drive(session: _Bisection, candidates: list[str], threshold: float, higher: bool,

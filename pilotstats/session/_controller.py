@@ -26,16 +26,17 @@ from pilotstats._typing import (
     WarmupRemoval,
 )
 from pilotstats._validation import (
+    check_autocorrelation_limit,
     check_choice,
     check_confidence_level,
     check_int,
     check_probability,
+    check_readings,
     check_real,
+    check_unit_readings,
 )
-from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
 from pilotstats.exceptions import InvalidInputError, SessionFinishedError
 from pilotstats.regression._outliers import OUTLIER_THRESHOLD
-from pilotstats.regression.planner import WorkPlanner, unit_reading_work
 from pilotstats.results import json_safe
 from pilotstats.session._incremental import (
     IndexStream,
@@ -45,12 +46,11 @@ from pilotstats.session._incremental import (
 )
 from pilotstats.session._indices import (
     Baseline,
+    IndexRequest,
     PerformanceIndex,
     _as_baselines,
     _as_indices,
     analyse_index,
-    check_readings,
-    check_unit_readings,
     index_progress,
 )
 from pilotstats.session._persistence import (
@@ -62,6 +62,7 @@ from pilotstats.session._persistence import (
     state_options,
     write_state,
 )
+from pilotstats.session._planner import WorkPlanner, unit_reading_work
 from pilotstats.session._results import (
     IndexAnalysis,
     SessionProgress,
@@ -168,7 +169,7 @@ class BenchmarkSession:
     significance_level : float, default 0.05
         p-value the comparison with a baseline aims for (``p <= significance_level``).
     subsession_basis : {"residuals", "rates"}, default "residuals"
-        Passed to the WPS regression (see :func:`pilotstats.regression.wps`).
+        Passed to the WPS regression (see :func:`pilotstats.regression._wps`).
     outlier_threshold : float or None, default 10.0
         Rounds whose duration lies further than this many robust standard deviations from
         the WPS line are excluded from the fit (isolated outliers, at most 10 % of the
@@ -179,7 +180,7 @@ class BenchmarkSession:
     See Also
     --------
     run_session : drive a Python workload function with a session.
-    pilotstats.regression.WorkPlanner : the work-amount planner used inside.
+    pilotstats.session.WorkPlanner : the work-amount planner used inside.
 
     Notes
     -----
@@ -714,34 +715,26 @@ class BenchmarkSession:
     ) -> IndexAnalysis:
         """Interval, required size and baseline comparison of one index."""
         spec = self._spec(kind, index)
+        request = IndexRequest(
+            kind, index, spec, target, min_subsessions,
+            baselines[index] if index < len(baselines) else None,
+            self.confidence_level, self.autocorrelation_limit, self.significance_level,
+        )
         note = None
         if kind == "unit_readings":
             note = self._units.note(index, index_label(kind, spec.name, index), self.min_size)
             series = self._rounds[index]
             if series is not None:
                 return analyse_rounds(
-                    series, self._decision(index), kind=kind, index=index, spec=spec,
-                    target=target, min_subsessions=min_subsessions,
-                    baseline=baselines[index] if index < len(baselines) else None,
-                    confidence_level=self.confidence_level,
-                    autocorrelation_limit=self.autocorrelation_limit,
-                    significance_level=self.significance_level, note=note,
+                    series, self._decision(index), request, note=note,
                     warmup_kept=warmup_kept,
                 )
         return analyse_index(
             data,
-            kind=kind,
-            index=index,
-            spec=spec,
+            request,
             index_type=self._index_type(kind, index),
             removed=removed,
             warmup_kept=warmup_kept,
-            target=target,
-            min_subsessions=min_subsessions,
-            baseline=baselines[index] if index < len(baselines) else None,
-            confidence_level=self.confidence_level,
-            autocorrelation_limit=self.autocorrelation_limit,
-            significance_level=self.significance_level,
             note=note,
         )
 

@@ -29,7 +29,7 @@ import numpy as np
 from pilotstats._kernels import autocorrelation as _prefix
 from pilotstats._kernels import session as _kernels
 from pilotstats._typing import Float64Array1D
-from pilotstats.autocorrelation.sample_size import (
+from pilotstats.autocorrelation._sample_size import (
     _blocks_required,
     target_half_width,
     wilson_size,

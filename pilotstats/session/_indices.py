@@ -10,13 +10,13 @@ interval, required sample size and Welch comparison with its baseline.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from pilotstats._typing import Float64Array1D, IndexType, MeanMethod
-from pilotstats._validation import as_float_array, check_choice, check_int, check_real
+from pilotstats._validation import check_choice, check_int, check_real
 from pilotstats.autocorrelation import (
     ProportionResult,
     SampleSizeResult,
@@ -27,7 +27,7 @@ from pilotstats.autocorrelation import (
     subsession_analysis,
     welch_test,
 )
-from pilotstats.autocorrelation.two_level import TwoLevelResult
+from pilotstats.autocorrelation._two_level import TwoLevelResult
 from pilotstats.exceptions import (
     InvalidInputError,
     NotEnoughDataError,
@@ -38,11 +38,9 @@ from pilotstats.session._results import IndexAnalysis
 
 __all__ = [
     "Baseline",
+    "IndexRequest",
     "PerformanceIndex",
     "analyse_index",
-    "check_index_values",
-    "check_readings",
-    "check_unit_readings",
     "finish_analysis",
     "index_progress",
 ]
@@ -192,154 +190,6 @@ def _as_baselines(value: Any, name: str) -> tuple[Baseline | None, ...]:
         )
     return tuple(_as_baseline(item, f"{name}[{i}]") for i, item in enumerate(value))
 
-def check_index_values(index_type: IndexType, values: Float64Array1D, name: str) -> None:
-    """Check recorded values against the type of their index.
-
-    Parameters
-    ----------
-    index_type : {"ordinary", "ratio", "binary"}
-        Type of the index the values belong to.
-    values : ndarray, shape (n,)
-        The values (already finite numbers).
-    name : str
-        How error messages name the values.
-
-    Raises
-    ------
-    InvalidInputError
-        A binary index got a value other than 0 and 1, or a ratio index a value <= 0.
-    """
-    if index_type == "binary" and not np.all((values == 0.0) | (values == 1.0)):
-        raise InvalidInputError(
-            f"{name} belongs to a binary index and must hold only 0 and 1, got "
-            f"{values[(values != 0.0) & (values != 1.0)][0]!r}"
-        )
-    if index_type == "ratio" and np.any(values <= 0.0):
-        raise InvalidInputError(
-            f"{name} belongs to a ratio index (harmonic mean) and must be > 0"
-        )
-
-
-def check_readings(
-    readings: Any,
-    *,
-    n_earlier: int | None,
-    n_declared: int,
-    n_rounds: int,
-    index_type: Callable[[int], IndexType],
-) -> Float64Array1D | None:
-    """Check a round's readings (one value per performance index).
-
-    Parameters
-    ----------
-    readings : float, array_like or None
-        The readings passed to :meth:`~pilotstats.session.BenchmarkSession.record`.
-    n_earlier : int or None
-        Number of readings indices of earlier rounds (None: no round had readings yet).
-    n_declared : int
-        Number of declared readings indices (0: none declared).
-    n_rounds : int
-        Rounds recorded before this one.
-    index_type : callable
-        Type of the index at a position.
-
-    Returns
-    -------
-    ndarray or None
-        The readings as a float array (None when there are none).
-
-    Raises
-    ------
-    InvalidInputError
-        Not finite numbers, another count than in earlier rounds or than declared, readings
-        after rounds without any, or values not fitting their index type.
-    """
-    if readings is None:
-        return None
-    row = as_float_array(np.atleast_1d(readings), "readings")
-    expected = n_earlier
-    if expected is None and n_declared:
-        expected = n_declared
-    if expected is not None and row.shape[0] != expected:
-        raise InvalidInputError(
-            f"readings must have one value per performance index ({expected} as "
-            f"{'declared' if n_earlier is None else 'in earlier rounds'}), "
-            f"got {row.shape[0]}"
-        )
-    if n_earlier is None and n_rounds > 0:
-        raise InvalidInputError(
-            "readings must be given for every round (earlier rounds had none)"
-        )
-    for index in range(row.shape[0]):
-        check_index_values(index_type(index), row[index : index + 1], f"readings[{index}]")
-    return row
-
-
-def check_unit_readings(
-    unit_readings: Any,
-    *,
-    n_earlier: int,
-    n_declared: int,
-    index_type: Callable[[int], IndexType],
-) -> list[Float64Array1D] | None:
-    """Check a round's unit readings (one 1-D array per performance index).
-
-    Parameters
-    ----------
-    unit_readings : array_like, sequence of array_like or None
-        The unit readings passed to :meth:`~pilotstats.session.BenchmarkSession.record`:
-        a 1-D array for a single index, or one 1-D array per index.
-    n_earlier : int
-        Number of unit-readings indices of earlier rounds (0: no round had any yet).
-    n_declared : int
-        Number of declared unit-readings indices (0: none declared).
-    index_type : callable
-        Type of the index at a position.
-
-    Returns
-    -------
-    list of ndarray or None
-        One float array per index (None when there are none).
-
-    Raises
-    ------
-    InvalidInputError
-        Not finite numbers, another count than in earlier rounds or than declared, an empty
-        array in the first round with unit readings, or values not fitting their index type.
-    """
-    if unit_readings is None:
-        return None
-    items: list[Any]
-    if (
-        isinstance(unit_readings, (list, tuple))
-        and unit_readings
-        and all(np.ndim(item) == 1 for item in unit_readings)
-    ):
-        items = list(unit_readings)
-    else:
-        items = [unit_readings]
-    rows = [
-        as_float_array(item, f"unit_readings[{i}]", min_length=0)
-        for i, item in enumerate(items)
-    ]
-    expected = n_earlier or n_declared or None
-    if expected is not None and len(rows) != expected:
-        raise InvalidInputError(
-            f"unit_readings must have one array per performance index ({expected} as "
-            f"{'in earlier rounds' if n_earlier else 'declared'}), got {len(rows)}"
-        )
-    if not n_earlier:
-        empty = [i for i, row in enumerate(rows) if row.shape[0] == 0]
-        if empty:
-            raise InvalidInputError(
-                f"unit_readings[{empty[0]}] is empty in the first round with unit "
-                "readings: an index without readings can never meet its target; pass "
-                "None for a round without unit readings"
-            )
-    for index, row in enumerate(rows):
-        check_index_values(index_type(index), row, f"unit_readings[{index}]")
-    return rows
-
 
 #: Lag-1 autocorrelation of subsession means above which an interval is flagged when a
 #: looser ``autocorrelation_limit`` accepted it (the library's default limit).
@@ -369,21 +219,31 @@ def _autocorrelation_note(
     return text if note is None else f"{note}; {text}"
 
 
+@dataclass(frozen=True, slots=True)
+class IndexRequest:
+    """What a session asks of one index: which index it is (kind, position, declaration), its
+    target half width (percent of the estimate, and in its unit), minimum number of
+    subsessions and baseline, and the session's confidence level, autocorrelation limit and
+    significance level."""
+
+    kind: str
+    index: int
+    spec: PerformanceIndex
+    target: tuple[float | None, float | None]
+    min_subsessions: int
+    baseline: Baseline | None
+    confidence_level: float
+    autocorrelation_limit: float
+    significance_level: float
+
+
 def analyse_index(
     data: Float64Array1D,
+    request: IndexRequest,
     *,
-    kind: str,
-    index: int,
-    spec: PerformanceIndex,
     index_type: IndexType,
     removed: int,
     warmup_kept: int,
-    target: tuple[float | None, float | None],
-    min_subsessions: int,
-    baseline: Baseline | None,
-    confidence_level: float,
-    autocorrelation_limit: float,
-    significance_level: float,
     note: str | None,
 ) -> IndexAnalysis:
     """Interval, required size and baseline comparison of one index.
@@ -392,26 +252,14 @@ def analyse_index(
     ----------
     data : ndarray, shape (n,)
         The index's values of every used round (unit readings: after warm-up removal).
-    kind : {"readings", "unit_readings"}
-        Which values of a round the index reads.
-    index : int
-        Position of the index among those of its kind.
-    spec : PerformanceIndex
-        Its declaration (a default one when undeclared).
+    request : IndexRequest
+        The index, its target, minimum number of subsessions, baseline and the settings.
     index_type : {"ordinary", "ratio", "binary"}
         Its type (an undeclared index follows the session's mean method).
     removed : int
         Unit readings removed as warm-up/cool-down.
     warmup_kept : int
         Rounds that kept their warm-up.
-    target : (float or None, float or None)
-        Target half width in percent of the estimate and in the index's unit.
-    min_subsessions : int
-        Minimum number of subsessions before the target can be met.
-    baseline : Baseline or None
-        Result to compare against by Welch's test.
-    confidence_level, autocorrelation_limit, significance_level : float
-        The session's settings.
     note : str or None
         Why the interval may mislead (warm-up kept), if it may.
 
@@ -421,6 +269,8 @@ def analyse_index(
         The analysis, with its progress towards the target.
     """
     n = int(data.shape[0])
+    confidence_level = request.confidence_level
+    autocorrelation_limit = request.autocorrelation_limit
     analysis: SubsessionResult | ProportionResult | None = None
     required: SampleSizeResult | None = None
     mean_method: MeanMethod = "harmonic" if index_type == "ratio" else "arithmetic"
@@ -452,46 +302,39 @@ def analyse_index(
         try:
             required = required_sample_size(
                 data,
-                half_width_percent=target[0],
-                half_width=target[1],
+                half_width_percent=request.target[0],
+                half_width=request.target[1],
                 confidence_level=confidence_level,
                 autocorrelation_limit=autocorrelation_limit,
-                min_subsessions=min_subsessions,
+                min_subsessions=request.min_subsessions,
                 mean_method=mean_method,
                 kind="proportion" if index_type == "binary" else "mean",
             )
         except PilotStatsError:
             required = None
     return finish_analysis(
-        data.shape[0], kind=kind, index=index, spec=spec, index_type=index_type,
-        removed=removed, warmup_kept=warmup_kept, analysis=analysis, required=required,
-        variance_and_count=variance_and_count, baseline=baseline,
-        confidence_level=confidence_level, min_subsessions=min_subsessions,
-        significance_level=significance_level, note=note,
+        data.shape[0], request, index_type=index_type, removed=removed,
+        warmup_kept=warmup_kept, analysis=analysis, required=required,
+        variance_and_count=variance_and_count, note=note,
     )
 
 
 def finish_analysis(
     n: int,
+    request: IndexRequest,
     *,
-    kind: str,
-    index: int,
-    spec: PerformanceIndex,
     index_type: IndexType,
     removed: int,
     warmup_kept: int,
     analysis: SubsessionResult | ProportionResult | TwoLevelResult | None,
     required: SampleSizeResult | None,
     variance_and_count: tuple[float, float, int, int] | None,
-    baseline: Baseline | None,
-    confidence_level: float,
-    min_subsessions: int,
-    significance_level: float,
     note: str | None,
     warmup_cut: int | None = None,
     widened: bool = False,
 ) -> IndexAnalysis:
     """The baseline comparison and progress of an analysed index, as an IndexAnalysis."""
+    baseline, spec = request.baseline, request.spec
     comparison = comparison_required = None
     comparison_note = None
     if baseline is not None and variance_and_count is not None and variance_and_count[2] >= 2:
@@ -504,7 +347,7 @@ def finish_analysis(
                 baseline.mean,
                 baseline.subsession_variance,
                 baseline.n_subsessions,
-                confidence_level=confidence_level,
+                confidence_level=request.confidence_level,
             )
             comparison_required = required_sample_size_for_comparison(
                 baseline.mean,
@@ -513,9 +356,9 @@ def finish_analysis(
                 estimate,
                 variance,
                 count,
-                significance_level=significance_level,
+                significance_level=request.significance_level,
                 subsession_size=size,
-                min_subsessions=min_subsessions,
+                min_subsessions=request.min_subsessions,
             )
         except UnreachableTargetError as exc:
             comparison_note = str(exc)
@@ -530,8 +373,8 @@ def finish_analysis(
         comparison_note,
     )
     return IndexAnalysis(
-        kind=kind,
-        index=index,
+        kind=request.kind,
+        index=request.index,
         name=spec.name,
         unit=spec.unit,
         index_type=index_type,

@@ -20,11 +20,11 @@ from pilotstats.autocorrelation import (
     TwoLevelResult,
     WelchResult,
 )
-from pilotstats.regression.wps import WpsResult
+from pilotstats.regression._wps import WpsResult
 from pilotstats.results import Result, format_number, format_quantity
 
 if TYPE_CHECKING:
-    from pilotstats.regression.planner import WorkPlanner
+    from pilotstats.session._planner import WorkPlanner
 
 __all__ = [
     "IndexAnalysis",

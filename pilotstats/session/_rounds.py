@@ -44,14 +44,14 @@ import numpy as np
 from pilotstats._stats import ceil_tol, t_quantile, two_sided_t
 from pilotstats._typing import Float64Array1D
 from pilotstats.autocorrelation import SampleSizeResult
-from pilotstats.autocorrelation.sample_size import _blocks_required, target_half_width
-from pilotstats.autocorrelation.two_level import TwoLevelResult, two_level_analysis
+from pilotstats.autocorrelation._sample_size import _blocks_required, target_half_width
+from pilotstats.autocorrelation._two_level import TwoLevelResult, two_level_analysis
 from pilotstats.exceptions import PilotStatsError
-from pilotstats.session._indices import Baseline, PerformanceIndex, finish_analysis
+from pilotstats.session._indices import IndexRequest, finish_analysis
 from pilotstats.session._results import IndexAnalysis
 
 __all__ = [
-    "WINDOW_ALPHA",
+    "WINDOW_SIGNIFICANCE",
     "RoundSeries",
     "RoundsDecision",
     "analyse_rounds",
@@ -62,11 +62,11 @@ __all__ = [
 #: Two-sided level of each window's test of the pooled warm-up search (z = 2.5 with many
 #: rounds): a smaller one removes warm-up-free readings more often, a larger one misses
 #: more warm-up (the widening then keeps the interval valid).
-WINDOW_ALPHA = 0.0124
+WINDOW_SIGNIFICANCE = 0.0124
 #: Level at which the window ending at the half of the rounds must differ for the warm-up
-#: to be flagged as reaching the half (stricter than :data:`WINDOW_ALPHA`: a chance
+#: to be flagged as reaching the half (stricter than :data:`WINDOW_SIGNIFICANCE`: a chance
 #: difference there would flag about 1 % of warm-up-free sessions).
-FLAG_ALPHA = WINDOW_ALPHA / 10.0
+FLAG_SIGNIFICANCE = WINDOW_SIGNIFICANCE / 10.0
 #: Differences smaller than this, relative to the readings' magnitude, are rounding.
 _RELATIVE_TOLERANCE = 1e-9
 #: Miss rate of the second-half interval joined after a warm-up removal, as a fraction of
@@ -294,10 +294,12 @@ class RoundSeries:
                 cut = a + 1 + column
                 break
         reaches = last_fired == last_tested and points[last_tested + 1] == half and bool(
-            self._significant(differences[:, last_fired], FLAG_ALPHA))
+            self._significant(differences[:, last_fired], FLAG_SIGNIFICANCE))
         return cut, reaches
 
-    def _significant(self, d: Float64Array1D, alpha: float = WINDOW_ALPHA) -> bool | None:
+    def _significant(
+        self, d: Float64Array1D, significance: float = WINDOW_SIGNIFICANCE
+    ) -> bool | None:
         """Whether paired differences (NaN: round not reaching the window) differ from 0.
 
         None when fewer than :data:`FEW_ROUNDS` rounds reach the window.
@@ -307,7 +309,7 @@ class RoundSeries:
             return None
         centre = float(np.mean(d))
         spread = float(np.std(d, ddof=1)) / math.sqrt(d.shape[0])
-        critical = t_quantile(1.0 - alpha / 2.0, d.shape[0] - 1)
+        critical = t_quantile(1.0 - significance / 2.0, d.shape[0] - 1)
         return abs(centre) > max(critical * spread, _RELATIVE_TOLERANCE * self._scale)
 
     def decide(self, confidence_level: float) -> RoundsDecision:
@@ -471,16 +473,8 @@ def _rounds_note(label: str, decision: RoundsDecision, used: int) -> str | None:
 def analyse_rounds(
     series: RoundSeries,
     decision: RoundsDecision,
+    request: IndexRequest,
     *,
-    kind: str,
-    index: int,
-    spec: PerformanceIndex,
-    target: tuple[float | None, float | None],
-    min_subsessions: int,
-    baseline: Baseline | None,
-    confidence_level: float,
-    autocorrelation_limit: float,
-    significance_level: float,
     note: str | None,
     warmup_kept: int,
 ) -> IndexAnalysis:
@@ -497,10 +491,9 @@ def analyse_rounds(
         The index's rounds.
     decision : RoundsDecision
         Their decision at this round (:meth:`RoundSeries.decide`).
-    kind, index, spec, target, min_subsessions, baseline
-        As for :func:`~pilotstats.session._indices.analyse_index`.
-    confidence_level, autocorrelation_limit, significance_level : float
-        The session's settings.
+    request : IndexRequest
+        The index, its target and the session's settings (as for
+        :func:`~pilotstats.session._indices.analyse_index`).
     note : str or None
         A per-round method's warm-up note.
     warmup_kept : int
@@ -512,13 +505,14 @@ def analyse_rounds(
         The analysis.
     """
     analysis: TwoLevelResult | None = None
+    spec = request.spec
     segments = series.kept(decision)
-    label = f"{kind}[{spec.name or index}]"
+    label = f"{request.kind}[{spec.name or request.index}]"
     pooled_note = _rounds_note(label, decision, series.n_rounds)
     if decision.rounds >= 2:  # one round: no interval (the note says why)
         result = two_level_analysis(
-            segments, confidence_level=confidence_level,
-            autocorrelation_limit=autocorrelation_limit, unit=spec.unit or None,
+            segments, confidence_level=request.confidence_level,
+            autocorrelation_limit=request.autocorrelation_limit, unit=spec.unit or None,
         )
         notes = [result.note, _WIDENED if decision.widened else ""]
         values: dict[str, Any] = {}
@@ -536,8 +530,8 @@ def analyse_rounds(
     elif pooled_note is not None:
         note = pooled_note if note is None else f"{note}; {pooled_note}"
     required = rounds_requirement(
-        decision, target=target, min_subsessions=min_subsessions,
-        confidence_level=confidence_level,
+        decision, target=request.target, min_subsessions=request.min_subsessions,
+        confidence_level=request.confidence_level,
     )
     rounds = decision.rounds
     variance_and_count = None
@@ -546,11 +540,9 @@ def analyse_rounds(
         variance_and_count = (decision.mean, variance, rounds, max(1, round(
             int(decision.sizes.sum()) / rounds)))
     return finish_analysis(
-        int(decision.sizes.sum()), kind=kind, index=index, spec=spec,
+        int(decision.sizes.sum()), request,
         index_type="ratio" if series.reciprocal else "ordinary",
         removed=decision.n_removed, warmup_kept=warmup_kept,
         analysis=analysis, required=required, variance_and_count=variance_and_count,
-        baseline=baseline, confidence_level=confidence_level,
-        min_subsessions=min_subsessions, significance_level=significance_level, note=note,
-        warmup_cut=decision.cut, widened=decision.widened,
+        note=note, warmup_cut=decision.cut, widened=decision.widened,
     )

@@ -66,22 +66,19 @@ def run_session(
     ----------
     workload : callable
         ``workload(work)`` runs one round (``work`` is None when ``max_work`` is None) and
-        returns None (the round is timed with ``timer``), its duration in
-        seconds, or ``(duration, unit_readings)`` where ``duration`` may be None to use the
-        measured time.
+        returns None (timed with ``timer``), its duration in seconds, or
+        ``(duration, unit_readings)`` (``duration`` None: the measured time).
     max_work : float, optional
         Largest work of a round (see :class:`BenchmarkSession`).
     progress : tqdm-like object or callable, optional
-        A ``tqdm`` bar (its ``update`` receives percentage points of progress, its postfix
-        a status message) or a function called with a :class:`SessionProgress` after
-        every round.
+        A ``tqdm`` bar (``update`` gets percentage points, the postfix a status message) or
+        a function called with a :class:`SessionProgress` after every round.
     timer : callable, default time.perf_counter
         Clock used to time rounds. A round it measures as 0 s (a coarse clock) is stored
         as short and not used; the session continues.
     session : BenchmarkSession, optional
-        Continue an existing session instead of creating one (``max_work`` and
-        ``options`` must then be omitted), e.g. ``WorkloadError.session`` or
-        ``BenchmarkSession.load(path)``.
+        Continue an existing session (e.g. ``WorkloadError.session``, ``BenchmarkSession.
+        load(path)``) instead of creating one; ``max_work`` and ``options`` are then omitted.
     checkpoint : str or path-like, optional
         Save the session (:meth:`BenchmarkSession.save`) to this file after every round,
         so an interrupted session can be resumed with ``BenchmarkSession.load``.
@@ -97,8 +94,7 @@ def run_session(
     ------
     WorkloadError
         The workload raised; the error carries the session with every round recorded
-        before (``error.session``, ``error.result``), and the original exception as its
-        cause.
+        before (``error.session``, ``error.result``) and the original exception as cause.
 
     Examples
     --------

@@ -10,34 +10,20 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from pilotstats import _config
 from pilotstats._stats import normal_quantile, two_sided_t
-from pilotstats._typing import Float64Array1D, ProportionMethod
+from pilotstats._typing import ProportionMethod
 from pilotstats._validation import (
-    as_float_array,
+    as_outcomes,
     check_choice,
     check_confidence_level,
     check_real,
 )
-from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import ConfidenceInterval, Result, format_interval, format_number
 
 __all__ = ["ProportionResult", "proportion_interval", "wilson_interval"]
 
 PROPORTION_METHODS: tuple[ProportionMethod, ...] = ("wilson", "pilot")
-
-
-def as_outcomes(x: Any, name: str = "x") -> Float64Array1D:
-    """Validate 0/1 outcomes (at least 2)."""
-    values = as_float_array(x, name, min_length=2)
-    if not bool(np.all((values == 0.0) | (values == 1.0))):
-        bad = int(np.flatnonzero((values != 0.0) & (values != 1.0))[0])
-        raise InvalidInputError(
-            f"{name} must contain only 0/1 outcomes; value {values[bad]!r} at index {bad}"
-        )
-    return values
 
 
 def wilson_interval(p_hat: float, n: float, z: float) -> tuple[float, float]:

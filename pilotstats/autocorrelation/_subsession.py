@@ -2,6 +2,27 @@
 
 Documentation ``docs/algorithms/subsession.md``; Pilot ``lib/priv_include/libpilotcpp.h``
 (``pilot_subsession_confidence_interval``).
+
+:func:`subsession_analysis`, notes:
+
+The ``DataRangeWarning`` fires when ``q`` was scanned, the lag-1 autocorrelation of the
+samples is ``r1 >= _config.SUBSESSION_STRONG_AUTOCORRELATION`` and the block means an AR(1)
+fit predicts for ``q`` are correlated above
+``_config.SUBSESSION_MAX_IMPLIED_AUTOCORRELATION`` (README, "Small samples say so"). Direct
+calls only: the analyses built on this function (``analyze``, ``stable_phase``, sessions)
+apply it to parts of a series and report their own diagnostics.
+
+See ``docs/algorithms/subsession.md`` (Pilot, ``libpilotcpp.h``). With ``h = n // q``
+blocks and ``s2_q = sum_j (u_j - m)^2 / (h - 1)`` about the overall mean ``m``, the
+interval is ``m -/+ t_{h-1}((1 + c)/2) sqrt(s2_q / h)``. Unlike Pilot's session code,
+``confidence_level`` and ``autocorrelation_limit`` are honoured as passed.
+
+:func:`subsession_analysis`, references:
+
+.. [1] D. Ferrari, *Computer Systems Performance Evaluation*, Prentice-Hall, 1978, §3.
+.. [2] Y. Li, Y. Gupta, E. L. Miller, D. D. E. Long, "Pilot: A Framework that
+   Understands How to Do Performance Benchmarks the Right Way", MASCOTS 2016
+   (``ascar-io/pilot-bench``).
 """
 
 from __future__ import annotations
@@ -17,11 +38,10 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._stats import two_sided_t
 from pilotstats._typing import MeanMethod
-from pilotstats._validation import check_confidence_level, check_text
+from pilotstats._validation import check_autocorrelation_limit, check_confidence_level, check_text
 from pilotstats.autocorrelation._blocks import (
     Samples,
     block_moments,
-    check_autocorrelation_limit,
     prepare,
     resolve_subsession_size,
 )
@@ -202,31 +222,13 @@ def subsession_analysis(
     Warns
     -----
     DataRangeWarning
-        Too few subsessions for the autocorrelation (``q`` scanned, lag-1 autocorrelation
-        of the samples ``r1 >= _config.SUBSESSION_STRONG_AUTOCORRELATION`` and the block
-        means an AR(1) fit predicts for ``q`` correlated above
-        ``_config.SUBSESSION_MAX_IMPLIED_AUTOCORRELATION``): the interval then covers less
-        than its level (README, "Small samples say so"). Direct calls only: the analyses
-        built on this function (``analyze``, ``stable_phase``, sessions) apply it to parts
-        of a series and report their own diagnostics.
+        Too few subsessions for the autocorrelation (direct calls with ``q`` scanned; see
+        the module notes): the interval then covers less than its level.
 
     Notes
     -----
-    See ``docs/algorithms/subsession.md`` (Pilot, ``libpilotcpp.h``). With ``h = n // q``
-    blocks and ``s2_q = sum_j (u_j - m)^2 / (h - 1)`` about the overall mean ``m``, the
-    interval is ``m -/+ t_{h-1}((1 + c)/2) sqrt(s2_q / h)``. Unlike Pilot's session code,
-    ``confidence_level`` and ``autocorrelation_limit`` are honoured as passed.
-
     Complexity: O(n log n) time and O(n) memory: the subsession-size scan evaluates q =
-    1..n/3 from double-double prefix sums at O(n/q) each (O(n) per q before issue 13,
-    O(n²) on a level-shifted series).
-
-    References
-    ----------
-    .. [1] D. Ferrari, *Computer Systems Performance Evaluation*, Prentice-Hall, 1978, §3.
-    .. [2] Y. Li, Y. Gupta, E. L. Miller, D. D. E. Long, "Pilot: A Framework that
-       Understands How to Do Performance Benchmarks the Right Way", MASCOTS 2016
-       (``ascar-io/pilot-bench``).
+    1..n/3 from double-double prefix sums at O(n/q) each.
 
     Examples
     --------

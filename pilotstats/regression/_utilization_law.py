@@ -7,6 +7,29 @@ function of the throughputs through the origin. Regressing U on X without an int
 one station at a time, estimates the demands D_kc with t intervals: the estimator
 practitioners use for service-demand estimation (Rolia & Vetland 1995; Zhang, Cherkasova &
 Smirni 2007). Documentation: ``docs/algorithms/calibration.md``, *Utilization law*.
+
+:func:`utilization_law_demands`, notes:
+
+Each station's utilization is regressed on the throughputs through the origin,
+U_tk · m_k = Σ_c X_tc D_kc + e_tk, the utilization law U = X D of operational analysis
+([1]_; Woodside's tutorial lists it among the model equations, [2]_). This is the
+service-demand estimate to use when only U and X are measured; with response times as
+well, calibrate a :class:`ClosedNetworkModel` with ``measures`` including
+``"utilizations"``.
+
+Per station k (least squares through the origin, [3]_): D̂_k = (XᵀWX)⁻¹XᵀW b_k with
+b_k = U_k m_k, s_k² = Σ_t w_t (b_tk − x_tᵀD̂_k)²/(T − C), Cov(D̂_k) = s_k² (XᵀWX)⁻¹ and
+the interval D̂ ± t_{(1+c)/2; T−C} se. Errors in the measured throughputs are ignored
+(they are usually far smaller than the utilization noise).
+
+:func:`utilization_law_demands`, references:
+
+.. [1] P. J. Denning and J. P. Buzen, "The operational analysis of queueing network
+   models", ACM Computing Surveys 10(3), 1978, pp. 225–261 (utilization law).
+.. [2] M. Woodside, "Regression techniques for performance parameter estimation",
+   WOSP/SIPEW 2010 tutorial.
+.. [3] J. Rolia and V. Vetland, "Parameter estimation for performance models of
+   distributed application systems", CASCON 1995.
 """
 
 from __future__ import annotations
@@ -137,82 +160,10 @@ def _station_fit(
     return out, inverse, s2, passes
 
 
-def utilization_law_demands(
-    throughputs: Any,
-    utilizations: Any,
-    *,
-    servers: Any = None,
-    weights: str | None = None,
-    confidence_level: float = 0.95,
-) -> UtilizationLawResult:
-    """Estimate service demands from throughputs and utilizations by the utilization law.
-
-    Each station's utilization is regressed on the throughputs through the origin,
-    U_tk · m_k = Σ_c X_tc D_kc + e_tk, the utilization law U = X D of operational analysis
-    ([1]_; Woodside's tutorial lists it among the model equations, [2]_). This is the
-    service-demand estimate to use when only U and X are measured; with response times as
-    well, calibrate a :class:`ClosedNetworkModel` with ``measures`` including
-    ``"utilizations"``.
-
-    Parameters
-    ----------
-    throughputs : array_like, shape (T,) or (T, C)
-        Measured throughput X_tc (responses per second) of each trial and class.
-    utilizations : array_like, shape (T,) or (T, K)
-        Measured utilization of each station in each trial (per server, 0..1; noisy
-        values slightly outside are accepted).
-    servers : array_like, shape (K,), optional
-        Server counts m_k (default 1): busy servers U·m_k are regressed, so D_k is the
-        demand per response.
-    weights : {None, "relative"}, default None
-        None: ordinary least squares (constant error variance). ``"relative"``: weights
-        1/Û² (constant coefficient of variation, iterated to a fixed point for several
-        classes); with one class D̂_k is then the mean of U_tk m_k / X_t.
-    confidence_level : float, default 0.95
-
-    Returns
-    -------
-    UtilizationLawResult
-
-    Raises
-    ------
-    InvalidInputError
-        Shapes that do not match, non-finite values, negative throughputs, or server
-        counts < 1.
-    NotEnoughDataError
-        No more trials than classes (dof = T − C < 1).
-    DegenerateDesignError
-        The throughput columns are linearly dependent (e.g. all zero), or a fitted
-        utilization is <= 0 with ``weights="relative"``.
-
-    Notes
-    -----
-    Per station k (least squares through the origin, [3]_): D̂_k = (XᵀWX)⁻¹XᵀW b_k with
-    b_k = U_k m_k, s_k² = Σ_t w_t (b_tk − x_tᵀD̂_k)²/(T − C), Cov(D̂_k) = s_k² (XᵀWX)⁻¹ and
-    the interval D̂ ± t_{(1+c)/2; T−C} se. Errors in the measured throughputs are ignored
-    (they are usually far smaller than the utilization noise). Complexity O(T C² K).
-
-    References
-    ----------
-    .. [1] P. J. Denning and J. P. Buzen, "The operational analysis of queueing network
-       models", ACM Computing Surveys 10(3), 1978, pp. 225–261 (utilization law).
-    .. [2] M. Woodside, "Regression techniques for performance parameter estimation",
-       WOSP/SIPEW 2010 tutorial.
-    .. [3] J. Rolia and V. Vetland, "Parameter estimation for performance models of
-       distributed application systems", CASCON 1995.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from pilotstats.regression import utilization_law_demands
-    >>> x = np.array([0.05, 0.10, 0.15, 0.20])
-    >>> u = np.outer(x, [2.0, 3.0, 4.0]) * (1 + 0.01 * np.array([[1, -1, 0]] * 4))
-    >>> result = utilization_law_demands(x, u, weights="relative")
-    >>> np.round(result.demands, 2)
-    array([2.02, 2.97, 4.  ])
-    """
-    level = check_confidence_level(confidence_level)
-    check_choice(weights, "weights", (None, "relative"))
+def _utilization_inputs(
+    throughputs: Any, utilizations: Any, servers: Any
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Checked throughputs (T, C), utilizations (T, K) and server counts (K,)."""
     x = np.asarray(throughputs, dtype=object)
     xt = as_float_array(throughputs, "throughputs", ndim=2 if x.ndim == 2 else 1,
                         nonnegative=True)
@@ -244,17 +195,91 @@ def utilization_law_demands(
             "the throughputs do not determine the demands (all zero, or classes whose "
             "throughputs are proportional); vary the class mix across trials"
         )
-    busy = ut * counts[None, :]
+    return xt, ut, counts
+
+
+def _fit_stations(
+    xt: FloatArray, busy: FloatArray, relative: bool
+) -> tuple[FloatArray, FloatArray, FloatArray, int]:
+    """Demands (K, C), standard errors, residual std (K,) and passes of every station."""
+    k_count, c_count = busy.shape[1], xt.shape[1]
     demands = np.empty((k_count, c_count))
     stderr = np.empty((k_count, c_count))
     residual_std = np.empty(k_count)
     passes = 1
     for k in range(k_count):
-        estimate, inverse, s2, used = _station_fit(xt, busy[:, k], weights == "relative")
+        estimate, inverse, s2, used = _station_fit(xt, busy[:, k], relative)
         demands[k] = estimate
         stderr[k] = np.sqrt(np.maximum(s2 * np.diag(inverse), 0.0))
         residual_std[k] = np.sqrt(s2)
         passes = max(passes, used)
+    return demands, stderr, residual_std, passes
+
+
+def utilization_law_demands(
+    throughputs: Any,
+    utilizations: Any,
+    *,
+    servers: Any = None,
+    weights: str | None = None,
+    confidence_level: float = 0.95,
+) -> UtilizationLawResult:
+    """Estimate service demands from throughputs and utilizations by the utilization law.
+
+    Each station's busy servers U_tk · m_k are regressed on the throughputs through the
+    origin (U = X D); with response times as well, calibrate a :class:`ClosedNetworkModel`.
+
+    Parameters
+    ----------
+    throughputs : array_like, shape (T,) or (T, C)
+        Measured throughput X_tc (responses per second) of each trial and class.
+    utilizations : array_like, shape (T,) or (T, K)
+        Measured utilization of each station in each trial (per server, 0..1; noisy
+        values slightly outside are accepted).
+    servers : array_like, shape (K,), optional
+        Server counts m_k (default 1); D_k is the demand per response.
+    weights : {None, "relative"}, default None
+        None: ordinary least squares (constant error variance). ``"relative"``: weights
+        1/Û² (constant coefficient of variation, iterated to a fixed point for several
+        classes); with one class D̂_k is then the mean of U_tk m_k / X_t.
+    confidence_level : float, default 0.95
+
+    Returns
+    -------
+    UtilizationLawResult
+
+    Raises
+    ------
+    InvalidInputError
+        Mismatched shapes, non-finite values, negative throughputs, servers < 1.
+    NotEnoughDataError
+        No more trials than classes (dof = T − C < 1).
+    DegenerateDesignError
+        The throughput columns are linearly dependent (e.g. all zero), or a fitted
+        utilization is <= 0 with ``weights="relative"``.
+
+    Notes
+    -----
+    Estimator and interval: see the module docstring. Complexity O(T C² K).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pilotstats.regression import utilization_law_demands
+    >>> x = np.array([0.05, 0.10, 0.15, 0.20])
+    >>> u = np.outer(x, [2.0, 3.0, 4.0]) * (1 + 0.01 * np.array([[1, -1, 0]] * 4))
+    >>> result = utilization_law_demands(x, u, weights="relative")
+    >>> np.round(result.demands, 2)
+    array([2.02, 2.97, 4.  ])
+    """
+    level = check_confidence_level(confidence_level)
+    check_choice(weights, "weights", (None, "relative"))
+    xt, ut, counts = _utilization_inputs(throughputs, utilizations, servers)
+    t_count, c_count = xt.shape
+    dof = t_count - c_count
+    demands, stderr, residual_std, passes = _fit_stations(
+        xt, ut * counts[None, :], weights == "relative"
+    )
     t = t_quantile(0.5 + level / 2, dof)
     if c_count == 1:
         demands, stderr = demands[:, 0], stderr[:, 0]

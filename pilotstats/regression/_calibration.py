@@ -22,6 +22,13 @@ References
    LNCS 5119, pp. 9–28, doi:10.1007/978-3-540-69814-2_3.
 .. [3] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989, §2.1 (linearised
    inference), §14 (Gauss–Newton with step halving).
+
+:func:`calibrate`, references:
+
+.. [1] M. Woodside, "Regression techniques for performance parameter estimation",
+   WOSP/SIPEW 2010 tutorial.
+.. [2] M. Woodside, SIPEW 2008, LNCS 5119, doi:10.1007/978-3-540-69814-2_3.
+.. [3] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -66,6 +74,7 @@ from pilotstats.regression._calibration_problem import (
     _Problem,
     _readonly,
     _Weighting,
+    _Whitener,
 )
 from pilotstats.regression._calibration_results import CalibrationResult, Prediction
 from pilotstats.regression._gauss_newton import (
@@ -86,6 +95,7 @@ __all__ = [
     "CalibrationResult",
     "DesignDiagnostics",
     "Prediction",
+    "SolverOptions",
     "calibrate",
     "design_diagnostics",
 ]
@@ -152,6 +162,48 @@ def _fixed(
     return mask
 
 
+@dataclass(frozen=True, slots=True)
+class SolverOptions:
+    """Tuning knobs of :func:`calibrate`'s Gauss–Newton solver (rarely changed).
+
+    Parameters
+    ----------
+    fd_step : float, default 1e-6
+        Relative finite-difference step ρ: ``δ_j = ρ·max(|x_j|, s_j)``.
+    fd : {"forward", "central"}, default "forward"
+        Finite differences of the iterations (inference always uses central ones).
+    xtol : float, default 1e-7
+        Stop when ``max_j |λ dx_j| / max(|x_j|, s_j) <= xtol``.
+    ftol : float, default 1e-12
+        Or when two consecutive accepted steps each lower S by at most ftol·S.
+    max_iter : int, default 100
+        Gauss–Newton iterations per weighted pass.
+    integer_strategy : {"neighbour", "tutorial_then_neighbour", "tutorial"}
+        Integer parameters: ±1 neighbour search with refit (default), optionally after the
+        tutorial's rounding phase, or the tutorial's rule alone (for comparison).
+    max_scaled_condition : float, default 1e6
+        Warn when the scaled condition number of M exceeds it.
+
+    Notes
+    -----
+    Complexity: O(1); the values are checked by :func:`calibrate`.
+
+    Examples
+    --------
+    >>> from pilotstats.regression import SolverOptions
+    >>> SolverOptions(max_iter=5).max_iter
+    5
+    """
+
+    fd_step: float | None = None
+    fd: FiniteDifference = "forward"
+    xtol: float | None = None
+    ftol: float | None = None
+    max_iter: int = 100
+    integer_strategy: IntegerStrategy = "neighbour"
+    max_scaled_condition: float | None = None
+
+
 def calibrate(
     model: Any,
     conditions: Any,
@@ -163,15 +215,9 @@ def calibrate(
     bounds: Any = None,
     confidence_level: float = 0.95,
     covariance: Any = None,
-    fd_step: float | None = None,
-    fd: FiniteDifference = "forward",
-    xtol: float | None = None,
-    ftol: float | None = None,
-    max_iter: int = 100,
-    integer_strategy: IntegerStrategy = "neighbour",
-    max_scaled_condition: float | None = None,
     parameter_names: Sequence[str] | None = None,
     fixed: Mapping[str | int, float] | Sequence[int] | None = None,
+    solver_options: SolverOptions | None = None,
 ) -> CalibrationResult:
     """Fit model parameters to measurements by Gauss–Newton weighted least squares.
 
@@ -203,20 +249,6 @@ def calibrate(
     covariance : array_like, shape (T, m, m), optional
         Measurement covariance blocks R_t for full GLS (W_t = R_t⁻¹); only their shape
         matters. Cannot be combined with ``weights`` other than the default.
-    fd_step : float, default 1e-6
-        Relative finite-difference step ρ: ``δ_j = ρ·max(|x_j|, s_j)``.
-    fd : {"forward", "central"}, default "forward"
-    xtol : float, default 1e-7
-        Stop when ``max_j |λ dx_j| / max(|x_j|, s_j) <= xtol``.
-    ftol : float, default 1e-12
-        Or when two consecutive accepted steps each lower S by at most ftol·S.
-    max_iter : int, default 100
-        Gauss–Newton iterations per weighted pass.
-    integer_strategy : {"neighbour", "tutorial_then_neighbour", "tutorial"}
-        Integer parameters: ±1 neighbour search with refit (default), optionally after the
-        tutorial's rounding phase, or the tutorial's rule alone (for comparison).
-    max_scaled_condition : float, default 1e6
-        Warn when the scaled condition number of M exceeds it.
     parameter_names : sequence of str, optional
         Names for reports and warnings (default: the model's, else ``x[i]``).
     fixed : mapping or sequence of int, optional
@@ -225,6 +257,9 @@ def calibrate(
         index) or ``[0, 2]`` (held at their x0 values). They are reported with their value,
         no standard error and no interval, and do not count in dof. A parameter whose lower
         and upper bounds are equal is held fixed at that value in the same way.
+    solver_options : SolverOptions, optional
+        Tuning of the solver (finite differences, stopping rules, integer strategy,
+        conditioning warning); default ``SolverOptions()``.
 
     Returns
     -------
@@ -272,13 +307,6 @@ def calibrate(
     parabola with its vertex at m̂ through the profile at m̂ ± 1
     (``docs/algorithms/calibration.md``).
 
-    References
-    ----------
-    .. [1] M. Woodside, "Regression techniques for performance parameter estimation",
-       WOSP/SIPEW 2010 tutorial.
-    .. [2] M. Woodside, SIPEW 2008, LNCS 5119, doi:10.1007/978-3-540-69814-2_3.
-    .. [3] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989.
-
     Examples
     --------
     >>> import numpy as np
@@ -295,6 +323,14 @@ def calibrate(
     x_start = as_float_array(x0, "x0")
     n = x_start.shape[0]
     level = check_confidence_level(confidence_level)
+    solver = SolverOptions() if solver_options is None else solver_options
+    if not isinstance(solver, SolverOptions):
+        raise InvalidInputError(
+            f"solver_options must be a SolverOptions, got {type(solver).__name__}")
+    fd_step, fd, xtol, ftol, max_iter, integer_strategy, max_scaled_condition = (
+        solver.fd_step, solver.fd, solver.xtol, solver.ftol, solver.max_iter,
+        solver.integer_strategy, solver.max_scaled_condition,
+    )
     options = _Options(
         fd_step=check_real(
             _config.CALIBRATION_FD_STEP if fd_step is None else fd_step, "fd_step",
@@ -405,21 +441,9 @@ def _inference(
     raw = _jacobian(problem, fit.x, fit.y, free, central)
     jac = _whiten_jacobian(whiten, raw)
     matrix = jac.T @ jac
-    sensitivity = np.full((*problem.shape, n), np.nan)
-    sensitivity[..., free] = raw
-    information = np.full((n, n), np.nan)
-    information[np.ix_(free, free)] = matrix
+    sensitivity, information = _embed_free(raw, matrix, free, problem.shape, n)
     diagnostics = _diagnose(matrix, [names[i] for i in free], limit)
-    covariance = np.full((n, n), np.nan)
-    status, converged = fit.status, fit.converged
-    if diagnostics.rank == free.size:
-        scaled, d = _scaled(matrix)
-        inverse = np.linalg.pinv(scaled, hermitian=True) * d[:, None] * d[None, :]
-        covariance[np.ix_(free, free)] = mse * inverse
-    else:
-        status = "rank_deficient"
-    stderr = np.sqrt(np.maximum(np.diag(covariance), 0.0))
-    stderr[np.isnan(np.diag(covariance))] = np.nan
+    covariance, stderr, status = _covariance(matrix, free, n, mse, diagnostics.rank, fit.status)
     t = t_quantile(0.5 + level / 2, dof)
     ci_low, ci_high = fit.x - t * stderr, fit.x + t * stderr
     if integer_idx and diagnostics.rank == free.size:
@@ -428,26 +452,11 @@ def _inference(
             ci_low[i], ci_high[i] = _integer_interval(
                 problem, whiten, fit.x, sse, free, options, i, critical
             )
-    if not diagnostics.identifiable:
-        warnings.warn(diagnostics.message(), IdentifiabilityWarning, stacklevel=3)
-    interchangeable = _interchangeable(
-        problem, whiten, fit.x, sse, free, names, options.lower, options.upper
+    interchangeable = _identification_warnings(
+        diagnostics, problem, whiten, fit.x, sse, free, names, options
     )
-    if interchangeable:
-        warnings.warn(_switching_message(interchangeable, sse), LabelSwitchingWarning,
-                      stacklevel=3)
-    if not converged:
-        reason = {
-            "max_iter": "the iteration limit max_iter was reached",
-            "no_decrease": "no step along the Gauss–Newton direction lowered S",
-            "irls_max_passes": f"IRLS weights did not settle in {_MAX_IRLS_PASSES} passes",
-        }.get(fit.status, fit.status)
-        warnings.warn(
-            f"calibration did not converge: {reason} (S = {fit.sse:.6g}); try another x0, "
-            "a larger max_iter or check that the model is smooth in its parameters",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+    if not fit.converged:
+        _warn_not_converged(fit)
     return CalibrationResult(
         params=_readonly(fit.x),
         stderr=_readonly(stderr),
@@ -461,7 +470,7 @@ def _inference(
         scaled_condition_number=float(diagnostics.scaled_condition_number),
         rank=int(diagnostics.rank),
         iterations=int(fit.iterations),
-        converged=bool(converged),
+        converged=bool(fit.converged),
         status=status,
         confidence_level=float(level),
         t_quantile=t,
@@ -489,3 +498,63 @@ def _inference(
     )
 
 
+def _covariance(
+    matrix: FloatArray, free: npt.NDArray[np.int64], n: int, mse: float, rank: int,
+    status: str,
+) -> tuple[FloatArray, FloatArray, str]:
+    """Covariance ``mse (J^T J)^-1`` of the free parameters (all NaN when rank deficient),
+    the standard errors, and the status (``"rank_deficient"`` then)."""
+    covariance = np.full((n, n), np.nan)
+    if rank == free.size:
+        scaled, d = _scaled(matrix)
+        inverse = np.linalg.pinv(scaled, hermitian=True) * d[:, None] * d[None, :]
+        covariance[np.ix_(free, free)] = mse * inverse
+    else:
+        status = "rank_deficient"
+    stderr = np.sqrt(np.maximum(np.diag(covariance), 0.0))
+    stderr[np.isnan(np.diag(covariance))] = np.nan
+    return covariance, stderr, status
+
+
+def _warn_not_converged(fit: _Fit) -> None:
+    """ConvergenceWarning (at the caller of :func:`calibrate`) saying why the fit stopped."""
+    reason = {
+        "max_iter": "the iteration limit max_iter was reached",
+        "no_decrease": "no step along the Gauss–Newton direction lowered S",
+        "irls_max_passes": f"IRLS weights did not settle in {_MAX_IRLS_PASSES} passes",
+    }.get(fit.status, fit.status)
+    warnings.warn(
+        f"calibration did not converge: {reason} (S = {fit.sse:.6g}); try another x0, "
+        "a larger max_iter or check that the model is smooth in its parameters",
+        ConvergenceWarning,
+        stacklevel=4,
+    )
+
+
+def _embed_free(
+    raw: FloatArray, matrix: FloatArray, free: npt.NDArray[np.int64],
+    shape: tuple[int, ...], n: int,
+) -> tuple[FloatArray, FloatArray]:
+    """Sensitivities and information matrix of the free parameters, NaN for fixed ones."""
+    sensitivity = np.full((*shape, n), np.nan)
+    sensitivity[..., free] = raw
+    information = np.full((n, n), np.nan)
+    information[np.ix_(free, free)] = matrix
+    return sensitivity, information
+
+
+def _identification_warnings(
+    diagnostics: DesignDiagnostics, problem: _Problem, whiten: _Whitener, x: FloatArray,
+    sse: float, free: npt.NDArray[np.int64], names: tuple[str, ...], options: _Options,
+) -> tuple[tuple[str, ...], ...]:
+    """IdentifiabilityWarning and LabelSwitchingWarning (at the caller of
+    :func:`calibrate`) when they apply; returns the groups of interchangeable parameters."""
+    if not diagnostics.identifiable:
+        warnings.warn(diagnostics.message(), IdentifiabilityWarning, stacklevel=4)
+    interchangeable = _interchangeable(
+        problem, whiten, x, sse, free, names, options.lower, options.upper
+    )
+    if interchangeable:
+        warnings.warn(_switching_message(interchangeable, sse), LabelSwitchingWarning,
+                      stacklevel=4)
+    return interchangeable

@@ -2,14 +2,29 @@
 
 Documentation ``docs/algorithms/subsession.md``; Pilot ``lib/libpilot.cc``
 (``pilot_p_eq``, ``pilot_calc_deg_of_freedom``, ``pilot_optimal_sample_size_for_eq_test``).
+
+:func:`welch_test`, notes:
+
+See ``docs/algorithms/subsession.md``. ``t = d / se`` with
+``se = sqrt(v1/n1 + v2/n2)``, two-sided ``p = 2 F_nu(-|t|)``, interval
+``d -/+ t_nu((1+c)/2) se``; ``nu`` from :func:`welch_degrees_of_freedom` (not floored).
+
+:func:`welch_test`, references:
+
+.. [1] B. L. Welch, "The generalization of Student's problem when several different
+   population variances are involved", Biometrika 34 (1947) 28-35.
+
+:func:`required_sample_size_for_comparison`, notes:
+
+See ``docs/algorithms/subsession.md``. ``nu`` at the current sizes,
+``t = t_nu(significance_level / 2)``, ``D = (d / t)^2 - v_b / n_b``,
+``required_subsessions = max(2, ceil_tol(v / D))`` (Pilot truncates; rounding up is correct).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from pilotstats import _config
 from pilotstats._stats import ceil_tol, t_cdf, t_quantile
@@ -19,11 +34,17 @@ from pilotstats._validation import (
     check_confidence_level,
     check_int,
     check_probability,
-    check_real,
+    check_welch_side,
 )
-from pilotstats.autocorrelation.subsession import SubsessionResult
-from pilotstats.exceptions import InvalidInputError, NotEnoughDataError, UnreachableTargetError
-from pilotstats.results import ConfidenceInterval, Result, format_interval, format_number
+from pilotstats.autocorrelation._subsession import SubsessionResult
+from pilotstats.exceptions import InvalidInputError, UnreachableTargetError
+from pilotstats.results import (
+    ConfidenceInterval,
+    PValueResult,
+    Result,
+    format_interval,
+    format_number,
+)
 
 __all__ = [
     "ComparisonSampleSizeResult",
@@ -35,22 +56,6 @@ __all__ = [
 ]
 
 ALTERNATIVES: tuple[Alternative, ...] = ("two-sided", "less", "greater")
-
-
-def _check_side(
-    mean: Any, var: Any, n: Any, side: str, names: tuple[str, str, str] | None = None
-) -> tuple[float, float, int]:
-    mean_name, var_name, n_name = names or (f"mean{side}", f"var{side}", f"n{side}")
-    mean_value = check_real(mean, mean_name)
-    var_value = check_real(var, var_name)
-    if var_value < 0:
-        raise InvalidInputError(f"{var_name} must be non-negative, got {var_value!r}")
-    count = check_int(n, n_name, low=0)
-    if count < 2:
-        raise NotEnoughDataError(
-            f"{n_name} = {count}: Welch's test needs at least 2 observations per side"
-        )
-    return mean_value, var_value, count
 
 
 def welch_degrees_of_freedom(var1: float, n1: int, var2: float, n2: int) -> float:
@@ -88,8 +93,8 @@ def welch_degrees_of_freedom(var1: float, n1: int, var2: float, n2: int) -> floa
     >>> round(welch_degrees_of_freedom(a.var(ddof=1), a.size, b.var(ddof=1), b.size), 3)
     27.754
     """
-    _, v1, count1 = _check_side(0.0, var1, n1, "1")
-    _, v2, count2 = _check_side(0.0, var2, n2, "2")
+    _, v1, count1 = check_welch_side(0.0, var1, n1, "1")
+    _, v2, count2 = check_welch_side(0.0, var2, n2, "2")
     return _dof(v1, count1, v2, count2)
 
 
@@ -121,7 +126,7 @@ def _difference(m1: float, m2: float) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class WelchResult(Result):
+class WelchResult(PValueResult):
     """Welch's unequal-variance t-test of ``mean1 - mean2``.
 
     Attributes
@@ -167,9 +172,6 @@ class WelchResult(Result):
     standard_error: float
     alternative: str
     confidence_level: float
-
-    def __iter__(self) -> Iterator[float]:
-        return iter((self.statistic, self.p_value))
 
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """Interval of the difference at ``confidence_level`` (None: the stored level)."""
@@ -249,16 +251,7 @@ def welch_test(
 
     Notes
     -----
-    See ``docs/algorithms/subsession.md``. ``t = d / se`` with
-    ``se = sqrt(v1/n1 + v2/n2)``, two-sided ``p = 2 F_nu(-|t|)``, interval
-    ``d -/+ t_nu((1+c)/2) se``; ``nu`` from :func:`welch_degrees_of_freedom` (not floored).
-
     Complexity: O(1).
-
-    References
-    ----------
-    .. [1] B. L. Welch, "The generalization of Student's problem when several different
-       population variances are involved", Biometrika 34 (1947) 28-35.
 
     Examples
     --------
@@ -268,8 +261,8 @@ def welch_test(
     """
     level = check_confidence_level(confidence_level)
     side = check_choice(alternative, "alternative", ALTERNATIVES)
-    m1, v1, c1 = _check_side(mean1, var1, n1, "1")
-    m2, v2, c2 = _check_side(mean2, var2, n2, "2")
+    m1, v1, c1 = check_welch_side(mean1, var1, n1, "1")
+    m2, v2, c2 = check_welch_side(mean2, var2, n2, "2")
     d = _difference(m1, m2)
     se = _standard_error(v1, c1, v2, c2)
     if se == 0.0:
@@ -283,12 +276,24 @@ def welch_test(
             f"the t statistic {d!r} / {se!r} overflows float64; rescale the data (e.g. "
             "change the unit) before comparing"
         )
+    p = _t_p_value(statistic, dof, side)
+    low, high = _finite_interval(d, se, dof, level, side)
+    return WelchResult(d, low, high, min(1.0, p), dof, statistic, se, side, level)
+
+
+def _t_p_value(statistic: float, dof: float, side: str) -> float:
+    """p-value of a t statistic for the alternative ``side``."""
     if side == "two-sided":
-        p = 2.0 * t_cdf(-abs(statistic), dof)
-    elif side == "less":
-        p = t_cdf(statistic, dof)
-    else:
-        p = t_cdf(-statistic, dof)
+        return 2.0 * t_cdf(-abs(statistic), dof)
+    if side == "less":
+        return t_cdf(statistic, dof)
+    return t_cdf(-statistic, dof)
+
+
+def _finite_interval(
+    d: float, se: float, dof: float, level: float, side: str
+) -> tuple[float, float]:
+    """:func:`_interval`, refusing an end that overflowed to infinity."""
     low, high = _interval(d, se, dof, level, side)
     if math.isinf(low if side != "less" else high) or (
         side == "two-sided" and math.isinf(high)
@@ -297,7 +302,7 @@ def welch_test(
             f"the confidence interval of the difference overflows float64 (standard error "
             f"{se!r}); rescale the data (e.g. change the unit) before comparing"
         )
-    return WelchResult(d, low, high, min(1.0, p), dof, statistic, se, side, level)
+    return low, high
 
 
 def compare_subsession_means(
@@ -427,10 +432,6 @@ def required_sample_size_for_comparison(
 
     Notes
     -----
-    See ``docs/algorithms/subsession.md``. ``nu`` at the current sizes,
-    ``t = t_nu(significance_level / 2)``, ``D = (d / t)^2 - v_b / n_b``,
-    ``required_subsessions = max(2, ceil_tol(v / D))`` (Pilot truncates; rounding up is correct).
-
     Complexity: O(1).
 
     Examples
@@ -443,25 +444,14 @@ def required_sample_size_for_comparison(
     target = check_probability(significance_level, "significance_level")
     q = check_int(subsession_size, "subsession_size", low=1)
     floor = check_int(min_subsessions, "min_subsessions", low=0)
-    m1, v1, c1 = _check_side(
+    m1, v1, c1 = check_welch_side(
         baseline_mean, baseline_var, baseline_n, "1",
         ("baseline_mean", "baseline_var", "baseline_n"),
     )
-    m2, v2, c2 = _check_side(mean, var, n, "2", ("mean", "var", "n"))
+    m2, v2, c2 = check_welch_side(mean, var, n, "2", ("mean", "var", "n"))
     dof = _dof(v1, c1, v2, c2)
     t = t_quantile(target / 2.0, dof) if math.isfinite(dof) else math.nan
-    d = _difference(m1, m2)
-    try:
-        reserve = (d / t) ** 2 - v1 / c1 if t != 0 else math.nan
-    except OverflowError:  # (d / t)^2 beyond float64: any n reaches the target
-        reserve = math.inf
-    if not reserve > 0:  # NaN or <= 0; +inf (a huge difference) is reachable by any n
-        raise UnreachableTargetError(
-            f"no sample size of the new side can reach p <= {target:g}: the observed "
-            f"difference {d!r} is too small relative to the baseline's own standard error "
-            f"{math.sqrt(v1 / c1)!r} (collect more baseline samples, or accept a larger "
-            "significance_level)"
-        )
+    reserve = _variance_reserve(_difference(m1, m2), t, v1, c1, target)
     needed = v2 / reserve
     if not (math.isfinite(needed) and needed < _config.MAX_REPORTED_COUNT):
         raise UnreachableTargetError(
@@ -474,3 +464,20 @@ def required_sample_size_for_comparison(
         required_subsessions=required, samples=q * max(required, floor), dof=dof,
         significance_level=target, subsession_size=q,
     )
+
+
+def _variance_reserve(d: float, t: float, v1: float, c1: int, target: float) -> float:
+    """``(d / t)^2 - v1 / c1``: the variance of the new side's mean that still reaches
+    ``p <= target``; raises when no sample size can."""
+    try:
+        reserve = (d / t) ** 2 - v1 / c1 if t != 0 else math.nan
+    except OverflowError:  # (d / t)^2 beyond float64: any n reaches the target
+        reserve = math.inf
+    if not reserve > 0:  # NaN or <= 0; +inf (a huge difference) is reachable by any n
+        raise UnreachableTargetError(
+            f"no sample size of the new side can reach p <= {target:g}: the observed "
+            f"difference {d!r} is too small relative to the baseline's own standard error "
+            f"{math.sqrt(v1 / c1)!r} (collect more baseline samples, or accept a larger "
+            "significance_level)"
+        )
+    return reserve

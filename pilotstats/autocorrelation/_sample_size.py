@@ -2,6 +2,13 @@
 
 Documentation ``docs/algorithms/subsession.md``; Pilot ``lib/priv_include/libpilotcpp.h``
 (``pilot_optimal_sample_size``) and the session rule of ``lib/workload.cc``.
+
+:func:`required_sample_size`, notes:
+
+See ``docs/algorithms/subsession.md``. The half width ``e`` from the targets (Pilot's full width
+``W_req = 2 e``), ``h_req = ceil_tol(s2_q (t_{h-1}((1+c)/2) / e)^2)``,
+``samples = q * max(h_req, min_subsessions)``; ``ceil_tol`` rounds up but ignores a
+relative excess below 1e-9.
 """
 
 from __future__ import annotations
@@ -9,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -17,6 +24,8 @@ from pilotstats import _config
 from pilotstats._stats import ceil_tol, normal_quantile, two_sided_t
 from pilotstats._typing import MeanMethod, ProportionMethod, SampleKind, SampleSizeMethod
 from pilotstats._validation import (
+    as_outcomes,
+    check_autocorrelation_limit,
     check_choice,
     check_confidence_level,
     check_int,
@@ -25,14 +34,12 @@ from pilotstats._validation import (
 from pilotstats.autocorrelation._blocks import (
     Samples,
     block_moments,
-    check_autocorrelation_limit,
     first_qualifying_size,
     prepare,
     resolve_subsession_size,
 )
-from pilotstats.autocorrelation.proportion import (
+from pilotstats.autocorrelation._proportion import (
     PROPORTION_METHODS,
-    as_outcomes,
     wilson_interval,
 )
 from pilotstats.exceptions import InvalidInputError, UnreachableTargetError
@@ -213,6 +220,8 @@ def required_sample_size(
 ) -> SampleSizeResult:
     """Number of samples needed for a confidence interval of the target half width.
 
+    Complexity: O(n log n) time (the subsession-size scan) and O(n) memory.
+
     Parameters
     ----------
     x : array_like, shape (n,)
@@ -220,19 +229,17 @@ def required_sample_size(
     half_width : float, optional
         Target half width of the interval (``mean ± half_width``), in the unit of ``x``.
     half_width_percent : float, optional
-        Target half width as a percentage of ``|mean|`` (5 means ±5 %). With both targets
-        the smaller one wins; with neither, ±5 % of ``|mean|`` (Pilot's default full width
-        of 10 %).
+        Target half width in percent of ``|mean|``; with both targets the smaller one wins,
+        with neither ±5 % (Pilot's default full width of 10 %).
     confidence_level : float in (0, 1), default 0.95
         Two-sided level.
     autocorrelation_limit : float in (0, 1], default 0.1
         Limit for the subsession size (ignored for proportions, where ``q = 1``).
     min_subsessions : int, default 0
-        Minimum number of subsessions, a floor on the count required (Pilot's library uses
-        200, its CLI 30-200).
+        Floor on the number of subsessions required (Pilot: 200, its CLI 30-200).
     method : {"pilot", "iterate"}, default "pilot"
-        ``"pilot"``: t quantile at the current ``h - 1`` dof, not iterated (Pilot).
-        ``"iterate"``: the smallest self-consistent ``h*``; same ``enough`` verdict.
+        t quantile at the current ``h - 1`` dof (Pilot), or the smallest self-consistent
+        ``h*``; same ``enough`` verdict.
     subsession_size : int, optional
         Explicit ``q`` instead of the scan.
     mean_method : {"arithmetic", "harmonic"}, default "arithmetic"
@@ -245,9 +252,8 @@ def required_sample_size(
     Returns
     -------
     SampleSizeResult
-        When no subsession size qualifies, ``subsession_size``, ``subsessions``,
-        ``samples`` and ``required_subsessions`` are None and ``enough`` is False (Pilot: -1).
-        Exactly constant data need 1 sample (``min_subsessions`` still applies).
+        Without a qualifying subsession size the counts are None and ``enough`` is False
+        (Pilot: -1); exactly constant data need 1 sample (and ``min_subsessions``).
 
     Raises
     ------
@@ -256,18 +262,7 @@ def required_sample_size(
     NotEnoughDataError
         Fewer than 3 samples.
     UnreachableTargetError
-        The target half width is so small that more than 2**62 subsessions would be
-        needed.
-
-    Notes
-    -----
-    See ``docs/algorithms/subsession.md``. The half width ``e`` from the targets (Pilot's full width
-    ``W_req = 2 e``), ``h_req = ceil_tol(s2_q (t_{h-1}((1+c)/2) / e)^2)``,
-    ``samples = q * max(h_req, min_subsessions)``; ``ceil_tol`` rounds up but ignores a
-    relative excess below 1e-9.
-
-    Complexity: O(n log n) time (the subsession-size scan, see
-    :func:`subsession_analysis`) and O(n) memory.
+        The target half width would need more than 2**62 subsessions.
 
     Examples
     --------
@@ -282,44 +277,78 @@ def required_sample_size(
     chosen = check_choice(method, "method", SAMPLE_SIZE_METHODS)
     what = check_choice(kind, "kind", SAMPLE_KINDS)
     check_choice(proportion_method, "proportion_method", PROPORTION_METHODS)
-
-    def finish(q: int, h: int, required_subsessions: int, method_name: str) -> SampleSizeResult:
-        subsessions = max(required_subsessions, floor)
-        needed = q * subsessions
-        return SampleSizeResult(
-            subsession_size=q, subsessions=subsessions, samples=needed, n=n,
-            n_subsessions=h, required_subsessions=required_subsessions, enough=n >= needed,
-            target_half_width=half, confidence_level=level, method=method_name,
-            min_subsessions=floor, kind=what,
-        )
-
+    size = _SizeRequest(0, 0.0, level, floor, what)
     if what == "proportion":
-        outcomes = as_outcomes(x)
-        n = int(outcomes.shape[0])
-        if n < 3:
-            prepare(outcomes, min_length=3)  # raises NotEnoughDataError
-        p_hat = float(outcomes.mean())
-        half = target_half_width(p_hat, half_width, half_width_percent)
-        if proportion_method == "wilson":
-            return finish(1, n, wilson_size(p_hat, half, level), "wilson")
-        variance = float(np.var(outcomes, ddof=1))
-        return finish(1, n, _blocks_required(chosen, variance, half, level, n), chosen)
+        return _proportion_size(x, half_width, half_width_percent, size, chosen,
+                                proportion_method)
+    return _mean_size(x, half_width, half_width_percent, size, chosen, limit,
+                      subsession_size, mean_method)
 
+
+def _proportion_size(
+    x: Any, half_width: float | None, half_width_percent: float | None, size: _SizeRequest,
+    chosen: SampleSizeMethod, proportion_method: ProportionMethod,
+) -> SampleSizeResult:
+    """:func:`required_sample_size` of 0/1 outcomes (``q = 1``)."""
+    outcomes = as_outcomes(x)
+    n = int(outcomes.shape[0])
+    if n < 3:
+        prepare(outcomes, min_length=3)  # raises NotEnoughDataError
+    p_hat = float(outcomes.mean())
+    half = target_half_width(p_hat, half_width, half_width_percent)
+    size = size._replace(n=n, half=half)
+    if proportion_method == "wilson":
+        return size.result(1, n, wilson_size(p_hat, half, size.level), "wilson")
+    variance = float(np.var(outcomes, ddof=1))
+    return size.result(1, n, _blocks_required(chosen, variance, half, size.level, n), chosen)
+
+
+def _mean_size(
+    x: Any, half_width: float | None, half_width_percent: float | None, size: _SizeRequest,
+    chosen: SampleSizeMethod, limit: float, subsession_size: int | None,
+    mean_method: MeanMethod,
+) -> SampleSizeResult:
+    """:func:`required_sample_size` of a mean, from the subsession variance."""
     samples = prepare(x, mean_method, min_length=3)
     n = samples.n
     half = target_half_width(samples.mean, half_width, half_width_percent)
+    size = size._replace(n=n, half=half)
     if bool(np.all(samples.values == samples.values[0])):
-        return finish(1, n, 1, chosen)
+        return size.result(1, n, 1, chosen)
     q = _subsession_size_or_none(samples, limit, subsession_size)
     if q is None:
         return SampleSizeResult(
             subsession_size=None, subsessions=None, samples=None, n=n, n_subsessions=None,
-            required_subsessions=None, enough=False, target_half_width=half, confidence_level=level,
-            method=chosen, min_subsessions=floor, kind=what,
+            required_subsessions=None, enough=False, target_half_width=half,
+            confidence_level=size.level, method=chosen, min_subsessions=size.floor,
+            kind=size.kind,
         )
     variance, _ = block_moments(samples, q)
     h = n // q
-    return finish(q, h, _blocks_required(chosen, variance, half, level, h), chosen)
+    return size.result(q, h, _blocks_required(chosen, variance, half, size.level, h), chosen)
+
+
+class _SizeRequest(NamedTuple):
+    """What every :class:`SampleSizeResult` of one call shares."""
+
+    n: int
+    half: float
+    level: float
+    floor: int
+    kind: SampleKind
+
+    def result(
+        self, q: int, h: int, required_subsessions: int, method_name: str
+    ) -> SampleSizeResult:
+        subsessions = max(required_subsessions, self.floor)
+        needed = q * subsessions
+        return SampleSizeResult(
+            subsession_size=q, subsessions=subsessions, samples=needed, n=self.n,
+            n_subsessions=h, required_subsessions=required_subsessions,
+            enough=self.n >= needed, target_half_width=self.half,
+            confidence_level=self.level, method=method_name, min_subsessions=self.floor,
+            kind=self.kind,
+        )
 
 
 def _subsession_size_or_none(samples: Samples, limit: float, explicit: Any) -> int | None:

@@ -23,11 +23,41 @@ References
    IBM J. Res. Dev. 19(1):36–42, 1975 (flow-equivalent servers).
 .. [5] M. Woodside, "Regression techniques for performance parameter estimation",
    tutorial, WOSP/SIPEW 2010.
+
+:func:`mva`, notes:
+
+Single class: with Q_k(0) = 0 and for n = 1..N, R_k(n) = D_k (1 + Q_k(n−1))
+(arrival theorem; D_k at a delay), X(n) = n/(Z + Σ_k R_k(n)), Q_k(n) = X(n) R_k(n).
+Several classes: the lattice recursion R_kc(n) = D_kc (1 + Σ_j Q_kj(n − e_c)),
+X_c(n) = n_c/(Z_c + Σ_k R_kc(n)), at cost Π_c (N_c + 1)·K·C. Multi-server
+stations: exact load-dependent MVA with α_k(j) = min(j, m_k) [1]_, or Seidmann [3]_.
+The idle probabilities p_k(0 | n) of load-dependent MVA are taken from complement
+networks, p_k(0 | n) = G_{−k}(n)/G(n) = Π_{i≤n} X(i)/X_{−k}(i), rather than by the
+subtraction 1 − Σ_{j≥1} p_k(j | n), which cancels catastrophically when p_k(0 | n) is
+tiny (e.g. 64 servers behind a bottleneck); with more than
+``_config.MVA_COMPLEMENT_MAX_STATIONS`` multi-server stations subtraction is used, with
+values in [−1e-9, 0) clamped to 0 and a warning below. Utilisation per server is
+U_k = X D_k / m_k.
+
+:func:`mva`, references:
+
+.. [1] M. Reiser and S. S. Lavenberg, J. ACM 27(2):313–322, 1980.
+.. [3] A. Seidmann, P. Schweitzer and S. Shalev-Oren, Large Scale Systems 12, 1987.
+
+:func:`amva`, references:
+
+.. [2] P. J. Schweitzer, "Approximate analysis of multiclass closed networks of
+   queues", 1979.
+
+:func:`open_as_closed`, notes:
+
+The closed class has think time Z = N/f, the form of Woodside's tutorial (WOSP/SIPEW
+2010). As N → ∞ with Z = N/λ, the closed class approaches an open Poisson stream of
+rate λ.
 """
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import Any, Literal
 
@@ -36,7 +66,7 @@ import numpy as np
 from pilotstats import _config
 from pilotstats._config import SCHWEITZER_MAX_ITER, SCHWEITZER_TOL
 from pilotstats._kernels import queueing as _kq
-from pilotstats._validation import check_bool
+from pilotstats._validation import as_arrival_rates, check_bool, check_choice, check_mva_size
 from pilotstats.exceptions import ConvergenceWarning, InvalidInputError
 from pilotstats.regression._mva_solvers import (
     _fold,
@@ -46,14 +76,13 @@ from pilotstats.regression._mva_solvers import (
     _single_class_exact,
 )
 from pilotstats.regression._queueing_inputs import (
-    _as_float,
-    _check_size,
     _demands,
     _prepare,
     _servers,
     _visits,
 )
 from pilotstats.regression._queueing_results import (
+    FloatArray,
     MvaResult,
     ThreadPoolResult,
     _finish,
@@ -89,45 +118,37 @@ def mva(
     Parameters
     ----------
     demands : array_like, shape (K,) or (K, C)
-        Service demand of each station (and class), seconds per response. With ``visits``
-        these are service times per visit and the demand is ``visits * demands``.
+        Service demand of each station (and class), seconds per response (per visit with
+        ``visits``: the demand is then ``visits * demands``).
     population : int or sequence of int, length C
         Number of customers (users) per class; whole numbers >= 0, at least one in total.
     think_time : float or array_like, shape (C,), default 0
         Think time Z_c, a delay in front of all stations.
     servers : array_like, shape (K,), optional
-        Servers per station: whole numbers >= 1, ``numpy.inf`` for a delay station
-        (infinite server, residence time = demand). Default: single-server queues.
+        Servers per station (whole numbers >= 1, ``numpy.inf``: a delay station); default 1.
     visits : array_like, shape (K,) or (K, C), optional
         Mean visits per response; ``demands`` are then per-visit service times.
     multiserver : {"exact", "seidmann"}, default "exact"
-        Multi-server stations by exact load-dependent MVA (single class only) or by
-        Seidmann's approximation (any number of classes).
+        Multi-server stations: exact load-dependent MVA (one class) or Seidmann's method.
     all_populations : bool, default False
-        Also return the solution at every smaller population (``populations``,
-        ``throughput_all``, ``residence_times_all``, ``response_time_all``,
-        ``queue_lengths_all``, ``utilizations_all``); one sweep computes them anyway.
+        Also return the solution at every smaller population (``populations`` and the
+        ``*_all`` fields); one sweep computes them anyway.
 
     Returns
     -------
     MvaResult
-        For 1-D ``demands`` (one class) throughput, response time and think time are
-        floats and station quantities have shape (K,); with ``all_populations=True`` the
-        ``*_all`` arrays have shape (N,) or (N, K), one row per population 1..N. For 2-D
-        ``demands`` (K, C) class quantities have shape (C,) and station quantities (K, C).
+        Class quantities of shape (C,), station quantities (K, C); floats and (K,) for 1-D
+        ``demands``; ``*_all`` arrays with one row per population 1..N.
 
     Raises
     ------
     InvalidInputError
-        Negative or non-finite demands, non-integer or negative populations, server counts
-        that are not whole numbers >= 1, mismatched shapes, a class with zero think time and
-        zero demand, or exact multi-server MVA with several classes.
+        Invalid inputs, an unbounded class, or exact multi-server MVA with several classes.
 
     Warns
     -----
     NumericalAccuracyWarning
-        An idle probability of load-dependent MVA computed by subtraction fell below −1e-9
-        before clamping (only with many multi-server stations).
+        An idle probability of load-dependent MVA fell below −1e-9 before clamping.
 
     See Also
     --------
@@ -136,27 +157,9 @@ def mva(
 
     Notes
     -----
-    Single class: with Q_k(0) = 0 and for n = 1..N, R_k(n) = D_k (1 + Q_k(n−1))
-    (arrival theorem; D_k at a delay), X(n) = n/(Z + Σ_k R_k(n)), Q_k(n) = X(n) R_k(n).
-    Several classes: the lattice recursion R_kc(n) = D_kc (1 + Σ_j Q_kj(n − e_c)),
-    X_c(n) = n_c/(Z_c + Σ_k R_kc(n)), at cost Π_c (N_c + 1)·K·C. Multi-server
-    stations: exact load-dependent MVA with α_k(j) = min(j, m_k) [1]_, or Seidmann [3]_.
-    The idle probabilities p_k(0 | n) of load-dependent MVA are taken from complement
-    networks, p_k(0 | n) = G_{−k}(n)/G(n) = Π_{i≤n} X(i)/X_{−k}(i), rather than by the
-    subtraction 1 − Σ_{j≥1} p_k(j | n), which cancels catastrophically when p_k(0 | n) is
-    tiny (e.g. 64 servers behind a bottleneck); with more than
-    ``_config.MVA_COMPLEMENT_MAX_STATIONS`` multi-server stations subtraction is used, with
-    values in [−1e-9, 0) clamped to 0 and a warning below. Utilisation per server is
-    U_k = X D_k / m_k.
-
     Complexity: O(K·Π_c(N_c + 1)) time and memory for K stations and populations N_c
-    (one class: O(K·N)); a load-dependent (multi-server) station adds O(N²). Problems
-    beyond ``_config.MAX_MVA_CELLS`` cells are rejected up front.
-
-    References
-    ----------
-    .. [1] M. Reiser and S. S. Lavenberg, J. ACM 27(2):313–322, 1980.
-    .. [3] A. Seidmann, P. Schweitzer and S. Shalev-Oren, Large Scale Systems 12, 1987.
+    (one class: O(K·N)); a load-dependent station adds O(N²); at most
+    ``_config.MAX_MVA_CELLS`` cells.
 
     Examples
     --------
@@ -165,39 +168,42 @@ def mva(
     >>> round(r.response_time, 4), round(r.throughput, 6)
     (32.2487, 0.236694)
     """
-    from pilotstats._validation import check_choice
-
     check_choice(multiserver, "multiserver", ("exact", "seidmann"))
     all_populations = check_bool(all_populations, "all_populations")
-    total, pop, think, srv, one_class = _prepare(
-        demands, population, think_time, servers, visits
-    )
-    _check_size(total.shape[0] * (2 if multiserver == "seidmann" else 1), pop, "mva")
-    c_count = total.shape[1]
+    total, pop, think, srv, one_class = _prepare(demands, population, think_time, servers, visits)
+    check_mva_size(total.shape[0] * (2 if multiserver == "seidmann" else 1), pop, "mva")
     multi = bool(((srv > 1) & np.isfinite(srv)).any())
     if multi and multiserver == "seidmann":
         return _seidmann_exact(total, pop, think, srv, all_populations, one_class)
-    if c_count == 1:
-        n = int(pop[0])
-        throughput, residence, _ = _single_class_exact(total[:, 0], float(think[0]), n, srv)
-        method = "exact-load-dependent" if multi else "exact"
-        extra: dict[str, Any] = {}
-        if all_populations:
-            extra = {
-                "populations": np.arange(1, n + 1, dtype=np.int64)[:, None],
-                "throughput_all": throughput[1:, None],
-                "residence_all": residence[1:, :, None],
-            }
-        return _finish(
-            total, srv, think, pop, residence[n][:, None], throughput[n : n + 1], method,
-            one_class=one_class, **extra,
-        )
+    if total.shape[1] == 1:
+        return _mva_single_class(total, pop, think, srv, multi, all_populations, one_class)
     if multi:
         raise InvalidInputError(
             "exact MVA with multi-server stations is implemented for one class only; use "
             "multiserver='seidmann' (or amva) for several classes"
         )
     return _lattice(total, pop, think, srv, np.isinf(srv), all_populations, "exact")
+
+
+def _mva_single_class(
+    total: FloatArray, pop: FloatArray, think: FloatArray, srv: FloatArray, multi: bool,
+    all_populations: bool, one_class: bool,
+) -> MvaResult:
+    """Exact (load-dependent with multi-server stations) MVA of one class."""
+    n = int(pop[0])
+    throughput, residence, _ = _single_class_exact(total[:, 0], float(think[0]), n, srv)
+    method = "exact-load-dependent" if multi else "exact"
+    extra: dict[str, Any] = {}
+    if all_populations:
+        extra = {
+            "populations": np.arange(1, n + 1, dtype=np.int64)[:, None],
+            "throughput_all": throughput[1:, None],
+            "residence_all": residence[1:, :, None],
+        }
+    return _finish(
+        total, srv, think, pop, residence[n][:, None], throughput[n : n + 1], method,
+        one_class=one_class, **extra,
+    )
 
 
 def seidmann(
@@ -290,11 +296,6 @@ def amva(
     X_c = N_c/(Z_c + Σ_k R_kc), Q_kc = X_c R_kc, starting from Q_kc = N_c/K. For one class
     R_k = D_k (1 + (N−1)/N · Q_k). Cost per sweep O(K C), independent of N.
 
-    References
-    ----------
-    .. [2] P. J. Schweitzer, "Approximate analysis of multiclass closed networks of
-       queues", 1979.
-
     Examples
     --------
     >>> from pilotstats.regression import amva
@@ -370,12 +371,6 @@ def open_as_closed(
         Non-positive arrival rates, or a station saturated by the open load
         (Σ_c λ_c D_kc / m_k >= 1), for which no steady state exists.
 
-    Notes
-    -----
-    The closed class has think time Z = N/f, the form of Woodside's tutorial (WOSP/SIPEW
-    2010). As N → ∞ with Z = N/λ, the closed class approaches an open Poisson stream of
-    rate λ.
-
     Examples
     --------
     >>> from pilotstats.regression import open_as_closed
@@ -383,25 +378,18 @@ def open_as_closed(
     >>> round(r.throughput, 8)
     0.19881063
     """
-    from pilotstats._validation import check_choice, check_int, check_real
+    from pilotstats._validation import check_choice, check_int
 
     check_choice(method, "method", ("auto", "exact", "schweitzer"))
     population = check_int(population, "population", low=1)
     service, one_class = _demands(demands)
     c_count = service.shape[1]
-    if isinstance(arrival_rate, numbers.Real) and not isinstance(arrival_rate, bool):
-        rates = np.full(c_count, check_real(arrival_rate, "arrival_rate", allow_inf=True))
-    else:
-        rates = _as_float(arrival_rate, "arrival_rate", ndim=1)
-    if rates.shape[0] != c_count or not (rates > 0).all() or not np.isfinite(rates).all():
-        raise InvalidInputError(
-            f"arrival_rate must be {c_count} positive finite value(s), got {rates.tolist()}"
-        )
+    rates = as_arrival_rates(arrival_rate, c_count)
     srv = _servers(servers, service.shape[0])
     if method == "exact" or (method == "auto" and c_count == 1):
-        _check_size(service.shape[0], np.full(c_count, population), "open_as_closed")
+        check_mva_size(service.shape[0], np.full(c_count, population), "open_as_closed")
     elif service.shape[0] > _config.MAX_STATIONS:
-        _check_size(service.shape[0], [0], "open_as_closed")
+        check_mva_size(service.shape[0], [0], "open_as_closed")
     total = service * _visits(visits, service.shape, one_class)
     per_server = np.where(np.isinf(srv), np.inf, srv)
     load = (total * rates[None, :]).sum(axis=1) / per_server

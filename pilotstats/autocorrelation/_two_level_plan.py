@@ -6,6 +6,11 @@ runs of ``n`` samples the grand mean has variance ``(T_1^2 + T_2^2 / n) / r``, a
 costs ``c_1 + c_2 n``. Their closed form ``n* = sqrt(c_1 T_2^2 / (c_2 T_1^2))`` ignores
 the t quantile's dependence on ``r``; :func:`required_runs` instead searches every run
 count for the cheapest ``(r, n)`` whose ``t_{r-1}`` interval meets the target.
+
+:func:`required_runs`, references:
+
+.. [1] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM
+   2013, §4 (optimal repetition counts).
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ import numpy as np
 from scipy import special
 
 from pilotstats._validation import check_int, check_real
-from pilotstats.autocorrelation.sample_size import target_half_width
-from pilotstats.autocorrelation.two_level import TwoLevelResult
+from pilotstats.autocorrelation._sample_size import target_half_width
+from pilotstats.autocorrelation._two_level import TwoLevelResult
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.results import Result, format_quantity
 
@@ -148,11 +153,6 @@ def required_runs(
     stays the current one and ``r`` is the smallest count with ``t_{r-1} s / sqrt(r) <= e``
     for the unit statistics' standard deviation ``s``. Complexity O(MAX_RUNS).
 
-    References
-    ----------
-    .. [1] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM
-       2013, §4 (optimal repetition counts).
-
     Examples
     --------
     >>> import numpy as np
@@ -186,28 +186,45 @@ def required_runs(
     chooses_length = (cost_per_run is not None and result.summary_statistic == "mean"
                       and math.isfinite(result.within_variance))
     if not chooses_length:
-        # variance of one run's statistic; with drifting runs (batches of about
-        # runs_per_unit runs as units) the batch variance scaled to one run, which
-        # carries the serial dependence into the plan
-        variance = float(np.var(result.unit_values, ddof=1)) * result.runs_per_unit
-        ok = np.flatnonzero(quantile * np.sqrt(variance / counts) <= target)
-        note = ("samples per run kept at the current run length"
-                if cost_per_run is None or result.summary_statistic == "mean"
-                else f"a run {result.summary_statistic} depends on the run length: "
-                     "samples per run kept")
-        if not math.isfinite(result.within_variance) and cost_per_run is not None:
-            note = "no within-run variance (runs too short): samples per run kept"
-        if ok.size == 0:
-            return TwoLevelPlan(planned_runs=None, samples_per_run=current, additional_runs=None,
-                                predicted_half_width=math.nan, cost=math.nan, **common,
-                                note=f"more than {MAX_RUNS} runs needed")
-        runs = int(counts[ok[0]])
-        predicted = float(quantile[ok[0]] * math.sqrt(variance / runs))
-        cost = math.nan if cost_per_run is None else runs * (cost_per_run + current)
-        return TwoLevelPlan(planned_runs=runs, samples_per_run=current,
-                            additional_runs=max(0, runs - result.n_runs),
-                            predicted_half_width=predicted, cost=cost, **common, note=note)
+        return _plan_kept_length(result, counts, quantile, target, cost_per_run, current,
+                                 common)
     assert cost_per_run is not None
+    return _plan_cheapest(result, counts, quantile, target, cost_per_run, cap, common)
+
+
+def _plan_kept_length(
+    result: TwoLevelResult, counts: np.ndarray, quantile: np.ndarray, target: float,
+    cost_per_run: float | None, current: int, common: dict[str, Any],
+) -> TwoLevelPlan:
+    """Fewest runs of the current length that reach the target."""
+    # variance of one run's statistic; with drifting runs (batches of about
+    # runs_per_unit runs as units) the batch variance scaled to one run, which
+    # carries the serial dependence into the plan
+    variance = float(np.var(result.unit_values, ddof=1)) * result.runs_per_unit
+    ok = np.flatnonzero(quantile * np.sqrt(variance / counts) <= target)
+    note = ("samples per run kept at the current run length"
+            if cost_per_run is None or result.summary_statistic == "mean"
+            else f"a run {result.summary_statistic} depends on the run length: "
+                 "samples per run kept")
+    if not math.isfinite(result.within_variance) and cost_per_run is not None:
+        note = "no within-run variance (runs too short): samples per run kept"
+    if ok.size == 0:
+        return TwoLevelPlan(planned_runs=None, samples_per_run=current, additional_runs=None,
+                            predicted_half_width=math.nan, cost=math.nan, **common,
+                            note=f"more than {MAX_RUNS} runs needed")
+    runs = int(counts[ok[0]])
+    predicted = float(quantile[ok[0]] * math.sqrt(variance / runs))
+    cost = math.nan if cost_per_run is None else runs * (cost_per_run + current)
+    return TwoLevelPlan(planned_runs=runs, samples_per_run=current,
+                        additional_runs=max(0, runs - result.n_runs),
+                        predicted_half_width=predicted, cost=cost, **common, note=note)
+
+
+def _plan_cheapest(
+    result: TwoLevelResult, counts: np.ndarray, quantile: np.ndarray, target: float,
+    cost_per_run: float, cap: int | None, common: dict[str, Any],
+) -> TwoLevelPlan:
+    """Runs and run length of least cost ``runs * (run_cost + length)`` reaching the target."""
     between, within = result.between_variance, result.within_variance
     room = counts * (target / quantile) ** 2 - between
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -226,4 +243,3 @@ def required_runs(
     return TwoLevelPlan(planned_runs=runs, samples_per_run=per_run,
                         additional_runs=max(0, runs - result.n_runs),
                         predicted_half_width=predicted, cost=float(costs[best]), **common)
-

@@ -11,6 +11,17 @@ References
    (extra-sum-of-squares F test, a linearisation approximation for nonlinear models).
 .. [2] M. Woodside, "Regression techniques for performance parameter estimation",
    tutorial, WOSP/SIPEW 2010.
+
+:func:`compare_polynomials`, notes:
+
+Fits use statsmodels ``WLS`` on a Vandermonde design; centring or scaling N changes
+neither SSE nor F. With only total response time measured a low-degree polynomial fits
+about as well as the queueing model, whose demands are then not identifiable: the
+tutorial's argument for measuring per station ([2]_).
+
+:func:`compare_polynomials`, references:
+
+.. [2] M. Woodside, WOSP/SIPEW 2010 tutorial.
 """
 
 from __future__ import annotations
@@ -35,8 +46,8 @@ from pilotstats.exceptions import (
     InvalidInputError,
     NotEnoughDataError,
 )
+from pilotstats.regression._calibration import CalibrationResult
 from pilotstats.regression._f_test import FTestResult, _f_from_sse, f_test
-from pilotstats.regression.calibration import CalibrationResult
 from pilotstats.results import Result, format_number
 
 __all__ = [
@@ -374,6 +385,102 @@ def _fit_degree(
     return coefficients, w, sse
 
 
+def _polynomial_inputs(
+    populations: Any,
+    measurements: Any,
+    degrees: Iterable[int],
+    weights: Any,
+    significance_level: float,
+    denominator: str,
+) -> tuple[FloatArray, FloatArray, list[int], float, str, FloatArray | None]:
+    """Checked N, z, degrees, significance level and weighting scheme (with given weights)."""
+    n = as_float_array(populations, "populations")
+    z = as_float_array(measurements, "measurements")
+    if n.shape != z.shape:
+        raise InvalidInputError(
+            f"populations and measurements must have the same length, got {n.shape[0]} and "
+            f"{z.shape[0]}"
+        )
+    degree_list = sorted(check_int_sequence(degrees, "degrees", low=0, high=20))
+    if len(degree_list) < 2 or np.any(np.diff(degree_list) != 1):
+        raise InvalidInputError(
+            f"degrees must be at least two consecutive integers, got {degree_list}"
+        )
+    significance = check_probability(significance_level, "significance_level")
+    check_choice(denominator, "denominator", ("pairwise", "largest"))
+    given: FloatArray | None = None
+    if weights is None:
+        scheme = "ols"
+    elif isinstance(weights, str):
+        scheme = check_choice(weights, "weights", ("irls", "fixed"))
+        if (z == 0).any():
+            raise InvalidInputError(
+                f"weights={weights!r} needs non-zero measurements; use weights=None"
+            )
+    else:
+        scheme = "array"
+        given = as_float_array(weights, "weights", nonnegative=True)
+        if given.shape != z.shape:
+            raise InvalidInputError("weights must have one value per measurement")
+    top = degree_list[-1]
+    if z.shape[0] - (top + 1) < 1:
+        raise NotEnoughDataError(
+            f"{z.shape[0]} measurements leave no residual dof for degree {top}; need at "
+            f"least {top + 2}"
+        )
+    return n, z, degree_list, significance, scheme, given
+
+
+def _sequential_f_tests(
+    n: FloatArray,
+    z: FloatArray,
+    degree_list: list[int],
+    fits: list[tuple[FloatArray, FloatArray, float]],
+    dof: npt.NDArray[np.int64],
+    denominator: str,
+) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """F statistic, p-value and dof of each "d+1 vs d" test (NaN / 0 in the last row)."""
+    k = len(degree_list)
+    statistic = np.full(k, np.nan)
+    p_value = np.full(k, np.nan)
+    dof1 = np.zeros(k, dtype=np.int64)
+    dof2 = np.zeros(k, dtype=np.int64)
+    if denominator == "largest":
+        common = fits[-1][1]
+        common_sse = [
+            _wls(np.vander(n, d + 1, increasing=True), z, common)[1] for d in degree_list
+        ]
+        mse_top = common_sse[-1] / dof[-1]
+        for i in range(k - 1):
+            # as anova_lm: F over the largest model's mse, referred to F(1, dof of the
+            # larger model of the row)
+            statistic[i], p_value[i] = _f_from_sse(
+                common_sse[i], common_sse[i + 1], 1, int(dof[-1]), mse_top, int(dof[i + 1])
+            )
+            dof1[i], dof2[i] = 1, dof[i + 1]
+    else:
+        for i in range(k - 1):
+            common = fits[i + 1][1]
+            small = _wls(np.vander(n, degree_list[i] + 1, increasing=True), z, common)[1]
+            big = _wls(np.vander(n, degree_list[i + 1] + 1, increasing=True), z, common)[1]
+            df_big = int(dof[i + 1])
+            statistic[i], p_value[i] = _f_from_sse(small, big, 1, df_big, big / df_big, df_big)
+            dof1[i], dof2[i] = 1, df_big
+    return statistic, p_value, dof1, dof2
+
+
+def _recommended_degree(
+    degree_list: list[int], p_value: FloatArray, significance: float
+) -> int:
+    """Smallest degree whose next-degree test is not significant (else the largest)."""
+    recommended = degree_list[-1]
+    for i in range(len(degree_list) - 1):
+        if p_value[i] >= significance:
+            recommended = degree_list[i]
+            break
+    return recommended
+
+
 def compare_polynomials(
     populations: Any,
     measurements: Any,
@@ -417,17 +524,8 @@ def compare_polynomials(
 
     Notes
     -----
-    Fits use statsmodels ``WLS`` on a Vandermonde design; centring or scaling N changes
-    neither SSE nor F. With only total response time measured a low-degree polynomial fits
-    about as well as the queueing model, whose demands are then not identifiable: the
-    tutorial's argument for measuring per station ([2]_).
-
     Complexity: O(D·(T·p² + p³)) for D degrees of at most p coefficients and T trials
     (one weighted least-squares fit per degree, a few IRLS passes each).
-
-    References
-    ----------
-    .. [2] M. Woodside, WOSP/SIPEW 2010 tutorial.
 
     Examples
     --------
@@ -438,74 +536,16 @@ def compare_polynomials(
     >>> compare_polynomials(n, z, degrees=range(1, 5), weights=None).recommended_degree
     2
     """
-    n = as_float_array(populations, "populations")
-    z = as_float_array(measurements, "measurements")
-    if n.shape != z.shape:
-        raise InvalidInputError(
-            f"populations and measurements must have the same length, got {n.shape[0]} and "
-            f"{z.shape[0]}"
-        )
-    degree_list = sorted(check_int_sequence(degrees, "degrees", low=0, high=20))
-    if len(degree_list) < 2 or np.any(np.diff(degree_list) != 1):
-        raise InvalidInputError(
-            f"degrees must be at least two consecutive integers, got {degree_list}"
-        )
-    level = check_probability(significance_level, "significance_level")
-    check_choice(denominator, "denominator", ("pairwise", "largest"))
-    given: FloatArray | None = None
-    if weights is None:
-        scheme = "ols"
-    elif isinstance(weights, str):
-        scheme = check_choice(weights, "weights", ("irls", "fixed"))
-        if (z == 0).any():
-            raise InvalidInputError(
-                f"weights={weights!r} needs non-zero measurements; use weights=None"
-            )
-    else:
-        scheme = "array"
-        given = as_float_array(weights, "weights", nonnegative=True)
-        if given.shape != z.shape:
-            raise InvalidInputError("weights must have one value per measurement")
-    top = degree_list[-1]
-    if z.shape[0] - (top + 1) < 1:
-        raise NotEnoughDataError(
-            f"{z.shape[0]} measurements leave no residual dof for degree {top}; need at "
-            f"least {top + 2}"
-        )
+    n, z, degree_list, significance, scheme, given = _polynomial_inputs(
+        populations, measurements, degrees, weights, significance_level, denominator
+    )
     fits = [_fit_degree(n, z, d, scheme, given) for d in degree_list]
     sse = np.array([f[2] for f in fits])
     dof = np.array([z.shape[0] - (d + 1) for d in degree_list], dtype=np.int64)
-    k = len(degree_list)
-    statistic = np.full(k, np.nan)
-    p_value = np.full(k, np.nan)
-    dof1 = np.zeros(k, dtype=np.int64)
-    dof2 = np.zeros(k, dtype=np.int64)
-    if denominator == "largest":
-        common = fits[-1][1]
-        common_sse = [
-            _wls(np.vander(n, d + 1, increasing=True), z, common)[1] for d in degree_list
-        ]
-        mse_top = common_sse[-1] / dof[-1]
-        for i in range(k - 1):
-            # as anova_lm: F over the largest model's mse, referred to F(1, dof of the
-            # larger model of the row)
-            statistic[i], p_value[i] = _f_from_sse(
-                common_sse[i], common_sse[i + 1], 1, int(dof[-1]), mse_top, int(dof[i + 1])
-            )
-            dof1[i], dof2[i] = 1, dof[i + 1]
-    else:
-        for i in range(k - 1):
-            common = fits[i + 1][1]
-            small = _wls(np.vander(n, degree_list[i] + 1, increasing=True), z, common)[1]
-            big = _wls(np.vander(n, degree_list[i + 1] + 1, increasing=True), z, common)[1]
-            df_big = int(dof[i + 1])
-            statistic[i], p_value[i] = _f_from_sse(small, big, 1, df_big, big / df_big, df_big)
-            dof1[i], dof2[i] = 1, df_big
-    recommended = degree_list[-1]
-    for i in range(k - 1):
-        if p_value[i] >= level:
-            recommended = degree_list[i]
-            break
+    statistic, p_value, dof1, dof2 = _sequential_f_tests(
+        n, z, degree_list, fits, dof, denominator
+    )
+    recommended = _recommended_degree(degree_list, p_value, significance)
     return PolynomialComparison(
         degrees=tuple(degree_list),
         sse=_readonly(sse),
@@ -517,7 +557,7 @@ def compare_polynomials(
         dof1=_readonly_int(dof1),
         dof2=_readonly_int(dof2),
         recommended_degree=int(recommended),
-        significance_level=float(level),
+        significance_level=float(significance),
         weighting=scheme,
         denominator=denominator,
     )

@@ -7,7 +7,15 @@ run level by Fieller's theorem. With ``k_x`` base units of mean ``x̄`` and vari
 pivot ``T(ρ) = (ȳ - ρ x̄) / sqrt(v_y + ρ^2 v_x)``, ``v = s^2 / k``, with Welch–Satterthwaite
 degrees of freedom ``ν(ρ)``. The interval is every ``ρ >= 0`` with ``|T(ρ)| <= t_{ν(ρ)}``
 and the p-value is the same test at ``ρ = 1``, so the interval excludes 1 exactly when
-``p < 1 - c``: the verdict can be read from either.
+``p < 1 - c``: the verdict can be read from either. :func:`compare_runs` finds it by
+bracketing root search (``T(ρ)`` decreases in ``ρ`` for positive means); the ratio is the
+natural effect size of a performance change ("1.30: 30 % slower").
+
+:func:`compare_runs`, references:
+
+.. [1] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013.
+.. [2] E. C. Fieller, "Some problems in interval estimation", J. R. Stat. Soc. B 16
+   (1954) 175-185.
 """
 
 from __future__ import annotations
@@ -21,17 +29,17 @@ from scipy import optimize
 from pilotstats import _config
 from pilotstats._stats import t_cdf, two_sided_t
 from pilotstats._validation import (
+    check_autocorrelation_limit,
     check_bool,
     check_choice,
     check_confidence_level,
     check_text,
 )
 from pilotstats.autocorrelation._blocks import (
-    check_autocorrelation_limit,
     first_qualifying_size,
     prepare,
 )
-from pilotstats.autocorrelation.two_level import (
+from pilotstats.autocorrelation._two_level import (
     SUMMARY_STATISTICS,
     TwoLevelResult,
     split_runs,
@@ -227,22 +235,21 @@ def compare_runs(
     base_runs, new_runs : 2-D array_like or sequence of 1-D array_like
         The runs of each side (see :func:`two_level_analysis`), warm-up removed.
     summary_statistic : {"mean", "median", "min"}, default "mean"
-        Run summary; for ``"median"`` and ``"min"`` both sides use one block size (the
-        shortest run of either side), so both estimate the same quantity.
+        Run summary (``"median"``, ``"min"``: one block size, the shortest run, for both).
     confidence_level : float in (0, 1), default 0.95
         Level of the ratio interval; the test of ``ratio = 1`` is at ``1 - c``.
     autocorrelation_limit : float in (0, 1], default 0.1
         For the within-run variance components (and the blocks of a single run).
     assume_runs_equivalent : bool, default False
-        A side with one run is then analysed in blocks (subsession size): the comparison
-        is made, and its note says the interval excludes run-to-run variation. Otherwise
-        a side with one run makes the comparison inconclusive.
+        A side with one run is then analysed in blocks (the note says the interval excludes
+        run-to-run variation); otherwise it makes the comparison inconclusive.
     unit : str, optional
         Label of the measured quantity (for the two sides' results).
 
     Returns
     -------
     RunComparison
+        The ratio ``new / base``, its interval and the two sides' results.
 
     Raises
     ------
@@ -253,17 +260,7 @@ def compare_runs(
 
     Notes
     -----
-    Fieller's interval (Kalibera & Jones 2013, §5, eq. (9)) with Welch–Satterthwaite
-    degrees of freedom evaluated at each candidate ratio; it is found by bracketing root
-    search, since ``T(ρ)`` decreases in ``ρ`` for positive means. The ratio is the
-    natural effect size of a performance change ("1.30: 30 % slower"). Complexity
-    O(N log N) for N samples.
-
-    References
-    ----------
-    .. [1] T. Kalibera and R. Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013.
-    .. [2] E. C. Fieller, "Some problems in interval estimation", J. R. Stat. Soc. B 16
-       (1954) 175-185.
+    Fieller's interval, see the module notes. Complexity O(N log N) for N samples.
 
     Examples
     --------
@@ -279,6 +276,34 @@ def compare_runs(
     """
     statistic = check_choice(summary_statistic, "summary_statistic", SUMMARY_STATISTICS)
     level = check_confidence_level(confidence_level)
+    base_result, new_result = _analyse_sides(base_runs, new_runs, statistic, level,
+                                             autocorrelation_limit, assume_runs_equivalent, unit)
+    x, y = np.asarray(base_result.unit_values), np.asarray(new_result.unit_values)
+    ratio = float(np.mean(y) / np.mean(x)) if float(np.mean(x)) != 0.0 else math.nan
+    notes = []
+    if "blocks" in (base_result.units, new_result.units):
+        notes.append("runs assumed equivalent: the interval excludes run-to-run variation")
+    if x.size < 2 or y.size < 2:
+        return _without_interval(ratio, level, statistic, base_result, new_result,
+                                 _single_run_note(x, y))
+    if not float(np.mean(x)) > 0.0 or float(np.mean(y)) < 0.0:
+        notes.append("the ratio needs a positive base estimate; no interval")
+        return _without_interval(ratio, level, statistic, base_result, new_result,
+                                 "; ".join(notes))
+    ratio, low, high, p_value, dof = ratio_interval(x, y, level)
+    if math.isinf(high):
+        notes.append("the base estimate is not distinguishable from 0: unbounded interval")
+    return RunComparison(
+        ratio=ratio, ci_low=low, ci_high=high, p_value=p_value, dof=dof,
+        confidence_level=level, summary_statistic=statistic, conclusive=True,
+        base=base_result, new=new_result, note="; ".join(notes))
+
+
+def _analyse_sides(
+    base_runs: object, new_runs: object, statistic: str, level: float,
+    autocorrelation_limit: float, assume_runs_equivalent: bool, unit: str | None,
+) -> tuple[TwoLevelResult, TwoLevelResult]:
+    """Validate the remaining options and analyse both sides with a common block size."""
     limit = check_autocorrelation_limit(autocorrelation_limit)
     equivalent = check_bool(assume_runs_equivalent, "assume_runs_equivalent")
     label = check_text(unit, "unit", allow_none=True)
@@ -290,32 +315,24 @@ def compare_runs(
                "unit": label}
     base_result = two_level_analysis(base, block_size=block, **options)
     new_result = two_level_analysis(new, block_size=block, **options)
-    x = np.asarray(base_result.unit_values)
-    y = np.asarray(new_result.unit_values)
-    ratio = float(np.mean(y) / np.mean(x)) if float(np.mean(x)) != 0.0 else math.nan
-    notes = []
-    if "blocks" in (base_result.units, new_result.units):
-        notes.append("runs assumed equivalent: the interval excludes run-to-run variation")
-    if x.size < 2 or y.size < 2:
-        sides = [name for name, v in (("base", x), ("new", y)) if v.size < 2]
-        return RunComparison(
-            ratio=ratio, ci_low=math.nan, ci_high=math.nan, p_value=math.nan, dof=math.nan,
-            confidence_level=level, summary_statistic=statistic, conclusive=False,
-            base=base_result, new=new_result,
-            note=(("inconclusive: 1 run per side" if len(sides) > 1
-                   else f"inconclusive: 1 run on the {sides[0]} side")
-                  + ", so the run-to-run variance is unknown "
-                  "(measure more runs, or assume the runs equivalent)"))
-    if not float(np.mean(x)) > 0.0 or float(np.mean(y)) < 0.0:
-        notes.append("the ratio needs a positive base estimate; no interval")
-        return RunComparison(
-            ratio=ratio, ci_low=math.nan, ci_high=math.nan, p_value=math.nan, dof=math.nan,
-            confidence_level=level, summary_statistic=statistic, conclusive=False,
-            base=base_result, new=new_result, note="; ".join(notes))
-    ratio, low, high, p_value, dof = ratio_interval(x, y, level)
-    if math.isinf(high):
-        notes.append("the base estimate is not distinguishable from 0: unbounded interval")
+    return base_result, new_result
+
+
+def _single_run_note(x: np.ndarray, y: np.ndarray) -> str:
+    """Why a comparison with a single run on a side is inconclusive."""
+    sides = [name for name, v in (("base", x), ("new", y)) if v.size < 2]
+    return (("inconclusive: 1 run per side" if len(sides) > 1
+             else f"inconclusive: 1 run on the {sides[0]} side")
+            + ", so the run-to-run variance is unknown "
+            "(measure more runs, or assume the runs equivalent)")
+
+
+def _without_interval(
+    ratio: float, level: float, statistic: str, base_result: TwoLevelResult,
+    new_result: TwoLevelResult, note: str,
+) -> RunComparison:
+    """An inconclusive comparison: the ratio, no interval, and why."""
     return RunComparison(
-        ratio=ratio, ci_low=low, ci_high=high, p_value=p_value, dof=dof,
-        confidence_level=level, summary_statistic=statistic, conclusive=True,
-        base=base_result, new=new_result, note="; ".join(notes))
+        ratio=ratio, ci_low=math.nan, ci_high=math.nan, p_value=math.nan, dof=math.nan,
+        confidence_level=level, summary_statistic=statistic, conclusive=False,
+        base=base_result, new=new_result, note=note)

@@ -23,6 +23,7 @@ from pilotstats._stats import ceil_tol
 from pilotstats._typing import ArrayLike1D, PlannerPhase, SubsessionBasis, WpsMethod
 from pilotstats._validation import (
     as_float_array,
+    check_autocorrelation_limit,
     check_bool,
     check_choice,
     check_confidence_level,
@@ -31,7 +32,6 @@ from pilotstats._validation import (
     check_text,
 )
 from pilotstats.autocorrelation import required_sample_size
-from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
 from pilotstats.exceptions import (
     ConvergenceWarning,
     DataRangeWarning,
@@ -41,7 +41,7 @@ from pilotstats.exceptions import (
     ShortRoundWarning,
 )
 from pilotstats.regression._outliers import OUTLIER_THRESHOLD, isolated_outliers
-from pilotstats.regression.wps import WpsResult, wps
+from pilotstats.regression._wps import WpsResult, wps
 
 __all__ = ["WorkPlanner", "work_sequence"]
 
@@ -184,7 +184,7 @@ class WorkPlanner:
     confidence_level : float, default 0.95
         Level of the throughput interval.
     autocorrelation_limit : float, default 0.1
-        Passed to :func:`~pilotstats.regression.wps`.
+        Passed to :func:`~pilotstats.regression._wps`.
     min_subsessions : int, default 21
         Minimum number of subsessions ``h`` before the WPS analysis can finish (Pilot:
         ``h > 20``).
@@ -195,7 +195,7 @@ class WorkPlanner:
         Minimum number of subsessions of the unit-reading requirement computed by
         :meth:`record` when ``required_unit_readings`` is not supplied.
     subsession_basis : {"residuals", "rates"}, default "residuals"
-        Passed to :func:`~pilotstats.regression.wps`. The planner's own design makes the
+        Passed to :func:`~pilotstats.regression._wps`. The planner's own design makes the
         per-round rates autocorrelated whenever ``alpha != 0`` (the work amounts ascend within
         each bisection level), so Pilot's rate basis merges ever more rounds and the
         ``h >= min_subsessions`` rule is rarely met; the residual basis measures only the
@@ -247,7 +247,7 @@ class WorkPlanner:
     3. **Bisection** [documentation]: ``a + f_r (b - a)`` with the fractions of
        :func:`work_sequence`. The index ``r`` is not reset when ``a`` rises.
 
-    From the fourth round on every record refits :func:`~pilotstats.regression.wps` with
+    From the fourth round on every record refits :func:`~pilotstats.regression._wps` with
     ``min_round_duration``; when ``alpha < 0`` the lower end rises to
     ``ceil(-alpha v)``, the alpha-implied minimum work (rounds below it end before the
     non-stable phases are over). Every proposal is capped by ``b`` and the soft limit; with

@@ -10,7 +10,6 @@ finite-difference loop of the calibration needs n + 1 sweeps per iteration, not 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -18,12 +17,19 @@ import numpy as np
 import numpy.typing as npt
 
 from pilotstats._kernels import queueing as _kq
-from pilotstats._validation import as_parameter_vector, as_real_array, check_choice, check_int
+from pilotstats._validation import (
+    as_parameter_vector,
+    as_real_array,
+    check_choice,
+    check_closed_cycle,
+    check_int,
+    check_servers,
+)
 from pilotstats.exceptions import InvalidInputError
 from pilotstats.regression._mva_solvers import _fold, _seidmann_transform, _single_class_exact
+from pilotstats.regression._queueing import amva
 from pilotstats.regression._queueing_inputs import _per_class, _servers
 from pilotstats.regression._thread_pool import thread_pool
-from pilotstats.regression.queueing import amva
 
 __all__ = ["ClosedNetworkModel", "ThreadPoolModel"]
 
@@ -304,9 +310,9 @@ class ClosedNetworkModel:
             raise InvalidInputError(
                 "exact multi-server MVA supports one class; use multiserver='seidmann'"
             )
-        _check_servers(servers)
+        check_servers(servers)
         if self.classes == 1 and not (multi and self.multiserver == "seidmann"):
-            _check_cycle(demands, think)
+            check_closed_cycle(demands, think)
             x_all, r_all, _ = _single_class_exact(
                 demands[:, 0], float(think[0]), int(top[0]), servers
             )
@@ -315,7 +321,7 @@ class ClosedNetworkModel:
                 residence[t, :, 0] = r_all[n]
                 throughput[t, 0] = x_all[n]
             return
-        _check_cycle(demands, think)
+        check_closed_cycle(demands, think)
         if multi:
             split, delay, owner = _seidmann_transform(demands, servers)
         else:
@@ -349,26 +355,6 @@ def _measure_names(measures: Sequence[str], k: int, c: int) -> tuple[str, ...]:
         else:
             names += [f"U{i + 1}" for i in range(k)]
     return tuple(names)
-
-
-def _check_servers(servers: FloatArray) -> None:
-    for k, value in enumerate(servers):
-        if math.isinf(value) and value > 0:
-            continue
-        if not float(value).is_integer() or value < 1:
-            raise InvalidInputError(
-                f"server count of station {k} must be a whole number >= 1, got {value!r}; "
-                "declare server parameters as integer= in calibrate"
-            )
-
-
-def _check_cycle(demands: FloatArray, think: FloatArray) -> None:
-    for c in range(demands.shape[1]):
-        if think[c] + demands[:, c].sum() <= 0:
-            raise InvalidInputError(
-                f"class {c + 1} has zero think time and zero total demand (unbounded "
-                "throughput); demands must not all be zero"
-            )
 
 
 _POOL_MEASURES = ("inner_residence_times", "pool_wait", "response_time", "throughput")

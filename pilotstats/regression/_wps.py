@@ -15,6 +15,49 @@ subsessions until their rates are nearly uncorrelated, and reports ``v`` with an
 This module holds :func:`wps`; its result classes are in
 :mod:`pilotstats.regression._wps_results` and the fits (block regression, alpha-filter,
 result assembly) in :mod:`pilotstats.regression._wps_fit`.
+
+:func:`wps`, notes:
+
+Model (``docs/algorithms/wps.md``): ``t = t_su + t_wu + t_st + t_cd``, ``v = w_st / t_st``,
+hence
+``t = alpha + w / v`` with ``alpha = t_su + t_wu + t_cd - (w_wu + w_cd) / v``.
+
+Estimator: the per-round rates ``w_i / t_i`` choose the subsession size
+``q`` (harmonic block means, first ``q`` with ``|r1| <= autocorrelation_limit``); the
+``h = floor(N/q)`` blocks of consecutive kept rounds are averaged, ``X_j`` = mean work,
+``Y_j`` = mean duration (averaging preserves ``alpha``; Pilot's block sums multiply it by
+``q``), and ordinary least squares on ``(X_j, Y_j)`` gives ``alpha`` and ``beta = 1/v``
+with ``se_beta = sqrt(sigma2 / S_xx)``, ``sigma2 = SSR / (h - 2)``. The slope interval is
+``beta +/- t_{h-2}((1 + c)/2) se_beta``; inverting it (``1/x`` is decreasing) gives the
+asymmetric throughput interval ``[1/beta_hi, 1/beta_lo]``, unbounded above when
+``beta_lo <= 0``. Pilot instead reports ``|1/(beta - 2SE) - 1/(beta + 2SE)|``, which
+explodes and changes sign when ``2 SE >= beta`` (see ``docs/algorithms/wps.md``,
+*Defects not copied*).
+
+When no subsession size meets ``autocorrelation_limit`` (short series, or a cyclic
+schedule whose period makes every qualifying size degenerate), the identifiable size
+with the smallest ``|r1|`` is used and ``result.notes`` says so; this never raises on a
+schedule :class:`~pilotstats.session.WorkPlanner` produces.
+
+The ``ols`` interval assumes errors of constant variance. When timing noise grows with
+the round duration (multiplicative noise) it is too narrow; ``wls`` and ``huber``
+weight the rounds for noise proportional to their duration. Measured coverage of the
+95 % interval of ``v`` on the README schedule, 400 seeded runs each
+(``benchmarks/RESULTS_wps.md``, *Estimators*): additive N(0, 0.02 s) noise: ols 93.2 %,
+wls 95.5 %, huber 95.5 %; 5 % multiplicative noise: ols 86.3 %, wls 94.8 %, huber 95.0 %.
+
+Lack of fit (Draper and Smith, *Applied Regression Analysis*, 1998, §2.1): on the
+kept rounds, with the estimator's variance weights, the residual sum of squares of the
+line is split into pure error (within equal work amounts) and lack of fit,
+``F = (SS_lof / (m - 2)) / (SS_pe / (n - m))`` on ``(m - 2, n - m)`` degrees of
+freedom for ``m`` distinct work amounts; without replicates a quadratic term is tested
+(``F`` on ``(1, n - 3)``). The test assumes independent rounds.
+
+:func:`wps`, references:
+
+.. [1] Y. Li, Y. Gupta, E. L. Miller and D. D. E. Long, "Pilot: A Framework
+   that Understands How to Do Performance Benchmarks the Right Way", MASCOTS 2016;
+   Pilot documentation, "Warm-up and cool-down phase detection" (WPS method).
 """
 
 from __future__ import annotations
@@ -27,6 +70,7 @@ import numpy as np
 from pilotstats._typing import ArrayLike1D, SubsessionBasis, WpsEstimator, WpsMethod
 from pilotstats._validation import (
     as_float_array,
+    check_autocorrelation_limit,
     check_bool,
     check_choice,
     check_confidence_level,
@@ -34,7 +78,6 @@ from pilotstats._validation import (
     check_real,
     check_text,
 )
-from pilotstats.autocorrelation._blocks import check_autocorrelation_limit
 from pilotstats.exceptions import DegenerateDesignError, InvalidInputError, NotEnoughDataError
 from pilotstats.regression._wps_fit import _alpha_filter, _build_result, _fit_kept
 from pilotstats.regression._wps_results import WpsPrediction, WpsResult
@@ -90,7 +133,7 @@ def wps(
         ``alpha != 0``, so work amounts that trend (as in the bisection order) make them
         autocorrelated although the errors are not, and the scan then merges far more rounds
         than needed; ``"residuals"`` measures the correlation of the errors only and is what
-        :class:`~pilotstats.regression.WorkPlanner` and
+        :class:`~pilotstats.session.WorkPlanner` and
         :class:`~pilotstats.session.BenchmarkSession` use by default.
     unit : str, default "units"
         Label of the work unit, used in text output.
@@ -137,54 +180,13 @@ def wps(
 
     See Also
     --------
-    pilotstats.regression.WorkPlanner : chooses the work amounts of the next rounds.
+    pilotstats.session.WorkPlanner : chooses the work amounts of the next rounds.
     pilotstats.autocorrelation.optimal_subsession_size : the subsession-size scan.
 
     Notes
     -----
-    Model (``docs/algorithms/wps.md``): ``t = t_su + t_wu + t_st + t_cd``, ``v = w_st / t_st``,
-    hence
-    ``t = alpha + w / v`` with ``alpha = t_su + t_wu + t_cd - (w_wu + w_cd) / v``.
-
-    Estimator: the per-round rates ``w_i / t_i`` choose the subsession size
-    ``q`` (harmonic block means, first ``q`` with ``|r1| <= autocorrelation_limit``); the
-    ``h = floor(N/q)`` blocks of consecutive kept rounds are averaged, ``X_j`` = mean work,
-    ``Y_j`` = mean duration (averaging preserves ``alpha``; Pilot's block sums multiply it by
-    ``q``), and ordinary least squares on ``(X_j, Y_j)`` gives ``alpha`` and ``beta = 1/v``
-    with ``se_beta = sqrt(sigma2 / S_xx)``, ``sigma2 = SSR / (h - 2)``. The slope interval is
-    ``beta +/- t_{h-2}((1 + c)/2) se_beta``; inverting it (``1/x`` is decreasing) gives the
-    asymmetric throughput interval ``[1/beta_hi, 1/beta_lo]``, unbounded above when
-    ``beta_lo <= 0``. Pilot instead reports ``|1/(beta - 2SE) - 1/(beta + 2SE)|``, which
-    explodes and changes sign when ``2 SE >= beta`` (see ``docs/algorithms/wps.md``,
-    *Defects not copied*).
-
-    When no subsession size meets ``autocorrelation_limit`` (short series, or a cyclic
-    schedule whose period makes every qualifying size degenerate), the identifiable size
-    with the smallest ``|r1|`` is used and ``result.notes`` says so; this never raises on a
-    schedule :class:`~pilotstats.regression.WorkPlanner` produces.
-
-    The ``ols`` interval assumes errors of constant variance. When timing noise grows with
-    the round duration (multiplicative noise) it is too narrow; ``wls`` and ``huber``
-    weight the rounds for noise proportional to their duration. Measured coverage of the
-    95 % interval of ``v`` on the README schedule, 400 seeded runs each
-    (``benchmarks/RESULTS_wps.md``, *Estimators*): additive N(0, 0.02 s) noise: ols 93.2 %,
-    wls 95.5 %, huber 95.5 %; 5 % multiplicative noise: ols 86.3 %, wls 94.8 %, huber 95.0 %.
-
-    Lack of fit (Draper and Smith, *Applied Regression Analysis*, 1998, §2.1): on the
-    kept rounds, with the estimator's variance weights, the residual sum of squares of the
-    line is split into pure error (within equal work amounts) and lack of fit,
-    ``F = (SS_lof / (m - 2)) / (SS_pe / (n - m))`` on ``(m - 2, n - m)`` degrees of
-    freedom for ``m`` distinct work amounts; without replicates a quadratic term is tested
-    (``F`` on ``(1, n - 3)``). The test assumes independent rounds.
-
     Complexity: O(n log n) per fit (the subsession-size scan) and at most
     ``2·_config.WPS_MAX_FILTER_FITS`` fits with the alpha filter; O(n) memory.
-
-    References
-    ----------
-    .. [1] Y. Li, Y. Gupta, E. L. Miller and D. D. E. Long, "Pilot: A Framework
-       that Understands How to Do Performance Benchmarks the Right Way", MASCOTS 2016;
-       Pilot documentation, "Warm-up and cool-down phase detection" (WPS method).
 
     Examples
     --------
