@@ -239,9 +239,10 @@ class SolverOptions:
 
 
 def calibrate(
-    model: Any, conditions: Any, measurements: Any, x0: Any, *, confidence_level: float = 0.95,
+    model: Any, conditions: Any, measurements: Any, x0: Any, *,
     weights: WeightsOption = "irls", integer: Sequence[int] | None = None, bounds: Any = None,
-    covariance: Any = None, parameter_names: Sequence[str] | None = None,
+    confidence_level: float = 0.95, covariance: Any = None,
+    parameter_names: Sequence[str] | None = None,
     fixed: Mapping[str | int, float] | Sequence[int] | None = None,
     solver_options: SolverOptions | None = None,
 ) -> CalibrationResult:
@@ -283,10 +284,8 @@ def calibrate(
 
     Raises
     ------
-    InvalidInputError
-        Bad shapes, options, model output, bounds, integer starts or ``fixed`` entries.
-    NotEnoughDataError
-        No more observed values than parameters (dof < 1).
+    InvalidInputError, NotEnoughDataError
+        Bad shapes, options, model output, bounds, integer starts or ``fixed`` entries; dof < 1.
 
     Warns
     -----
