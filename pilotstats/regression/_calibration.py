@@ -23,6 +23,40 @@ References
 .. [3] G. A. F. Seber and C. J. Wild, *Nonlinear Regression*, Wiley 1989, §2.1 (linearised
    inference), §14 (Gauss–Newton with step halving).
 
+:func:`calibrate`, notes:
+
+The model is a callable h(x, u) -> y; objects that also provide
+``evaluate_all(params, conditions) -> (T, m)`` are evaluated for all trials at once (e.g.
+:class:`~pilotstats.regression.ClosedNetworkModel`); they may declare ``lower_bounds``,
+``upper_bounds`` and ``parameter_names``. Default bounds are the model's declared ones
+(demands >= 0, counts >= 1), else none (integers >= 1). ``weights="irls"`` assumes a
+constant coefficient of variation; a weight callable is iterated like IRLS; ``covariance``
+cannot be combined with ``weights`` other than the default, and only its shape matters.
+Fixed parameters (Woodside's tutorial, slide 47: "fix one of two interchangeable
+parameters") are reported with their value, no standard error and no interval, and do not
+count in dof. :class:`InvalidInputError` covers mismatched shapes, a model returning
+NaN/inf or the wrong number of measures, zero measurements with ``weights="fixed"``, zero
+predictions with IRLS, x0 (or a fixed value) outside bounds, non-integral integer starts,
+an unknown ``fixed`` name, or every parameter fixed. :class:`IdentifiabilityWarning`: M is
+rank deficient or badly conditioned (standard errors and intervals are NaN when rank
+deficient); :class:`LabelSwitchingWarning`: permuting some fitted parameters leaves S
+unchanged (:attr:`CalibrationResult.interchangeable` names them);
+:class:`ConvergenceWarning`: ``max_iter`` reached, no step lowers S, or IRLS did not
+settle. See also :func:`f_test` and :func:`design_diagnostics`.
+
+Gauss–Newton ([1]_, [2]_): with H_t = ∂h/∂x at x (forward differences), M = Σ H_tᵀ W_t H_t,
+g = Σ H_tᵀ W_t e_t and dx = M⁻¹ g (solved by Cholesky of the Jacobi-scaled M; the
+minimum-norm least-squares step if M is singular). Try x⁺ = clip(x + λ dx) with λ = 1
+and halve λ while S(x⁺) > S(x), at most 30 times. Inference: dof = observed values
+− n, mse = S/dof, P = mse M⁻¹ at x̂ with the final weights (M from central differences
+at the same step, so its error is O(ρ²)), se_i = √P_ii, intervals
+x̂_i ± t_{(1+c)/2; dof} se_i (linearised, [3]_). IRLS is the fixed point
+x̂ = argmin Σ e(x)ᵀ W(x̂) e(x), not the joint minimiser of Σ (e/y(x))².
+Integer parameters get the interval where the profile of S (continuous parameters
+refitted, weights frozen at x̂) crosses S(x̂)(1 + F_{1, dof; c}/dof), on each side by a
+parabola with its vertex at m̂ through the profile at m̂ ± 1
+(``docs/algorithms/calibration.md``).
+
 :func:`calibrate`, references:
 
 .. [1] M. Woodside, "Regression techniques for performance parameter estimation",
@@ -205,30 +239,21 @@ class SolverOptions:
 
 
 def calibrate(
-    model: Any,
-    conditions: Any,
-    measurements: Any,
-    x0: Any,
-    *,
-    weights: WeightsOption = "irls",
-    integer: Sequence[int] | None = None,
-    bounds: Any = None,
-    confidence_level: float = 0.95,
-    covariance: Any = None,
+    model: Any, conditions: Any, measurements: Any, x0: Any, *,
+    weights: WeightsOption = "irls", integer: Sequence[int] | None = None, bounds: Any = None,
+    confidence_level: float = 0.95, covariance: Any = None,
     parameter_names: Sequence[str] | None = None,
     fixed: Mapping[str | int, float] | Sequence[int] | None = None,
     solver_options: SolverOptions | None = None,
 ) -> CalibrationResult:
     """Fit model parameters to measurements by Gauss–Newton weighted least squares.
 
+    Method: module docstring. Complexity: O(T·m·n²) and n + 1 model calls per trial and step.
+
     Parameters
     ----------
     model : callable
-        h(x, u) -> y: parameters (n,) and one trial's conditions in, the predicted
-        measurement (scalar or (m,) vector) out. Objects that also provide
-        ``evaluate_all(params, conditions) -> (T, m)`` are evaluated for all trials at once
-        (e.g. :class:`~pilotstats.regression.ClosedNetworkModel`); they may declare
-        ``lower_bounds``, ``upper_bounds`` and ``parameter_names``.
+        h(x, u) -> y (scalar or (m,)) for parameters x (n,) and one trial's conditions u.
     conditions : sequence, length T
         Controlled inputs u_t of each trial (e.g. population N, or rows [N, Z]).
     measurements : array_like, shape (T,) or (T, m)
@@ -236,30 +261,22 @@ def calibrate(
     x0 : array_like, shape (n,)
         Starting point; also sets the finite-difference scale ``s_j = |x0_j|`` (1 if 0).
     weights : None, "fixed", "irls", array_like or callable, default "irls"
-        None: OLS (W = I). ``"fixed"``: W = diag(1/z²). ``"irls"``: W = diag(1/y(x̂)²),
-        re-weighted until x̂ is a fixed point (constant coefficient of variation).
-        An array (T, m) or (T,): fixed weights. A callable ``w(y, z) -> (T, m)`` of the
-        current predictions and the measurements, iterated like IRLS.
+        None: OLS; ``"fixed"``: 1/z²; ``"irls"``: 1/y(x̂)² to a fixed point; fixed weights
+        (T, m) or (T,); or a callable ``w(y, z) -> (T, m)``.
     integer : sequence of int, optional
         Indices of integer parameters (server counts, pool sizes).
     bounds : (lower, upper), optional
-        Scalars or (n,) arrays, None for no bound. Default: the model's declared bounds
-        (demands >= 0, counts >= 1), else unbounded (integers >= 1).
+        Scalars or (n,) arrays, None for no bound; default: the model's declared bounds.
     confidence_level : float, default 0.95
     covariance : array_like, shape (T, m, m), optional
-        Measurement covariance blocks R_t for full GLS (W_t = R_t⁻¹); only their shape
-        matters. Cannot be combined with ``weights`` other than the default.
+        Measurement covariance blocks R_t for full GLS (W_t = R_t⁻¹); default weights only.
     parameter_names : sequence of str, optional
         Names for reports and warnings (default: the model's, else ``x[i]``).
     fixed : mapping or sequence of int, optional
-        Parameters held at a known value and excluded from the fit (Woodside's tutorial,
-        slide 47: "fix one of two interchangeable parameters"): ``{"D1": 2.0}`` (by name or
-        index) or ``[0, 2]`` (held at their x0 values). They are reported with their value,
-        no standard error and no interval, and do not count in dof. A parameter whose lower
-        and upper bounds are equal is held fixed at that value in the same way.
+        Parameters held at a known value, not fitted: ``{"D1": 2.0}`` (name or index) or
+        ``[0, 2]`` (at their x0 values); equal bounds hold a parameter the same way.
     solver_options : SolverOptions, optional
-        Tuning of the solver (finite differences, stopping rules, integer strategy,
-        conditioning warning); default ``SolverOptions()``.
+        Tuning of the solver; default ``SolverOptions()``.
 
     Returns
     -------
@@ -267,45 +284,13 @@ def calibrate(
 
     Raises
     ------
-    InvalidInputError
-        Mismatched shapes, a model returning NaN/inf or the wrong number of measures,
-        zero measurements with ``weights="fixed"``, zero predictions with IRLS, x0 (or a
-        fixed value) outside bounds, non-integral integer starts, an unknown ``fixed``
-        name, or every parameter fixed.
-    NotEnoughDataError
-        No more observed values than parameters (dof < 1).
+    InvalidInputError, NotEnoughDataError
+        Bad shapes, options, model output, bounds, integer starts or ``fixed`` entries; dof < 1.
 
     Warns
     -----
-    IdentifiabilityWarning
-        M is rank deficient or badly conditioned; the message names the parameters that
-        are not determined. Standard errors and intervals are NaN when rank deficient.
-    LabelSwitchingWarning
-        Permuting some fitted parameters (e.g. the demands of two queues when no
-        per-station measure is fitted) leaves S unchanged: their labels are arbitrary
-        (:attr:`CalibrationResult.interchangeable` names them).
-    ConvergenceWarning
-        ``max_iter`` reached, no step lowers S, or IRLS did not settle.
-
-    See Also
-    --------
-    f_test : compare nested calibrated models.
-    design_diagnostics : identifiability of a planned experiment.
-
-    Notes
-    -----
-    Gauss–Newton ([1]_, [2]_): with H_t = ∂h/∂x at x (forward differences), M = Σ H_tᵀ W_t H_t,
-    g = Σ H_tᵀ W_t e_t and dx = M⁻¹ g (solved by Cholesky of the Jacobi-scaled M; the
-    minimum-norm least-squares step if M is singular). Try x⁺ = clip(x + λ dx) with λ = 1
-    and halve λ while S(x⁺) > S(x), at most 30 times. Inference: dof = observed values
-    − n, mse = S/dof, P = mse M⁻¹ at x̂ with the final weights (M from central differences
-    at the same step, so its error is O(ρ²)), se_i = √P_ii, intervals
-    x̂_i ± t_{(1+c)/2; dof} se_i (linearised, [3]_). IRLS is the fixed point
-    x̂ = argmin Σ e(x)ᵀ W(x̂) e(x), not the joint minimiser of Σ (e/y(x))².
-    Integer parameters get the interval where the profile of S (continuous parameters
-    refitted, weights frozen at x̂) crosses S(x̂)(1 + F_{1, dof; c}/dof), on each side by a
-    parabola with its vertex at m̂ through the profile at m̂ ± 1
-    (``docs/algorithms/calibration.md``).
+    IdentifiabilityWarning, LabelSwitchingWarning, ConvergenceWarning
+        Undetermined or interchangeable parameters; the solver or IRLS did not converge.
 
     Examples
     --------
@@ -320,7 +305,41 @@ def calibrate(
     array([2., 3., 4.])
     """
     problem = _Problem(model, conditions, measurements)
-    x_start = as_float_array(x0, "x0")
+    x_start = as_float_array(x0, "x0").copy()
+    level, options, strategy, limit = _solver_settings(confidence_level, solver_options, x_start)
+    names = _names(parameter_names, model, x_start.shape[0])
+    fixed_mask, integer_mask = _masks(fixed, integer, bounds, model, names, x_start, options)
+    dof = _dof(problem, fixed_mask)
+    weighting = _Weighting(weights, covariance, problem)
+    free = _free(integer_mask, fixed_mask)
+    fit, profile = _solve(problem, weighting, x_start, free, options, integer_mask, strategy)
+    return _inference(
+        problem, weighting, fit, free, options, level, dof, names, _indices(integer_mask),
+        profile, limit, _indices(fixed_mask),
+    )
+
+
+def _indices(mask: npt.NDArray[np.bool_]) -> tuple[int, ...]:
+    """The positions where ``mask`` is true, as Python ints."""
+    return tuple(int(i) for i in np.flatnonzero(mask))
+
+
+def _free(
+    integer_mask: npt.NDArray[np.bool_], fixed_mask: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.int64]:
+    """Indices of the continuous fitted parameters (named error when there are none)."""
+    free = np.flatnonzero(~integer_mask & ~fixed_mask).astype(np.int64)
+    if free.size == 0:
+        raise InvalidInputError(
+            "at least one parameter must be estimated and continuous (not integer, not fixed)"
+        )
+    return free
+
+
+def _solver_settings(
+    confidence_level: float, solver_options: SolverOptions | None, x_start: FloatArray
+) -> tuple[float, _Options, str, float]:
+    """Checked level, solver options, integer strategy and condition limit."""
     n = x_start.shape[0]
     level = check_confidence_level(confidence_level)
     solver = SolverOptions() if solver_options is None else solver_options
@@ -353,8 +372,15 @@ def calibrate(
         _config.MAX_SCALED_CONDITION if max_scaled_condition is None else max_scaled_condition,
         "max_scaled_condition", low=1.0,
     )
-    names = _names(parameter_names, model, n)
-    x_start = x_start.copy()
+    return level, options, integer_strategy, limit
+
+
+def _masks(
+    fixed: Any, integer: Sequence[int] | None, bounds: Any, model: Any,
+    names: tuple[str, ...], x_start: FloatArray, options: _Options,
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Fixed and integer masks; sets the bounds in ``options`` and held values in x_start."""
+    n = x_start.shape[0]
     fixed_mask = _fixed(fixed, names, x_start)
     integer_mask = np.zeros(n, dtype=bool)
     for index in integer or ():
@@ -365,8 +391,7 @@ def calibrate(
     x_start[pinned] = options.lower[pinned]
     fixed_mask |= pinned
     integer_mask &= ~fixed_mask
-    integer_idx = tuple(int(i) for i in np.flatnonzero(integer_mask))
-    for i in integer_idx:
+    for i in _indices(integer_mask):
         if not float(x_start[i]).is_integer():
             raise InvalidInputError(
                 f"x0[{i}] = {x_start[i]!r} is an integer parameter; give a whole-number start"
@@ -379,41 +404,43 @@ def calibrate(
             f"{what} of {names[i]} = {float(x_start[i])!r} lies outside its bounds "
             f"[{options.lower[i]:g}, {options.upper[i]:g}]"
         )
-    n_estimated = int(n - fixed_mask.sum())
-    dof = problem.n_obs - n_estimated
+    return fixed_mask, integer_mask
+
+
+def _dof(problem: _Problem, fixed_mask: npt.NDArray[np.bool_]) -> int:
+    """Residual degrees of freedom (named error below 1)."""
+    n = fixed_mask.shape[0]
+    dof = problem.n_obs - int(n - fixed_mask.sum())
     if dof < 1:
         raise NotEnoughDataError(
             f"{problem.n_obs} observed measurement value(s) cannot calibrate {n} parameters; "
             "need more values than parameters (dof >= 1): add trials or measures"
         )
-    weighting = _Weighting(weights, covariance, problem)
-    free = np.flatnonzero(~integer_mask & ~fixed_mask).astype(np.int64)
-    if free.size == 0:
-        raise InvalidInputError(
-            "at least one parameter must be estimated and continuous (not integer, not fixed)"
-        )
+    return dof
 
+
+def _solve(
+    problem: _Problem, weighting: _Weighting, x_start: FloatArray,
+    free: npt.NDArray[np.int64], options: _Options, integer_mask: npt.NDArray[np.bool_],
+    integer_strategy: str,
+) -> tuple[_Fit, dict[tuple[int, ...], float]]:
+    """The weighted fit (with the integer strategy when there are integer parameters) and
+    the profile of S over the integer configurations tried."""
+    integer_idx = _indices(integer_mask)
     profile: dict[tuple[int, ...], float] = {}
-    if integer_idx:
-        x_begin = x_start.copy()
-        if integer_strategy in ("tutorial", "tutorial_then_neighbour"):
-            all_free = np.arange(n, dtype=np.int64)
-            tutorial = _fit_weighted(problem, weighting, x_begin, all_free, options, integer_mask)
-            x_begin = tutorial.x
-        if integer_strategy == "tutorial":
-            fit = _fit_weighted(problem, weighting, x_begin, free, options)
-            profile[_config_of(fit.x, integer_idx)] = fit.sse
-        else:
-            fit = _neighbour_search(
-                problem, weighting, x_begin, free, options, integer_idx, profile
-            )
-    else:
-        fit = _fit_weighted(problem, weighting, x_start, free, options)
-    fixed_idx = tuple(int(i) for i in np.flatnonzero(fixed_mask))
-    return _inference(
-        problem, weighting, fit, free, options, level, dof, names, integer_idx, profile, limit,
-        fixed_idx,
-    )
+    if not integer_idx:
+        return _fit_weighted(problem, weighting, x_start, free, options), profile
+    x_begin = x_start.copy()
+    if integer_strategy in ("tutorial", "tutorial_then_neighbour"):
+        all_free = np.arange(x_start.shape[0], dtype=np.int64)
+        tutorial = _fit_weighted(problem, weighting, x_begin, all_free, options, integer_mask)
+        x_begin = tutorial.x
+    if integer_strategy == "tutorial":
+        fit = _fit_weighted(problem, weighting, x_begin, free, options)
+        profile[_config_of(fit.x, integer_idx)] = fit.sse
+        return fit, profile
+    fit = _neighbour_search(problem, weighting, x_begin, free, options, integer_idx, profile)
+    return fit, profile
 
 
 def _inference(

@@ -53,6 +53,45 @@ line is split into pure error (within equal work amounts) and lack of fit,
 freedom for ``m`` distinct work amounts; without replicates a quadratic term is tested
 (``F`` on ``(1, n - 3)``). The test assumes independent rounds.
 
+:func:`wps`, options: ``subsession_size`` must leave ``h >= 3`` subsessions. With
+``alpha_filter`` the rounds whose work is not above the alpha-implied minimum ``-alpha * v``
+are excluded too, iterating to a fixed point; if the kept sets cycle instead, the fit of
+the cycle that keeps the most rounds (the earliest on a tie) is returned. With an automatic
+subsession size the filter is run again with the size it found, so the result equals
+``wps(..., subsession_size=result.subsession_size)``. ``method="pilot"`` reproduces Pilot
+v0.14 exactly, including its defects (strict duration filter, no alpha filter, regression on
+block sums, Pilot's ``S_xx``, fixed ``2 SE`` interval and absolute inverted width).
+``subsession_basis``: the per-round rates ``w/d`` (harmonic block means, as Pilot) or the
+residuals of the round-level line fit (arithmetic block means). Rates vary with ``w``
+whenever ``alpha != 0``, so work amounts that trend (as in the bisection order) make them
+autocorrelated although the errors are not, and the scan then merges far more rounds than
+needed; ``"residuals"`` measures the correlation of the errors only and is what
+:class:`~pilotstats.session.WorkPlanner` and :class:`~pilotstats.session.BenchmarkSession`
+use by default. ``estimator``: the subsession size and the alpha filter come from the OLS
+fit in every case. ``"ols"``: ordinary least squares (constant noise variance, additive
+timing noise). ``"wls"``: feasible weighted least squares with a noise standard deviation
+proportional to the expected duration (multiplicative noise, a constant coefficient of
+variation); conservative under additive noise. ``"huber"``: Huber's M-estimator
+(``c = 1.345``, Proposal 2 scale, "H1" covariance) on the same weights, for rounds with
+outlying durations. ``lack_of_fit_level``: a rejection (pure-error F test when work amounts
+are replicated, else a quadratic-term test) sets ``result.lack_of_fit`` and emits
+:class:`~pilotstats.exceptions.LackOfFitWarning`.
+
+:func:`wps`, errors and warnings: :class:`~pilotstats.exceptions.InvalidInputError` for
+mismatched lengths, NaN/inf, non-positive work or durations, bad parameters, or a rate
+work / duration beyond float64 (durations near 1e-308 s);
+:class:`~pilotstats.exceptions.NotEnoughDataError` when fewer than 3 rounds survive the
+filters or ``subsession_size`` leaves fewer than 3 subsessions;
+:class:`~pilotstats.exceptions.DegenerateDesignError` when all rounds have the same work
+amount, every subsession size (or an explicit one) gives blocks of equal mean work, or all
+durations are equal up to rounding (the slope is not identifiable).
+:class:`~pilotstats.exceptions.ConvergenceWarning` when the alpha filter has neither settled
+nor cycled after ``_config.WPS_MAX_FILTER_FITS`` fits. Complexity: O(n log n) per fit (the
+subsession-size scan) and at most ``2·_config.WPS_MAX_FILTER_FITS`` fits with the alpha
+filter; O(n) memory. See also :class:`~pilotstats.session.WorkPlanner` (chooses the work
+amounts of the next rounds) and
+:func:`~pilotstats.autocorrelation.optimal_subsession_size` (the subsession-size scan).
+
 :func:`wps`, references:
 
 .. [1] Y. Li, Y. Gupta, E. L. Miller and D. D. E. Long, "Pilot: A Framework
@@ -63,11 +102,18 @@ freedom for ``m`` distinct work amounts; without replicates a quadratic term is 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
-from pilotstats._typing import ArrayLike1D, SubsessionBasis, WpsEstimator, WpsMethod
+from pilotstats._typing import (
+    ArrayLike1D,
+    Float64Array1D,
+    SubsessionBasis,
+    WpsEstimator,
+    WpsMethod,
+)
 from pilotstats._validation import (
     as_float_array,
     check_autocorrelation_limit,
@@ -79,114 +125,63 @@ from pilotstats._validation import (
     check_text,
 )
 from pilotstats.exceptions import DegenerateDesignError, InvalidInputError, NotEnoughDataError
-from pilotstats.regression._wps_fit import _alpha_filter, _build_result, _fit_kept
+from pilotstats.regression._wps_fit import _alpha_filter, _build_result, _fit_kept, _LineFit
 from pilotstats.regression._wps_results import WpsPrediction, WpsResult
 
 __all__ = ["WpsPrediction", "WpsResult", "wps"]
 
 
 def wps(
-    work: ArrayLike1D,
-    durations: ArrayLike1D,
-    *,
-    confidence_level: float = 0.95,
-    autocorrelation_limit: float = 0.1,
-    min_round_duration: float = 0.0,
-    subsession_size: int | None = None,
-    alpha_filter: bool = True,
-    method: WpsMethod | None = None,
-    subsession_basis: SubsessionBasis = "rates",
-    unit: str = "units",
-    estimator: WpsEstimator = "ols",
-    lack_of_fit_level: float = 0.001,
+    work: ArrayLike1D, durations: ArrayLike1D, *, confidence_level: float = 0.95,
+    autocorrelation_limit: float = 0.1, min_round_duration: float = 0.0,
+    subsession_size: int | None = None, alpha_filter: bool = True,
+    method: WpsMethod | None = None, subsession_basis: SubsessionBasis = "rates",
+    unit: str = "units", estimator: WpsEstimator = "ols", lack_of_fit_level: float = 0.001,
 ) -> WpsResult:
     """Estimate stable throughput by work-per-second regression ``t = alpha + w / v``.
 
+    Details: module docstring. Complexity: O(n log n) per fit, O(n) memory.
+
     Parameters
     ----------
-    work : array_like, shape (n,)
-        Work done by each round (units), finite and positive, in execution order.
-    durations : array_like, shape (n,)
-        Duration of each round in **seconds**, finite and positive, same order and length.
+    work, durations : array_like, shape (n,)
+        Work (units) and duration (**seconds**) of each round, finite, positive, in order.
     confidence_level : float, default 0.95
         Level of every interval, in (0, 1).
     autocorrelation_limit : float, default 0.1
-        Limit on the absolute lag-1 autocorrelation of the subsession rates, in (0, 1].
+        Limit on the absolute lag-1 autocorrelation of the subsession series, in (0, 1].
     min_round_duration : float, default 0.0
         Rounds shorter than this (s) are excluded (too short to time reliably).
     subsession_size : int, optional
         Rounds per subsession; bypasses the autocorrelation scan. Must leave ``h >= 3``.
     alpha_filter : bool, default True
-        Also exclude rounds whose work is not above the alpha-implied minimum ``-alpha * v``,
-        iterating to a fixed point. If the kept sets cycle instead, the fit of
-        the cycle that keeps the most rounds (the earliest on a tie) is returned. With an
-        automatic subsession size, the filter is run again with the size it found, so the
-        result equals ``wps(..., subsession_size=result.subsession_size)``.
+        Also exclude rounds whose work is not above ``-alpha * v``, to a fixed point.
     method : {None, "default", "pilot"}, optional
-        ``"pilot"`` reproduces Pilot v0.14 exactly, including its defects (strict duration
-        filter, no alpha filter, regression on block sums, Pilot's ``S_xx``, fixed ``2 SE``
-        interval and absolute inverted width). Only for comparison with Pilot.
+        ``"pilot"`` reproduces Pilot v0.14 exactly, defects included (comparison only).
     subsession_basis : {"rates", "residuals"}, default "rates"
-        Series whose lag-1 autocorrelation chooses the subsession size: the per-round rates
-        ``w/d`` (harmonic block means, as Pilot) or the residuals of the
-        round-level line fit (arithmetic block means). Rates vary with ``w`` whenever
-        ``alpha != 0``, so work amounts that trend (as in the bisection order) make them
-        autocorrelated although the errors are not, and the scan then merges far more rounds
-        than needed; ``"residuals"`` measures the correlation of the errors only and is what
-        :class:`~pilotstats.session.WorkPlanner` and
-        :class:`~pilotstats.session.BenchmarkSession` use by default.
+        Series whose lag-1 autocorrelation chooses the subsession size.
     unit : str, default "units"
         Label of the work unit, used in text output.
     estimator : {"ols", "wls", "huber"}, default "ols"
-        How the line is fitted to the subsession means (the subsession size and the alpha
-        filter come from the OLS fit in every case). ``"ols"``: ordinary least squares,
-        which assumes a constant noise variance (additive timing noise). ``"wls"``: feasible
-        weighted least squares with a noise standard deviation proportional to the expected
-        duration (multiplicative noise, a constant coefficient of variation); conservative
-        under additive noise. ``"huber"``: Huber's M-estimator (``c = 1.345``, Proposal 2
-        scale, "H1" covariance) on the same weights, for rounds with outlying durations.
-        Not with ``method="pilot"``.
+        How the line is fitted to the subsession means; not with ``method="pilot"``.
     lack_of_fit_level : float, default 0.001
-        Significance level of the lack-of-fit test of the straight line (pure-error F test
-        when work amounts are replicated, else a quadratic-term test); a rejection sets
-        ``result.lack_of_fit`` and emits :class:`~pilotstats.exceptions.LackOfFitWarning`.
+        Significance level of the lack-of-fit test of the straight line.
 
     Returns
     -------
     WpsResult
-        Overhead ``alpha``, slope ``1/v`` and throughput ``v`` with intervals, subsession
-        size, goodness of fit and prediction-error metrics.
+        ``alpha``, ``1/v`` and ``v`` with intervals, subsession size and fit metrics.
 
     Raises
     ------
-    InvalidInputError
-        Mismatched lengths, NaN/inf, non-positive work or durations, bad parameters, or
-        a rate work / duration beyond float64 (durations near 1e-308 s).
-    NotEnoughDataError
-        Fewer than 3 rounds survive the filters, or ``subsession_size`` leaves fewer than 3
-        subsessions.
-    DegenerateDesignError
-        All rounds have the same work amount, every subsession size gives blocks of equal
-        mean work, an explicit ``subsession_size`` does, or all durations are equal up to
-        rounding: the slope is not identifiable.
+    InvalidInputError, NotEnoughDataError, DegenerateDesignError
+        Bad input or parameters; fewer than 3 rounds or subsessions left; a slope that is
+        not identifiable (see the module docstring).
 
     Warns
     -----
-    ConvergenceWarning
-        The alpha filter has neither settled nor cycled after
-        ``_config.WPS_MAX_FILTER_FITS`` fits.
-    LackOfFitWarning
-        The lack-of-fit test rejects the straight line at ``lack_of_fit_level``.
-
-    See Also
-    --------
-    pilotstats.session.WorkPlanner : chooses the work amounts of the next rounds.
-    pilotstats.autocorrelation.optimal_subsession_size : the subsession-size scan.
-
-    Notes
-    -----
-    Complexity: O(n log n) per fit (the subsession-size scan) and at most
-    ``2·_config.WPS_MAX_FILTER_FITS`` fits with the alpha filter; O(n) memory.
+    ConvergenceWarning, LackOfFitWarning
+        The alpha filter did not settle; the lack-of-fit test rejects the line.
 
     Examples
     --------
@@ -198,6 +193,45 @@ def wps(
     >>> round(result.throughput, 9), round(result.alpha, 9)
     (1.5, -2.0)
     """
+    w, duration = _checked_rounds(work, durations)
+    o = _checked_settings(confidence_level, autocorrelation_limit, min_round_duration,
+                          subsession_size, alpha_filter, method, subsession_basis, unit,
+                          estimator, lack_of_fit_level)
+    base, describe, fit_args = _round_filter(duration, o)
+    if o.alpha_filter and not o.pilot:
+        fit, min_work = _alpha_filter(w, duration, base, describe, fit_args)
+        if o.q_given is None:  # rerun with the q found: the explicit-q answer for that size
+            try:
+                rerun, min_work = _alpha_filter(
+                    w, duration, base, describe, {**fit_args, "subsession_size": fit.q})
+                fit = replace(rerun, note=fit.note)  # how the scan found q (or None)
+            except (NotEnoughDataError, DegenerateDesignError) as exc:
+                fit = _first_pass(fit, exc)
+    else:
+        fit, min_work = _fit_kept(w, duration, base, describe_filter=describe, **fit_args), None
+    return _build_result(w, duration, fit, o.level, o.limit, o.threshold, min_work, o.chosen,
+                         o.basis, o.unit, o.how, o.lof_level)
+
+
+class _Settings(NamedTuple):
+    """The checked keyword arguments of :func:`wps`."""
+
+    level: float
+    limit: float
+    threshold: float
+    q_given: int | None
+    chosen: str
+    pilot: bool
+    basis: str
+    alpha_filter: bool
+    how: str
+    lof_level: float
+    unit: str
+
+
+def _checked_rounds(work: ArrayLike1D,
+                    durations: ArrayLike1D) -> tuple[Float64Array1D, Float64Array1D]:
+    """Work and durations as float arrays of one length whose rates are finite."""
     w = as_float_array(work, "work", positive=True)
     duration = as_float_array(durations, "durations", positive=True)
     if w.shape[0] != duration.shape[0]:
@@ -211,6 +245,16 @@ def wps(
         raise InvalidInputError(
             "work / duration overflows float64 (durations of about 1e-308 s or work near "
             "1e308); rescale (e.g. give durations in a smaller unit, or work in thousands)")
+    return w, duration
+
+
+def _checked_settings(
+    confidence_level: float, autocorrelation_limit: float, min_round_duration: float,
+    subsession_size: int | None, alpha_filter: bool, method: WpsMethod | None,
+    subsession_basis: SubsessionBasis, unit: str, estimator: WpsEstimator,
+    lack_of_fit_level: float,
+) -> _Settings:
+    """The keyword arguments of :func:`wps`, checked in order (named errors)."""
     level = check_confidence_level(confidence_level)
     limit = check_autocorrelation_limit(autocorrelation_limit)
     threshold = check_real(min_round_duration, "min_round_duration", low=0.0)
@@ -232,42 +276,34 @@ def wps(
         )
     lof_level = check_real(lack_of_fit_level, "lack_of_fit_level", low=0.0, high=1.0)
     unit = check_text(unit, "unit")
+    return _Settings(level, limit, threshold, q_given, chosen, pilot, basis, alpha_filter, how,
+                     lof_level, unit)
 
-    if pilot:
-        base = duration > threshold
-        describe = f"longer than min_round_duration={threshold:g} s"
+
+def _round_filter(
+    duration: Float64Array1D, o: _Settings
+) -> tuple[npt.NDArray[np.bool_], str, dict[str, Any]]:
+    """The duration filter of the rounds, its description, and the common fit arguments."""
+    if o.pilot:
+        base = duration > o.threshold
+        describe = f"longer than min_round_duration={o.threshold:g} s"
     else:
-        base = duration >= threshold
-        describe = f"with a duration of at least min_round_duration={threshold:g} s"
+        base = duration >= o.threshold
+        describe = f"with a duration of at least min_round_duration={o.threshold:g} s"
     fit_args: dict[str, Any] = {
-        "autocorrelation_limit": limit,
-        "subsession_size": q_given,
-        "pilot": pilot,
-        "basis": basis,
+        "autocorrelation_limit": o.limit,
+        "subsession_size": o.q_given,
+        "pilot": o.pilot,
+        "basis": o.basis,
     }
-    min_work: float | None = None
-    if alpha_filter and not pilot:
-        fit, min_work = _alpha_filter(w, duration, base, describe, fit_args)
-        if q_given is None:
-            # The subsession size may change from one filter step to the next; the answer
-            # is the explicit-q answer for the size found, so wps(w, t) and
-            # wps(w, t, subsession_size=result.subsession_size) agree by construction.
-            try:
-                scanned = fit
-                fit, min_work = _alpha_filter(
-                    w, duration, base, describe, {**fit_args, "subsession_size": fit.q}
-                )
-                fit = replace(fit, note=scanned.note)  # how the scan found q (or None)
-            except (NotEnoughDataError, DegenerateDesignError) as exc:
-                # The size found does not fit a set the filter visits with it (too few or
-                # degenerate blocks): keep the first pass's fit, whose own scan chose q.
-                note = (
-                    f"the alpha filter rerun with q = {fit.q} failed ({exc}); the fit of the "
-                    "first pass is reported, so wps(..., subsession_size=q) differs"
-                )
-                fit = replace(fit, note=note if fit.note is None else f"{fit.note}; {note}")
-    else:
-        fit = _fit_kept(w, duration, base, describe_filter=describe, **fit_args)
-    return _build_result(
-        w, duration, fit, level, limit, threshold, min_work, chosen, basis, unit, how, lof_level
+    return base, describe, fit_args
+
+
+def _first_pass(fit: _LineFit, exc: Exception) -> _LineFit:
+    """The first pass's fit, noting why the rerun with the size it found failed (too few or
+    degenerate blocks on a set the filter visits with that size)."""
+    note = (
+        f"the alpha filter rerun with q = {fit.q} failed ({exc}); the fit of the "
+        "first pass is reported, so wps(..., subsession_size=q) differs"
     )
+    return replace(fit, note=note if fit.note is None else f"{fit.note}; {note}")

@@ -26,6 +26,8 @@ the reference pairs; ``q`` is floored at 0.2 so that heavy-tailed noise keeps ea
 test's error near its share of ``error_probability``
 (:mod:`pilotstats.session._bisect_sprt`). Every commit's effect against ``good`` is
 reported with a Fieller interval over runs (Kalibera & Jones 2013).
+``docs/guide/bisect.md`` and the README ("Which commit did it?") show the command line on
+64 commits.
 
 :func:`bisect`, references:
 
@@ -291,21 +293,14 @@ def _checked_options(options: BisectOptions | None) -> BisectOptions:
 
 
 def bisect(
-    good: str,
-    bad: str,
-    program: list[str],
-    *,
-    repo: str = ".",
-    build: str | None = None,
-    min_change_percent: float = 5.0,
-    higher_is_better: bool = False,
-    column: int | None = None,
-    max_runs: int = 2000,
-    output_dir: str | None = None,
-    resume: bool = False,
+    good: str, bad: str, program: list[str], *, repo: str = ".", build: str | None = None,
+    min_change_percent: float = 5.0, higher_is_better: bool = False, column: int | None = None,
+    max_runs: int = 2000, output_dir: str | None = None, resume: bool = False,
     options: BisectOptions | None = None,
 ) -> BisectResult:
     """Find the first commit that made a program slower, deciding each step statistically.
+
+    Method: module docstring. Complexity: ``log2(commits)`` tests, ``<= max_runs`` runs.
 
     Parameters
     ----------
@@ -323,20 +318,17 @@ def bisect(
     higher_is_better : bool, default False
         The metric is a throughput (a regression lowers it).
     column : int, optional
-        Read the metric from this 0-based CSV column of the program's last data line
-        (for example its own timing); default: the run's wall-clock seconds.
+        Read the metric from this 0-based CSV column of the program's last data line;
+        default: the run's wall-clock seconds.
     max_runs : int, default 2000
         Budget: program runs in all.
     output_dir : str, optional
-        Folder for ``bisect.json`` (the state, rewritten atomically after every run);
-        :func:`bisect` can resume from it.
+        Folder of ``bisect.json``, the state (rewritten atomically after every run).
     resume : bool, default False
-        Continue the bisection stored in ``output_dir``: the runs it holds are replayed
-        (none is repeated). The command, build, references and options must equal the
-        stored ones; nothing stored is executed.
+        Continue the bisection stored in ``output_dir``, replaying its runs; the command,
+        build, references and options must equal the stored ones.
     options : BisectOptions, optional
-        Error probability, confidence level, per-step and time budgets, timeout and seed
-        (default ``BisectOptions()``).
+        Error probability, confidence level, budgets, timeout and seed.
 
     Returns
     -------
@@ -351,8 +343,7 @@ def bisect(
 
     Examples
     --------
-    A small repository whose benchmark (``bench.py``, printing its loop's seconds) does
-    three times the work from its fourth commit on:
+    A repository whose ``bench.py`` does three times the work from its fourth commit on:
 
     >>> import sys, tempfile
     >>> from pilotstats.demo import demo_repository
@@ -362,47 +353,65 @@ def bisect(
     ...                 repo=folder, column=0)
     >>> result.verdict, result.first_bad == commits[3], result.last_good == commits[2]
     ('found', True, True)
-
-    ``docs/guide/bisect.md`` and the README ("Which commit did it?") show the command
-    line on 64 commits.
     """
     root = repository_root(check_text_path(repo))
     good_sha, bad_sha = resolve(root, good, "good"), resolve(root, bad, "bad")
+    _check_program(program, build)
+    threshold = check_real(min_change_percent, "min_change_percent", low=0.0,
+                           low_inclusive=False) / 100.0
+    higher = check_bool(higher_is_better, "higher_is_better")
+    knobs = _checked_options(options)
+    metric_column = None if column is None else check_int(column, "column", low=0)
+    runs_cap = check_int(max_runs, "max_runs", low=4)
+    resuming = check_bool(resume, "resume")
+    candidates = commit_range(root, good_sha, bad_sha)
+    directory, state = _state(_fresh_state(root, good_sha, bad_sha, program, build, threshold,
+                                           higher, knobs, metric_column), output_dir, resuming)
+    session = _Bisection(root, list(program), build, metric_column, knobs.timeout, state,
+                         directory, runs_cap, knobs.max_duration)
+    with session.stack:
+        return _drive(session, candidates, threshold, higher, _share(knobs, len(candidates)),
+                      knobs.error_probability, knobs.confidence_level, knobs.max_step_runs)
+
+
+def _share(knobs: BisectOptions, commits: int) -> float:
+    """The error probability of each test: the range test and ``ceil(log2(commits))`` steps."""
+    steps = max(1, math.ceil(math.log2(commits))) if commits > 1 else 0
+    return knobs.error_probability / (steps + 1)
+
+
+def _check_program(program: list[str], build: str | None) -> None:
+    """Raise a named error unless ``program`` is a list of strings and ``build`` a string."""
     if not isinstance(program, (list, tuple)) or not program or not all(
             isinstance(a, str) for a in program):
         raise InvalidInputError("program must be a non-empty list of strings (the program "
                                 "and its arguments)")
     if build is not None and not isinstance(build, str):
         raise InvalidInputError(f"build must be a shell command string, got {build!r}")
-    threshold = check_real(min_change_percent, "min_change_percent", low=0.0,
-                           low_inclusive=False) / 100.0
-    higher = check_bool(higher_is_better, "higher_is_better")
-    knobs = _checked_options(options)
-    error, level = knobs.error_probability, knobs.confidence_level
-    metric_column = None if column is None else check_int(column, "column", low=0)
-    runs_cap = check_int(max_runs, "max_runs", low=4)
-    step_cap, duration_cap, run_timeout = knobs.max_step_runs, knobs.max_duration, knobs.timeout
-    resuming = check_bool(resume, "resume")
-    seed_value = knobs.seed
-    candidates = commit_range(root, good_sha, bad_sha)
-    steps = max(1, math.ceil(math.log2(len(candidates)))) if len(candidates) > 1 else 0
-    share = error / (steps + 1)
-    fresh: dict[str, Any] = {
+
+
+def _fresh_state(root: str, good_sha: str, bad_sha: str, program: list[str],
+                 build: str | None, threshold: float, higher: bool, knobs: BisectOptions,
+                 metric_column: int | None) -> dict[str, Any]:
+    """The state of a new bisection (no runs yet)."""
+    return {
         "version": STATE_VERSION, "repo": root, "good": good_sha, "bad": bad_sha,
         "command": list(program), "build": build,
         "options": {"min_change_percent": threshold * 100, "higher_is_better": higher,
-                    "error_probability": error, "column": metric_column},
-        "seed": seed_value, "log": [], "duration": 0.0}
+                    "error_probability": knobs.error_probability, "column": metric_column},
+        "seed": knobs.seed, "log": [], "duration": 0.0}
+
+
+def _state(fresh: dict[str, Any], output_dir: str | None,
+           resuming: bool) -> tuple[str | None, dict[str, Any]]:
+    """The state folder (created) and the fresh or resumed state."""
     directory = None if output_dir is None else os.fspath(output_dir)
     if resuming and directory is None:
         raise InvalidInputError("resume=True needs output_dir (the folder of bisect.json)")
     if directory is not None:
         os.makedirs(directory, exist_ok=True)
     state = _load_state(directory, fresh) if resuming and directory else fresh
-    session = _Bisection(root, list(program), build, metric_column, run_timeout, state,
-                         directory, runs_cap, duration_cap)
-    with session.stack:
-        return _drive(session, candidates, threshold, higher, share, error, level, step_cap)
+    return directory, state
 
 
 def _drive(session: _Bisection, candidates: list[str], threshold: float, higher: bool,
