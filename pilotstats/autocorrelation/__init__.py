@@ -13,7 +13,6 @@ from pilotstats.autocorrelation._comparison import (
     welch_degrees_of_freedom,
     welch_test,
 )
-from pilotstats.autocorrelation._plots import plot_half_width
 from pilotstats.autocorrelation._proportion import (
     ProportionResult,
     proportion_interval,

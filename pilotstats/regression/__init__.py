@@ -1,8 +1,6 @@
 """Regression: work-per-second regression; queueing models and
 calibration of performance models by generalised least squares."""
 
-from pilotstats.regression._confidence_region import ConfidenceRegion
-from pilotstats.regression._residual_diagnostics import ResidualDiagnostics
 from pilotstats.regression._calibration import (
     CalibrationResult,
     DesignDiagnostics,
@@ -12,8 +10,6 @@ from pilotstats.regression._calibration import (
     design_diagnostics,
 )
 from pilotstats.regression._confidence_region import ConfidenceRegion
-from pilotstats.regression._demo import demo_wps
-from pilotstats.regression._demo_calibration import demo_calibration
 from pilotstats.regression._model_comparison import (
     FTestResult,
     NonNestedComparison,
