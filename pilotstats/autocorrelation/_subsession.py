@@ -270,7 +270,7 @@ def _ar1_block_autocorrelation(phi: float, q: int) -> float:
 
 
 def _warn_if_too_few_effective_samples(samples: Samples, result: SubsessionResult) -> None:
-    """Small samples say so (issue 24). Under strong autocorrelation the scanned ``q`` is
+    """Small samples say so. Under strong autocorrelation the scanned ``q`` is
     the first whose ``|r1(q)|``, estimated from only ``h`` block means, passed the limit by
     chance; the blocks are then too short and the interval covers less than its level. Warn
     when the lag-1 autocorrelation ``r1`` of the samples is at least

@@ -1,4 +1,4 @@
-"""How a ``pilotstats run`` session ends: exit statuses and the early stops (issue 23).
+"""How a ``pilotstats run`` session ends: exit statuses and the early stops.
 
 Exit statuses of ``pilotstats run`` (the table of the README and ``pilotstats run
 --help``):

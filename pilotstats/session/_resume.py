@@ -1,4 +1,4 @@
-"""``pilotstats run --resume DIR``: resume only what the user confirms now (issue 24).
+"""``pilotstats run --resume DIR``: resume only what the user confirms now.
 
 A session directory may come from anywhere (a shared CI cache, a downloaded artifact), so
 the command and environment stored in its ``session.json`` are shown and run only when the

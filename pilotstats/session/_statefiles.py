@@ -6,7 +6,7 @@ flushed to disk before the next round starts) and, while a run is active, ``sess
 (its process id and host). Every file is opened without following symbolic links; a link
 planted where the session writes is refused.
 
-Guarantees (issue 24): a round line is written in one append, flushed and ``fsync``-ed; a
+Guarantees: a round line is written in one append, flushed and ``fsync``-ed; a
 failed append is cut back so the log never ends in a torn line it wrote itself; a torn last
 line left by a crash is reported and cut before anything is appended (a last line that is a
 complete round without its newline is kept and completed); a damaged line before the last
