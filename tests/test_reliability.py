@@ -25,6 +25,7 @@ from pilotstats.exceptions import (
     PerformanceWarning,
     PilotStatsError,
 )
+from pilotstats.session import WpsOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -267,7 +268,10 @@ def test_trim_warmup_validates() -> None:
         lambda: __import__("pilotstats.session").session.WorkPlanner(
             1, 100, integer_work="False"),
         lambda: __import__("pilotstats.session").session.WorkPlanner(
-            1, 100, wps_analysis=1),
+            1,
+            100,
+            wps=WpsOptions(enabled=1),
+        ),
         lambda: __import__("pilotstats.session").session.work_sequence(
             1, 10, integer_work="no"),
         lambda: __import__("pilotstats.regression").regression.wps(

@@ -14,7 +14,13 @@ from pilotstats.exceptions import InvalidInputError
 from pilotstats.session import (
     Baseline,
     BenchmarkSession,
+    IndexOptions,
+    IntervalTarget,
+    RampOptions,
+    RoundLimits,
     SessionProgress,
+    WarmupOptions,
+    WpsOptions,
     run_session,
     trim_warmup,
 )
@@ -44,7 +50,11 @@ def test_trim_warmup_v4(r0: list[int], kept: list[int]) -> None:
         got.extend(values[start:end])
     assert got == kept
     # The session applies the same trimming per round.
-    session = BenchmarkSession(warmup_removal="trim", min_rounds=1, unit_readings_min_subsessions=0)
+    session = BenchmarkSession(
+        unit_readings=IndexOptions(interval=IntervalTarget(min_subsessions=0)),
+        limits=RoundLimits(min_rounds=1),
+        warmup=WarmupOptions(removal="trim"),
+    )
     # An empty first round cannot register an index (issue 13); later rounds may be empty.
     for values in ((R1, r0) if not r0 else (r0, R1)):
         session.record(None, 1.0, unit_readings=values)
@@ -102,11 +112,10 @@ def test_session_simulated_phases(seed: int, warmup_speed: float) -> None:
     result = run_session(
         phased_workload(seed, v, warmup_speed=warmup_speed),
         1e6,
-        min_round_duration=0.3,
-        target_initial_time=2.0,
-        half_width_percent=2.5,
-        min_rounds=10,
         unit="op",
+        ramp=RampOptions(target_initial_time=2.0),
+        wps=WpsOptions(interval=IntervalTarget(half_width_percent=2.5)),
+        limits=RoundLimits(min_round_duration=0.3, min_rounds=10),
     )
     assert result.done and result.targets_met and result.stop_reason == "targets_met"
     assert result.n_rounds >= 10
@@ -127,7 +136,7 @@ def test_session_simulated_phases(seed: int, warmup_speed: float) -> None:
 
 def test_session_never_stops_before_min_rounds() -> None:
     # Noise-free rounds meet the WPS target after about 21 analysed rounds; min_rounds rules.
-    session = BenchmarkSession(1e6, min_round_duration=0.0, min_rounds=60)
+    session = BenchmarkSession(1e6, limits=RoundLimits(min_round_duration=0.0, min_rounds=60))
     seen_done_early = False
     while not session.done:
         work = session.next_work()
@@ -143,13 +152,19 @@ def test_session_never_stops_before_min_rounds() -> None:
 
 def test_session_max_rounds_and_duration() -> None:
     rng = np.random.default_rng(0)
-    session = BenchmarkSession(1e6, min_round_duration=0.0, min_rounds=5, max_rounds=8)
+    session = BenchmarkSession(
+        1e6,
+        limits=RoundLimits(min_round_duration=0.0, min_rounds=5, max_rounds=8),
+    )
     while not session.done:
         work = session.next_work()
         session.record(work, 0.05 + work / 1e5 * (1 + rng.normal(0, 0.3)) + 0.01)
     result = session.result()
     assert result.stop_reason == "max_rounds" and not result.targets_met
-    session = BenchmarkSession(1e6, min_round_duration=0.0, min_rounds=5, max_duration=1.0)
+    session = BenchmarkSession(
+        1e6,
+        limits=RoundLimits(min_round_duration=0.0, min_rounds=5, max_duration=1.0),
+    )
     for work in (1000.0, 3000.0):
         session.record(work, 0.6)
     assert session.done and session.result().stop_reason == "max_duration"
@@ -171,12 +186,11 @@ def test_session_unit_readings_with_warmup() -> None:
     result = run_session(
         workload,
         100_000,
-        wps_analysis=False,
-        warmup_removal="trim",
-        unit_readings_half_width_percent=0.5,
-        min_round_duration=0.0,
-        initial_work=100,
-        min_rounds=3,
+        ramp=RampOptions(initial_work=100),
+        wps=WpsOptions(enabled=False),
+        unit_readings=IndexOptions(interval=IntervalTarget(half_width_percent=0.5)),
+        limits=RoundLimits(min_round_duration=0.0, min_rounds=3),
+        warmup=WarmupOptions(removal="trim"),
     )
     assert result.targets_met
     item = result.unit_readings[0]
@@ -190,9 +204,9 @@ def test_session_unit_readings_with_warmup() -> None:
 def test_session_readings_and_baseline() -> None:
     rng = np.random.default_rng(3)
     session = BenchmarkSession(
-        readings_half_width_percent=2.5,
-        baseline_readings=[Baseline(10.6, 1.0, 40), Baseline(5.0, 0.25, 20)],
-        min_rounds=5,
+        readings=IndexOptions(interval=IntervalTarget(half_width_percent=2.5),
+            baseline=[Baseline(10.6, 1.0, 40), Baseline(5.0, 0.25, 20)]),
+        limits=RoundLimits(min_rounds=5),
     )
     assert session.next_work() is None
     while not session.done:
@@ -214,10 +228,10 @@ def test_progress_reporting() -> None:
     run_session(
         phased_workload(5, 2e5, warmup_speed=0.4),
         1e6,
-        min_round_duration=0.3,
-        target_initial_time=2.0,
-        half_width_percent=5,
         progress=seen.append,
+        ramp=RampOptions(target_initial_time=2.0),
+        wps=WpsOptions(interval=IntervalTarget(half_width_percent=5)),
+        limits=RoundLimits(min_round_duration=0.3),
     )
     assert seen[-1].fraction == 1.0 and seen[-1].done
     assert all(0.0 <= state.fraction <= 1.0 for state in seen)
@@ -230,10 +244,10 @@ def test_progress_reporting() -> None:
         run_session(
             phased_workload(6, 2e5, warmup_speed=0.4),
             1e6,
-            min_round_duration=0.3,
-            target_initial_time=2.0,
-            half_width_percent=5,
             progress=bar,
+            ramp=RampOptions(target_initial_time=2.0),
+            wps=WpsOptions(interval=IntervalTarget(half_width_percent=5)),
+            limits=RoundLimits(min_round_duration=0.3),
         )
         assert bar.n == 100
     assert "100%" in stream.getvalue()
@@ -243,8 +257,11 @@ def test_stable_phase_warmup_removal() -> None:
     # Each round: 60 slow warm-up readings (5 ms), then 240 stable readings (1 ms) with
     # noise. stable_phase finds the dominant stable segment; the default removal keeps it.
     rng = np.random.default_rng(4)
-    session = BenchmarkSession(min_rounds=3, unit_readings_half_width_percent=1,
-                               warmup_removal="stable_phase")
+    session = BenchmarkSession(
+        unit_readings=IndexOptions(interval=IntervalTarget(half_width_percent=1)),
+        limits=RoundLimits(min_rounds=3),
+        warmup=WarmupOptions(removal="stable_phase"),
+    )
     for _ in range(3):
         values = np.concatenate([np.full(60, 5e-3), 1e-3 + rng.normal(0, 5e-5, size=240)])
         values[:60] += rng.normal(0, 5e-5, size=60)
@@ -254,7 +271,10 @@ def test_stable_phase_warmup_removal() -> None:
     assert item.analysis is not None
     assert item.analysis.ci_low <= 1e-3 <= item.analysis.ci_high
     # Without removal the warm-up drags the mean up by 80 %.
-    plain = BenchmarkSession(min_rounds=3, warmup_removal="none")
+    plain = BenchmarkSession(
+        limits=RoundLimits(min_rounds=3),
+        warmup=WarmupOptions(removal="none"),
+    )
     rng = np.random.default_rng(4)
     for _ in range(3):
         values = np.concatenate([np.full(60, 5e-3), 1e-3 + rng.normal(0, 5e-5, size=240)])
@@ -268,7 +288,10 @@ def test_pooled_warmup_removal_finds_the_step_across_rounds() -> None:
     # of the same round across rounds: the 60 warm-up readings are removed exactly, the
     # interval's units are the rounds and it is widened to cover the second halves.
     rng = np.random.default_rng(4)
-    session = BenchmarkSession(min_rounds=3, unit_readings_half_width_percent=1)
+    session = BenchmarkSession(
+        unit_readings=IndexOptions(interval=IntervalTarget(half_width_percent=1)),
+        limits=RoundLimits(min_rounds=3),
+    )
     for _ in range(5):
         values = np.concatenate([np.full(60, 5e-3), 1e-3 + rng.normal(0, 5e-5, size=240)])
         values[:60] += rng.normal(0, 5e-5, size=60)
@@ -281,7 +304,7 @@ def test_pooled_warmup_removal_finds_the_step_across_rounds() -> None:
 
 
 def test_pooled_warmup_with_one_round_says_so() -> None:
-    session = BenchmarkSession(min_rounds=1)
+    session = BenchmarkSession(limits=RoundLimits(min_rounds=1))
     session.record(None, 1.0, unit_readings=np.arange(100.0))
     item = session.result().unit_readings[0]
     assert item.analysis is None and "interval undetermined" in str(item)
@@ -293,7 +316,10 @@ def test_stable_phase_no_dominant_segment_keeps_round() -> None:
     # Three equal-length levels: change points but no segment longer than half the round.
     values = np.concatenate([np.full(100, 1.0), np.full(100, 2.0), np.full(100, 3.0)])
     values = values + np.random.default_rng(0).normal(0, 0.01, size=300)
-    session = BenchmarkSession(min_rounds=1, warmup_removal="stable_phase")
+    session = BenchmarkSession(
+        limits=RoundLimits(min_rounds=1),
+        warmup=WarmupOptions(removal="stable_phase"),
+    )
     session.record(None, 1.0, unit_readings=values)
     assert session.result().unit_readings[0].n_removed == 0
 
@@ -321,12 +347,10 @@ def test_session_real_hashing_workload() -> None:
     result = run_session(
         _hash_kib,
         60_000,
-        min_round_duration=0.01,
-        target_initial_time=0.5,
-        half_width_percent=10,
-        min_rounds=10,
-        max_rounds=150,
         unit="KiB",
+        ramp=RampOptions(target_initial_time=0.5),
+        wps=WpsOptions(interval=IntervalTarget(half_width_percent=10)),
+        limits=RoundLimits(min_round_duration=0.01, min_rounds=10, max_rounds=150),
     )
     assert result.n_rounds >= 10 and result.stop_reason in ("targets_met", "max_rounds")
     assert result.total_work > 0 and result.total_duration > 0
@@ -345,7 +369,7 @@ def test_session_real_hashing_workload() -> None:
 
 
 def test_session_bad_input() -> None:
-    session = BenchmarkSession(1000, min_rounds=2)
+    session = BenchmarkSession(1000, limits=RoundLimits(min_rounds=2))
     with pytest.raises(InvalidInputError, match="duration"):
         session.record(10, -1.0)
     with pytest.raises(InvalidInputError, match="work is required"):
@@ -359,14 +383,14 @@ def test_session_bad_input() -> None:
         session.record(10, 1.0, readings=[1.0, float("nan")])
     assert session.n_rounds == 1
     with pytest.raises(InvalidInputError, match="warmup_removal"):
-        BenchmarkSession(warmup_removal="median")  # type: ignore[arg-type]
+        BenchmarkSession(warmup=WarmupOptions(removal="median"))  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="max_rounds"):
-        BenchmarkSession(min_rounds=10, max_rounds=5)
+        BenchmarkSession(limits=RoundLimits(min_rounds=10, max_rounds=5))
     with pytest.raises(InvalidInputError, match="baseline_readings"):
-        BenchmarkSession(baseline_readings="fast")
+        BenchmarkSession(readings=IndexOptions(baseline="fast"))
     with pytest.raises(InvalidInputError, match="half_width_percent"):
-        BenchmarkSession(1000, half_width_percent=-2.5)
+        BenchmarkSession(1000, wps=WpsOptions(interval=IntervalTarget(half_width_percent=-2.5)))
     with pytest.raises(InvalidInputError, match="either session or"):
         run_session(lambda w: 1.0, 10, session=BenchmarkSession(10))
     with pytest.raises(InvalidInputError, match="tuple of length 3"):
-        run_session(lambda w: (1.0, [1.0], 2), 10, min_round_duration=0.0)
+        run_session(lambda w: (1.0, [1.0], 2), 10, limits=RoundLimits(min_round_duration=0.0))

@@ -16,11 +16,18 @@ from pilotstats.autocorrelation import proportion_interval, subsession_analysis
 from pilotstats.exceptions import InvalidInputError, SessionFinishedError, WorkloadError
 from pilotstats.session import (
     BenchmarkSession,
+    IndexOptions,
+    IntervalTarget,
     PerformanceIndex,
+    RampOptions,
+    RoundLimits,
     SessionResult,
+    WarmupOptions,
+    WpsOptions,
     run_session,
     trim_warmup,
 )
+from pilotstats.session._options import options_from_flat
 
 TRUE_MEAN, SIGMA = 5.0, 1.0
 
@@ -34,7 +41,7 @@ def warmup_round(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def warmup_session(seed: int, n: int, **options: Any) -> SessionResult:
     rng = np.random.default_rng(seed)
-    session = BenchmarkSession(**options)
+    session = BenchmarkSession(**options_from_flat(options))
     while not session.done:
         session.record(None, 1.0, unit_readings=warmup_round(rng, n))
     return session.result()
@@ -79,7 +86,7 @@ def test_short_rounds_warmup_removed_with_smaller_min_size() -> None:
 
 def test_min_size_is_validated() -> None:
     with pytest.raises(InvalidInputError, match="min_size"):
-        BenchmarkSession(min_size=1)
+        BenchmarkSession(warmup=WarmupOptions(min_size=1))
 
 
 @pytest.mark.slow
@@ -108,7 +115,10 @@ def test_warmup_session_coverage(n: int, min_size: int) -> None:
 
 def test_too_short_round_is_stored_but_not_used() -> None:
     rng = np.random.default_rng(1)
-    session = BenchmarkSession(min_rounds=20, min_round_duration=0.5, warmup_removal="none")
+    session = BenchmarkSession(
+        limits=RoundLimits(min_rounds=20, min_round_duration=0.5),
+        warmup=WarmupOptions(removal="none"),
+    )
     clean_units: list[np.ndarray] = []
     clean_readings: list[float] = []
     for round_index in range(20):
@@ -136,7 +146,11 @@ def test_too_short_round_is_stored_but_not_used() -> None:
 
 def test_planner_doubling_rounds_are_not_used_by_readings() -> None:
     # With max_work, rounds below the default 1 s threshold are doubled and not used.
-    session = BenchmarkSession(1e6, min_rounds=3, wps_analysis=False)
+    session = BenchmarkSession(
+        1e6,
+        wps=WpsOptions(enabled=False),
+        limits=RoundLimits(min_rounds=3),
+    )
     while not session.done:
         work = session.next_work()
         assert work is not None
@@ -161,13 +175,17 @@ def test_zero_duration_from_coarse_timer_does_not_abort() -> None:
         return math.floor(clock[0] / 0.5) * 0.5
 
     result = run_session(
-        workload, 1e5, timer=coarse_timer, min_round_duration=0.0, min_rounds=5,
-        max_rounds=400, half_width_percent=25, target_initial_time=5.0,
+        workload,
+        1e5,
+        timer=coarse_timer,
+        ramp=RampOptions(target_initial_time=5.0),
+        wps=WpsOptions(interval=IntervalTarget(half_width_percent=25)),
+        limits=RoundLimits(min_round_duration=0.0, min_rounds=5, max_rounds=400),
     )
     assert result.short_rounds and result.short_rounds[0] == 0
     assert result.stop_reason is not None and result.n_rounds > len(result.short_rounds)
     assert result.wps is not None and result.wps_error is None
-    session = BenchmarkSession(min_rounds=2)
+    session = BenchmarkSession(limits=RoundLimits(min_rounds=2))
     session.record(None, 0.0, readings=[1.0])
     assert session.result().short_rounds == (0,) and session.result().readings[0].n == 0
 
@@ -180,13 +198,12 @@ def test_zero_duration_from_coarse_timer_does_not_abort() -> None:
 def test_index_types_ordinary_ratio_binary() -> None:
     rng = np.random.default_rng(2)
     session = BenchmarkSession(
-        min_rounds=40,
-        readings_indices=[
+        readings=IndexOptions(interval=IntervalTarget(half_width_percent=40), declarations=[
             PerformanceIndex("latency", "ms", "ordinary"),
             PerformanceIndex("throughput", "op/s", "ratio"),
             PerformanceIndex("hit", "", "binary"),
-        ],
-        readings_half_width_percent=40,
+        ]),
+        limits=RoundLimits(min_rounds=40),
     )
     rows = []
     while not session.done:
@@ -212,12 +229,11 @@ def test_index_types_ordinary_ratio_binary() -> None:
 def test_must_satisfy_false_does_not_hold_the_session() -> None:
     rng = np.random.default_rng(3)
     session = BenchmarkSession(
-        min_rounds=12,
-        readings_half_width_percent=2.5,
-        readings_indices=[
+        readings=IndexOptions(interval=IntervalTarget(half_width_percent=2.5), declarations=[
             PerformanceIndex("steady", must_satisfy=True),
             PerformanceIndex("noisy", must_satisfy=False),
-        ],
+        ]),
+        limits=RoundLimits(min_rounds=12),
     )
     while not session.done:
         session.record(None, 1.0, readings=[rng.normal(10.0, 0.1), rng.lognormal(0.0, 2.0)])
@@ -230,15 +246,22 @@ def test_must_satisfy_false_does_not_hold_the_session() -> None:
 
 def test_index_declarations_are_validated() -> None:
     with pytest.raises(InvalidInputError, match="index_type"):
-        BenchmarkSession(readings_indices=[PerformanceIndex("x", "", "median")])  # type: ignore[arg-type]
+        BenchmarkSession(readings=IndexOptions(declarations=[PerformanceIndex("x", "",
+            "median")]))  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="must_satisfy"):
-        BenchmarkSession(readings_indices=[PerformanceIndex("x", "", "ordinary", "no")])  # type: ignore[arg-type]
-    session = BenchmarkSession(readings_indices=["a", PerformanceIndex("b", "", "binary")])
+        BenchmarkSession(
+            readings=IndexOptions(declarations=[PerformanceIndex("x", "", "ordinary", "no")]),
+        )  # type: ignore[arg-type]
+    session = BenchmarkSession(
+        readings=IndexOptions(declarations=["a", PerformanceIndex("b", "", "binary")]),
+    )
     with pytest.raises(InvalidInputError, match="2 as declared"):
         session.record(None, 1.0, readings=[1.0])
     with pytest.raises(InvalidInputError, match="binary index and must hold only 0 and 1"):
         session.record(None, 1.0, readings=[1.0, 0.5])
-    ratio = BenchmarkSession(unit_readings_indices=[PerformanceIndex("v", "", "ratio")])
+    ratio = BenchmarkSession(
+        unit_readings=IndexOptions(declarations=[PerformanceIndex("v", "", "ratio")]),
+    )
     with pytest.raises(InvalidInputError, match="ratio index"):
         ratio.record(None, 1.0, unit_readings=[1.0, -2.0, 3.0])
     assert session.n_rounds == 0 and ratio.n_rounds == 0
@@ -266,9 +289,9 @@ OPTIONS: dict[str, Any] = {
 
 
 def test_save_load_resume_equals_uninterrupted(tmp_path: Any) -> None:
-    whole = run_session(noisy_rounds(4), 1e5, **OPTIONS)
+    whole = run_session(noisy_rounds(4), 1e5, **options_from_flat(OPTIONS))
     workload = noisy_rounds(4)
-    session = BenchmarkSession(1e5, **OPTIONS)
+    session = BenchmarkSession(1e5, **options_from_flat(OPTIONS))
     for _ in range(7):
         work = session.next_work()
         duration, units = workload(work)
@@ -294,7 +317,7 @@ def test_checkpoint_and_workload_error_keep_rounds(tmp_path: Any) -> None:
 
     path = tmp_path / "checkpoint.json"
     with pytest.raises(WorkloadError, match="round 8") as caught:
-        run_session(failing, 1e5, checkpoint=path, **OPTIONS)
+        run_session(failing, 1e5, checkpoint=path, **options_from_flat(OPTIONS))
     error = caught.value
     assert isinstance(error.__cause__, RuntimeError) and error.round_index == 8
     assert error.session.n_rounds == 8 and error.result.n_rounds == 8
@@ -313,7 +336,10 @@ def test_from_state_rejects_garbage() -> None:
     with pytest.raises(InvalidInputError, match="not a valid session state"):
         BenchmarkSession.from_state({"version": 1, "options": {}, "rounds": [{"work": 1}]})
     # numpy scalars in the options are saved as plain JSON numbers
-    session = BenchmarkSession(min_rounds=np.int64(3), confidence_level=np.float64(0.9))
+    session = BenchmarkSession(
+        confidence_level=np.float64(0.9),
+        limits=RoundLimits(min_rounds=np.int64(3)),
+    )
     assert json.dumps(session.state())
 
 
@@ -321,9 +347,9 @@ def test_binary_baseline_without_variance_does_not_crash() -> None:
     from pilotstats.session import Baseline
 
     session = BenchmarkSession(
-        min_rounds=4,
-        readings_indices=[PerformanceIndex("ok", "", "binary")],
-        baseline_readings=Baseline(1.0, 0.0, 20),
+        readings=IndexOptions(declarations=[PerformanceIndex("ok", "", "binary")],
+            baseline=Baseline(1.0, 0.0, 20)),
+        limits=RoundLimits(min_rounds=4),
     )
     for _ in range(4):
         session.record(None, 1.0, readings=[1.0])
@@ -341,7 +367,9 @@ def test_binary_baseline_without_variance_does_not_crash() -> None:
 def _outlier_session(threshold: float | None, outlier_at: int | None) -> SessionResult:
     rng = np.random.default_rng(0)
     session = BenchmarkSession(
-        1e6, min_round_duration=0.0, min_rounds=5, max_rounds=300, outlier_threshold=threshold
+        1e6,
+        wps=WpsOptions(outlier_threshold=threshold),
+        limits=RoundLimits(min_round_duration=0.0, min_rounds=5, max_rounds=300),
     )
     while not session.done:
         work = session.next_work()
@@ -369,7 +397,7 @@ def test_outlier_round_is_excluded_and_reported() -> None:
 def test_undetermined_session_throughput_has_no_finite_bound() -> None:
     # issue 23: durations that do not grow with the work (slope estimate < 0 whose interval
     # reaches positive slopes): SessionResult.to_dict() holds no bound of the throughput.
-    session = BenchmarkSession(1e4, min_round_duration=0.0, max_rounds=30)
+    session = BenchmarkSession(1e4, limits=RoundLimits(min_round_duration=0.0, max_rounds=30))
     rng = np.random.default_rng(1)
     while not session.done:
         session.record(session.next_work(), 3.0 + rng.normal(0.0, 0.1))
@@ -384,7 +412,7 @@ def test_undetermined_session_throughput_has_no_finite_bound() -> None:
 
 
 def test_wps_error_is_exposed() -> None:
-    session = BenchmarkSession(1e5, min_round_duration=0.0)
+    session = BenchmarkSession(1e5, limits=RoundLimits(min_round_duration=0.0))
     session.record(session.next_work(), 0.1)
     result = session.result()
     assert result.wps is None and result.wps_error is not None
@@ -392,7 +420,7 @@ def test_wps_error_is_exposed() -> None:
 
 
 def test_empty_unit_readings_rejected_on_registration() -> None:
-    session = BenchmarkSession(min_rounds=2)
+    session = BenchmarkSession(limits=RoundLimits(min_rounds=2))
     with pytest.raises(InvalidInputError, match="empty in the first round"):
         session.record(None, 1.0, unit_readings=[])
     with pytest.raises(InvalidInputError, match="empty in the first round"):
@@ -404,7 +432,10 @@ def test_empty_unit_readings_rejected_on_registration() -> None:
 
 
 def test_record_after_done_raises() -> None:
-    session = BenchmarkSession(min_rounds=1, max_rounds=2, readings_half_width_percent=0.0005)
+    session = BenchmarkSession(
+        readings=IndexOptions(interval=IntervalTarget(half_width_percent=0.0005)),
+        limits=RoundLimits(min_rounds=1, max_rounds=2),
+    )
     session.record(None, 1.0, readings=[1.0])
     session.record(None, 1.0, readings=[2.0])
     assert session.done

@@ -30,7 +30,13 @@ def demo_wps() -> str:
     >>> print(demo_wps().splitlines()[0])
     WPS demo: simulated workload, true stable throughput 2e+05 op/s, alpha = -35 ms
     """
-    from pilotstats.session import run_session
+    from pilotstats.session import (
+        IntervalTarget,
+        RampOptions,
+        RoundLimits,
+        WpsOptions,
+        run_session,
+    )
 
     v = 2e5
     rng = np.random.default_rng(2026)
@@ -47,9 +53,9 @@ def demo_wps() -> str:
     result = run_session(
         workload,
         1e6,
-        min_round_duration=0.3,
-        target_initial_time=2.0,
-        half_width_percent=2.5,
+        ramp=RampOptions(target_initial_time=2.0),
+        wps=WpsOptions(interval=IntervalTarget(half_width_percent=2.5)),
+        limits=RoundLimits(min_round_duration=0.3),
         unit="op",
     )
     fit = result.wps

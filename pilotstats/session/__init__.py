@@ -51,6 +51,14 @@ from pilotstats.session._bisect_git import BisectError
 from pilotstats.session._bisect_results import BisectProbe, BisectResult
 from pilotstats.session._controller import BenchmarkSession
 from pilotstats.session._indices import Baseline, PerformanceIndex
+from pilotstats.session._options import (
+    IndexOptions,
+    IntervalTarget,
+    RampOptions,
+    RoundLimits,
+    WarmupOptions,
+    WpsOptions,
+)
 from pilotstats.session._planner import WorkPlanner, work_sequence
 from pilotstats.session._results import IndexAnalysis, SessionProgress, SessionResult
 from pilotstats.session._run import run_session
@@ -64,10 +72,16 @@ __all__ = [
     "BisectProbe",
     "BisectResult",
     "IndexAnalysis",
+    "IndexOptions",
+    "IntervalTarget",
     "PerformanceIndex",
+    "RampOptions",
+    "RoundLimits",
     "SessionProgress",
     "SessionResult",
+    "WarmupOptions",
     "WorkPlanner",
+    "WpsOptions",
     "bisect",
     "demo_repository",
     "run_session",
