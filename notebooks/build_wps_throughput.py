@@ -41,7 +41,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from pilotstats.regression import wps
-from pilotstats.session import BenchmarkSession
+from pilotstats.session import (BenchmarkSession, IntervalTarget, RampOptions, RoundLimits,
+                                WpsOptions)
 
 DATA = bytes(range(256)) * 256  # 64 KiB
 
@@ -62,12 +63,12 @@ def hash_kib(kib):
     (
         "code",
         """session = BenchmarkSession(
-    max_work=60_000,          # KiB
-    min_round_duration=0.01,  # shorter rounds are doubled and not analysed
-    target_initial_time=0.5,  # seconds for the initial ramp
-    half_width_percent=5,     # stop when the 95 % CI of v is within ±5 % of v
-    min_rounds=10,
-    max_rounds=600,
+    max_work=60_000,  # KiB
+    # shorter rounds than 0.01 s are doubled and not analysed
+    limits=RoundLimits(min_round_duration=0.01, min_rounds=10, max_rounds=600),
+    ramp=RampOptions(target_initial_time=0.5),  # seconds for the initial ramp
+    # stop when the 95 % CI of v is within ±5 % of v
+    wps=WpsOptions(interval=IntervalTarget(half_width_percent=5)),
     unit="KiB",
 )
 while not session.done:

@@ -1428,3 +1428,20 @@ def check_pool_size(pool_size: Any) -> float:
     if not (math.isinf(m) and m > 0) and (not m.is_integer() or m < 1):
         raise InvalidInputError(f"pool_size must be a whole number >= 1 or inf, got {pool_size!r}")
     return m
+
+
+# --- sess: session option objects ---
+
+def check_option(value: T, name: str, cls: type) -> T:
+    """Return ``value`` if it is an instance of the option class ``cls``.
+
+    Raises
+    ------
+    InvalidInputError
+        Another type.
+    """
+    if not isinstance(value, cls):
+        raise InvalidInputError(
+            f"{name} must be a {cls.__name__}, got {type(value).__name__}"
+        )
+    return value

@@ -252,8 +252,8 @@ class SessionFinishedError(PilotStatsError, RuntimeError):
 
     Examples
     --------
-    >>> from pilotstats.session import BenchmarkSession
-    >>> session = BenchmarkSession(min_rounds=1, max_rounds=1)
+    >>> from pilotstats.session import BenchmarkSession, RoundLimits
+    >>> session = BenchmarkSession(limits=RoundLimits(min_rounds=1, max_rounds=1))
     >>> session.record(None, 1.0)
     >>> try:
     ...     session.record(None, 1.0)
@@ -298,7 +298,7 @@ class WorkloadError(PilotStatsError, RuntimeError):
 
     Examples
     --------
-    >>> from pilotstats.session import run_session
+    >>> from pilotstats.session import RoundLimits, run_session
     >>> def workload(work):
     ...     if workload.calls == 3:
     ...         raise OSError("disk full")
@@ -306,7 +306,7 @@ class WorkloadError(PilotStatsError, RuntimeError):
     ...     return 0.5
     >>> workload.calls = 0
     >>> try:
-    ...     run_session(workload, min_rounds=5)
+    ...     run_session(workload, limits=RoundLimits(min_rounds=5))
     ... except WorkloadError as error:
     ...     print(error.round_index, error.session.n_rounds, type(error.__cause__).__name__)
     3 3 OSError

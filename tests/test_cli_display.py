@@ -19,7 +19,8 @@ from pilotstats.cli._run_progress import (
     session_eta,
     status_line,
 )
-from pilotstats.session import BenchmarkSession
+from pilotstats.session import BenchmarkSession, RoundLimits
+from pilotstats.session._options import options_from_flat
 from tests.test_cli_run import LATENCY, saved_session, script
 
 ERASE = "\r\x1b[2K"
@@ -38,12 +39,12 @@ def _two_index_session(rounds: int, *, seed: int = 0, **options: float) -> Bench
     from pilotstats.session import PerformanceIndex
 
     rng = np.random.default_rng(seed)
-    session = BenchmarkSession(
-        max_work=None, unit_readings_half_width_percent=0.5, min_rounds=10,
-        unit_readings_indices=[PerformanceIndex("latency", unit="ms"),
-                               PerformanceIndex("ok", index_type="binary",
-                                                must_satisfy=False)],
-        **options)  # type: ignore[arg-type]
+    session = BenchmarkSession(**options_from_flat({
+        "max_work": None, "unit_readings_half_width_percent": 0.5, "min_rounds": 10,
+        "unit_readings_indices": [PerformanceIndex("latency", unit="ms"),
+                                  PerformanceIndex("ok", index_type="binary",
+                                                   must_satisfy=False)],
+        **options}))
     for _ in range(rounds):
         latency = 5.0 + rng.normal(0, 1.0, 50)
         ok = (rng.random(50) < 0.9).astype(float)
@@ -125,7 +126,7 @@ def test_fraction_and_eta_from_targets_and_limits() -> None:
     assert finished.done and session_eta(finished, 7.5).fraction == 1.0
     assert session_eta(finished, 7.5).eta == 0.0
     # nothing to project from yet: no interval and no limit
-    fresh = BenchmarkSession(max_work=None, max_rounds=None)
+    fresh = BenchmarkSession(max_work=None, limits=RoundLimits(max_rounds=None))
     fresh.record(None, 0.1, readings=[1.0])
     assert session_eta(fresh, 0.1).eta is None and duration_text(None) == "?"
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from pilotstats.cli import main
-from pilotstats.session import WorkPlanner, _endings
+from pilotstats.session import RoundLimits, WorkPlanner, _endings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -325,8 +325,12 @@ def test_fast_rounds_are_not_censored() -> None:
     estimates = []
     for seed in range(6):
         rng = np.random.default_rng(seed)
-        session = BenchmarkSession(max_work=1.2e9, min_work=1e6, min_round_duration=3.0,
-                                   autocorrelation_limit=0.8, max_rounds=150)
+        session = BenchmarkSession(
+            max_work=1.2e9,
+            min_work=1e6,
+            autocorrelation_limit=0.8,
+            limits=RoundLimits(min_round_duration=3.0, max_rounds=150),
+        )
         while not session.done:
             work = session.next_work()
             assert work is not None

@@ -52,6 +52,9 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
     'dof': {'float', 'int', 'npt.NDArray[np.int64]'},
     'edm': {'EdmScale', 'float', 'int'},
     'flag': {'bool', 'bool | None'},
+    'options': {'RampOptions'},
+    'target': {'IntervalTarget'},
+    'wps': {'WpsOptions', 'WpsResult'},
     'fraction': {'float'},
     'frame': {'Any', 'pd.DataFrame'},
     'group': {'Any', 'str'},
@@ -90,6 +93,7 @@ KIND_ANNOTATIONS: dict[str, set[str]] = {
     'quantity': {'float'},
     'readings': {
         'Any',
+        'IndexOptions',
         'ArrayLike1D | float',
         'ArrayLike1D | int',
         'BaselineStatistics',

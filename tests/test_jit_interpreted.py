@@ -25,6 +25,7 @@ from pilotstats import _config
 from pilotstats._kernels import _jit
 from pilotstats._kernels import queueing as kq
 from pilotstats._kernels._jit import LazyKernel, numba_available
+from pilotstats.session import IndexOptions, IntervalTarget, RoundLimits
 
 ROOT = Path(__file__).resolve().parents[1]
 needs_jit = pytest.mark.skipif(
@@ -254,9 +255,12 @@ def _workload() -> None:
     detect_changes(x, test="permutation", rng=np.random.default_rng(0), n_permutations=199)
     mva(np.array([[0.2, 0.1], [0.3, 0.05]]), [4, 3])
     sessions = (
-        (BenchmarkSession(min_rounds=3, max_rounds=60, readings_half_width_percent=0.2),
+        (BenchmarkSession(
+            readings=IndexOptions(interval=IntervalTarget(half_width_percent=0.2)),
+            limits=RoundLimits(min_rounds=3, max_rounds=60),
+        ),
          lambda: {"readings": [float(rng.normal(10.0, 0.5))]}),
-        (BenchmarkSession(min_rounds=3, max_rounds=20),
+        (BenchmarkSession(limits=RoundLimits(min_rounds=3, max_rounds=20)),
          lambda: {"unit_readings": rng.normal(5.0, 0.2, 50)}),
     )
     for session, round_data in sessions:

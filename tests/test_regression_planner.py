@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pilotstats.exceptions import DataRangeWarning, InvalidInputError, ShortRoundWarning
-from pilotstats.session import WorkPlanner, work_sequence
+from pilotstats.session import IntervalTarget, RampOptions, WorkPlanner, WpsOptions, work_sequence
 from pilotstats.session._planner import _bisection_fraction, _ramp_increment
 
 # Fractions of the documentation's figure (doc/features/warm-up-and-cool-down-phase-detection.rst,
@@ -58,11 +58,11 @@ def test_short_round_doubling_example() -> None:
     assert proposals == [1, 2, 4, 8, 16, 31]
     assert planner.phase == "doubling"
     # Above b/2 the proposal jumps to b.
-    planner = WorkPlanner(1, 1000, initial_work=600)
+    planner = WorkPlanner(1, 1000, ramp=RampOptions(initial_work=600))
     planner.record(600, 0.5)
     assert planner.next_work() == 1000
     # Still short at b: propose b again and warn.
-    planner_b = WorkPlanner(1, 1000, initial_work=1000)
+    planner_b = WorkPlanner(1, 1000, ramp=RampOptions(initial_work=1000))
     with pytest.warns(ShortRoundWarning, match="still shorter than min_round_duration"):
         planner_b.record(1000, 0.5)
     assert planner_b.next_work() == 1000
@@ -96,9 +96,8 @@ def test_ramp_takes_target_time_on_linear_workload() -> None:
         1e9,
         min_round_duration=1.0,
         integer_work=False,
-        initial_work=100,
-        initial_rounds=51,
-        min_subsessions=1000,  # keep the WPS analysis unfinished on noise-free data
+        ramp=RampOptions(initial_work=100, initial_rounds=51),
+        wps=WpsOptions(interval=IntervalTarget(min_subsessions=1000)),
     )
     total = 0.0
     while True:
@@ -124,9 +123,7 @@ def test_bisection_follows_documented_sequence() -> None:
         1,
         10_000,
         min_round_duration=1.0,
-        target_initial_time=1.0,
-        initial_work=200,
-        soft_limit_factor=math.inf,
+        ramp=RampOptions(target_initial_time=1.0, initial_work=200, soft_limit_factor=math.inf),
     )
     planner.record(200, _linear(200))
     assert planner.phase == "bisection" and planner.lower_bound == 200
@@ -140,7 +137,10 @@ def test_bisection_follows_documented_sequence() -> None:
 
 def test_soft_limit_caps_and_sequence_advances() -> None:
     planner = WorkPlanner(
-        1, 10_000, min_round_duration=1.0, target_initial_time=1.0, initial_work=200
+        1,
+        10_000,
+        min_round_duration=1.0,
+        ramp=RampOptions(target_initial_time=1.0, initial_work=200),
     )
     planner.record(200, _linear(200))
     assert planner.next_work() == 1000  # 5 x mean(200) < 200 + (10000 - 200)/2
@@ -155,9 +155,7 @@ def test_alpha_raises_lower_bound() -> None:
         1,
         10_000,
         min_round_duration=1.0,
-        target_initial_time=1.0,
-        initial_work=500,
-        soft_limit_factor=math.inf,
+        ramp=RampOptions(target_initial_time=1.0, initial_work=500, soft_limit_factor=math.inf),
     )
     for _ in range(6):
         work = planner.next_work()
@@ -171,9 +169,7 @@ def test_alpha_raises_lower_bound() -> None:
         1,
         10_000,
         min_round_duration=0.0,
-        target_initial_time=0.01,  # no ramp
-        initial_work=10,
-        soft_limit_factor=math.inf,
+        ramp=RampOptions(target_initial_time=0.01, initial_work=10, soft_limit_factor=math.inf),
     )
     for _ in range(6):
         work = planner.next_work()
@@ -187,9 +183,7 @@ def test_alpha_minimum_beyond_range_warns() -> None:
         1,
         1000,
         min_round_duration=0.0,
-        target_initial_time=1.0,
-        initial_work=900,
-        soft_limit_factor=math.inf,
+        ramp=RampOptions(target_initial_time=1.0, initial_work=900, soft_limit_factor=math.inf),
     )
     # The harness ran rounds above max_work; t = -150 + w / 10 puts the alpha-implied
     # minimum at 1500 units, beyond max_work = 1000.
@@ -203,7 +197,10 @@ def test_alpha_minimum_beyond_range_warns() -> None:
 def test_stop_rule_noise_free() -> None:
     # Noise-free linear rounds: zero-width interval; finished once h >= 21 (Pilot's h > 20).
     planner = WorkPlanner(
-        1, 100_000, min_round_duration=0.0, target_initial_time=1.0, initial_work=1000
+        1,
+        100_000,
+        min_round_duration=0.0,
+        ramp=RampOptions(target_initial_time=1.0, initial_work=1000),
     )
     while not planner.finished:
         work = planner.next_work()
@@ -218,7 +215,7 @@ def test_unit_reading_pacing_v62() -> None:
     # V6.2 unit_test_session_duration.cc CalculatingOptimalSessionDuration: b = 50, one unit
     # reading per unit of work, 15 required (supplied), no warm-up removal, threshold 0:
     # work amounts 1, 5, 10, then finished.
-    planner = WorkPlanner(1, 50, min_round_duration=0.0, wps_analysis=False)
+    planner = WorkPlanner(1, 50, min_round_duration=0.0, wps=WpsOptions(enabled=False))
     amounts = []
     while not planner.finished:
         work = planner.next_work()
@@ -230,7 +227,7 @@ def test_unit_reading_pacing_v62() -> None:
 
 def test_unit_reading_requirement_computed() -> None:
     rng = np.random.default_rng(2)
-    planner = WorkPlanner(1, 10_000, min_round_duration=0.0, wps_analysis=False)
+    planner = WorkPlanner(1, 10_000, min_round_duration=0.0, wps=WpsOptions(enabled=False))
     for _ in range(30):
         work = planner.next_work()
         planner.record(work, 0.01 * work, unit_readings=rng.normal(10, 1, size=int(work)))
@@ -245,11 +242,11 @@ def test_invalid_arguments() -> None:
     with pytest.raises(InvalidInputError, match="max_work"):
         WorkPlanner(0, 0)
     with pytest.raises(InvalidInputError, match="initial_work must not exceed"):
-        WorkPlanner(1, 10, initial_work=20)
+        WorkPlanner(1, 10, ramp=RampOptions(initial_work=20))
     with pytest.raises(InvalidInputError, match="initial_rounds"):
-        WorkPlanner(1, 10, initial_rounds=1)
+        WorkPlanner(1, 10, ramp=RampOptions(initial_rounds=1))
     with pytest.raises(InvalidInputError, match="subsession_basis"):
-        WorkPlanner(1, 10, subsession_basis="blocks")  # type: ignore[arg-type]
+        WorkPlanner(1, 10, wps=WpsOptions(subsession_basis="blocks"))  # type: ignore[arg-type]
     planner = WorkPlanner(1, 10)
     with pytest.raises(InvalidInputError, match="duration"):
         planner.record(1, -1.0)  # 0 s (a coarse timer) is accepted as a short round
@@ -264,7 +261,12 @@ def test_pilot_slice_grid_v61() -> None:
     # V6.1 unit_test_session_duration.cc TestCalcNextRoundWorkAmountFromWPS (compat only):
     # b = 1000, T = 60 s, lower bound 10 established by a round (10 units, 1 s); rounds of
     # 1 s with the listed work amounts; Pilot's plugin answers without the soft limit.
-    planner = WorkPlanner(1, 1000, method="pilot", initial_work=10, soft_limit_factor=math.inf)
+    planner = WorkPlanner(
+        1,
+        1000,
+        method="pilot",
+        ramp=RampOptions(initial_work=10, soft_limit_factor=math.inf),
+    )
     answers = []
     for work in (10, 365, 999, 15):
         planner.record(work, 1.0)

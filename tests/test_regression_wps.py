@@ -1,4 +1,4 @@
-"""Tests of the work-per-second regression ``pilotstats.regression._wps`` (wps spec §3–§5, §8)."""
+"""Tests of the work-per-second regression ``pilotstats.regression.wps`` (wps spec §3–§5, §8)."""
 
 from __future__ import annotations
 

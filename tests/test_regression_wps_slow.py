@@ -18,7 +18,14 @@ import pytest
 
 from pilotstats.exceptions import ConvergenceWarning, LackOfFitWarning
 from pilotstats.regression import wps
-from pilotstats.session import run_session, work_sequence
+from pilotstats.session import (
+    IntervalTarget,
+    RampOptions,
+    RoundLimits,
+    WpsOptions,
+    run_session,
+    work_sequence,
+)
 
 ALPHA, V, SIGMA = -0.5, 100.0, 0.2
 REPLICATIONS = 1000
@@ -96,10 +103,9 @@ def test_session_coverage_with_optional_stopping() -> None:
         result = run_session(
             workload,
             1e6,
-            min_round_duration=0.3,
-            target_initial_time=2.0,
-            half_width_percent=2.5,
-            min_rounds=10,
+            ramp=RampOptions(target_initial_time=2.0),
+            wps=WpsOptions(interval=IntervalTarget(half_width_percent=2.5)),
+            limits=RoundLimits(min_round_duration=0.3, min_rounds=10),
         )
         assert result.wps is not None
         rounds.append(result.n_rounds)

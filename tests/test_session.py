@@ -16,12 +16,19 @@ from pilotstats.exceptions import InvalidInputError, SessionFinishedError, Workl
 from pilotstats.session import (
     Baseline,
     BenchmarkSession,
+    IndexOptions,
+    IntervalTarget,
     PerformanceIndex,
+    RampOptions,
+    RoundLimits,
     SessionProgress,
     SessionResult,
+    WarmupOptions,
+    WpsOptions,
     run_session,
     trim_warmup,
 )
+from pilotstats.session._options import options_from_flat
 
 # ------------------------------------------------------------------------------------------
 # Fixed-percentage trimming: autocorrelation spec V4, Pilot unit_test_unit_readings_iter.cc
@@ -48,8 +55,12 @@ def test_trim_warmup_v4(r0: list[int], kept: list[int]) -> None:
         got.extend(values[start:end])
     assert got == kept
     # The session applies the same trimming per round.
-    session = BenchmarkSession(warmup_removal="trim", min_rounds=1, unit_readings_min_subsessions=0)
-    # An empty first round cannot register an index; later rounds may be empty.
+    session = BenchmarkSession(
+        unit_readings=IndexOptions(interval=IntervalTarget(min_subsessions=0)),
+        limits=RoundLimits(min_rounds=1),
+        warmup=WarmupOptions(removal="trim"),
+    )
+    # An empty first round cannot register an index (issue 13); later rounds may be empty.
     for values in ((R1, r0) if not r0 else (r0, R1)):
         session.record(None, 1.0, unit_readings=values)
     item = session.result().unit_readings[0]
@@ -106,11 +117,10 @@ def test_session_simulated_phases(seed: int, warmup_speed: float) -> None:
     result = run_session(
         phased_workload(seed, v, warmup_speed=warmup_speed),
         1e6,
-        min_round_duration=0.3,
-        target_initial_time=2.0,
-        half_width_percent=2.5,
-        min_rounds=10,
         unit="op",
+        ramp=RampOptions(target_initial_time=2.0),
+        wps=WpsOptions(interval=IntervalTarget(half_width_percent=2.5)),
+        limits=RoundLimits(min_round_duration=0.3, min_rounds=10),
     )
     assert result.done and result.targets_met and result.stop_reason == "targets_met"
     assert result.n_rounds >= 10
@@ -131,7 +141,7 @@ def test_session_simulated_phases(seed: int, warmup_speed: float) -> None:
 
 def test_session_never_stops_before_min_rounds() -> None:
     # Noise-free rounds meet the WPS target after about 21 analysed rounds; min_rounds rules.
-    session = BenchmarkSession(1e6, min_round_duration=0.0, min_rounds=60)
+    session = BenchmarkSession(1e6, limits=RoundLimits(min_round_duration=0.0, min_rounds=60))
     seen_done_early = False
     while not session.done:
         work = session.next_work()
@@ -147,13 +157,19 @@ def test_session_never_stops_before_min_rounds() -> None:
 
 def test_session_max_rounds_and_duration() -> None:
     rng = np.random.default_rng(0)
-    session = BenchmarkSession(1e6, min_round_duration=0.0, min_rounds=5, max_rounds=8)
+    session = BenchmarkSession(
+        1e6,
+        limits=RoundLimits(min_round_duration=0.0, min_rounds=5, max_rounds=8),
+    )
     while not session.done:
         work = session.next_work()
         session.record(work, 0.05 + work / 1e5 * (1 + rng.normal(0, 0.3)) + 0.01)
     result = session.result()
     assert result.stop_reason == "max_rounds" and not result.targets_met
-    session = BenchmarkSession(1e6, min_round_duration=0.0, min_rounds=5, max_duration=1.0)
+    session = BenchmarkSession(
+        1e6,
+        limits=RoundLimits(min_round_duration=0.0, min_rounds=5, max_duration=1.0),
+    )
     for work in (1000.0, 3000.0):
         session.record(work, 0.6)
     assert session.done and session.result().stop_reason == "max_duration"
@@ -175,12 +191,11 @@ def test_session_unit_readings_with_warmup() -> None:
     result = run_session(
         workload,
         100_000,
-        wps_analysis=False,
-        warmup_removal="trim",
-        unit_readings_half_width_percent=0.5,
-        min_round_duration=0.0,
-        initial_work=100,
-        min_rounds=3,
+        ramp=RampOptions(initial_work=100),
+        wps=WpsOptions(enabled=False),
+        unit_readings=IndexOptions(interval=IntervalTarget(half_width_percent=0.5)),
+        limits=RoundLimits(min_round_duration=0.0, min_rounds=3),
+        warmup=WarmupOptions(removal="trim"),
     )
     assert result.targets_met
     item = result.unit_readings[0]
@@ -194,9 +209,9 @@ def test_session_unit_readings_with_warmup() -> None:
 def test_session_readings_and_baseline() -> None:
     rng = np.random.default_rng(3)
     session = BenchmarkSession(
-        readings_half_width_percent=2.5,
-        baseline_readings=[Baseline(10.6, 1.0, 40), Baseline(5.0, 0.25, 20)],
-        min_rounds=5,
+        readings=IndexOptions(interval=IntervalTarget(half_width_percent=2.5),
+            baseline=[Baseline(10.6, 1.0, 40), Baseline(5.0, 0.25, 20)]),
+        limits=RoundLimits(min_rounds=5),
     )
     assert session.next_work() is None
     while not session.done:
@@ -218,10 +233,10 @@ def test_progress_reporting() -> None:
     run_session(
         phased_workload(5, 2e5, warmup_speed=0.4),
         1e6,
-        min_round_duration=0.3,
-        target_initial_time=2.0,
-        half_width_percent=5,
         progress=seen.append,
+        ramp=RampOptions(target_initial_time=2.0),
+        wps=WpsOptions(interval=IntervalTarget(half_width_percent=5)),
+        limits=RoundLimits(min_round_duration=0.3),
     )
     assert seen[-1].fraction == 1.0 and seen[-1].done
     assert all(0.0 <= state.fraction <= 1.0 for state in seen)
@@ -234,10 +249,10 @@ def test_progress_reporting() -> None:
         run_session(
             phased_workload(6, 2e5, warmup_speed=0.4),
             1e6,
-            min_round_duration=0.3,
-            target_initial_time=2.0,
-            half_width_percent=5,
             progress=bar,
+            ramp=RampOptions(target_initial_time=2.0),
+            wps=WpsOptions(interval=IntervalTarget(half_width_percent=5)),
+            limits=RoundLimits(min_round_duration=0.3),
         )
         assert bar.n == 100
     assert "100%" in stream.getvalue()
@@ -247,8 +262,11 @@ def test_stable_phase_warmup_removal() -> None:
     # Each round: 60 slow warm-up readings (5 ms), then 240 stable readings (1 ms) with
     # noise. stable_phase finds the dominant stable segment; the default removal keeps it.
     rng = np.random.default_rng(4)
-    session = BenchmarkSession(min_rounds=3, unit_readings_half_width_percent=1,
-                               warmup_removal="stable_phase")
+    session = BenchmarkSession(
+        unit_readings=IndexOptions(interval=IntervalTarget(half_width_percent=1)),
+        limits=RoundLimits(min_rounds=3),
+        warmup=WarmupOptions(removal="stable_phase"),
+    )
     for _ in range(3):
         values = np.concatenate([np.full(60, 5e-3), 1e-3 + rng.normal(0, 5e-5, size=240)])
         values[:60] += rng.normal(0, 5e-5, size=60)
@@ -258,7 +276,10 @@ def test_stable_phase_warmup_removal() -> None:
     assert item.analysis is not None
     assert item.analysis.ci_low <= 1e-3 <= item.analysis.ci_high
     # Without removal the warm-up drags the mean up by 80 %.
-    plain = BenchmarkSession(min_rounds=3, warmup_removal="none")
+    plain = BenchmarkSession(
+        limits=RoundLimits(min_rounds=3),
+        warmup=WarmupOptions(removal="none"),
+    )
     rng = np.random.default_rng(4)
     for _ in range(3):
         values = np.concatenate([np.full(60, 5e-3), 1e-3 + rng.normal(0, 5e-5, size=240)])
@@ -272,7 +293,10 @@ def test_pooled_warmup_removal_finds_the_step_across_rounds() -> None:
     # of the same round across rounds: the 60 warm-up readings are removed exactly, the
     # interval's units are the rounds and it is widened to cover the second halves.
     rng = np.random.default_rng(4)
-    session = BenchmarkSession(min_rounds=3, unit_readings_half_width_percent=1)
+    session = BenchmarkSession(
+        unit_readings=IndexOptions(interval=IntervalTarget(half_width_percent=1)),
+        limits=RoundLimits(min_rounds=3),
+    )
     for _ in range(5):
         values = np.concatenate([np.full(60, 5e-3), 1e-3 + rng.normal(0, 5e-5, size=240)])
         values[:60] += rng.normal(0, 5e-5, size=60)
@@ -285,7 +309,7 @@ def test_pooled_warmup_removal_finds_the_step_across_rounds() -> None:
 
 
 def test_pooled_warmup_with_one_round_says_so() -> None:
-    session = BenchmarkSession(min_rounds=1)
+    session = BenchmarkSession(limits=RoundLimits(min_rounds=1))
     session.record(None, 1.0, unit_readings=np.arange(100.0))
     item = session.result().unit_readings[0]
     assert item.analysis is None and "interval undetermined" in str(item)
@@ -297,7 +321,10 @@ def test_stable_phase_no_dominant_segment_keeps_round() -> None:
     # Three equal-length levels: change points but no segment longer than half the round.
     values = np.concatenate([np.full(100, 1.0), np.full(100, 2.0), np.full(100, 3.0)])
     values = values + np.random.default_rng(0).normal(0, 0.01, size=300)
-    session = BenchmarkSession(min_rounds=1, warmup_removal="stable_phase")
+    session = BenchmarkSession(
+        limits=RoundLimits(min_rounds=1),
+        warmup=WarmupOptions(removal="stable_phase"),
+    )
     session.record(None, 1.0, unit_readings=values)
     assert session.result().unit_readings[0].n_removed == 0
 
@@ -321,16 +348,14 @@ def _hash_kib(kib: float | None) -> None:
 def test_session_real_hashing_workload() -> None:
     # A real workload timed with time.perf_counter. The machine may be loaded (CI runs on
     # shared cores), so the live timings are illustrative: only properties that hold for any
-    # timing are asserted (no assertion on a live wall-clock timing).
+    # timing are asserted (issue 13: no assertion on a live wall-clock timing).
     result = run_session(
         _hash_kib,
         60_000,
-        min_round_duration=0.01,
-        target_initial_time=0.5,
-        half_width_percent=10,
-        min_rounds=10,
-        max_rounds=150,
         unit="KiB",
+        ramp=RampOptions(target_initial_time=0.5),
+        wps=WpsOptions(interval=IntervalTarget(half_width_percent=10)),
+        limits=RoundLimits(min_round_duration=0.01, min_rounds=10, max_rounds=150),
     )
     assert result.n_rounds >= 10 and result.stop_reason in ("targets_met", "max_rounds")
     assert result.total_work > 0 and result.total_duration > 0
@@ -349,7 +374,7 @@ def test_session_real_hashing_workload() -> None:
 
 
 def test_session_bad_input() -> None:
-    session = BenchmarkSession(1000, min_rounds=2)
+    session = BenchmarkSession(1000, limits=RoundLimits(min_rounds=2))
     with pytest.raises(InvalidInputError, match="duration"):
         session.record(10, -1.0)
     with pytest.raises(InvalidInputError, match="work is required"):
@@ -363,17 +388,17 @@ def test_session_bad_input() -> None:
         session.record(10, 1.0, readings=[1.0, float("nan")])
     assert session.n_rounds == 1
     with pytest.raises(InvalidInputError, match="warmup_removal"):
-        BenchmarkSession(warmup_removal="median")  # type: ignore[arg-type]
+        BenchmarkSession(warmup=WarmupOptions(removal="median"))  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="max_rounds"):
-        BenchmarkSession(min_rounds=10, max_rounds=5)
+        BenchmarkSession(limits=RoundLimits(min_rounds=10, max_rounds=5))
     with pytest.raises(InvalidInputError, match="baseline_readings"):
-        BenchmarkSession(baseline_readings="fast")
+        BenchmarkSession(readings=IndexOptions(baseline="fast"))
     with pytest.raises(InvalidInputError, match="half_width_percent"):
-        BenchmarkSession(1000, half_width_percent=-2.5)
+        BenchmarkSession(1000, wps=WpsOptions(interval=IntervalTarget(half_width_percent=-2.5)))
     with pytest.raises(InvalidInputError, match="either session or"):
         run_session(lambda w: 1.0, 10, session=BenchmarkSession(10))
     with pytest.raises(InvalidInputError, match="tuple of length 3"):
-        run_session(lambda w: (1.0, [1.0], 2), 10, min_round_duration=0.0)
+        run_session(lambda w: (1.0, [1.0], 2), 10, limits=RoundLimits(min_round_duration=0.0))
 
 
 def test_trim_warmup_validates() -> None:
@@ -398,7 +423,7 @@ def warmup_round(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def warmup_session(seed: int, n: int, **options: Any) -> SessionResult:
     rng = np.random.default_rng(seed)
-    session = BenchmarkSession(**options)
+    session = BenchmarkSession(**options_from_flat(options))
     while not session.done:
         session.record(None, 1.0, unit_readings=warmup_round(rng, n))
     return session.result()
@@ -438,7 +463,7 @@ def test_short_rounds_warmup_removed_with_smaller_min_size() -> None:
 
 def test_min_size_is_validated() -> None:
     with pytest.raises(InvalidInputError, match="min_size"):
-        BenchmarkSession(min_size=1)
+        BenchmarkSession(warmup=WarmupOptions(min_size=1))
 
 
 @pytest.mark.slow
@@ -462,7 +487,10 @@ def test_warmup_session_coverage(n: int, min_size: int) -> None:
 
 def test_too_short_round_is_stored_but_not_used() -> None:
     rng = np.random.default_rng(1)
-    session = BenchmarkSession(min_rounds=20, min_round_duration=0.5, warmup_removal="none")
+    session = BenchmarkSession(
+        limits=RoundLimits(min_rounds=20, min_round_duration=0.5),
+        warmup=WarmupOptions(removal="none"),
+    )
     clean_units: list[np.ndarray] = []
     clean_readings: list[float] = []
     for round_index in range(20):
@@ -490,7 +518,11 @@ def test_too_short_round_is_stored_but_not_used() -> None:
 
 def test_planner_doubling_rounds_are_not_used_by_readings() -> None:
     # With max_work, rounds below the default 1 s threshold are doubled and not used.
-    session = BenchmarkSession(1e6, min_rounds=3, wps_analysis=False)
+    session = BenchmarkSession(
+        1e6,
+        wps=WpsOptions(enabled=False),
+        limits=RoundLimits(min_rounds=3),
+    )
     while not session.done:
         work = session.next_work()
         assert work is not None
@@ -504,7 +536,7 @@ def test_planner_doubling_rounds_are_not_used_by_readings() -> None:
 
 
 def test_zero_duration_from_coarse_timer_does_not_abort() -> None:
-    # A timer with 10 ms resolution measures small rounds as 0 s. They are stored
+    # Issue 13: a timer with 10 ms resolution measures small rounds as 0 s. They are stored
     # as short rounds, the planner doubles the work, and the session finishes.
     clock = [0.0]
 
@@ -515,13 +547,17 @@ def test_zero_duration_from_coarse_timer_does_not_abort() -> None:
         return math.floor(clock[0] / 0.5) * 0.5
 
     result = run_session(
-        workload, 1e5, timer=coarse_timer, min_round_duration=0.0, min_rounds=5,
-        max_rounds=400, half_width_percent=25, target_initial_time=5.0,
+        workload,
+        1e5,
+        timer=coarse_timer,
+        ramp=RampOptions(target_initial_time=5.0),
+        wps=WpsOptions(interval=IntervalTarget(half_width_percent=25)),
+        limits=RoundLimits(min_round_duration=0.0, min_rounds=5, max_rounds=400),
     )
     assert result.short_rounds and result.short_rounds[0] == 0
     assert result.stop_reason is not None and result.n_rounds > len(result.short_rounds)
     assert result.wps is not None and result.wps_error is None
-    session = BenchmarkSession(min_rounds=2)
+    session = BenchmarkSession(limits=RoundLimits(min_rounds=2))
     session.record(None, 0.0, readings=[1.0])
     assert session.result().short_rounds == (0,) and session.result().readings[0].n == 0
 
@@ -529,13 +565,12 @@ def test_zero_duration_from_coarse_timer_does_not_abort() -> None:
 def test_index_types_ordinary_ratio_binary() -> None:
     rng = np.random.default_rng(2)
     session = BenchmarkSession(
-        min_rounds=40,
-        readings_indices=[
+        readings=IndexOptions(interval=IntervalTarget(half_width_percent=40), declarations=[
             PerformanceIndex("latency", "ms", "ordinary"),
             PerformanceIndex("throughput", "op/s", "ratio"),
             PerformanceIndex("hit", "", "binary"),
-        ],
-        readings_half_width_percent=40,
+        ]),
+        limits=RoundLimits(min_rounds=40),
     )
     rows = []
     while not session.done:
@@ -561,12 +596,11 @@ def test_index_types_ordinary_ratio_binary() -> None:
 def test_must_satisfy_false_does_not_hold_the_session() -> None:
     rng = np.random.default_rng(3)
     session = BenchmarkSession(
-        min_rounds=12,
-        readings_half_width_percent=2.5,
-        readings_indices=[
+        readings=IndexOptions(interval=IntervalTarget(half_width_percent=2.5), declarations=[
             PerformanceIndex("steady", must_satisfy=True),
             PerformanceIndex("noisy", must_satisfy=False),
-        ],
+        ]),
+        limits=RoundLimits(min_rounds=12),
     )
     while not session.done:
         session.record(None, 1.0, readings=[rng.normal(10.0, 0.1), rng.lognormal(0.0, 2.0)])
@@ -579,15 +613,22 @@ def test_must_satisfy_false_does_not_hold_the_session() -> None:
 
 def test_index_declarations_are_validated() -> None:
     with pytest.raises(InvalidInputError, match="index_type"):
-        BenchmarkSession(readings_indices=[PerformanceIndex("x", "", "median")])  # type: ignore[arg-type]
+        BenchmarkSession(readings=IndexOptions(declarations=[PerformanceIndex("x", "",
+            "median")]))  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="must_satisfy"):
-        BenchmarkSession(readings_indices=[PerformanceIndex("x", "", "ordinary", "no")])  # type: ignore[arg-type]
-    session = BenchmarkSession(readings_indices=["a", PerformanceIndex("b", "", "binary")])
+        BenchmarkSession(
+            readings=IndexOptions(declarations=[PerformanceIndex("x", "", "ordinary", "no")]),
+        )  # type: ignore[arg-type]
+    session = BenchmarkSession(
+        readings=IndexOptions(declarations=["a", PerformanceIndex("b", "", "binary")]),
+    )
     with pytest.raises(InvalidInputError, match="2 as declared"):
         session.record(None, 1.0, readings=[1.0])
     with pytest.raises(InvalidInputError, match="binary index and must hold only 0 and 1"):
         session.record(None, 1.0, readings=[1.0, 0.5])
-    ratio = BenchmarkSession(unit_readings_indices=[PerformanceIndex("v", "", "ratio")])
+    ratio = BenchmarkSession(
+        unit_readings=IndexOptions(declarations=[PerformanceIndex("v", "", "ratio")]),
+    )
     with pytest.raises(InvalidInputError, match="ratio index"):
         ratio.record(None, 1.0, unit_readings=[1.0, -2.0, 3.0])
     assert session.n_rounds == 0 and ratio.n_rounds == 0
@@ -610,9 +651,9 @@ OPTIONS: dict[str, Any] = {
 
 
 def test_save_load_resume_equals_uninterrupted(tmp_path: Any) -> None:
-    whole = run_session(noisy_rounds(4), 1e5, **OPTIONS)
+    whole = run_session(noisy_rounds(4), 1e5, **options_from_flat(OPTIONS))
     workload = noisy_rounds(4)
-    session = BenchmarkSession(1e5, **OPTIONS)
+    session = BenchmarkSession(1e5, **options_from_flat(OPTIONS))
     for _ in range(7):
         work = session.next_work()
         duration, units = workload(work)
@@ -638,7 +679,7 @@ def test_checkpoint_and_workload_error_keep_rounds(tmp_path: Any) -> None:
 
     path = tmp_path / "checkpoint.json"
     with pytest.raises(WorkloadError, match="round 8") as caught:
-        run_session(failing, 1e5, checkpoint=path, **OPTIONS)
+        run_session(failing, 1e5, checkpoint=path, **options_from_flat(OPTIONS))
     error = caught.value
     assert isinstance(error.__cause__, RuntimeError) and error.round_index == 8
     assert error.session.n_rounds == 8 and error.result.n_rounds == 8
@@ -657,7 +698,10 @@ def test_from_state_rejects_garbage() -> None:
     with pytest.raises(InvalidInputError, match="not a valid session state"):
         BenchmarkSession.from_state({"version": 1, "options": {}, "rounds": [{"work": 1}]})
     # numpy scalars in the options are saved as plain JSON numbers
-    session = BenchmarkSession(min_rounds=np.int64(3), confidence_level=np.float64(0.9))
+    session = BenchmarkSession(
+        confidence_level=np.float64(0.9),
+        limits=RoundLimits(min_rounds=np.int64(3)),
+    )
     assert json.dumps(session.state())
 
 
@@ -665,9 +709,9 @@ def test_binary_baseline_without_variance_does_not_crash() -> None:
     from pilotstats.session import Baseline
 
     session = BenchmarkSession(
-        min_rounds=4,
-        readings_indices=[PerformanceIndex("ok", "", "binary")],
-        baseline_readings=Baseline(1.0, 0.0, 20),
+        readings=IndexOptions(declarations=[PerformanceIndex("ok", "", "binary")],
+            baseline=Baseline(1.0, 0.0, 20)),
+        limits=RoundLimits(min_rounds=4),
     )
     for _ in range(4):
         session.record(None, 1.0, readings=[1.0])
@@ -680,7 +724,9 @@ def test_binary_baseline_without_variance_does_not_crash() -> None:
 def _outlier_session(threshold: float | None, outlier_at: int | None) -> SessionResult:
     rng = np.random.default_rng(0)
     session = BenchmarkSession(
-        1e6, min_round_duration=0.0, min_rounds=5, max_rounds=300, outlier_threshold=threshold
+        1e6,
+        wps=WpsOptions(outlier_threshold=threshold),
+        limits=RoundLimits(min_round_duration=0.0, min_rounds=5, max_rounds=300),
     )
     while not session.done:
         work = session.next_work()
@@ -706,9 +752,9 @@ def test_outlier_round_is_excluded_and_reported() -> None:
 
 
 def test_undetermined_session_throughput_has_no_finite_bound() -> None:
-    # Durations that do not grow with the work (slope estimate < 0 whose interval
+    # issue 23: durations that do not grow with the work (slope estimate < 0 whose interval
     # reaches positive slopes): SessionResult.to_dict() holds no bound of the throughput.
-    session = BenchmarkSession(1e4, min_round_duration=0.0, max_rounds=30)
+    session = BenchmarkSession(1e4, limits=RoundLimits(min_round_duration=0.0, max_rounds=30))
     rng = np.random.default_rng(1)
     while not session.done:
         session.record(session.next_work(), 3.0 + rng.normal(0.0, 0.1))
@@ -723,7 +769,7 @@ def test_undetermined_session_throughput_has_no_finite_bound() -> None:
 
 
 def test_wps_error_is_exposed() -> None:
-    session = BenchmarkSession(1e5, min_round_duration=0.0)
+    session = BenchmarkSession(1e5, limits=RoundLimits(min_round_duration=0.0))
     session.record(session.next_work(), 0.1)
     result = session.result()
     assert result.wps is None and result.wps_error is not None
@@ -731,7 +777,7 @@ def test_wps_error_is_exposed() -> None:
 
 
 def test_empty_unit_readings_rejected_on_registration() -> None:
-    session = BenchmarkSession(min_rounds=2)
+    session = BenchmarkSession(limits=RoundLimits(min_rounds=2))
     with pytest.raises(InvalidInputError, match="empty in the first round"):
         session.record(None, 1.0, unit_readings=[])
     with pytest.raises(InvalidInputError, match="empty in the first round"):
@@ -743,7 +789,10 @@ def test_empty_unit_readings_rejected_on_registration() -> None:
 
 
 def test_record_after_done_raises() -> None:
-    session = BenchmarkSession(min_rounds=1, max_rounds=2, readings_half_width_percent=0.0005)
+    session = BenchmarkSession(
+        readings=IndexOptions(interval=IntervalTarget(half_width_percent=0.0005)),
+        limits=RoundLimits(min_rounds=1, max_rounds=2),
+    )
     session.record(None, 1.0, readings=[1.0])
     session.record(None, 1.0, readings=[2.0])
     assert session.done

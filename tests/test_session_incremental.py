@@ -19,8 +19,18 @@ import pytest
 from pilotstats import _config
 from pilotstats._kernels import autocorrelation as ac
 from pilotstats._kernels import session as kernels
-from pilotstats.session import Baseline, BenchmarkSession, PerformanceIndex
+from pilotstats.session import (
+    Baseline,
+    BenchmarkSession,
+    IndexOptions,
+    IntervalTarget,
+    PerformanceIndex,
+    RoundLimits,
+    WarmupOptions,
+    WpsOptions,
+)
 from pilotstats.session._incremental import IndexStream, RunningSum, verdict_of
+from pilotstats.session._options import options_from_flat
 from pilotstats.session._planner import unit_reading_work
 
 
@@ -216,7 +226,10 @@ def test_readings_verdicts_equal_the_full_analysis_every_round(name: str, percen
     # every round runs the full analysis as the reference: O(n²) overall, so the pure-Python
     # pass (PILOTSTATS_DISABLE_JIT=1) checks the first 300 rounds only
     x = series(name, 300 if _config.jit_disabled() else 1200, seed=7)
-    session = BenchmarkSession(min_rounds=3, max_rounds=None, readings_half_width_percent=percent)
+    session = BenchmarkSession(
+        readings=IndexOptions(interval=IntervalTarget(half_width_percent=percent)),
+        limits=RoundLimits(min_rounds=3, max_rounds=None),
+    )
     settled = rounds = 0
     for value in x:
         session._analyses.clear()
@@ -233,8 +246,9 @@ def test_readings_verdicts_equal_the_full_analysis_every_round(name: str, percen
 def test_binary_verdicts_come_from_the_count_of_ones(p: float) -> None:
     rng = np.random.default_rng(8)
     session = BenchmarkSession(
-        min_rounds=3, max_rounds=None, readings_half_width=0.02,
-        readings_indices=[PerformanceIndex("ok", "", "binary")],
+        readings=IndexOptions(interval=IntervalTarget(half_width=0.02),
+            declarations=[PerformanceIndex("ok", "", "binary")]),
+        limits=RoundLimits(min_rounds=3, max_rounds=None),
     )
     settled = 0
     for _ in range(600):
@@ -247,7 +261,7 @@ def test_binary_verdicts_come_from_the_count_of_ones(p: float) -> None:
 
 
 def unit_session(**options: Any) -> BenchmarkSession:
-    return BenchmarkSession(min_rounds=3, max_rounds=None, **options)
+    return BenchmarkSession(**options_from_flat({**options, "min_rounds": 3, "max_rounds": None}))
 
 
 def unit_rounds(seed: int, n_rounds: int, size: int = 200) -> list[list[np.ndarray]]:
@@ -290,8 +304,8 @@ def test_unit_reading_verdicts_and_results_equal_from_scratch(options: dict[str,
 def test_saved_session_resumes_identically(tmp_path: Any) -> None:
     x = series("ar05", 600, seed=9)
     options = {"min_rounds": 3, "max_rounds": None, "readings_half_width_percent": 0.02}
-    straight = BenchmarkSession(**options)
-    resumed = BenchmarkSession(**options)
+    straight = BenchmarkSession(**options_from_flat(options))
+    resumed = BenchmarkSession(**options_from_flat(options))
     path = tmp_path / "session.json"
     for i, value in enumerate(x):
         straight.record(None, 1.0, readings=[value])
@@ -326,8 +340,11 @@ def test_work_pacing_follows_the_full_analysis() -> None:
     # size: the incremental required size must be the full analysis's.
     rng = np.random.default_rng(12)
     session = BenchmarkSession(
-        max_work=1e6, min_round_duration=0.0, min_rounds=5, wps_analysis=False,
-        unit_readings_half_width_percent=1.0, warmup_removal="none",
+        max_work=1e6,
+        wps=WpsOptions(enabled=False),
+        unit_readings=IndexOptions(interval=IntervalTarget(half_width_percent=1.0)),
+        limits=RoundLimits(min_round_duration=0.0, min_rounds=5),
+        warmup=WarmupOptions(removal="none"),
     )
     works: list[float] = []
     while not session.done and session.n_rounds < 100:

@@ -13,7 +13,15 @@ import pytest
 
 from pilotstats.autocorrelation import TwoLevelResult, two_level_analysis
 from pilotstats.cli._run import PRESETS
-from pilotstats.session import BenchmarkSession, PerformanceIndex
+from pilotstats.session import (
+    BenchmarkSession,
+    IndexOptions,
+    IntervalTarget,
+    PerformanceIndex,
+    RoundLimits,
+    WarmupOptions,
+)
+from pilotstats.session._options import options_from_flat
 from pilotstats.session._rounds import RoundSeries, grid_points
 
 TRUE_MEAN, SIGMA = 5.0, 1.0
@@ -56,7 +64,7 @@ def quick_options(**extra: Any) -> dict[str, Any]:
 def run(one_round: Callable[[np.random.Generator], np.ndarray], seed: int,
         **options: Any) -> BenchmarkSession:
     rng = np.random.default_rng(seed)
-    session = BenchmarkSession(**options)
+    session = BenchmarkSession(**options_from_flat(options))
     while not session.done:
         session.record(None, 1.0, unit_readings=one_round(rng))
     return session
@@ -73,9 +81,12 @@ def test_rounds_are_the_units_of_the_interval() -> None:
     # Without warm-up removal the interval is two_level_analysis over the rounds.
     rng = np.random.default_rng(3)
     rounds = [10.0 + rng.normal(0, 0.5) + rng.normal(0, 1.0, 40) for _ in range(12)]
-    session = BenchmarkSession(min_rounds=3, warmup_removal="none", max_rounds=None,
-                               unit_readings_half_width_percent=0.01,
-                               unit_readings_indices=[PerformanceIndex("t", "ms")])
+    session = BenchmarkSession(
+        unit_readings=IndexOptions(interval=IntervalTarget(half_width_percent=0.01),
+            declarations=[PerformanceIndex("t", "ms")]),
+        limits=RoundLimits(min_rounds=3, max_rounds=None),
+        warmup=WarmupOptions(removal="none"),
+    )
     for values in rounds:
         session.record(None, 1.0, unit_readings=values)
     item = session.result().unit_readings[0]
@@ -98,8 +109,11 @@ def test_round_to_round_variation_keeps_coverage() -> None:
     covered = 0
     for seed in range(60):
         rng = np.random.default_rng(seed)
-        session = BenchmarkSession(min_rounds=10, warmup_removal="none",
-                                   unit_readings_half_width_percent=50)
+        session = BenchmarkSession(
+            unit_readings=IndexOptions(interval=IntervalTarget(half_width_percent=50)),
+            limits=RoundLimits(min_rounds=10),
+            warmup=WarmupOptions(removal="none"),
+        )
         for _ in range(10):
             noise = np.convolve(rng.normal(0, 1, 220), np.ones(20) / 20, mode="valid")
             session.record(None, 1.0, unit_readings=TRUE_MEAN + rng.normal(0, 0.3) + noise)
@@ -127,9 +141,12 @@ def test_ratio_index_rounds_are_replicates_of_the_reciprocal() -> None:
     # replicates and the interval is their interval inverted.
     rng = np.random.default_rng(8)
     rounds = [1.0 / (0.01 + rng.normal(0, 0.001) + rng.normal(0, 0.002, 80)) for _ in range(12)]
-    session = BenchmarkSession(min_rounds=3, max_rounds=None, warmup_removal="none",
-                               unit_readings_half_width_percent=0.01,
-                               unit_readings_indices=[PerformanceIndex("v", "op/s", "ratio")])
+    session = BenchmarkSession(
+        unit_readings=IndexOptions(interval=IntervalTarget(half_width_percent=0.01),
+            declarations=[PerformanceIndex("v", "op/s", "ratio")]),
+        limits=RoundLimits(min_rounds=3, max_rounds=None),
+        warmup=WarmupOptions(removal="none"),
+    )
     for values in rounds:
         session.record(None, 1.0, unit_readings=values)
     item = session.result().unit_readings[0]
@@ -147,7 +164,10 @@ def test_rounds_of_varying_length() -> None:
     # position in every round; rounds shorter than it keep nothing and are no replicate,
     # and only rounds at least twice the cut bound the residual warm-up.
     rng = np.random.default_rng(1)
-    session = BenchmarkSession(min_rounds=5, unit_readings_min_subsessions=5)
+    session = BenchmarkSession(
+        unit_readings=IndexOptions(interval=IntervalTarget(min_subsessions=5)),
+        limits=RoundLimits(min_rounds=5),
+    )
     while not session.done:
         values = TRUE_MEAN + rng.normal(0, SIGMA, int(rng.choice([3, 10, 60, 200])))
         values[:20] += 4.0
@@ -184,8 +204,9 @@ def test_decision_equals_a_rebuild_from_the_raw_rounds() -> None:
     # Incremental per-round decisions: after every round, the stored series decides
     # exactly as a series rebuilt from the raw rounds, and the verdict is the analysis's.
     rng = np.random.default_rng(5)
-    session = BenchmarkSession(min_rounds=3, max_rounds=None, **{
-        k: v for k, v in quick_options().items() if k != "min_size"})
+    session = BenchmarkSession(**options_from_flat({
+        "min_rounds": 3, "max_rounds": None,
+        **{k: v for k, v in quick_options().items() if k != "min_size"}}))
     raw: list[np.ndarray] = []
     while not session.done:
         values = gradual_round(rng, 60 + int(rng.integers(0, 20)))
@@ -213,14 +234,20 @@ def test_loose_autocorrelation_limit_is_flagged() -> None:
     x = np.zeros(200)
     for i in range(1, 200):
         x[i] = 0.6 * x[i - 1] + rng.normal()
-    session = BenchmarkSession(min_rounds=3, max_rounds=200, autocorrelation_limit=0.8,
-                               readings_half_width_percent=0.01)
+    session = BenchmarkSession(
+        autocorrelation_limit=0.8,
+        readings=IndexOptions(interval=IntervalTarget(half_width_percent=0.01)),
+        limits=RoundLimits(min_rounds=3, max_rounds=200),
+    )
     for value in 100.0 + x:
         session.record(None, 1.0, readings=[value])
     item = session.result().readings[0]
     assert item.note is not None and "lag-1 autocorrelation" in item.note
     assert "see note" in str(item) and item.note in session.result().notes
-    strict = BenchmarkSession(min_rounds=3, max_rounds=200, readings_half_width_percent=0.01)
+    strict = BenchmarkSession(
+        readings=IndexOptions(interval=IntervalTarget(half_width_percent=0.01)),
+        limits=RoundLimits(min_rounds=3, max_rounds=200),
+    )
     for value in 100.0 + x:
         strict.record(None, 1.0, readings=[value])
     assert strict.result().readings[0].note is None

@@ -17,6 +17,7 @@ from pilotstats._validation import (
     coerce_rng,
 )
 from pilotstats.exceptions import InvalidInputError, NotEnoughDataError
+from pilotstats.session import WpsOptions
 
 
 def test_as_float_array_copies_and_coerces() -> None:
@@ -101,7 +102,10 @@ def test_size_parameters_are_bounded_everywhere() -> None:
         lambda: __import__("pilotstats.session").session.WorkPlanner(
             1, 100, integer_work="False"),
         lambda: __import__("pilotstats.session").session.WorkPlanner(
-            1, 100, wps_analysis=1),
+            1,
+            100,
+            wps=WpsOptions(enabled=1),
+        ),
         lambda: __import__("pilotstats.session").session.work_sequence(
             1, 10, integer_work="no"),
         lambda: __import__("pilotstats.regression").regression.wps(

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from pilotstats.session import Baseline, BenchmarkSession, PerformanceIndex
+from pilotstats.session._options import options_from_flat
 from pilotstats.session._runner import WORK_AMOUNT, IndexColumn, parse_pi
 from pilotstats.session._statefiles import MAX_STATE_BYTES, read_json
 
@@ -219,10 +220,10 @@ def new_session(config: dict[str, Any], pis: list[IndexColumn]) -> BenchmarkSess
     baselines = None
     if config["baseline_file"] is not None:
         baselines = _read_baseline(config["baseline_file"], pis)
-    return BenchmarkSession(
+    return BenchmarkSession(**options_from_flat({
         **config["session_options"],
-        readings_indices=indices or None,
-        unit_readings_indices=indices or None,
-        baseline_readings=baselines,
-        baseline_unit_readings=baselines,
-    )
+        "readings_indices": indices or None,
+        "unit_readings_indices": indices or None,
+        "baseline_readings": baselines,
+        "baseline_unit_readings": baselines,
+    }))

@@ -56,7 +56,9 @@ def session_eta(session: BenchmarkSession, elapsed: float) -> SessionEta:
 
     Examples
     --------
-    >>> session = BenchmarkSession(max_work=None, min_rounds=10, max_rounds=40)
+    >>> from pilotstats.session import RoundLimits
+    >>> limits = RoundLimits(min_rounds=10, max_rounds=40)
+    >>> session = BenchmarkSession(max_work=None, limits=limits)
     >>> for _ in range(4):
     ...     session.record(None, 0.5, readings=[1.0])
     >>> eta = session_eta(session, elapsed=2.0)
@@ -178,7 +180,9 @@ def progress_line(session: BenchmarkSession, result: SessionResult, elapsed: flo
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(2)
-    >>> session = BenchmarkSession(max_work=None, readings_half_width_percent=0.5)
+    >>> from pilotstats.session import IndexOptions, IntervalTarget
+    >>> readings = IndexOptions(interval=IntervalTarget(half_width_percent=0.5))
+    >>> session = BenchmarkSession(max_work=None, readings=readings)
     >>> for _ in range(20):
     ...     session.record(None, 0.5, readings=list(rng.normal([5.0, 2.0], [0.1, 0.05])))
     >>> for part in progress_line(session, session.result(), 10.0).split(" | "):
@@ -213,7 +217,9 @@ def status_line(session: BenchmarkSession, result: SessionResult, elapsed: float
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(2)
-    >>> session = BenchmarkSession(max_work=None, readings_half_width_percent=0.5)
+    >>> from pilotstats.session import IndexOptions, IntervalTarget
+    >>> readings = IndexOptions(interval=IntervalTarget(half_width_percent=0.5))
+    >>> session = BenchmarkSession(max_work=None, readings=readings)
     >>> for _ in range(20):
     ...     session.record(None, 0.5, readings=list(rng.normal([5.0, 2.0], [0.1, 0.05])))
     >>> print(status_line(session, session.result(), 10.0, 100))
@@ -288,7 +294,8 @@ class LiveDisplay:
     Examples
     --------
     >>> import io
-    >>> session = BenchmarkSession(max_work=None, min_rounds=10)
+    >>> from pilotstats.session import RoundLimits
+    >>> session = BenchmarkSession(max_work=None, limits=RoundLimits(min_rounds=10))
     >>> session.record(None, 0.5, readings=[1.0])
     >>> log = io.StringIO()
     >>> display = LiveDisplay(log)

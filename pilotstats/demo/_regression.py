@@ -8,7 +8,13 @@ import numpy as np
 
 from pilotstats.exceptions import LabelSwitchingWarning
 from pilotstats.regression import ClosedNetworkModel, calibrate, f_test
-from pilotstats.session import run_session
+from pilotstats.session import (
+    IntervalTarget,
+    RampOptions,
+    RoundLimits,
+    WpsOptions,
+    run_session,
+)
 
 __all__ = ["SAMPLE_MEASUREMENTS", "SAMPLE_POPULATIONS", "demo_calibration", "demo_wps"]
 
@@ -67,9 +73,9 @@ def demo_wps() -> str:
     result = run_session(
         workload,
         1e6,
-        min_round_duration=0.3,
-        target_initial_time=2.0,
-        half_width_percent=2.5,
+        ramp=RampOptions(target_initial_time=2.0),
+        wps=WpsOptions(interval=IntervalTarget(half_width_percent=2.5)),
+        limits=RoundLimits(min_round_duration=0.3),
         unit="op",
     )
     fit = result.wps

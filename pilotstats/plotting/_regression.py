@@ -78,7 +78,7 @@ def plot_wps(
     Parameters
     ----------
     result : WpsResult
-        Result of :func:`~pilotstats.regression._wps`.
+        Result of :func:`~pilotstats.regression.wps`.
     work, durations : array_like, shape (n_rounds,)
         The rounds the result was computed from (durations in seconds).
     {ax}

@@ -11,7 +11,7 @@ command ``pilotstats run`` drives any program.
 Analyses (``docs/algorithms/wps.md`` and ``docs/algorithms/subsession.md``):
 
 - **WPS throughput** from whole rounds, ``t = alpha + w / v``
-  (:func:`pilotstats.regression._wps`), paced by :class:`pilotstats.session.WorkPlanner`;
+  (:func:`pilotstats.regression.wps`), paced by :class:`pilotstats.session.WorkPlanner`;
   isolated outlier rounds are excluded from the fit and reported;
 - **readings** (one value per round and performance index): subsession analysis and
   required sample size;
@@ -50,6 +50,14 @@ from pilotstats.session._bisect_git import BisectError
 from pilotstats.session._bisect_results import BisectProbe, BisectResult
 from pilotstats.session._controller import BenchmarkSession
 from pilotstats.session._indices import Baseline, PerformanceIndex
+from pilotstats.session._options import (
+    IndexOptions,
+    IntervalTarget,
+    RampOptions,
+    RoundLimits,
+    WarmupOptions,
+    WpsOptions,
+)
 from pilotstats.session._planner import WorkPlanner, work_sequence
 from pilotstats.session._results import IndexAnalysis, SessionProgress, SessionResult
 from pilotstats.session._run import run_session
@@ -63,10 +71,16 @@ __all__ = [
     "BisectProbe",
     "BisectResult",
     "IndexAnalysis",
+    "IndexOptions",
+    "IntervalTarget",
     "PerformanceIndex",
+    "RampOptions",
+    "RoundLimits",
     "SessionProgress",
     "SessionResult",
+    "WarmupOptions",
     "WorkPlanner",
+    "WpsOptions",
     "bisect",
     "run_session",
     "trim_warmup",

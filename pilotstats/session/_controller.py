@@ -11,8 +11,8 @@ the result classes in :mod:`pilotstats.session._results` and the JSON state in
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,6 @@ from pilotstats._typing import (
     Float64Array1D,
     IndexType,
     MeanMethod,
-    SubsessionBasis,
     WarmupRemoval,
 )
 from pilotstats._validation import (
@@ -30,13 +29,13 @@ from pilotstats._validation import (
     check_choice,
     check_confidence_level,
     check_int,
+    check_option,
     check_probability,
     check_readings,
     check_real,
     check_unit_readings,
 )
 from pilotstats.exceptions import InvalidInputError, SessionFinishedError
-from pilotstats.regression._outliers import OUTLIER_THRESHOLD
 from pilotstats.results import json_safe
 from pilotstats.session._incremental import (
     IndexStream,
@@ -52,6 +51,16 @@ from pilotstats.session._indices import (
     _as_indices,
     analyse_index,
     index_progress,
+)
+from pilotstats.session._options import (
+    IndexOptions,
+    IntervalTarget,
+    RampOptions,
+    RoundLimits,
+    WarmupOptions,
+    WpsOptions,
+    flat_options,
+    options_from_flat,
 )
 from pilotstats.session._persistence import (
     RawRound,
@@ -102,78 +111,56 @@ class BenchmarkSession:
         amount: the WPS analysis is then off and :meth:`next_work` returns None.
     min_work : float, default 1
         Smallest work amount.
-    initial_work : float, optional
-        Work amount of the first round (``max(1, min_work)`` when None).
-    half_width_percent, half_width : float, optional
-        Target half width of the WPS throughput interval, in percent of ``v`` and/or
-        units/s (the smaller enabled one applies; both None: 5 %, Pilot's default full
-        width of 10 %).
-    readings_half_width_percent, readings_half_width : float, optional
-        Target half width of the interval of each readings index, in percent of its mean
-        and/or in its unit (both None: 5 %).
-    unit_readings_half_width_percent, unit_readings_half_width : float, optional
-        Target half width of the interval of each unit-readings index (both None: 5 %).
+    ramp : RampOptions, optional
+        The planner's start: ``initial_work`` (first round, ``max(1, min_work)`` when None),
+        ``target_initial_time`` (time budget of the initial ramp, 60 s), ``initial_rounds``
+        and ``soft_limit_factor`` (see :class:`WorkPlanner`).
+    wps : WpsOptions, optional
+        The WPS throughput analysis (needs ``max_work``): its ``interval`` target (an
+        :class:`IntervalTarget`: half width in percent of ``v`` and/or units/s, the smaller
+        enabled one applying, both None: 5 %, Pilot's default full width of 10 %;
+        ``min_subsessions`` of the fit, None: 21, Pilot: more than 20), ``enabled`` (False:
+        no WPS estimate), ``subsession_basis`` (see :func:`pilotstats.regression.wps`) and
+        ``outlier_threshold``: rounds further than this many robust standard deviations from
+        the WPS line are excluded from the fit (isolated outliers, at most 10 % of the
+        rounds) and listed in :attr:`SessionResult.outlier_rounds`; None keeps all.
+    readings, unit_readings : IndexOptions, optional
+        The readings / unit-readings indices: ``interval``, the target of each index's
+        interval (half width in percent of its mean and/or in its unit, both None: 5 %;
+        ``min_subsessions`` before it can be met, None: 10), ``mean_method`` of undeclared
+        indices (``"arithmetic"`` or ``"harmonic"`` for rates; declared indices follow their
+        ``index_type``), ``declarations`` (:class:`PerformanceIndex`, one per index
+        in the order of the values passed to :meth:`record`) and ``baseline`` (per index, a
+        single one applying to index 0; each index with a baseline is compared by Welch's
+        test and must also reach ``significance_level`` where reachable).
+    limits : RoundLimits, optional
+        ``min_rounds`` (10: the session never finishes before), ``max_rounds`` (1000, None:
+        no limit; ``stop_reason="max_rounds"``), ``max_duration`` (stop once the recorded
+        rounds add up to this many seconds) and ``min_round_duration``: rounds shorter than
+        this (s) are *short*: stored but not used by any analysis (Pilot's rule), listed in
+        :attr:`SessionResult.short_rounds`, and the planner doubles the work. None: 1 s when
+        the session sets the work amount (``max_work``), 0 s otherwise. A round measured as
+        0 s (a coarse timer) is always short.
+    warmup : WarmupOptions, optional
+        How each round's unit readings lose their warm-up (``removal``, default
+        ``"pooled"``). ``"pooled"``: warm-up recurs at the same positions in every round, so
+        each window of leading positions is compared with the second half of the same round
+        across all rounds (a paired t test), and every round drops the same number of
+        leading readings (:attr:`IndexAnalysis.warmup_cut`); after a removal the interval is
+        widened to also cover the second halves (see Notes). A warm-up still visible at the
+        half of the rounds, or fewer than 3 rounds, is kept and flagged. The per-round
+        methods: ``"stable_phase"`` (:func:`pilotstats.changepoints.stable_phase`, warm-up
+        and cool-down; rounds need at least ``2 * min_size`` readings, ``min_size`` 30 by
+        default, about a sixth of the round length for short rounds; a round without a
+        dominant stable segment is kept whole and reported), ``"trim"`` (Pilot's
+        fixed-percentage trimming of ``trim_fraction``, 0.1, :func:`trim_warmup`) or
+        ``"none"``.
     confidence_level : float, default 0.95
         Level of every interval.
     autocorrelation_limit : float, default 0.1
         Limit of the lag-1 autocorrelation of subsession means.
-    min_rounds : int, default 10
-        Minimum number of rounds of a session: it never finishes before this many.
-    max_rounds : int or None, default 1000
-        Stop (``stop_reason="max_rounds"``) after this many rounds.
-    max_duration : float, optional
-        Stop once the recorded rounds add up to this many seconds.
-    min_round_duration : float, optional
-        Rounds shorter than this (s) are *short*: stored but not used by any analysis
-        (Pilot's rule), listed in :attr:`SessionResult.short_rounds`, and the planner
-        doubles the work. None: 1 s when the session sets the work amount (``max_work``),
-        0 s otherwise. A round measured as 0 s (a coarse timer) is always short.
-    target_initial_time : float, default 60.0
-        Time budget of the planner's initial ramp (s).
-    wps_analysis : bool, default True
-        Estimate the stable throughput by WPS regression (needs ``max_work``).
-    min_subsessions : int, default 21
-        Minimum number of subsessions of the WPS fit before the WPS analysis can finish
-        (Pilot: more than 20).
-    readings_min_subsessions, unit_readings_min_subsessions : int, default 10
-        Minimum number of subsessions before a readings / unit-readings target can be met.
-    warmup_removal : {"pooled", "stable_phase", "trim", "none"}, default "pooled"
-        How each round's unit readings lose their warm-up. ``"pooled"``: warm-up recurs
-        at the same positions in every round, so each window of leading positions is
-        compared with the second half of the same round across all rounds (a paired t
-        test), and every round drops the same number of leading readings
-        (:attr:`IndexAnalysis.warmup_cut`); after a removal the interval is widened to
-        also cover the second halves (see Notes). A warm-up still visible at the half
-        of the rounds, or fewer than 3 rounds, is kept and flagged. The per-round
-        methods:
-        :func:`pilotstats.changepoints.stable_phase` (warm-up and cool-down; a round
-        without a dominant stable segment, or with fewer than ``2 * min_size`` readings,
-        is kept whole and reported), Pilot's fixed-percentage trimming
-        (:func:`trim_warmup`) or nothing.
-    min_size : int, default 30
-        Minimum segment length for ``warmup_removal="stable_phase"``: rounds need at
-        least ``2 * min_size`` unit readings to be searched; for short rounds set it to
-        about a sixth of the round length (at least 5). ``"pooled"`` needs no minimum.
-    trim_fraction : float, default 0.1
-        Fraction trimmed by ``warmup_removal="trim"``.
-    readings_mean_method, unit_readings_mean_method : str, default "arithmetic"
-        Mean of undeclared readings / unit-readings indices, ``"arithmetic"`` or
-        ``"harmonic"`` (for rates); declared indices follow their ``index_type``.
-    readings_indices, unit_readings_indices : sequence of PerformanceIndex, optional
-        Declarations of the indices (name, unit, type, must_satisfy), one per index in
-        the order of the values passed to :meth:`record`.
-    baseline_readings, baseline_unit_readings : Baseline or sequence, optional
-        Baselines per index (a single one applies to index 0); each index with a baseline
-        is compared by Welch's test and must also reach ``significance_level`` where
-        reachable.
     significance_level : float, default 0.05
         p-value the comparison with a baseline aims for (``p <= significance_level``).
-    subsession_basis : {"residuals", "rates"}, default "residuals"
-        Passed to the WPS regression (see :func:`pilotstats.regression._wps`).
-    outlier_threshold : float or None, default 10.0
-        Rounds whose duration lies further than this many robust standard deviations from
-        the WPS line are excluded from the fit (isolated outliers, at most 10 % of the
-        rounds) and listed in :attr:`SessionResult.outlier_rounds`; None keeps all.
     unit : str, default "units"
         Work unit label.
 
@@ -198,7 +185,7 @@ class BenchmarkSession:
     :class:`~pilotstats.autocorrelation.TwoLevelResult` with its between- and within-round
     variance components), so it includes round-to-round variation and
     cannot be made too narrow by autocorrelation inside a round; its target needs at
-    least ``max(2, unit_readings_min_subsessions)`` rounds. After a pooled warm-up
+    least ``max(2, unit_readings.interval.min_subsessions)`` rounds. After a pooled warm-up
     removal the interval is the union with the interval of the second half of every
     round at level ``1 - (1 - c) / 10``, which a gradual warm-up's residual bias cannot move
     if the warm-up ends within the first half of the rounds. Readings keep the
@@ -226,7 +213,9 @@ class BenchmarkSession:
 
     Examples
     --------
-    >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
+    >>> from pilotstats.session import RoundLimits
+    >>> limits = RoundLimits(min_rounds=5, min_round_duration=0.0)
+    >>> session = BenchmarkSession(max_work=10_000, limits=limits)
     >>> while not session.done:
     ...     work = session.next_work()
     ...     session.record(work, 0.01 + work / 1e4)
@@ -239,113 +228,140 @@ class BenchmarkSession:
         max_work: float | None = None,
         *,
         min_work: float = 1.0,
-        initial_work: float | None = None,
-        half_width_percent: float | None = None,
-        half_width: float | None = None,
-        readings_half_width_percent: float | None = None,
-        readings_half_width: float | None = None,
-        unit_readings_half_width_percent: float | None = None,
-        unit_readings_half_width: float | None = None,
+        ramp: RampOptions | None = None,
+        wps: WpsOptions | None = None,
+        readings: IndexOptions | None = None,
+        unit_readings: IndexOptions | None = None,
+        limits: RoundLimits | None = None,
+        warmup: WarmupOptions | None = None,
         confidence_level: float = 0.95,
         autocorrelation_limit: float = 0.1,
-        min_rounds: int = 10,
-        max_rounds: int | None = 1000,
-        max_duration: float | None = None,
-        min_round_duration: float | None = None,
-        target_initial_time: float = 60.0,
-        wps_analysis: bool = True,
-        min_subsessions: int = 21,
-        readings_min_subsessions: int = 10,
-        unit_readings_min_subsessions: int = 10,
-        warmup_removal: WarmupRemoval = "pooled",
-        min_size: int = 30,
-        trim_fraction: float = 0.1,
-        readings_mean_method: MeanMethod = "arithmetic",
-        unit_readings_mean_method: MeanMethod = "arithmetic",
-        readings_indices: Sequence[PerformanceIndex] | None = None,
-        unit_readings_indices: Sequence[PerformanceIndex] | None = None,
-        baseline_readings: Any = None,
-        baseline_unit_readings: Any = None,
         significance_level: float = 0.05,
-        subsession_basis: SubsessionBasis = "residuals",
-        outlier_threshold: float | None = OUTLIER_THRESHOLD,
         unit: str = "units",
     ) -> None:
-        options = {key: value for key, value in locals().items() if key != "self"}
-        self.confidence_level = check_confidence_level(confidence_level)
-        self.autocorrelation_limit = check_autocorrelation_limit(autocorrelation_limit)
-        self.min_rounds = check_int(min_rounds, "min_rounds", low=1)
-        self.max_rounds = None if max_rounds is None else check_int(max_rounds, "max_rounds", low=1)
-        if self.max_rounds is not None and self.max_rounds < self.min_rounds:
-            raise InvalidInputError(
-                f"max_rounds ({self.max_rounds}) must be at least min_rounds ({self.min_rounds})"
-            )
-        self.max_duration = _positive_or_none(max_duration, "max_duration")
-        self._readings_target = self._target(
-            readings_half_width_percent, readings_half_width, "readings_"
+        groups: dict[str, Any] = {
+            "ramp": check_option(RampOptions() if ramp is None else ramp, "ramp", RampOptions),
+            "wps": check_option(WpsOptions() if wps is None else wps, "wps", WpsOptions),
+            "readings": check_option(
+                IndexOptions() if readings is None else readings, "readings", IndexOptions
+            ),
+            "unit_readings": check_option(
+                IndexOptions() if unit_readings is None else unit_readings,
+                "unit_readings", IndexOptions,
+            ),
+            "limits": check_option(
+                RoundLimits() if limits is None else limits, "limits", RoundLimits
+            ),
+            "warmup": check_option(
+                WarmupOptions() if warmup is None else warmup, "warmup", WarmupOptions
+            ),
+        }
+        for name in ("wps", "readings", "unit_readings"):
+            check_option(groups[name].interval, f"{name}.interval", IntervalTarget)
+        options = flat_options(
+            groups, max_work=max_work, min_work=min_work, confidence_level=confidence_level,
+            autocorrelation_limit=autocorrelation_limit,
+            significance_level=significance_level, unit=unit,
         )
-        self._unit_target = self._target(
-            unit_readings_half_width_percent, unit_readings_half_width, "unit_readings_"
-        )
-        self.readings_min_subsessions = check_int(
-            readings_min_subsessions, "readings_min_subsessions", low=0
-        )
-        self.unit_readings_min_subsessions = check_int(
-            unit_readings_min_subsessions, "unit_readings_min_subsessions", low=0
-        )
-        self.warmup_removal: WarmupRemoval = check_choice(
-            warmup_removal, "warmup_removal", WARMUP_METHODS
-        )
-        self.min_size = check_int(min_size, "min_size", low=2)
-        self.trim_fraction = check_real(
-            trim_fraction, "trim_fraction", low=0.0, high=1.0, high_inclusive=False
-        )
-        self.readings_mean_method: MeanMethod = check_choice(
-            readings_mean_method, "readings_mean_method", ("arithmetic", "harmonic")
-        )
-        self.unit_readings_mean_method: MeanMethod = check_choice(
-            unit_readings_mean_method, "unit_readings_mean_method", ("arithmetic", "harmonic")
-        )
-        self.readings_indices = _as_indices(readings_indices, "readings_indices")
-        self.unit_readings_indices = _as_indices(unit_readings_indices, "unit_readings_indices")
-        self._baseline_readings = _as_baselines(baseline_readings, "baseline_readings")
-        self._baseline_units = _as_baselines(baseline_unit_readings, "baseline_unit_readings")
-        self.significance_level = check_probability(significance_level, "significance_level")
-        self.unit = str(unit)
-        self.max_work = (
-            None
-            if max_work is None
-            else check_real(max_work, "max_work", low=0.0, low_inclusive=False)
-        )
-        if min_round_duration is None:
-            min_round_duration = 1.0 if self.max_work is not None else 0.0
-        self.min_round_duration = check_real(min_round_duration, "min_round_duration", low=0.0)
-        if not isinstance(wps_analysis, (bool, np.bool_)):
-            raise InvalidInputError(f"wps_analysis must be True or False, got {wps_analysis!r}")
-        self.wps_analysis = bool(wps_analysis) and self.max_work is not None
+        self._configure(options)
         self.planner: WorkPlanner | None = None
         if self.max_work is not None:
             self.planner = WorkPlanner(
                 min_work,
                 self.max_work,
                 min_round_duration=self.min_round_duration,
-                target_initial_time=target_initial_time,
-                initial_work=initial_work,
-                half_width_percent=half_width_percent,
-                half_width=half_width,
+                ramp=groups["ramp"],
+                wps=dataclasses.replace(
+                    groups["wps"],
+                    interval=IntervalTarget(
+                        options["half_width_percent"], options["half_width"],
+                        options["min_subsessions"],
+                    ),
+                    enabled=self.wps_analysis,
+                ),
                 confidence_level=self.confidence_level,
                 autocorrelation_limit=self.autocorrelation_limit,
-                min_subsessions=min_subsessions,
-                wps_analysis=self.wps_analysis,
-                subsession_basis=subsession_basis,
                 unit=self.unit,
-                outlier_threshold=outlier_threshold,
             )
         options["readings_indices"] = [list(i) for i in self.readings_indices] or None
         options["unit_readings_indices"] = [list(i) for i in self.unit_readings_indices] or None
-        options["baseline_readings"] = state_baselines(baseline_readings)
-        options["baseline_unit_readings"] = state_baselines(baseline_unit_readings)
+        options["baseline_readings"] = state_baselines(options["baseline_readings"])
+        options["baseline_unit_readings"] = state_baselines(options["baseline_unit_readings"])
         self._options = {key: json_safe(value) for key, value in options.items()}
+        self._init_rounds()
+
+    def _configure(self, options: dict[str, Any]) -> None:
+        """Validate the flat options and set the session's settings from them."""
+        self.confidence_level = check_confidence_level(options["confidence_level"])
+        self.autocorrelation_limit = check_autocorrelation_limit(options["autocorrelation_limit"])
+        self.min_rounds = check_int(options["min_rounds"], "min_rounds", low=1)
+        max_rounds = options["max_rounds"]
+        self.max_rounds = None if max_rounds is None else check_int(max_rounds, "max_rounds", low=1)
+        if self.max_rounds is not None and self.max_rounds < self.min_rounds:
+            raise InvalidInputError(
+                f"max_rounds ({self.max_rounds}) must be at least min_rounds ({self.min_rounds})"
+            )
+        self.max_duration = _positive_or_none(options["max_duration"], "max_duration")
+        self._readings_target = self._target(
+            options["readings_half_width_percent"], options["readings_half_width"], "readings_"
+        )
+        self._unit_target = self._target(
+            options["unit_readings_half_width_percent"], options["unit_readings_half_width"],
+            "unit_readings_",
+        )
+        self.readings_min_subsessions = check_int(
+            options["readings_min_subsessions"], "readings_min_subsessions", low=0
+        )
+        self.unit_readings_min_subsessions = check_int(
+            options["unit_readings_min_subsessions"], "unit_readings_min_subsessions", low=0
+        )
+        self.warmup_removal: WarmupRemoval = check_choice(
+            options["warmup_removal"], "warmup_removal", WARMUP_METHODS
+        )
+        self.min_size = check_int(options["min_size"], "min_size", low=2)
+        self.trim_fraction = check_real(
+            options["trim_fraction"], "trim_fraction", low=0.0, high=1.0, high_inclusive=False
+        )
+        self.readings_mean_method: MeanMethod = check_choice(
+            options["readings_mean_method"], "readings_mean_method", ("arithmetic", "harmonic")
+        )
+        self.unit_readings_mean_method: MeanMethod = check_choice(
+            options["unit_readings_mean_method"], "unit_readings_mean_method",
+            ("arithmetic", "harmonic"),
+        )
+        self._configure_indices(options)
+
+    def _configure_indices(self, options: dict[str, Any]) -> None:
+        """Set the declarations, baselines, work range and analyses (second half of checks)."""
+        self.readings_indices = _as_indices(options["readings_indices"], "readings_indices")
+        self.unit_readings_indices = _as_indices(
+            options["unit_readings_indices"], "unit_readings_indices"
+        )
+        self._baseline_readings = _as_baselines(options["baseline_readings"], "baseline_readings")
+        self._baseline_units = _as_baselines(
+            options["baseline_unit_readings"], "baseline_unit_readings"
+        )
+        self.significance_level = check_probability(
+            options["significance_level"], "significance_level"
+        )
+        self.unit = str(options["unit"])
+        max_work = options["max_work"]
+        self.max_work = (
+            None
+            if max_work is None
+            else check_real(max_work, "max_work", low=0.0, low_inclusive=False)
+        )
+        min_round_duration = options["min_round_duration"]
+        if min_round_duration is None:
+            min_round_duration = 1.0 if self.max_work is not None else 0.0
+        self.min_round_duration = check_real(min_round_duration, "min_round_duration", low=0.0)
+        wps_analysis = options["wps_analysis"]
+        if not isinstance(wps_analysis, (bool, np.bool_)):
+            raise InvalidInputError(f"wps_analysis must be True or False, got {wps_analysis!r}")
+        self.wps_analysis = bool(wps_analysis) and self.max_work is not None
+
+    def _init_rounds(self) -> None:
+        """Start with no recorded round."""
         # Raw rounds (for saving): work, duration, readings row, unit-reading rows.
         self._raw: list[RawRound] = []
         self._last_work = 0.0
@@ -865,7 +881,10 @@ class BenchmarkSession:
 
         Examples
         --------
-        >>> session = BenchmarkSession(min_rounds=5, readings_half_width_percent=2.5)
+        >>> from pilotstats.session import IndexOptions, IntervalTarget, RoundLimits
+        >>> session = BenchmarkSession(
+        ...     limits=RoundLimits(min_rounds=5),
+        ...     readings=IndexOptions(interval=IntervalTarget(half_width_percent=2.5)))
         >>> for value in (1.0, 1.1, 0.9):
         ...     session.record(None, 1.0, readings=[value])
         >>> copy = BenchmarkSession.from_state(session.state())
@@ -874,7 +893,7 @@ class BenchmarkSession:
         """
         check_state(state)
         try:
-            session = cls(**state_options(state))
+            session = cls(**options_from_flat(state_options(state)))
             for item in state.get("rounds", []):
                 session._record(
                     item["work"], item["duration"], item["readings"], item["unit_readings"]
@@ -915,7 +934,8 @@ class BenchmarkSession:
         Examples
         --------
         >>> import os, tempfile
-        >>> session = BenchmarkSession(min_rounds=5)
+        >>> from pilotstats.session import RoundLimits
+        >>> session = BenchmarkSession(limits=RoundLimits(min_rounds=5))
         >>> session.record(None, 1.0, readings=[2.0])
         >>> path = os.path.join(tempfile.mkdtemp(), "session.json")
         >>> session.save(path)

@@ -63,11 +63,12 @@ class Baseline(NamedTuple):
     number of subsessions):
 
     >>> import numpy as np
-    >>> from pilotstats.session import Baseline, BenchmarkSession
+    >>> from pilotstats.session import Baseline, BenchmarkSession, IndexOptions, RoundLimits
     >>> rng = np.random.default_rng(0)
-    >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5,
-    ...                            baseline_readings=Baseline(mean=0.52, subsession_variance=1e-4,
-    ...                                                       n_subsessions=10))
+    >>> baseline = Baseline(mean=0.52, subsession_variance=1e-4, n_subsessions=10)
+    >>> session = BenchmarkSession(max_work=10_000,
+    ...                            limits=RoundLimits(min_rounds=5, min_round_duration=0.0),
+    ...                            readings=IndexOptions(baseline=baseline))
     >>> while not session.done:
     ...     work = session.next_work()
     ...     session.record(work, 0.01 + work / 1e4, readings=[0.5 + 0.01 * rng.normal()])
@@ -102,11 +103,13 @@ class PerformanceIndex(NamedTuple):
     --------
     A latency that must reach the target and a hit/miss flag that is only reported:
 
-    >>> from pilotstats.session import BenchmarkSession, PerformanceIndex
+    >>> from pilotstats.session import (
+    ...     BenchmarkSession, IndexOptions, PerformanceIndex, RoundLimits)
     >>> session = BenchmarkSession(
-    ...     min_rounds=3,
-    ...     readings_indices=[PerformanceIndex("latency", "ms"),
-    ...                       PerformanceIndex("hit", "", "binary", must_satisfy=False)])
+    ...     limits=RoundLimits(min_rounds=3),
+    ...     readings=IndexOptions(declarations=[
+    ...         PerformanceIndex("latency", "ms"),
+    ...         PerformanceIndex("hit", "", "binary", must_satisfy=False)]))
     >>> for value, hit in [(10.1, 1), (9.9, 0), (10.0, 1), (10.05, 1), (9.95, 1)]:
     ...     session.record(None, 1.0, readings=[value, hit])
     >>> print(session.result().readings[1])  # doctest: +ELLIPSIS

@@ -28,6 +28,7 @@ from pilotstats._validation import (
     check_choice,
     check_confidence_level,
     check_int,
+    check_option,
     check_real,
     check_text,
 )
@@ -40,8 +41,9 @@ from pilotstats.exceptions import (
     PilotStatsError,
     ShortRoundWarning,
 )
-from pilotstats.regression._outliers import OUTLIER_THRESHOLD, isolated_outliers
+from pilotstats.regression._outliers import isolated_outliers
 from pilotstats.regression._wps import WpsResult, wps
+from pilotstats.session._options import IntervalTarget, RampOptions, WpsOptions
 
 __all__ = ["WorkPlanner", "work_sequence"]
 
@@ -167,39 +169,33 @@ class WorkPlanner:
     min_round_duration : float, default 1.0
         Rounds shorter than this (s) are *short*: recorded but not analysed, and the work is
         doubled until a round lasts at least this long (Pilot: short-round detection).
-    target_initial_time : float, default 60.0
-        Time budget ``T`` (s) of the initial ramp (k heuristic).
-    initial_rounds : int, default 51
-        Rounds ``n`` of the initial ramp (the documentation: more than 50 in most cases).
-    initial_work : float, optional
-        Work amount of the first round; ``max(1, min_work)`` when None.
-    soft_limit_factor : float, default 5.0
-        No proposal exceeds this factor times the mean of all previous work amounts.
+    ramp : RampOptions, optional
+        The start: ``initial_work`` (first round; ``max(1, min_work)`` when None),
+        ``target_initial_time`` (time budget ``T`` of the initial ramp, 60 s),
+        ``initial_rounds`` (rounds ``n`` of the ramp, 51: the documentation says more than
+        50 in most cases) and ``soft_limit_factor`` (no proposal exceeds this factor times
+        the mean of all previous work amounts, 5).
     integer_work : bool, default True
         Propose integer work amounts (rounded down).
-    half_width_percent, half_width : float, optional
-        Required half width of the throughput interval (half its full width, which is
-        asymmetric about ``v``), as a percentage of ``v`` and/or in units/s; the smaller
-        enabled one applies. Both None: 5 % of ``v`` (Pilot's default full width of 10 %).
+    wps : WpsOptions, optional
+        The WPS analysis: ``interval`` (target half width of the throughput interval, which is
+        asymmetric about ``v``, in percent of ``v`` and/or units/s, the smaller enabled one
+        applying, both None: 5 %; ``min_subsessions`` ``h`` before it can finish, None: 21,
+        Pilot's ``h > 20``), ``enabled`` (False: only short-round doubling and unit-reading
+        pacing propose work amounts), ``subsession_basis`` (the residual basis measures only
+        the correlation of the errors; the planner makes per-round rates autocorrelated
+        whenever ``alpha != 0``) and ``outlier_threshold``: rounds whose residual from the
+        least-squares line exceeds this many robust standard deviations (normal-consistent
+        median absolute deviation) are excluded from the fit, one at a time and at most
+        10 % of the rounds (isolated outliers only), and listed in :attr:`outlier_rounds`;
+        None keeps every round.
     confidence_level : float, default 0.95
         Level of the throughput interval.
     autocorrelation_limit : float, default 0.1
-        Passed to :func:`~pilotstats.regression._wps`.
-    min_subsessions : int, default 21
-        Minimum number of subsessions ``h`` before the WPS analysis can finish (Pilot:
-        ``h > 20``).
-    wps_analysis : bool, default True
-        Run the WPS analysis (ramp, bisection, stop rule). Without it only short-round
-        doubling and unit-reading pacing propose work amounts.
+        Passed to :func:`~pilotstats.regression.wps`.
     unit_readings_min_subsessions : int, default 0
         Minimum number of subsessions of the unit-reading requirement computed by
         :meth:`record` when ``required_unit_readings`` is not supplied.
-    subsession_basis : {"residuals", "rates"}, default "residuals"
-        Passed to :func:`~pilotstats.regression._wps`. The planner's own design makes the
-        per-round rates autocorrelated whenever ``alpha != 0`` (the work amounts ascend within
-        each bisection level), so Pilot's rate basis merges ever more rounds and the
-        ``h >= min_subsessions`` rule is rarely met; the residual basis measures only the
-        correlation of the errors.
     unit : str, default "units"
         Work unit label passed to the fits.
     method : {None, "default", "pilot"}, optional
@@ -208,11 +204,6 @@ class WorkPlanner:
         least 5 slices, slice halved at the top), no alpha-based raise of the lower bound,
         ``wps(method="pilot")`` fits and Pilot's stop rule ``0 < v_ci < W_req`` on full
         widths, here on half widths. For comparison with Pilot only.
-    outlier_threshold : float or None, default 10.0
-        Rounds whose residual from the least-squares line exceeds this many robust standard
-        deviations (normal-consistent median absolute deviation) are excluded from the fit,
-        one at a time and at most 10 % of the rounds (isolated outliers only); they are
-        listed in :attr:`outlier_rounds`. None keeps every round.
 
     Attributes
     ----------
@@ -247,7 +238,7 @@ class WorkPlanner:
     3. **Bisection** [documentation]: ``a + f_r (b - a)`` with the fractions of
        :func:`work_sequence`. The index ``r`` is not reset when ``a`` rises.
 
-    From the fourth round on every record refits :func:`~pilotstats.regression._wps` with
+    From the fourth round on every record refits :func:`~pilotstats.regression.wps` with
     ``min_round_duration``; when ``alpha < 0`` the lower end rises to
     ``ceil(-alpha v)``, the alpha-implied minimum work (rounds below it end before the
     non-stable phases are over). Every proposal is capped by ``b`` and the soft limit; with
@@ -273,23 +264,18 @@ class WorkPlanner:
         max_work: float,
         *,
         min_round_duration: float = 1.0,
-        target_initial_time: float = 60.0,
-        initial_rounds: int = 51,
-        initial_work: float | None = None,
-        soft_limit_factor: float = _config.WPS_SOFT_LIMIT_FACTOR,
+        ramp: RampOptions | None = None,
         integer_work: bool = True,
-        half_width_percent: float | None = _DEFAULT_HALF_WIDTH_PERCENT,
-        half_width: float | None = None,
+        wps: WpsOptions | None = None,
         confidence_level: float = 0.95,
         autocorrelation_limit: float = 0.1,
-        min_subsessions: int = _config.WPS_MIN_SUBSESSIONS,
-        wps_analysis: bool = True,
         unit_readings_min_subsessions: int = 0,
-        subsession_basis: SubsessionBasis = "residuals",
         unit: str = "units",
         method: WpsMethod | None = None,
-        outlier_threshold: float | None = OUTLIER_THRESHOLD,
     ) -> None:
+        ramp = check_option(RampOptions() if ramp is None else ramp, "ramp", RampOptions)
+        wps = check_option(WpsOptions() if wps is None else wps, "wps", WpsOptions)
+        target = check_option(wps.interval, "wps.interval", IntervalTarget)
         self.min_work = check_real(min_work, "min_work", low=0.0)
         self.max_work = check_real(max_work, "max_work", low=0.0, low_inclusive=False)
         if self.min_work > self.max_work:
@@ -298,27 +284,30 @@ class WorkPlanner:
             )
         self.min_round_duration = check_real(min_round_duration, "min_round_duration", low=0.0)
         self.target_initial_time = check_real(
-            target_initial_time, "target_initial_time", low=0.0, low_inclusive=False
+            ramp.target_initial_time, "target_initial_time", low=0.0, low_inclusive=False
         )
-        self.initial_rounds = check_int(initial_rounds, "initial_rounds", low=2)
+        self.initial_rounds = check_int(ramp.initial_rounds, "initial_rounds", low=2)
         self.soft_limit_factor = check_real(
-            soft_limit_factor, "soft_limit_factor", low=1.0, allow_inf=True
+            ramp.soft_limit_factor, "soft_limit_factor", low=1.0, allow_inf=True
         )
         self.integer_work = check_bool(integer_work, "integer_work")
-        if half_width_percent is None and half_width is None:
+        half_width_percent = target.half_width_percent
+        if half_width_percent is None and target.half_width is None:
             half_width_percent = _DEFAULT_HALF_WIDTH_PERCENT
         self.half_width_percent = _optional_positive(half_width_percent, "half_width_percent")
-        self.half_width = _optional_positive(half_width, "half_width")
+        self.half_width = _optional_positive(target.half_width, "half_width")
         self.confidence_level = check_confidence_level(confidence_level)
         self.autocorrelation_limit = check_autocorrelation_limit(autocorrelation_limit)
-        self.min_subsessions = check_int(min_subsessions, "min_subsessions", low=3)
-        self.wps_analysis = check_bool(wps_analysis, "wps_analysis")
+        self.min_subsessions = check_int(
+            _config.WPS_MIN_SUBSESSIONS if target.min_subsessions is None
+            else target.min_subsessions, "min_subsessions", low=3)
+        self.wps_analysis = check_bool(wps.enabled, "wps_analysis")
         self.unit = check_text(unit, "unit")
         self.method: WpsMethod = (
             "default" if method is None else check_choice(method, "method", ("default", "pilot"))
         )
         self.subsession_basis: SubsessionBasis = check_choice(
-            subsession_basis, "subsession_basis", ("rates", "residuals")
+            wps.subsession_basis, "subsession_basis", ("rates", "residuals")
         )
         if self.method == "pilot":
             self.subsession_basis = "rates"  # Pilot chooses q from the per-round rates
@@ -327,9 +316,12 @@ class WorkPlanner:
         )
         self.outlier_threshold = (
             None
-            if outlier_threshold is None
-            else check_real(outlier_threshold, "outlier_threshold", low=0.0, low_inclusive=False)
+            if wps.outlier_threshold is None
+            else check_real(
+                wps.outlier_threshold, "outlier_threshold", low=0.0, low_inclusive=False
+            )
         )
+        initial_work = ramp.initial_work
         if initial_work is None:
             first = max(1.0, self.min_work)
         else:
@@ -339,7 +331,10 @@ class WorkPlanner:
                     f"initial_work must not exceed max_work, got {first:g} > {self.max_work:g}"
                 )
         self.initial_work = self._round(first, up=True)
+        self._init_state()
 
+    def _init_state(self) -> None:
+        """Start with no recorded round, in the doubling phase."""
         self.phase: PlannerPhase = "doubling"
         self.lower_bound = self.min_work
         self.wps_result: WpsResult | None = None

@@ -101,9 +101,10 @@ class IndexAnalysis(Result):
     The ``readings`` and ``unit_readings`` of a :class:`SessionResult`:
 
     >>> import numpy as np
-    >>> from pilotstats.session import BenchmarkSession
+    >>> from pilotstats.session import BenchmarkSession, RoundLimits
     >>> rng = np.random.default_rng(0)
-    >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
+    >>> limits = RoundLimits(min_rounds=5, min_round_duration=0.0)
+    >>> session = BenchmarkSession(max_work=10_000, limits=limits)
     >>> while not session.done:  # rounds take 10 ms + work / (1e4 units/s); one reading each
     ...     work = session.next_work()
     ...     session.record(work, 0.01 + work / 1e4, readings=[0.5 + 0.01 * rng.normal()])
@@ -186,8 +187,9 @@ class SessionProgress(Result):
     --------
     :attr:`BenchmarkSession.progress` after each recorded round:
 
-    >>> from pilotstats.session import BenchmarkSession
-    >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
+    >>> from pilotstats.session import BenchmarkSession, RoundLimits
+    >>> limits = RoundLimits(min_rounds=5, min_round_duration=0.0)
+    >>> session = BenchmarkSession(max_work=10_000, limits=limits)
     >>> session.record(session.next_work(), 0.02)
     >>> print(session.progress)
     0% (round 1, waiting for wps)
@@ -259,9 +261,10 @@ class SessionResult(Result):
     Returned by :meth:`BenchmarkSession.result` and :func:`run_session`:
 
     >>> import numpy as np
-    >>> from pilotstats.session import BenchmarkSession
+    >>> from pilotstats.session import BenchmarkSession, RoundLimits
     >>> rng = np.random.default_rng(0)
-    >>> session = BenchmarkSession(max_work=10_000, min_round_duration=0.0, min_rounds=5)
+    >>> limits = RoundLimits(min_rounds=5, min_round_duration=0.0)
+    >>> session = BenchmarkSession(max_work=10_000, limits=limits)
     >>> while not session.done:  # rounds take 10 ms + work / (1e4 units/s); one reading each
     ...     work = session.next_work()
     ...     session.record(work, 0.01 + work / 1e4, readings=[0.5 + 0.01 * rng.normal()])

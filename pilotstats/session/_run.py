@@ -98,8 +98,10 @@ def run_session(
 
     Examples
     --------
+    >>> from pilotstats.session import RoundLimits
     >>> result = run_session(
-    ...     lambda work: 0.01 + work / 1e4, 10_000, min_round_duration=0.0, min_rounds=5
+    ...     lambda work: 0.01 + work / 1e4, 10_000,
+    ...     limits=RoundLimits(min_rounds=5, min_round_duration=0.0),
     ... )
     >>> result.done, round(result.wps.throughput)
     (True, 10000)
