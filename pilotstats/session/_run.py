@@ -99,10 +99,8 @@ def run_session(
     Examples
     --------
     >>> from pilotstats.session import RoundLimits
-    >>> result = run_session(
-    ...     lambda work: 0.01 + work / 1e4, 10_000,
-    ...     limits=RoundLimits(min_rounds=5, min_round_duration=0.0),
-    ... )
+    >>> result = run_session(lambda work: 0.01 + work / 1e4, 10_000,
+    ...                      limits=RoundLimits(min_rounds=5, min_round_duration=0.0))
     >>> result.done, round(result.wps.throughput)
     (True, 10000)
     """
@@ -121,9 +119,7 @@ def run_session(
                 f"the workload raised {type(exc).__name__} in round {session.n_rounds} "
                 f"(0-based; work amount {work}): {exc}; the {session.n_rounds} rounds "
                 "recorded before are kept in error.session",
-                session=session,
-                result=session.result(),
-                round_index=session.n_rounds,
+                session=session, result=session.result(), round_index=session.n_rounds,
             ) from exc
         measured = max(timer() - start, 0.0)
         duration, unit_readings = _parse_outcome(outcome, measured)
