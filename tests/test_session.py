@@ -60,7 +60,7 @@ def test_trim_warmup_v4(r0: list[int], kept: list[int]) -> None:
         limits=RoundLimits(min_rounds=1),
         warmup=WarmupOptions(removal="trim"),
     )
-    # An empty first round cannot register an index (issue 13); later rounds may be empty.
+    # An empty first round cannot register an index; later rounds may be empty.
     for values in ((R1, r0) if not r0 else (r0, R1)):
         session.record(None, 1.0, unit_readings=values)
     item = session.result().unit_readings[0]
@@ -348,7 +348,7 @@ def _hash_kib(kib: float | None) -> None:
 def test_session_real_hashing_workload() -> None:
     # A real workload timed with time.perf_counter. The machine may be loaded (CI runs on
     # shared cores), so the live timings are illustrative: only properties that hold for any
-    # timing are asserted (issue 13: no assertion on a live wall-clock timing).
+    # timing are asserted (no assertion on a live wall-clock timing).
     result = run_session(
         _hash_kib,
         60_000,
@@ -536,7 +536,7 @@ def test_planner_doubling_rounds_are_not_used_by_readings() -> None:
 
 
 def test_zero_duration_from_coarse_timer_does_not_abort() -> None:
-    # Issue 13: a timer with 10 ms resolution measures small rounds as 0 s. They are stored
+    # A timer with 10 ms resolution measures small rounds as 0 s. They are stored
     # as short rounds, the planner doubles the work, and the session finishes.
     clock = [0.0]
 
@@ -752,7 +752,7 @@ def test_outlier_round_is_excluded_and_reported() -> None:
 
 
 def test_undetermined_session_throughput_has_no_finite_bound() -> None:
-    # issue 23: durations that do not grow with the work (slope estimate < 0 whose interval
+    # Durations that do not grow with the work (slope estimate < 0 whose interval
     # reaches positive slopes): SessionResult.to_dict() holds no bound of the throughput.
     session = BenchmarkSession(1e4, limits=RoundLimits(min_round_duration=0.0, max_rounds=30))
     rng = np.random.default_rng(1)

@@ -177,7 +177,7 @@ class BenchmarkSession:
     inverted slope interval; unit-reading warm-up is removed with an explicit outcome
     instead of discarding rounds; sample sizes are rounded up.
 
-    Rounds as replicates (issue 23): an ordinary or ratio unit-readings index takes the
+    Rounds as replicates: an ordinary or ratio unit-readings index takes the
     rounds as the units of its interval (Kalibera & Jones, ISMM 2013): each round
     contributes the mean of its kept readings (a ratio index: of their reciprocals, and
     the interval is inverted into one of the harmonic mean) and the interval is
