@@ -346,6 +346,9 @@ NOT_COLLECTIONS = {
     # the protocols themselves
     "ResultCollection",
     "Stream",
+    # a (statistic, p_value) pair that unpacks and indexes as one (PValueResult)
+    "WelchResult",
+    "FTestResult",
 }
 
 
