@@ -646,7 +646,7 @@ def compare(
     Returns
     -------
     ComparisonReport
-        ``has_regression``: a benchmark is significantly slower by ``min_change_percent``+.
+        ``has_regression``: a benchmark is significantly slower by at least ``min_change_percent``.
 
     Raises
     ------

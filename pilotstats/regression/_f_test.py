@@ -328,9 +328,9 @@ def f_test(
         (the test then compares both on their common measures, see the module docstring).
     form : {"extra_sum_of_squares", "tutorial"}, default "extra_sum_of_squares"
         ``"extra_sum_of_squares"``: F = ((S_A − S_B)/q) / (S_B/(N_obs − n_B)) on
-        (q, N_obs − n_B) dof ([1]_). ``"tutorial"``: F = mse_A / mse_B on (dof_A, dof_B),
-        each fit on its own measures and weights ([2]_, slides 31-32); a rough guide only,
-        since mse_A is not independent of mse_B.
+        (q, N_obs − n_B) dof (Seber & Wild §5.3). ``"tutorial"``: F = mse_A / mse_B on
+        (dof_A, dof_B), each fit on its own measures and weights (Woodside 2010, slides
+        31-32); a rough guide only, since mse_A is not independent of mse_B.
     common_measures : pair of sequences of int, optional
         Columns of the restricted and of the full fit that hold the same measures, in the
         same order. Default: matched by the models' ``measure_names`` (e.g.

@@ -230,7 +230,7 @@ def seidmann(
     Notes
     -----
     An m-server station of demand D becomes a single-server queue of demand D/m plus a
-    delay of demand D(m−1)/m ([3]_). Exact at N = 1 and for the asymptotic
+    delay of demand D(m−1)/m (Seidmann et al. 1987). Exact at N = 1 and for the asymptotic
     throughput; in between the throughput is typically a few per cent low (2.6 % at N = 5
     in reference case RC-4).
 
@@ -291,7 +291,7 @@ def amva(
 
     Notes
     -----
-    Following [2]_, the queue seen on arrival is approximated by
+    Following Schweitzer (1979), the queue seen on arrival is approximated by
     Q_k^(c)(N − e_c) ≈ Σ_j Q_kj(N) − Q_kc(N)/N_c; R_kc = D_kc (1 + estimate),
     X_c = N_c/(Z_c + Σ_k R_kc), Q_kc = X_c R_kc, starting from Q_kc = N_c/K. For one class
     R_k = D_k (1 + (N−1)/N · Q_k). Cost per sweep O(K C), independent of N.
